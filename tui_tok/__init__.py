@@ -1,0 +1,34 @@
+"""tui-tok: look inside any GGUF tokenizer, with llama.cpp's exact token ids.
+
+>>> import tui_tok
+>>> gguf = tui_tok.read_gguf("assets/qwen3-vocab.gguf")      # doctest: +SKIP
+>>> tok = tui_tok.load_tokenizer(gguf)                          # doctest: +SKIP
+>>> tok.encode("Hello world", add_special=False)                # doctest: +SKIP
+[9707, 1879]
+
+Imports are lazy so ``tui-tok info`` starts fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+__all__ = ["read_gguf", "load_tokenizer", "__version__"]
+
+if TYPE_CHECKING:
+    from tui_tok.gguf import read_gguf
+    from tui_tok.loader import load_tokenizer
+
+
+def __getattr__(name: str) -> Any:
+    if name == "read_gguf":
+        from tui_tok.gguf import read_gguf
+
+        return read_gguf
+    if name == "load_tokenizer":
+        from tui_tok.loader import load_tokenizer
+
+        return load_tokenizer
+    raise AttributeError(f"module 'tui_tok' has no attribute {name!r}")
