@@ -1,0 +1,14 @@
+"""Shared pytest set-up: report whether ../shared is in use."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from support import HAVE_SHARED, SHARED, SHARED_MISSING  # noqa: E402
+
+
+def pytest_report_header(config) -> str:  # type: ignore[no-untyped-def]
+    return f"tui-tok shared data: {SHARED}" if HAVE_SHARED else f"tui-tok: {SHARED_MISSING}"
