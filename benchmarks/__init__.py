@@ -1,0 +1,1 @@
+"""Benchmarks: ``python -m benchmarks NAME [args]`` (NAME: gguf, encode, load, ui ...)."""
