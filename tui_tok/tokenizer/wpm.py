@@ -1,0 +1,310 @@
+"""WordPiece (BERT) as llama.cpp runs it: normalise, cut into words, greedy longest match.
+
+llama.cpp's ``llm_tokenizer_wpm_session`` (llama-vocab.cpp:784-897, TOKENIZER-PARITY.md §4.3):
+
+1. Decode leniently (one U+FFFD per bad byte). With ``strip_accents`` every code point is
+   replaced by the *first* code point of its NFD (so accents vanish and Hangul syllables
+   become their leading jamo), and all flags below are those of the replaced code point.
+2. Whitespace ends a word; U+0000, U+FFFD, category C and (with ``strip_accents``) category M
+   are dropped without ending the word; a P code point, an S code point below U+007F or a CJK
+   ideograph (llama.cpp's ranges, including its ``0x2B920`` typo) is a word on its own.
+   Everything else is lowercased with the simple table (if ``lowercase``) and appended.
+3. Each word becomes ``"▁" + word``; from each byte offset the longest *byte* substring that
+   is a token (of any type) is taken. If some offset has no match the whole word is one unk.
+
+Spans: a token covers the input bytes of the characters whose first UTF-8 byte it holds
+(the ``▁`` prefix holds none); dropped characters between tokens or words are gaps. An unk
+covers its whole word.
+
+Does not add [CLS]/[SEP] nor split special tokens: ``tokenizer.py`` does that.
+A code point above U+10FFFF (from bytes like ``F4 90 80 80``) raises ``TokenizeError``, where
+llama.cpp throws ``std::invalid_argument`` out of ``llama_tokenize``.
+
+>>> from tui_tok.tokenizer.wpm import word_classes
+>>> word_classes("Hi, 中x\\u200b!")
+'kki ikdi'
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import numpy as np
+
+from tui_tok.errors import TokenizeError
+from tui_tok.tokenizer import _unicode_tables
+from tui_tok.tokenizer.types import Piece
+from tui_tok.tokenizer.unicode_data import (
+    ACCENT_MARK,
+    CONTROL,
+    MAX_CODEPOINTS,
+    PUNCTUATION,
+    SYMBOL,
+    WHITESPACE,
+    flags_table,
+    to_lower,
+)
+from tui_tok.tokenizer.vocab import Vocab
+
+PHANTOM_SPACE = "\u2581"
+_PHANTOM_BYTES = PHANTOM_SPACE.encode()
+
+# One class byte per code point: the four outcomes of llama.cpp's per-cp loop.
+_SPACE = ord(" ")  # whitespace: ends the word
+_DROP = ord("d")  # skipped, the word goes on
+_ALONE = ord("i")  # a word by itself
+_KEEP = ord("k")  # appended to the current word
+
+# A word runs from a kept code point to the last kept one; dropped ones inside stay (as gaps).
+_WORD_RE = re.compile(rb"k(?:d*k)*|i")
+
+# llama.cpp's is_chinese_char (V:879-891): note 0x2B920, not 0x2B820 (copied from HF's Rust code).
+CJK_RANGES: tuple[tuple[int, int], ...] = (
+    (0x04E00, 0x09FFF),
+    (0x03400, 0x04DBF),
+    (0x20000, 0x2A6DF),
+    (0x2A700, 0x2B73F),
+    (0x2B740, 0x2B81F),
+    (0x2B920, 0x2CEAF),
+    (0x0F900, 0x0FAFF),
+    (0x2F800, 0x2FA1F),
+)
+
+_CACHE_LIMIT = 1 << 17
+
+
+@cache
+def _nfd_first_table() -> np.ndarray:
+    """int64 map cp -> first cp of its NFD for every cp (llama.cpp's unicode_cpts_normalize_nfd)."""
+    table = np.arange(MAX_CODEPOINTS, dtype=np.int64)
+    ranges = _unicode_tables.RANGES_NFD
+    for k in range(0, len(ranges), 3):
+        first, last, value = ranges[k], ranges[k + 1], ranges[k + 2]
+        table[first : last + 1] = value
+    return table
+
+
+@cache
+def class_table(strip_accents: bool) -> np.ndarray:
+    """uint8 class (space/drop/alone/keep) of every code point, vectorised from the flags table."""
+    mapped = _nfd_first_table() if strip_accents else np.arange(MAX_CODEPOINTS, dtype=np.int64)
+    flags = flags_table()[mapped].astype(np.int64)
+    cjk = np.zeros(MAX_CODEPOINTS, dtype=bool)
+    for lo, hi in CJK_RANGES:
+        cjk |= (mapped >= lo) & (mapped <= hi)
+    drop = (mapped == 0) | (mapped == 0xFFFD) | ((flags & CONTROL) != 0)
+    if strip_accents:
+        drop |= (flags & ACCENT_MARK) != 0
+    alone = ((flags & PUNCTUATION) != 0) | ((mapped < 0x7F) & ((flags & SYMBOL) != 0)) | cjk
+    out = np.full(MAX_CODEPOINTS, _KEEP, dtype=np.uint8)
+    out[alone] = _ALONE
+    out[drop] = _DROP
+    out[(flags & WHITESPACE) != 0] = _SPACE
+    return out
+
+
+@cache
+def _ascii_classes(strip_accents: bool) -> bytes:
+    """``bytes.translate`` table for pure-ASCII input (bytes >= 0x80 never reach it)."""
+    return class_table(strip_accents)[:256].tobytes()
+
+
+def word_classes(text: str, *, strip_accents: bool = True) -> str:
+    """One class letter per character: ' ' space, 'd' dropped, 'i' alone, 'k' kept (for tests/UI)."""
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    return class_table(strip_accents)[cps].tobytes().decode("ascii")
+
+
+def decode_with_offsets(data: bytes) -> tuple[list[int], list[int]]:
+    """llama.cpp's lenient UTF-8 decode (§5.5) plus each code point's start byte.
+
+    Returns ``(cps, offsets)`` with ``len(offsets) == len(cps) + 1`` and ``offsets[-1] == len(data)``.
+
+    >>> decode_with_offsets(b"a\\xe2\\x82A\\xc3\\xa9")
+    ([97, 65533, 65533, 65, 233], [0, 1, 2, 3, 4, 6])
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _decode_slow(data)
+    cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
+    return cps.tolist(), _utf8_offsets(cps)
+
+
+def _utf8_offsets(cps: np.ndarray) -> list[int]:
+    lengths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
+    offsets = np.zeros(len(cps) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets.tolist()
+
+
+def _decode_slow(data: bytes) -> tuple[list[int], list[int]]:
+    cps: list[int] = []
+    offsets: list[int] = []
+    n = len(data)
+    i = 0
+    while i < n:
+        offsets.append(i)
+        b0 = data[i]
+        if b0 < 0x80:
+            cps.append(b0)
+            i += 1
+            continue
+        if b0 & 0x40 == 0:
+            need = -1
+        elif b0 & 0x20 == 0:
+            need = 1
+        elif b0 & 0x10 == 0:
+            need = 2
+        elif b0 & 0x08 == 0:
+            need = 3
+        else:
+            need = -1
+        if need < 0 or i + need >= n or any(data[i + k] & 0xC0 != 0x80 for k in range(1, need + 1)):
+            cps.append(0xFFFD)
+            i += 1
+            continue
+        cp = b0 & (0x7F >> (need + 1))
+        for k in range(1, need + 1):
+            cp = (cp << 6) | (data[i + k] & 0x3F)
+        cps.append(cp)
+        i += need + 1
+    offsets.append(n)
+    return cps, offsets
+
+
+class WpmEncoder:
+    """llama.cpp's WPM tokenizer for one vocab; implements ``FragmentEncoder``.
+
+    Results are cached per word (the original characters), which is what makes prose fast.
+    """
+
+    def __init__(self, vocab: Vocab) -> None:
+        self.vocab = vocab
+        self.unk_id = vocab.unk_id
+        self.strip_accents = vocab.strip_accents
+        self.lowercase = vocab.lowercase
+        self._classes = class_table(vocab.strip_accents)
+        self._ascii_classes = _ascii_classes(vocab.strip_accents)
+        self._prefixes: dict[bytes, int] | None = None
+        self._norm: dict[int, str | None] = {}
+        self._cache: dict[str, tuple[Piece, ...]] = {}
+
+    def _prefix_table(self) -> dict[bytes, int]:
+        """Every prefix of every token's bytes -> its id, or -1 if only a prefix.
+
+        Walking it from an offset finds the longest token there, which is what llama.cpp's
+        downward scan from ``max_token_len`` finds first.
+        """
+        if self._prefixes is None:
+            table: dict[bytes, int] = {}
+            for tid, text in enumerate(self.vocab.tokens):
+                raw = text.encode("utf-8", "surrogateescape")
+                for k in range(1, len(raw)):
+                    table.setdefault(raw[:k], -1)
+                table[raw] = tid  # llama.cpp's token_to_id: the last id with this text wins
+            self._prefixes = table
+        return self._prefixes
+
+    def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
+        """Tokenize one raw fragment; ``after_special`` does not matter for WPM."""
+        if text.isascii():
+            classes = text.translate(self._ascii_classes)
+            chars = text.decode("ascii")
+            offsets = None
+        else:
+            cps, offsets = decode_with_offsets(text)
+            if cps and max(cps) >= MAX_CODEPOINTS:
+                bad = next(i for i, cp in enumerate(cps) if cp >= MAX_CODEPOINTS)
+                raise TokenizeError(
+                    f"byte offset {offsets[bad]}: bytes decode to code point 0x{cps[bad]:X} above U+10FFFF; "
+                    "llama.cpp's WPM tokenizer throws invalid_argument here"
+                )
+            arr = np.array(cps, dtype=np.int64)
+            classes = self._classes[arr].tobytes()
+            chars = "".join(map(chr, cps))
+        out: list[Piece] = []
+        cache = self._cache
+        for m in _WORD_RE.finditer(classes):
+            a, b = m.span()
+            word = chars[a:b]
+            pieces = cache.get(word)
+            if pieces is None:
+                if len(cache) >= _CACHE_LIMIT:
+                    cache.clear()
+                pieces = cache[word] = self._encode_word(word)
+            if offsets is None:
+                out.extend([(tid, a + s, a + e) for tid, s, e in pieces])
+            else:
+                out.extend([(tid, offsets[a + s], offsets[a + e]) for tid, s, e in pieces])
+        return out
+
+    def _normalise(self, ch: str) -> str | None:
+        """The text a kept character contributes, or None if it is dropped."""
+        cp = ord(ch)
+        got = self._norm.get(cp, "")
+        if got != "":
+            return got
+        cls = int(self._classes[cp])
+        if cls == _DROP:
+            res: str | None = None
+        else:
+            mapped = int(_nfd_first_table()[cp]) if self.strip_accents else cp
+            res = chr(to_lower(mapped) if self.lowercase else mapped)
+        self._norm[cp] = res
+        return res
+
+    def _encode_word(self, word: str) -> tuple[Piece, ...]:
+        """Greedy longest match of ``▁ + normalised word``; spans are character indices of ``word``."""
+        kept: list[int] = []  # index in word of each kept character
+        starts: list[int] = []  # its first byte in the ▁-prefixed bytes
+        parts: list[bytes] = [_PHANTOM_BYTES]
+        pos = len(_PHANTOM_BYTES)
+        for idx, ch in enumerate(word):
+            norm = self._normalise(ch)
+            if norm is None:
+                continue
+            enc = norm.encode("utf-8", "surrogatepass")
+            kept.append(idx)
+            starts.append(pos)
+            parts.append(enc)
+            pos += len(enc)
+        data = b"".join(parts)
+        n = len(data)
+        prefixes = self._prefix_table()
+        matches: list[tuple[int, int]] = []  # (token id, end byte)
+        i = 0
+        while i < n:
+            best = -1
+            best_end = i
+            j = i + 1
+            while j <= n:
+                tid = prefixes.get(data[i:j])
+                if tid is None:
+                    break
+                if tid >= 0:
+                    best, best_end = tid, j
+                j += 1
+            if best < 0:
+                return ((self.unk_id, 0, len(word)),)
+            matches.append((best, best_end))
+            i = best_end
+        return tuple(_char_spans(matches, kept, starts))
+
+
+def _char_spans(matches: list[tuple[int, int]], kept: list[int], starts: list[int]) -> list[Piece]:
+    """Give each token the kept characters whose first byte it holds (character indices)."""
+    pieces: list[Piece] = []
+    k = 0
+    nk = len(kept)
+    for tid, end in matches:
+        first = k
+        while k < nk and starts[k] < end:
+            k += 1
+        if k > first:
+            pieces.append((tid, kept[first], kept[k - 1] + 1))
+        else:
+            at = kept[k - 1] + 1 if k else 0
+            pieces.append((tid, at, at))
+    return pieces
