@@ -1,0 +1,400 @@
+"""Byte-level BPE exactly as llama.cpp's ``llm_tokenizer_bpe_session`` (llama-vocab.cpp:577-774).
+
+Per raw fragment (TOKENIZER-PARITY.md §4.2): escape ' ' -> U+2581 if the vocab says so; decode
+leniently (§5.5); cut into words with the pre's regexes (``pretokenize``); map each word's bytes
+through GPT-2's byte map unless the pre works on raw UTF-8 (gemma4, sarvam-moe, whitespace);
+then per word:
+- ignore_merges and the whole word is a token -> that token; gemma4 and an all-'\\n' token -> it;
+- else merge adjacent symbols by rank (lowest first, ties -> leftmost) until no pair has a rank;
+- each final symbol -> its id, else one token per byte (a 1-byte string, or ``<0xHH>`` for raw
+  vocabs); bytes with no token are silently dropped, as llama.cpp drops them.
+
+Every token keeps the byte span of the input it came from. Invalid UTF-8 (each bad byte becomes
+U+FFFD) and the U+2581 escape change byte lengths; an offset map carries spans back, and a
+token boundary inside such a replaced character snaps to its end.
+
+Models ``hybriddna`` (DNA k-mers) and ``whitespace`` (split on whitespace first) are here too
+(V:1653-1757). Does not handle special tokens or BOS/EOS: see ``tokenizer.py``.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from tui_tok.errors import TokenizeError
+from tui_tok.tokenizer.byte_level import ENCODE_TABLE
+from tui_tok.tokenizer.pre_spec import PreSpec
+from tui_tok.tokenizer.pretokenize.split import split_words
+from tui_tok.tokenizer.pretokenize.table import pre_spec
+from tui_tok.tokenizer.types import Piece
+from tui_tok.tokenizer.unicode_data import is_whitespace, to_lower
+from tui_tok.tokenizer.vocab import Vocab
+
+_NO_RANK = 1 << 62
+_HEAP_FROM = 48
+"""Words with more symbols than this merge with a heap (llama.cpp's queue); shorter ones with
+a list scan, which is faster in Python for short words and gives the same result."""
+_CACHE_MAX = 1 << 17
+
+WordResult = tuple[tuple[Piece, ...], int]
+"""Pieces of one word (offsets in bytes of the re-encoded word) and the word's byte length."""
+
+
+class BpeEncoder:
+    """llama.cpp's BPE for one vocab; implements ``FragmentEncoder``.
+
+    Merge ranks and the per-word cache are built lazily, so constructing one is cheap.
+    """
+
+    def __init__(self, vocab: Vocab, *, spec: PreSpec | None = None) -> None:
+        self.vocab = vocab
+        self.spec = spec if spec is not None else pre_spec("gemma4" if vocab.model == "gemma4" else vocab.pre)
+        self._token_to_id = vocab.token_to_id
+        self._byte_encode = self.spec.byte_encode
+        self._gemma4 = self.spec.pre_type == "GEMMA4"
+        self._ranks: dict[str, int] | None = None
+        self._cache: dict[str, WordResult] = {}
+
+    # ----------------------------------------------------------------- public
+
+    def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
+        """Tokens of one raw-text fragment with byte spans relative to it (``after_special`` is unused)."""
+        del after_special
+        if not text:
+            return []
+        if self.vocab.model == "hybriddna":
+            return self._encode_hybriddna(text)
+        if self.vocab.model == "whitespace":
+            return self._encode_whitespace(text)
+        return self._encode_raw(text)
+
+    def merge_ranks(self) -> dict[str, int]:
+        """``"left right"`` -> rank; duplicates keep the lowest rank (llama.cpp's ``emplace``)."""
+        if self._ranks is None:
+            merges = self.vocab.merges
+            n = len(merges)
+            self._ranks = dict(zip(reversed(merges), range(n - 1, -1, -1)))
+        return self._ranks
+
+    def bpe_word(self, word: str) -> WordResult:
+        """Pieces of one pre-tokenized word (a ``str`` of code points, before byte encoding)."""
+        hit = self._cache.get(word)
+        if hit is not None:
+            return hit
+        result = self._bpe_word(word)
+        if len(self._cache) >= _CACHE_MAX:
+            self._cache.clear()
+        self._cache[word] = result
+        return result
+
+    # ---------------------------------------------------------- one fragment
+
+    def _encode_raw(self, data: bytes) -> list[Piece]:
+        text, offset_map = _decode(data, escape=self.vocab.escape_whitespaces)
+        pieces = self._encode_text(text)
+        if offset_map is None:
+            return pieces
+        return [(tid, int(offset_map[a]), int(offset_map[b])) for tid, a, b in pieces]
+
+    def _encode_text(self, text: str) -> list[Piece]:
+        """Tokens of decoded text, spans in bytes of llama.cpp's re-encoding of ``text``."""
+        out: list[Piece] = []
+        pos = 0
+        bpe_word = self.bpe_word
+        for word in split_words(text, self.spec.regexes):
+            pieces, size = bpe_word(word)
+            if pos:
+                out.extend([(tid, a + pos, b + pos) for tid, a, b in pieces])
+            else:
+                out.extend(pieces)
+            pos += size
+        return out
+
+    # -------------------------------------------------------------- one word
+
+    def _bpe_word(self, word: str) -> WordResult:
+        raw = word.encode("utf-8", "surrogatepass")
+        if not raw:
+            return (), 0
+        if self._byte_encode:
+            encoded = raw.decode("latin-1").translate(ENCODE_TABLE)
+            symbols = list(encoded)
+        else:
+            encoded = raw.decode("utf-8", "surrogateescape") if _has_surrogates(word) else word
+            symbols = _raw_symbols(word)
+        token_to_id = self._token_to_id
+        if self.vocab.ignore_merges and encoded in token_to_id:
+            symbols = [encoded]
+        elif self._gemma4 and not encoded.strip("\n") and encoded in token_to_id:
+            symbols = [encoded]
+        elif len(symbols) > 1:
+            symbols = self._merge(symbols)
+        return self._to_pieces(symbols), len(raw)
+
+    def _merge(self, symbols: list[str]) -> list[str]:
+        ranks = self.merge_ranks()
+        check = not self._byte_encode  # byte-encoded symbols never hold ' ', so the split is always ours
+
+        def rank(left: str, right: str) -> int:
+            if check and " " in left[1:]:  # llama.cpp splits a merge at the first ' ' from byte 1
+                return _NO_RANK
+            return ranks.get(left + " " + right, _NO_RANK)
+
+        if len(symbols) > _HEAP_FROM:
+            return _merge_heap(symbols, rank)
+        pair_ranks = [rank(a, b) for a, b in zip(symbols, symbols[1:])]
+        while pair_ranks:
+            best = min(pair_ranks)
+            if best == _NO_RANK:
+                break
+            i = pair_ranks.index(best)  # first = leftmost of equal ranks
+            merged = symbols[i] + symbols[i + 1]
+            symbols[i : i + 2] = [merged]
+            del pair_ranks[i]
+            if i > 0:
+                pair_ranks[i - 1] = rank(symbols[i - 1], merged)
+            if i < len(pair_ranks):
+                pair_ranks[i] = rank(merged, symbols[i + 1])
+        return symbols
+
+    def _to_pieces(self, symbols: list[str]) -> tuple[Piece, ...]:
+        token_to_id = self._token_to_id
+        pieces: list[Piece] = []
+        pos = 0
+        for sym in symbols:
+            tid = token_to_id.get(sym)
+            if self._byte_encode:
+                size = len(sym)  # one character per input byte
+                if tid is not None:
+                    pieces.append((tid, pos, pos + size))
+                else:
+                    pieces.extend(self._byte_fallback_encoded(sym, pos))
+            else:
+                size = len(sym.encode("utf-8", "surrogateescape"))
+                if tid is not None:
+                    pieces.append((tid, pos, pos + size))
+                else:
+                    pieces.extend(self._byte_fallback_raw(sym, pos))
+            pos += size
+        return tuple(pieces)
+
+    def _byte_fallback_encoded(self, sym: str, pos: int) -> list[Piece]:
+        """Each byte of the symbol's UTF-8 as a 1-byte token (V:718-722); a character's first
+        byte carries its input byte, a second byte gets an empty span."""
+        out: list[Piece] = []
+        for k, ch in enumerate(sym):
+            for j, b in enumerate(ch.encode("utf-8")):
+                tid = self._token_to_id.get(bytes((b,)).decode("utf-8", "surrogateescape"))
+                if tid is not None:
+                    start = pos + k + (1 if j else 0)
+                    out.append((tid, start, pos + k + 1))
+        return out
+
+    def _byte_fallback_raw(self, sym: str, pos: int) -> list[Piece]:
+        """Each byte as ``<0xHH>`` (V:723-729)."""
+        out: list[Piece] = []
+        for j, b in enumerate(sym.encode("utf-8", "surrogateescape")):
+            tid = self._token_to_id.get(f"<0x{b:02X}>")
+            if tid is not None:
+                out.append((tid, pos + j, pos + j + 1))
+        return out
+
+    # ------------------------------------------------- hybriddna, whitespace
+
+    def _encode_whitespace(self, data: bytes) -> list[Piece]:
+        """Model ``whitespace`` (V:1730-1757): drop whitespace, BPE each segment on its own."""
+        cps, src = _decode_spans(data)
+        lowercase = self.vocab.lowercase
+        out: list[Piece] = []
+        seg: list[int] = []
+        seg_src: list[int] = []
+
+        def flush() -> None:
+            if seg:
+                text = "".join(map(chr, seg))
+                enc_lens = [len(_cpt_utf8(cp)) for cp in seg]
+                src_lens = [seg_src[i + 1] - seg_src[i] for i in range(len(seg))]
+                offset_map = _offset_map(np.array(seg_src[:-1]), np.array(src_lens), np.array(enc_lens), seg_src[-1])
+                raw = "".join(_cpt_utf8(cp).decode("utf-8", "surrogatepass") for cp in seg)
+                del text
+                out.extend((tid, int(offset_map[a]), int(offset_map[b])) for tid, a, b in self._encode_text(raw))
+                seg.clear()
+                seg_src.clear()
+
+        for i, cp in enumerate(cps):
+            if is_whitespace(cp):
+                flush()
+                continue
+            if not seg_src:
+                seg_src.append(src[i])
+            seg.append(to_lower(cp) if lowercase else cp)
+            seg_src.append(src[i + 1])
+        flush()
+        return out
+
+    def _encode_hybriddna(self, data: bytes) -> list[Piece]:
+        """Model ``hybriddna`` (V:1653-1728): 6-mers between ``<dna>`` and ``</dna>``."""
+        t2i = self._token_to_id
+        begin, end_id, oov = t2i.get("<dna>"), t2i.get("</dna>"), t2i.get("<oov>")
+        if begin is None or end_id is None or oov is None:
+            return self._encode_raw(data)
+        out: list[Piece] = []
+        pos = 0
+        n = len(data)
+
+        def plain(a: int, b: int) -> None:
+            out.extend((tid, s + a, e + a) for tid, s, e in self._encode_raw(data[a:b]))
+
+        while pos < n:
+            start = data.find(b"<dna>", pos)
+            if start < 0:
+                plain(pos, n)
+                break
+            if start > pos:
+                plain(pos, start)
+            out.append((begin, start, start + 5))
+            content = start + 5
+            close = data.find(b"</dna>", content)
+            content_end = n if close < 0 else close
+            seq = bytes(c - 32 if 0x61 <= c <= 0x7A else c for c in data[content:content_end])
+            for i in range(0, len(seq), 6):
+                kmer = seq[i : i + 6].ljust(6, b"A")
+                key = kmer.decode("utf-8", "surrogateescape") + "\ue000"
+                out.append((t2i.get(key, oov), content + i, content + min(i + 6, len(seq))))
+            if close < 0:
+                break
+            out.append((end_id, close, close + 6))
+            pos = close + 6
+        return out
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _has_surrogates(word: str) -> bool:
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in word) if not word.isascii() else False
+
+
+def _raw_symbols(word: str) -> list[str]:
+    """Symbols of a raw (not byte-encoded) word: one per UTF-8 character, as vocab strings.
+
+    A surrogate code point (from input like ED A0 80) is 3 bytes in llama.cpp; vocab texts keep
+    such bytes with ``surrogateescape``, so the symbol is spelled that way to match them.
+    """
+    if not _has_surrogates(word):
+        return list(word)
+    return [c.encode("utf-8", "surrogatepass").decode("utf-8", "surrogateescape") for c in word]
+
+
+def _merge_heap(symbols: list[str], rank) -> list[str]:  # noqa: ANN001 - local callable
+    """llama.cpp's priority-queue merge (V:620-690): (rank, left index) order, stale pairs skipped."""
+    n = len(symbols)
+    text = list(symbols)
+    nxt = list(range(1, n)) + [-1]
+    prv = list(range(-1, n - 1))
+    heap: list[tuple[int, int, int, int]] = []
+    for i in range(n - 1):
+        r = rank(text[i], text[i + 1])
+        if r != _NO_RANK:
+            heap.append((r, i, i + 1, len(text[i]) + len(text[i + 1])))
+    heapq.heapify(heap)
+    while heap:
+        r, left, right, size = heapq.heappop(heap)
+        lt, rt = text[left], text[right]
+        if not lt or not rt or len(lt) + len(rt) != size:
+            continue  # stale: a side was merged away or grew
+        if nxt[left] != right:
+            continue
+        text[left] = lt + rt
+        text[right] = ""
+        nxt[left] = nxt[right]
+        if nxt[right] >= 0:
+            prv[nxt[right]] = left
+        p = prv[left]
+        if p >= 0:
+            r2 = rank(text[p], text[left])
+            if r2 != _NO_RANK:
+                heapq.heappush(heap, (r2, p, left, len(text[p]) + len(text[left])))
+        q = nxt[left]
+        if q >= 0:
+            r2 = rank(text[left], text[q])
+            if r2 != _NO_RANK:
+                heapq.heappush(heap, (r2, left, q, len(text[left]) + len(text[q])))
+    return [t for t in text if t]
+
+
+def _cpt_utf8(cp: int) -> bytes:
+    return chr(cp).encode("utf-8", "surrogatepass")
+
+
+def _decode(data: bytes, *, escape: bool) -> tuple[str, np.ndarray | None]:
+    """llama.cpp's code points of ``data`` (after the optional ' ' -> U+2581 escape) as a ``str``,
+    and a map from byte offsets of their re-encoding to offsets in ``data`` (None when equal).
+
+    Escaping at code point level equals llama.cpp's byte-level replace: E2 96 81 is a valid
+    sequence and E2 never continues a truncated one, so the decode sees the same characters.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        cps, src = _decode_spans(data)
+        if any(cp > 0x10FFFF for cp in cps):
+            bad = next(cp for cp in cps if cp > 0x10FFFF)
+            raise TokenizeError(f"invalid code point 0x{bad:X} in input (llama.cpp: 'invalid codepoint')") from None
+        if escape:
+            cps = [0x2581 if cp == 0x20 else cp for cp in cps]
+        text = "".join(map(chr, cps))
+        arr = np.array(cps, dtype=np.int64)
+        src_arr = np.array(src, dtype=np.int64)
+        return text, _offset_map(src_arr[:-1], np.diff(src_arr), _utf8_lens(arr), len(data))
+    if not escape or " " not in text:
+        return text, None
+    escaped = text.replace(" ", "\u2581")
+    arr = np.frombuffer(escaped.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    src_lens = _utf8_lens(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64))
+    starts = np.concatenate(([0], np.cumsum(src_lens)[:-1]))
+    return escaped, _offset_map(starts, src_lens, _utf8_lens(arr), len(data))
+
+
+def _utf8_lens(cps: np.ndarray) -> np.ndarray:
+    return 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)
+
+
+def _offset_map(src_starts: np.ndarray, src_lens: np.ndarray, enc_lens: np.ndarray, src_total: int) -> np.ndarray:
+    """enc byte offset -> source byte offset: byte k of a character maps to start + min(k, source length)."""
+    total = int(enc_lens.sum())
+    if total == 0:
+        return np.array([src_total], dtype=np.int64)
+    enc_starts = np.concatenate(([0], np.cumsum(enc_lens)[:-1]))
+    k = np.arange(total) - np.repeat(enc_starts, enc_lens)
+    mapped = np.repeat(src_starts, enc_lens) + np.minimum(k, np.repeat(src_lens, enc_lens))
+    return np.concatenate((mapped, [src_total])).astype(np.int64)
+
+
+def _decode_spans(data: bytes) -> tuple[list[int], list[int]]:
+    """``unicode_cpts_from_utf8`` with where each code point starts (plus the end) in ``data``."""
+    cps: list[int] = []
+    src: list[int] = []
+    n = len(data)
+    i = 0
+    while i < n:
+        src.append(i)
+        b0 = data[i]
+        if b0 < 0x80:
+            cps.append(b0)
+            i += 1
+            continue
+        need = 1 if b0 & 0xE0 == 0xC0 else 2 if b0 & 0xF0 == 0xE0 else 3 if b0 & 0xF8 == 0xF0 else -1
+        if need < 0 or i + need >= n or any(data[i + k] & 0xC0 != 0x80 for k in range(1, need + 1)):
+            cps.append(0xFFFD)
+            i += 1
+            continue
+        cp = b0 & (0x1F, 0x0F, 0x07)[need - 1]
+        for k in range(1, need + 1):
+            cp = (cp << 6) | (data[i + k] & 0x3F)
+        cps.append(cp)
+        i += need + 1
+    src.append(n)
+    return cps, src

@@ -1,0 +1,143 @@
+"""The common custom splitters (GPT2, LLAMA3, QWEN2, QWEN35) as one small compiled pattern each.
+
+llama.cpp does not run its GPT-2/Llama-3/Qwen regexes: it runs hand-written splitters
+(unicode.cpp:215-736) that differ from the regexes in corners (``\\s+`` is added after GPT-2's
+``\\s+(?!\\S)``, every unmatched code point is its own piece, a flag-less code point ends a
+punctuation run). Each pattern below restates one splitter as a leftmost-first alternation.
+
+Speed trick (the same one llama.cpp uses for its std::regex path): the splitters only ask
+"letter? number? mark? whitespace? flags == 0?" of non-ASCII code points, so ``collapse`` maps
+each non-ASCII code point to one marker character of its class (ASCII stays as is, so the
+contractions and \\r/\\n tests still see real characters). The patterns then use tiny classes,
+compile in microseconds and run at C speed; piece lengths carry over to the real text 1:1.
+
+Why each alternative equals a branch of the splitter (same order, same condition):
+- contractions: ``'`` then a code point whose ``unicode_tolower`` is s/t/m/d, or two for re/ve/ll
+  (GPT-2: exact ASCII, case-sensitive); only ASCII code points lower to these (checked);
+- letters: ``[^\\r\\n\\p{L}\\p{N}]?\\p{L}+`` is taken iff the code point is a letter, or is not
+  \\r, \\n or a number and the next one is a letter - the splitter's test;
+- punctuation: the splitter loops while "not whitespace/letter/number and flags != 0";
+- whitespace: W = maximal whitespace run; with \\r/\\n (not GPT-2) ``\\s*[\\r\\n]+`` ends after
+  the last one; else ``\\s+(?!\\S)`` leaves the last code point when something follows;
+- anything else: one code point (``(?s:.)``).
+A position past the chunk is "end": callers pass ``pos``/``endpos`` so lookaheads stop there.
+``reference.py`` holds the literal ports these are tested against.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import numpy as np
+
+from tui_tok.tokenizer import unicode_data as ud
+
+# Markers for non-ASCII code points (all < U+0100, so the collapsed text is latin-1).
+_M_LETTER, _M_NUMBER, _M_MARK, _M_SPACE, _M_OTHER, _M_NOFLAGS = "\x80", "\x81", "\x82", "\x83", "\x84", "\x85"
+
+
+@cache
+def _collapse_table() -> np.ndarray:
+    """uint8 marker per code point; ASCII code points map to themselves."""
+    flags = ud.flags_table()
+    table = np.full(ud.MAX_CODEPOINTS, ord(_M_OTHER), dtype=np.uint8)
+    table[flags == 0] = ord(_M_NOFLAGS)
+    table[(flags & ud.ACCENT_MARK) != 0] = ord(_M_MARK)
+    table[(flags & ud.NUMBER) != 0] = ord(_M_NUMBER)
+    table[(flags & ud.LETTER) != 0] = ord(_M_LETTER)
+    table[(flags & ud.WHITESPACE) != 0] = ord(_M_SPACE)
+    # A whitespace code point is never a letter, number or mark (else one marker could not say both).
+    assert not np.any((flags & ud.WHITESPACE != 0) & (flags & (ud.LETTER | ud.NUMBER | ud.ACCENT_MARK) != 0))
+    table[:128] = np.arange(128, dtype=np.uint8)
+    return table
+
+
+def collapse(text: str) -> str:
+    """One marker character per code point of ``text`` (ASCII unchanged), same length.
+
+    >>> collapse("aé 1٣\\u3000")
+    'a\\x80 1\\x81\\x83'
+    """
+    if text.isascii():
+        return text
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return _collapse_table()[cps].tobytes().decode("latin-1")
+
+
+def _ascii_with(flag: int) -> str:
+    flags = ud.flags_table()
+    return "".join(re.escape(chr(cp)) for cp in range(128) if flags[cp] & flag)
+
+
+def _ascii_without_flags() -> str:
+    flags = ud.flags_table()
+    return "".join(re.escape(chr(cp)) for cp in range(128) if flags[cp] == 0)
+
+
+def _cls(flag: int, marker: str) -> str:
+    return _ascii_with(flag) + re.escape(marker)
+
+
+def _lowers_to(ch: str) -> str:
+    found = sorted({ord(ch)} | {cp for cp, low in ud._LOWER.items() if low == ord(ch)})  # noqa: SLF001
+    if any(cp >= 128 for cp in found):
+        raise AssertionError(f"non-ASCII code point lowers to {ch!r}: collapsed contractions would be wrong")
+    return "".join(chr(cp) for cp in found)
+
+
+def _classes() -> dict[str, str]:
+    return {
+        "L": _cls(ud.LETTER, _M_LETTER),
+        "N": _cls(ud.NUMBER, _M_NUMBER),
+        "M": _cls(ud.ACCENT_MARK, _M_MARK),
+        "W": _cls(ud.WHITESPACE, _M_SPACE),
+        "Z": _ascii_without_flags() + re.escape(_M_NOFLAGS),
+    }
+
+
+def _contractions_ci() -> str:
+    one = "|".join(f"'[{_lowers_to(c)}]" for c in "stmd")
+    two = "|".join(f"'[{_lowers_to(a)}][{_lowers_to(b)}]" for a, b in ("re", "ve", "ll"))
+    return f"{one}|{two}"
+
+
+def _ws_tail(c: dict[str, str], *, newlines: bool) -> str:
+    tail = f"[{c['W']}]+(?![^{c['W']}])|[{c['W']}]+|(?s:.)"
+    return (f"[{c['W']}]*[\\r\\n]+|" + tail) if newlines else tail
+
+
+@cache
+def gpt2() -> re.Pattern[str]:
+    """``unicode_regex_split_custom_gpt2`` (U:215-330), on ``collapse``d text."""
+    c = _classes()
+    punct = f"[^{c['W']}{c['L']}{c['N']}{c['Z']}]"
+    return re.compile(f"'s|'t|'re|'ve|'m|'ll|'d| ?[{c['L']}]+| ?[{c['N']}]+| ?{punct}+|{_ws_tail(c, newlines=False)}")
+
+
+def _llama3_like(*, numbers: str, with_marks: bool) -> re.Pattern[str]:
+    c = _classes()
+    letters = f"[{c['L']}{c['M']}]" if with_marks else f"[{c['L']}]"
+    prefix = f"[^\\r\\n{c['L']}{c['N']}]?"
+    punct = f"[^{c['W']}{c['L']}{c['N']}{c['M'] if with_marks else ''}{c['Z']}]"
+    return re.compile(
+        f"{_contractions_ci()}|{prefix}{letters}+|[{c['N']}]{numbers}| ?{punct}+[\\r\\n]*|{_ws_tail(c, newlines=True)}"
+    )
+
+
+@cache
+def llama3() -> re.Pattern[str]:
+    """``unicode_regex_split_custom_llama3`` (U:333-471), on ``collapse``d text."""
+    return _llama3_like(numbers="{1,3}", with_marks=False)
+
+
+@cache
+def qwen2() -> re.Pattern[str]:
+    """``unicode_regex_split_custom_qwen2`` (U:474-606), on ``collapse``d text."""
+    return _llama3_like(numbers="", with_marks=False)
+
+
+@cache
+def qwen35() -> re.Pattern[str]:
+    """``unicode_regex_split_custom_qwen35`` (U:610-736): letter runs also take marks."""
+    return _llama3_like(numbers="", with_marks=True)

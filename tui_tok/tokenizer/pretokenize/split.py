@@ -1,0 +1,131 @@
+"""``unicode_regex_split`` (unicode.cpp:1216-1408): cut text into words with a pre's regex list.
+
+Text arrives as a ``str`` of llama.cpp's code points (lenient decode already done; surrogates
+allowed, nothing above U+10FFFF). The regexes are applied in order, each to every chunk the
+previous ones produced; a regex whose exact string has a custom splitter uses it (dispatch
+U:1050-1082), any other goes through the std::regex emulation (``stdregex.py``). Chunks are
+independent: lookaheads and "end of text" stop at chunk ends.
+
+Returns the words as ``str`` slices of the text, in order, tiling it; zero-length words (from
+empty regex matches) are kept, as llama.cpp keeps them (they produce no tokens). Byte-level
+encoding of words is left to the caller (``bpe.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from itertools import accumulate
+
+from tui_tok.tokenizer.pretokenize import fast, reference, stdregex
+from tui_tok.tokenizer.pretokenize import regexes as rx
+
+Chunks = list[tuple[int, int]]
+
+_FAST: dict[str, Callable[[], re.Pattern[str]]] = {
+    rx.GPT2: fast.gpt2,
+    rx.LLAMA3: fast.llama3,
+    rx.LLAMA3_ORIGINAL: fast.llama3,
+    rx.QWEN2: fast.qwen2,
+    rx.QWEN35: fast.qwen35,
+}
+"""Custom splitters that have an exact one-pattern form."""
+
+_SLOW: dict[str, Callable[[Sequence[int], Sequence[int]], list[int]]] = {
+    rx.K2: reference.kimi_k2,
+    rx.AFMOE_DIGITS: reference.digits,
+    rx.TINY_AYA_DIGITS: reference.digits,
+}
+"""Custom splitters run as the literal port (on code points and chunk lengths)."""
+
+
+def is_custom(regex_expr: str) -> bool:
+    """True when llama.cpp uses a hand-written splitter for this exact string."""
+    return regex_expr in _FAST or regex_expr in _SLOW or regex_expr == rx.NEWLINES
+
+
+def split_words(text: str, regexes: Sequence[str]) -> list[str]:
+    """Words of ``text`` as llama.cpp's ``unicode_regex_split`` cuts them (before byte encoding).
+
+    >>> split_words("Hello world's 12345", (rx.LLAMA3,))
+    ['Hello', ' world', "'s", ' ', '123', '45']
+    """
+    if not text:
+        return []
+    if len(regexes) == 1 and regexes[0] in _FAST:  # the common case: one pass over the whole text
+        lengths = map(len, _FAST[regexes[0]]().findall(fast.collapse(text)))
+        bounds = [0, *accumulate(lengths)]
+        return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in split_spans(text, regexes)]
+
+
+def split_spans(text: str, regexes: Sequence[str]) -> Chunks:
+    """Like ``split_words`` but as (start, end) code point offsets."""
+    chunks: Chunks = [(0, len(text))] if text else []
+    lazy = _Views(text)
+    for regex_expr in regexes:
+        if not chunks:
+            break
+        if is_custom(regex_expr):
+            out = _custom(regex_expr, lazy, chunks)
+            if out:
+                chunks = out
+                continue
+            # llama.cpp falls through to std::regex when a custom splitter returns nothing
+        if stdregex.uses_collapsed(regex_expr):
+            chunks = stdregex.split_chunks(stdregex.compile_collapsed(regex_expr), lazy.collapsed(), chunks)
+        else:
+            chunks = stdregex.split_chunks(stdregex.compile_wide(regex_expr), lazy.wide(), chunks)
+    return chunks
+
+
+class _Views:
+    """The text in the forms the splitters need, each computed once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._collapsed: bytes | None = None
+        self._wide: str | None = None
+        self._fast: str | None = None
+        self._cps: list[int] | None = None
+
+    def collapsed(self) -> bytes:
+        if self._collapsed is None:
+            self._collapsed = stdregex.collapse_text(self.text)
+        return self._collapsed
+
+    def wide(self) -> str:
+        if self._wide is None:
+            self._wide = stdregex.wide_text(self.text)
+        return self._wide
+
+    def fast(self) -> str:
+        if self._fast is None:
+            self._fast = fast.collapse(self.text)
+        return self._fast
+
+    def cps(self) -> list[int]:
+        if self._cps is None:
+            self._cps = [ord(c) for c in self.text]
+        return self._cps
+
+
+def _custom(regex_expr: str, views: _Views, chunks: Chunks) -> Chunks:
+    if regex_expr == rx.NEWLINES:
+        return _finditer_chunks(_NEWLINE_RUNS, views.text, chunks)
+    if regex_expr in _FAST:
+        return _finditer_chunks(_FAST[regex_expr](), views.fast(), chunks)
+    lengths = _SLOW[regex_expr](views.cps(), [b - a for a, b in chunks])
+    bounds = [0, *accumulate(lengths)]
+    return list(zip(bounds, bounds[1:]))
+
+
+_NEWLINE_RUNS = re.compile(r"\n+|[^\n]+")
+
+
+def _finditer_chunks(pattern: re.Pattern[str], subject: str, chunks: Chunks) -> Chunks:
+    """Pieces of patterns that tile their chunk (custom splitters never leave gaps)."""
+    out: Chunks = []
+    for start, end in chunks:
+        out.extend(m.span() for m in pattern.finditer(subject, start, end))
+    return out
