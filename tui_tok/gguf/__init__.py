@@ -1,0 +1,33 @@
+"""GGUF files: read the header, metadata and tensor index; write vocab-only files.
+
+Knows nothing of tokenizers. ``read_gguf(path)`` returns a ``GGUFFile`` (fields in
+file order, values as Python scalars, numpy arrays or ``list[str]``); ``write_gguf``
+writes metadata with inferred or forced (``GGUFValue``) types.
+"""
+
+from tui_tok.gguf.reader import GGUFOpenError, parse_gguf_bytes, read_gguf
+from tui_tok.gguf.types import (
+    GGML_TYPES,
+    GGUFField,
+    GGUFFile,
+    GGUFValue,
+    GGUFValueType,
+    TensorInfo,
+    ggml_type_name,
+)
+from tui_tok.gguf.writer import copy_metadata_only, write_gguf
+
+__all__ = [
+    "GGML_TYPES",
+    "GGUFField",
+    "GGUFFile",
+    "GGUFOpenError",
+    "GGUFValue",
+    "GGUFValueType",
+    "TensorInfo",
+    "copy_metadata_only",
+    "ggml_type_name",
+    "parse_gguf_bytes",
+    "read_gguf",
+    "write_gguf",
+]

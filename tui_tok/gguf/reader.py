@@ -1,0 +1,337 @@
+"""Read a GGUF file's header, metadata and tensor index (never the tensor data).
+
+Supports GGUF v2 and v3, little- and big-endian (big-endian shows as a byte-swapped
+version number). The file is opened read-only and mapped (or read once); every count
+and length is checked against the bytes left *before* it is used, so a lying file
+fails at once with a ``GGUFFormatError`` naming the file, offset and key instead of
+allocating or looping. Numeric arrays come back as read-only numpy arrays in native
+byte order; string arrays as ``list[str]`` via the vectorised decoder in strings.py.
+
+Leaves out: what the keys mean (the tokenizer package), writing (writer.py).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+from pathlib import Path
+from typing import Any, NoReturn
+
+import numpy as np
+
+from tui_tok.errors import GGUFFormatError, TuiTokError
+from tui_tok.gguf.strings import read_string_array, read_strings_plain
+from tui_tok.gguf.types import (
+    GGML_TYPES,
+    ArrayLayout,
+    GGUFField,
+    GGUFFile,
+    GGUFValueType,
+    TensorInfo,
+)
+
+GGUF_MAGIC = b"GGUF"
+SUPPORTED_VERSIONS = (2, 3)
+DEFAULT_ALIGNMENT = 32
+MAX_ARRAY_DEPTH = 8
+MAX_DIMS = 4  # GGML_MAX_DIMS
+_HEADER_SIZE = 24
+# smallest possible encodings, used to reject counts the remaining bytes cannot hold
+_MIN_KV_SIZE = 8 + 1 + 4 + 1
+_MIN_TENSOR_INFO_SIZE = 8 + 4 + 4 + 8
+_MIN_ITEM_SIZE = {GGUFValueType.STRING: 8, GGUFValueType.ARRAY: 12}
+
+_T = GGUFValueType
+
+
+class GGUFOpenError(TuiTokError):
+    """The file cannot be opened (missing, a directory, no permission)."""
+
+    exit_code = 2
+
+
+def read_gguf(path: str | os.PathLike[str]) -> GGUFFile:
+    """Read everything in a GGUF file but the tensor data.
+
+    >>> f = read_gguf("assets/qwen3-vocab.gguf")            # doctest: +SKIP
+    >>> f.get("tokenizer.ggml.pre"), len(f["tokenizer.ggml.tokens"])   # doctest: +SKIP
+    ('qwen2', 151669)
+    """
+    p = Path(path)
+    try:
+        with open(p, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size == 0:
+                raise GGUFFormatError("the file is empty (0 bytes), not a GGUF file", path=p, offset=0)
+            try:
+                buf: Any = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError):
+                buf = fh.read()
+    except IsADirectoryError:
+        raise GGUFOpenError(f"{p}: is a directory, not a GGUF file") from None
+    except FileNotFoundError:
+        raise GGUFOpenError(f"{p}: no such file") from None
+    except PermissionError:
+        raise GGUFOpenError(f"{p}: permission denied") from None
+    except OSError as exc:
+        raise GGUFOpenError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return _Parser(buf, p, len(buf)).parse()
+    finally:
+        if isinstance(buf, mmap.mmap):
+            try:
+                buf.close()
+            except BufferError:  # a view is still referenced (e.g. by a traceback): GC closes it
+                pass
+
+
+def parse_gguf_bytes(data: bytes, *, path: str | os.PathLike[str] = "<bytes>") -> GGUFFile:
+    """Parse a GGUF file held in memory (for tests and tools)."""
+    return _Parser(data, Path(path), len(data)).parse()
+
+
+class _Parser:
+    """One pass over the bytes; ``pos`` only moves forward."""
+
+    def __init__(self, buf: Any, path: Path, size: int) -> None:
+        self.buf = buf
+        self.path = path
+        self.size = size
+        self.pos = 0
+        self.key: str | None = None
+        self.big_endian = False
+        self.order = "<"
+
+    # -- errors and primitive reads -------------------------------------------------
+
+    def fail(self, message: str, offset: int | None = None) -> NoReturn:
+        raise GGUFFormatError(message, path=self.path, offset=self.pos if offset is None else offset, key=self.key)
+
+    def need(self, n: int, what: str) -> None:
+        left = self.size - self.pos
+        if n > left:
+            self.fail(f"{what} needs {n} bytes but only {left} are left in the file (truncated?)")
+
+    def scalar(self, fmt: str, what: str) -> Any:
+        s = struct.Struct(self.order + fmt)
+        self.need(s.size, what)
+        (v,) = s.unpack_from(self.buf, self.pos)
+        self.pos += s.size
+        return v
+
+    def u32(self, what: str) -> int:
+        return int(self.scalar("I", what))
+
+    def u64(self, what: str) -> int:
+        return int(self.scalar("Q", what))
+
+    def string(self, what: str) -> str:
+        start = self.pos
+        n = self.u64(f"{what} length")
+        if n > self.size - self.pos:
+            self.fail(f"{what} length {n} exceeds the {self.size - self.pos} bytes left in the file", start)
+        s = str(self.buf[self.pos : self.pos + n], "utf-8", "surrogateescape")
+        self.pos += n
+        return s
+
+    def count(self, item_size: int, what: str) -> int:
+        start = self.pos
+        n = self.u64(f"{what} count")
+        left = self.size - self.pos
+        if n * item_size > left:
+            self.fail(
+                f"{what} count {n} needs at least {n * item_size} bytes but only {left} are left in the file",
+                start,
+            )
+        return n
+
+    def value_type(self, what: str) -> GGUFValueType:
+        start = self.pos
+        code = self.u32(what)
+        try:
+            return GGUFValueType(code)
+        except ValueError:
+            self.fail(f"unknown {what} {code} (valid: 0-12)", start)
+
+    # -- the file --------------------------------------------------------------------
+
+    def parse(self) -> GGUFFile:
+        self.header()
+        n_tensors, n_kv = self.n_tensors, self.n_kv
+        fields: dict[str, GGUFField] = {}
+        for index in range(n_kv):
+            self.key = None
+            start = self.pos
+            key = self.string(f"key {index}")
+            if not key:
+                self.fail(f"key {index} is empty", start)
+            self.key = key
+            if key in fields:
+                self.fail(f"duplicate key (first at offset {fields[key].offset})", start)
+            fields[key] = self.field(key, start)
+        self.key = None
+        alignment = self.alignment(fields)
+        tensors = self.tensor_infos(n_tensors)
+        data_offset = -(-self.pos // alignment) * alignment
+        self.check_tensors(tensors, data_offset, alignment)
+        return GGUFFile(
+            path=self.path,
+            version=self.version,
+            big_endian=self.big_endian,
+            alignment=alignment,
+            fields=fields,
+            tensors=tuple(tensors),
+            data_offset=data_offset,
+            file_size=self.size,
+        )
+
+    def header(self) -> None:
+        self.need(4, "magic")
+        magic = bytes(self.buf[0:4])
+        if magic != GGUF_MAGIC:
+            self.fail(f"bad magic {magic!r}: not a GGUF file (expected b'GGUF')", 0)
+        self.pos = 4
+        self.need(4, "version")
+        (version,) = struct.unpack_from("<I", self.buf, 4)
+        if version & 0xFFFF == 0 and version != 0:  # written big-endian
+            self.big_endian, self.order = True, ">"
+            version = int.from_bytes(version.to_bytes(4, "little"), "big")
+        if version not in SUPPORTED_VERSIONS:
+            hint = " (GGUF v1 is obsolete: re-convert the model)" if version == 1 else ""
+            self.fail(f"unsupported GGUF version {version}: only versions 2 and 3 are supported{hint}", 4)
+        self.version = version
+        self.pos = 8
+        self.n_tensors = self.u64("tensor count")
+        self.n_kv = self.u64("metadata key/value count")
+        left = self.size - self.pos
+        if self.n_kv * _MIN_KV_SIZE + self.n_tensors * _MIN_TENSOR_INFO_SIZE > left:
+            self.fail(
+                f"header claims {self.n_kv} key/value pairs and {self.n_tensors} tensors, "
+                f"more than the {left} bytes left in the file can hold",
+                8,
+            )
+
+    def field(self, key: str, start: int) -> GGUFField:
+        vtype = self.value_type("value type")
+        if vtype != _T.ARRAY:
+            value = self.scalar_value(vtype)
+            return GGUFField(key, vtype, value, start, None, None, self.pos - start)
+        item_type, value, layout = self.array(depth=1)
+        return GGUFField(key, vtype, value, start, item_type, layout, self.pos - start)
+
+    def scalar_value(self, vtype: GGUFValueType) -> Any:
+        if vtype == _T.STRING:
+            return self.string("string")
+        if vtype == _T.BOOL:
+            return bool(self.scalar("B", "bool"))
+        return self.scalar(_SCALAR_FORMATS[vtype], vtype.short_name)
+
+    def array(self, depth: int) -> tuple[GGUFValueType, Any, ArrayLayout | None]:
+        if depth > MAX_ARRAY_DEPTH:
+            self.fail(f"arrays nested more than {MAX_ARRAY_DEPTH} deep")
+        item_type = self.value_type("array item type")
+        if item_type == _T.STRING:
+            n = self.count(8, "string array")
+            values, self.pos = read_string_array(
+                self.buf, self.pos, n, self.size, big_endian=self.big_endian, fail=self.fail
+            )
+            return item_type, values, None
+        if item_type == _T.ARRAY:
+            n = self.count(12, "array of arrays")
+            items: list[Any] = []
+            layout: list[tuple[GGUFValueType, ArrayLayout | None]] = []
+            for _ in range(n):
+                inner_type, inner, inner_layout = self.array(depth + 1)
+                items.append(inner)
+                layout.append((inner_type, inner_layout))
+            return item_type, items, tuple(layout)
+        dtype = item_type.numpy_dtype
+        assert dtype is not None
+        n = self.count(dtype.itemsize, f"{item_type.short_name} array")
+        raw = np.frombuffer(self.buf, dtype=dtype.newbyteorder(self.order), count=n, offset=self.pos)
+        arr = (raw != 0) if item_type == _T.BOOL else raw.astype(dtype.newbyteorder("="))  # copies
+        del raw
+        arr.flags.writeable = False
+        self.pos += n * dtype.itemsize
+        return item_type, arr, None
+
+    def alignment(self, fields: dict[str, GGUFField]) -> int:
+        field = fields.get("general.alignment")
+        if field is None:
+            return DEFAULT_ALIGNMENT
+        self.key = field.key
+        if field.type != _T.UINT32:
+            self.fail(f"general.alignment must be u32, not {field.type_name}", field.offset)
+        a = int(field.value)
+        if a <= 0 or a & (a - 1):
+            self.fail(f"alignment {a} is not a power of two", field.offset)
+        self.key = None
+        return a
+
+    def tensor_infos(self, n_tensors: int) -> list[TensorInfo]:
+        tensors: list[TensorInfo] = []
+        seen: set[str] = set()
+        for index in range(n_tensors):
+            start = self.pos
+            name = self.string(f"tensor {index} name")
+            if name in seen:
+                self.fail(f"duplicate tensor name {name!r}", start)
+            seen.add(name)
+            n_dims = self.u32(f"tensor {name!r} dimension count")
+            if n_dims > MAX_DIMS:
+                self.fail(f"tensor {name!r} has {n_dims} dimensions (at most {MAX_DIMS})", self.pos - 4)
+            self.need(8 * n_dims, f"tensor {name!r} shape")
+            shape = struct.unpack_from(f"{self.order}{n_dims}Q", self.buf, self.pos)
+            n_elements = 1
+            for d in shape:
+                if d >= 2**63:
+                    self.fail(f"tensor {name!r} has a negative dimension in shape {shape}")
+                n_elements *= d
+            if n_elements >= 2**63:
+                self.fail(f"tensor {name!r} shape {shape} has more than 2^63 elements")
+            self.pos += 8 * n_dims
+            ggml_type = self.u32(f"tensor {name!r} type")
+            offset = self.u64(f"tensor {name!r} offset")
+            tensors.append(TensorInfo(name, tuple(shape), ggml_type, offset, self.nbytes(name, shape, ggml_type)))
+        return tensors
+
+    def nbytes(self, name: str, shape: tuple[int, ...], ggml_type: int) -> int | None:
+        info = GGML_TYPES.get(ggml_type)
+        if info is None:
+            return None
+        row = shape[0] if shape else 1
+        if row % info.block_size:
+            self.fail(f"tensor {name!r} of type {info.name} has {row} elements per row, "
+                      f"not a multiple of its block size {info.block_size}")
+        n_elements = 1
+        for d in shape:
+            n_elements *= d
+        return n_elements // info.block_size * info.type_size
+
+    def check_tensors(self, tensors: list[TensorInfo], data_offset: int, alignment: int) -> None:
+        for t in tensors:
+            if t.offset % alignment:
+                self.fail(f"tensor {t.name!r} data offset {t.offset} is not a multiple of the alignment {alignment}")
+            if t.nbytes is not None and data_offset + t.offset + t.nbytes > self.size:
+                self.fail(
+                    f"tensor {t.name!r} data ({t.nbytes} bytes at {data_offset + t.offset}) "
+                    f"ends past the end of the file ({self.size} bytes)",
+                    data_offset + t.offset,
+                )
+
+
+_SCALAR_FORMATS = {
+    _T.UINT8: "B",
+    _T.INT8: "b",
+    _T.UINT16: "H",
+    _T.INT16: "h",
+    _T.UINT32: "I",
+    _T.INT32: "i",
+    _T.FLOAT32: "f",
+    _T.UINT64: "Q",
+    _T.INT64: "q",
+    _T.FLOAT64: "d",
+}
+
+__all__ = ["read_gguf", "parse_gguf_bytes", "GGUFOpenError", "read_strings_plain"]

@@ -1,0 +1,178 @@
+"""Fast decoding of GGUF string arrays (150k-500k entries in a vocab).
+
+A string array is ``count`` times ``[u64 length][bytes]``: each string's position
+depends on every length before it, so a plain loop costs ~1 µs per string in
+CPython (0.7 s for Gemma's 262k tokens + 515k merges). Instead:
+
+1. *Candidates*: every byte offset whose u64 is < 256 (numpy, over an unaligned
+   strided view). Every length field of a string shorter than 256 bytes is one;
+   text rarely holds 7 zero bytes in a row, so few false ones.
+2. *Chain*: from the first field, field ``i``'s successor is at ``K[i] + 8 + len``.
+   Where that equals the next candidate (almost always), runs of strings are taken
+   whole; elsewhere (a false candidate in between, or a string of 256+ bytes) one
+   step is followed by hand. Only real lengths are ever followed, so the result is
+   exact whatever the candidates were.
+3. *Decode*: 7 bytes of each length field are dropped, its top byte (0 for any
+   length that fits in a file) stays as a NUL separator; when the strings themselves
+   hold no NUL the whole run is decoded at once ('surrogateescape', so invalid UTF-8
+   keeps its bytes; an ASCII separator never joins a multi-byte sequence, so this
+   equals decoding each string) and split on NUL. Otherwise (e.g. RWKV's raw byte
+   tokens) each string is decoded on its own.
+
+Every length is checked against the bytes left before it is used: a lying length
+ends the fast path and the plain loop reports it (``fail`` raises).
+
+Leaves out: everything else in a GGUF file (reader.py).
+"""
+
+from __future__ import annotations
+
+import codecs
+import struct
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import numpy as np
+
+FailFn = Callable[[str, int], NoReturn]
+
+_FAST_MIN = 512  # below this, the plain loop is as fast
+_U64 = {False: struct.Struct("<Q").unpack_from, True: struct.Struct(">Q").unpack_from}
+
+
+def read_string_array(
+    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn
+) -> tuple[list[str], int]:
+    """Decode ``count`` strings starting at ``pos`` (no byte at or after ``end`` is read).
+
+    Returns the strings and the offset just past the last one.
+    """
+    if count < _FAST_MIN:
+        return read_strings_plain(buf, pos, count, end, big_endian=big_endian, fail=fail)
+    out: list[str] = []
+    bytes_per_string = 24.0
+    while len(out) < count:
+        remaining = count - len(out)
+        if remaining < _FAST_MIN:
+            more, pos = read_strings_plain(buf, pos, remaining, end, big_endian=big_endian, fail=fail)
+            out += more
+            break
+        window_end = min(end, pos + int(remaining * bytes_per_string * 1.15) + 65536)
+        found = _chain(buf, pos, window_end, remaining, big_endian=big_endian)
+        if found is None:  # first string is long or broken: one plain step (reports errors)
+            more, pos = read_strings_plain(buf, pos, 1, end, big_endian=big_endian, fail=fail)
+            out += more
+            continue
+        fields, stop = found
+        out += _decode(buf, fields, stop)
+        bytes_per_string = max(9.0, (stop - pos) / len(fields))
+        pos = stop
+    return out, pos
+
+
+def read_strings_plain(
+    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn
+) -> tuple[list[str], int]:
+    """The obvious loop; also the one that reports where a length lies."""
+    unpack = _U64[big_endian]
+    out: list[str] = []
+    append = out.append
+    for _ in range(count):
+        if end - pos < 8:
+            fail(f"string length field needs 8 bytes but only {max(end - pos, 0)} are left in the file", pos)
+        (n,) = unpack(buf, pos)
+        pos += 8
+        if n > end - pos:
+            fail(f"string length {n} exceeds the {end - pos} bytes left in the file", pos - 8)
+        append(str(buf[pos : pos + n], "utf-8", "surrogateescape"))
+        pos += n
+    return out, pos
+
+
+def _chain(
+    buf: Any, start: int, window_end: int, limit: int, *, big_endian: bool
+) -> tuple[np.ndarray, int] | None:
+    """Field offsets of up to ``limit`` consecutive complete strings in [start, window_end).
+
+    Returns (absolute field offsets, offset after the last string), or None when not even
+    the first string lies in the window with a length below 256.
+    """
+    size = window_end - start
+    if size < 8:
+        return None
+    u = np.ndarray((size - 7,), dtype=">u8" if big_endian else "<u8", buffer=buf, offset=start, strides=(1,))
+    cand = np.flatnonzero(u < 256)
+    if cand.size == 0 or cand[0] != 0:
+        return None
+    nxt = cand + 8 + u[cand].astype(np.int64)
+    n_cand = int(cand.size)
+    breaks = np.flatnonzero(nxt[:-1] != cand[1:]).tolist()
+    breaks.append(n_cand - 1)
+    pieces: list[np.ndarray] = []
+    taken = 0
+    i = 0  # index of a real field among the candidates
+    b = 0
+    stop = 0
+    while True:
+        while breaks[b] < i:
+            b += 1
+        e = breaks[b]  # fields i..e follow each other
+        take = min(e - i + 1, limit - taken)
+        last = i + take - 1
+        if last == e and int(nxt[e]) > size:  # the run's last string is cut by the window
+            if take > 1:
+                pieces.append(cand[i:last])
+                taken += take - 1
+            stop = int(cand[e])
+            break
+        pieces.append(cand[i : last + 1])
+        taken += take
+        q = int(nxt[last])
+        stop = q
+        if taken == limit:
+            break
+        # follow the real length from field e to the next field(s)
+        found_next = False
+        while q + 8 <= size:
+            t = int(np.searchsorted(cand, q))
+            if t < n_cand and int(cand[t]) == q:
+                i = t
+                found_next = True
+                break
+            length = int(u[q])  # a string of 256+ bytes: not a candidate
+            if length > size - q - 8:
+                break
+            pieces.append(np.array([q], dtype=np.int64))
+            taken += 1
+            q += 8 + length
+            stop = q
+            if taken == limit:
+                break
+        if not found_next or taken == limit:
+            break
+    if taken == 0:
+        return None
+    fields = np.concatenate(pieces) + start
+    return fields, stop + start
+
+
+def _decode(buf: Any, fields: np.ndarray, stop: int) -> list[str]:
+    """Decode the strings whose length fields are at ``fields`` (the last ends at ``stop``)."""
+    first = int(fields[0])
+    seg = np.frombuffer(buf, dtype=np.uint8, count=stop - first, offset=first)
+    rel = fields - first
+    keep = np.ones(seg.size, dtype=bool)
+    for j in range(7):  # drop 7 bytes of each length field; its top byte (always 0) stays as separator
+        keep[rel + j] = False
+    blob = seg[keep]
+    del seg
+    n = len(fields)
+    if int(np.count_nonzero(blob == 0)) == n:  # no NUL inside any string
+        text = codecs.utf_8_decode(blob, "surrogateescape", True)[0]  # type: ignore[arg-type]
+        parts = text.split("\0")
+        if len(parts) == n + 1:
+            del parts[0]
+            return parts
+    starts = (fields + 8).tolist()
+    ends = np.append(fields[1:], stop).tolist()
+    return [str(buf[s:e], "utf-8", "surrogateescape") for s, e in zip(starts, ends)]
