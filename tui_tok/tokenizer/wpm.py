@@ -27,8 +27,8 @@ llama.cpp throws ``std::invalid_argument`` out of ``llama_tokenize``.
 
 from __future__ import annotations
 
-import re
 from functools import cache
+from itertools import count
 
 import numpy as np
 
@@ -56,8 +56,6 @@ _DROP = ord("d")  # skipped, the word goes on
 _ALONE = ord("i")  # a word by itself
 _KEEP = ord("k")  # appended to the current word
 
-# A word runs from a kept code point to the last kept one; dropped ones inside stay (as gaps).
-_WORD_RE = re.compile(rb"k(?:d*k)*|i")
 
 # llama.cpp's is_chinese_char (V:879-891): note 0x2B920, not 0x2B820 (copied from HF's Rust code).
 CJK_RANGES: tuple[tuple[int, int], ...] = (
@@ -209,36 +207,68 @@ class WpmEncoder:
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Tokenize one raw fragment; ``after_special`` does not matter for WPM."""
+        if not text:
+            return []
+        cps, classes, offsets = self._classify(text)
+        starts, ends = _word_spans(classes)
+        if len(starts) == 0:
+            return []
+        # Each distinct word is encoded (or fetched from the cache) once per call; the
+        # occurrences are then expanded with numpy gathers instead of a Python loop.
+        first_seen: dict[str, int] = {}
+        occ = list(map(first_seen.setdefault, _words(cps, starts, ends), count()))
+        dense = np.empty(len(occ), dtype=np.int64)
+        dense[list(first_seen.values())] = np.arange(len(first_seen))
+        occ_idx = dense[occ]
+        flat: list[Piece] = []
+        firsts: list[int] = []
+        for word in first_seen:
+            firsts.append(len(flat))
+            flat.extend(self._word_pieces(word))
+        counts_u = np.diff(np.array([*firsts, len(flat)], dtype=np.int64))
+        flat_arr = np.array(flat, dtype=np.int64).reshape(-1, 3)
+        counts = counts_u[occ_idx]
+        total = int(counts.sum())
+        occ_start = np.cumsum(counts) - counts
+        gidx = np.repeat(np.array(firsts, dtype=np.int64)[occ_idx] - occ_start, counts) + np.arange(total)
+        base = np.repeat(starts, counts)
+        lo = base + flat_arr[gidx, 1]
+        hi = base + flat_arr[gidx, 2]
+        if offsets is not None:
+            lo = offsets[lo]
+            hi = offsets[hi]
+        return list(zip(flat_arr[gidx, 0].tolist(), lo.tolist(), hi.tolist()))
+
+    def _classify(self, text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Code points, their classes and (unless ASCII) each code point's start byte."""
         if text.isascii():
-            classes = text.translate(self._ascii_classes)
-            chars = text.decode("ascii")
-            offsets = None
-        else:
-            cps, offsets = decode_with_offsets(text)
-            if cps and max(cps) >= MAX_CODEPOINTS:
-                bad = next(i for i, cp in enumerate(cps) if cp >= MAX_CODEPOINTS)
-                raise TokenizeError(
-                    f"byte offset {offsets[bad]}: bytes decode to code point 0x{cps[bad]:X} above U+10FFFF; "
-                    "llama.cpp's WPM tokenizer throws invalid_argument here"
-                )
+            classes = np.frombuffer(text.translate(self._ascii_classes), dtype=np.uint8)
+            return np.frombuffer(text, dtype=np.uint8), classes, None
+        try:
+            chars = text.decode("utf-8")
+        except UnicodeDecodeError:
+            cps, offs = _decode_slow(text)
             arr = np.array(cps, dtype=np.int64)
-            classes = self._classes[arr].tobytes()
-            chars = "".join(map(chr, cps))
-        out: list[Piece] = []
-        cache = self._cache
-        for m in _WORD_RE.finditer(classes):
-            a, b = m.span()
-            word = chars[a:b]
-            pieces = cache.get(word)
-            if pieces is None:
-                if len(cache) >= _CACHE_LIMIT:
-                    cache.clear()
-                pieces = cache[word] = self._encode_word(word)
-            if offsets is None:
-                out.extend([(tid, a + s, a + e) for tid, s, e in pieces])
-            else:
-                out.extend([(tid, offsets[a + s], offsets[a + e]) for tid, s, e in pieces])
-        return out
+            if int(arr.max()) >= MAX_CODEPOINTS:
+                bad = int(np.argmax(arr >= MAX_CODEPOINTS))
+                raise TokenizeError(
+                    f"byte offset {offs[bad]}: bytes decode to code point 0x{cps[bad]:X} above U+10FFFF; "
+                    "llama.cpp's WPM tokenizer throws invalid_argument here"
+                ) from None
+            return arr.astype(np.uint32), self._classes[arr], np.array(offs, dtype=np.int64)
+        arr = np.frombuffer(chars.encode("utf-32-le"), dtype="<u4")
+        lengths = 1 + (arr >= 0x80).astype(np.int64) + (arr >= 0x800) + (arr >= 0x10000)
+        offsets = np.zeros(len(arr) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return arr, self._classes[arr], offsets
+
+    def _word_pieces(self, word: str) -> tuple[Piece, ...]:
+        pieces = self._cache.get(word)
+        if pieces is None:
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            pieces = self._cache[word] = self._encode_word(word)
+        return pieces
 
     def _normalise(self, ch: str) -> str | None:
         """The text a kept character contributes, or None if it is dropped."""
@@ -291,6 +321,37 @@ class WpmEncoder:
             matches.append((best, best_end))
             i = best_end
         return tuple(_char_spans(matches, kept, starts))
+
+
+def _word_spans(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end character of every word: each 'alone' char, and each run of kept chars
+    that only dropped chars interrupt (from its first kept char to its last)."""
+    nd = np.flatnonzero(classes != _DROP)
+    cc = classes[nd]
+    kept = cc == _KEEP
+    prev_kept = np.zeros_like(kept)
+    prev_kept[1:] = kept[:-1]
+    next_kept = np.zeros_like(kept)
+    next_kept[:-1] = kept[1:]
+    alone = cc == _ALONE
+    starts = nd[alone | (kept & ~prev_kept)]
+    ends = nd[alone | (kept & ~next_kept)] + 1
+    return starts, ends
+
+
+def _words(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+    """The words as strings, built in one pass: join them with ' ' (never inside a word) and split."""
+    slots = ends - starts + 1  # the word's characters, then a separator
+    total = int(slots.sum())
+    within = np.arange(total) - np.repeat(np.cumsum(slots) - slots, slots)
+    idx = np.repeat(starts, slots) + within
+    idx[np.cumsum(slots) - 1] = len(cps)  # separator slot -> the appended ' '
+    out = np.append(cps, np.array([ord(" ")], dtype=cps.dtype))[idx]
+    if cps.dtype == np.uint8:
+        joined = out.tobytes().decode("ascii")
+    else:
+        joined = out.astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    return joined.split(" ")[:-1]
 
 
 def _char_spans(matches: list[tuple[int, int]], kept: list[int], starts: list[int]) -> list[Piece]:
