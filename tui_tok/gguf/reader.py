@@ -272,8 +272,10 @@ class _Parser:
     def tensor_infos(self, n_tensors: int) -> list[TensorInfo]:
         tensors: list[TensorInfo] = []
         seen: set[str] = set()
+        self.tensor_offsets: list[int] = []
         for index in range(n_tensors):
             start = self.pos
+            self.tensor_offsets.append(start)
             name = self.string(f"tensor {index} name")
             if name in seen:
                 self.fail(f"duplicate tensor name {name!r}", start)
@@ -310,15 +312,23 @@ class _Parser:
         return n_elements // info.block_size * info.type_size
 
     def check_tensors(self, tensors: list[TensorInfo], data_offset: int, alignment: int) -> None:
-        for t in tensors:
+        """llama.cpp's rule: data in index order, each padded to the alignment, inside the file."""
+        expected: int | None = 0
+        for t, entry in zip(tensors, self.tensor_offsets):
             if t.offset % alignment:
-                self.fail(f"tensor {t.name!r} data offset {t.offset} is not a multiple of the alignment {alignment}")
-            if t.nbytes is not None and data_offset + t.offset + t.nbytes > self.size:
-                self.fail(
-                    f"tensor {t.name!r} data ({t.nbytes} bytes at {data_offset + t.offset}) "
-                    f"ends past the end of the file ({self.size} bytes)",
-                    data_offset + t.offset,
-                )
+                self.fail(f"tensor {t.name!r} data offset {t.offset} is not a multiple of the alignment {alignment}",
+                          entry)
+            if expected is not None and t.offset != expected:
+                self.fail(f"tensor {t.name!r} data offset is {t.offset}, expected {expected} "
+                          "(tensor data must follow the index order, each padded to the alignment)", entry)
+            if t.nbytes is None:  # unknown type: its size, and so the next offsets, cannot be checked
+                expected = None
+                continue
+            if data_offset + t.offset + t.nbytes > self.size:
+                self.fail(f"tensor {t.name!r} data ({t.nbytes} bytes at {data_offset + t.offset}) "
+                          f"ends past the end of the file ({self.size} bytes)", entry)
+            if expected is not None:
+                expected += -(-t.nbytes // alignment) * alignment
 
 
 _SCALAR_FORMATS = {
