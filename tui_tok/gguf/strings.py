@@ -64,7 +64,7 @@ def read_string_array(
             out += more
             continue
         fields, stop = found
-        out += _decode(buf, fields, stop)
+        out += _decode(buf, fields, stop, big_endian=big_endian)
         bytes_per_string = max(9.0, (stop - pos) / len(fields))
         pos = stop
     return out, pos
@@ -156,14 +156,16 @@ def _chain(
     return fields, stop + start
 
 
-def _decode(buf: Any, fields: np.ndarray, stop: int) -> list[str]:
+def _decode(buf: Any, fields: np.ndarray, stop: int, *, big_endian: bool) -> list[str]:
     """Decode the strings whose length fields are at ``fields`` (the last ends at ``stop``)."""
     first = int(fields[0])
     seg = np.frombuffer(buf, dtype=np.uint8, count=stop - first, offset=first)
     rel = fields - first
     keep = np.ones(seg.size, dtype=bool)
-    for j in range(7):  # drop 7 bytes of each length field; its top byte (always 0) stays as separator
-        keep[rel + j] = False
+    top = 0 if big_endian else 7
+    for j in range(8):  # drop 7 bytes of each length field; its top byte (always 0) stays as separator
+        if j != top:
+            keep[rel + j] = False
     blob = seg[keep]
     del seg
     n = len(fields)
