@@ -53,9 +53,12 @@ def split_words(text: str, regexes: Sequence[str]) -> list[str]:
     if not text:
         return []
     if len(regexes) == 1 and regexes[0] in _FAST:  # the common case: one pass over the whole text
-        lengths = map(len, _FAST[regexes[0]]().findall(fast.collapse(text)))
-        bounds = [0, *accumulate(lengths)]
-        return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+        collapsed = fast.collapse(text)
+        pieces = _FAST[regexes[0]]().findall(collapsed)
+        if collapsed is text:  # ASCII: the pieces are the words
+            return pieces
+        ends = list(accumulate(map(len, pieces)))
+        return list(map(text.__getitem__, map(slice, [0, *ends[:-1]], ends)))
     return [text[a:b] for a, b in split_spans(text, regexes)]
 
 

@@ -1,0 +1,304 @@
+"""BPE against llama.cpp: every BPE vocab's conformance rows and .inp/.out vectors, plus the
+rules the reference data does not reach (invalid UTF-8, byte fallback, merge-string splitting,
+the heap merge, models whitespace and hybriddna) on small hand-made vocabs.
+
+The special-token partition and BOS/EOS belong to ``tokenizer.py``; here a minimal stand-in
+(``_encode``) applies them so whole conformance rows can be compared with BpeEncoder alone.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import HAVE_SHARED, SHARED_MISSING, conformance_rows, llama_test_cases, vocab_files
+
+from tui_tok.errors import TokenizeError
+from tui_tok.tokenizer import bpe as bpe_module
+from tui_tok.tokenizer.bpe import BpeEncoder
+from tui_tok.tokenizer.byte_level import CHAR_TO_BYTE
+from tui_tok.tokenizer.types import TokenAttr, VocabType
+from tui_tok.tokenizer.vocab import Vocab
+
+BPE_MODELS = {"gpt2", "gemma4", "hybriddna", "whitespace"}
+
+
+@cache
+def _vocab(path: str) -> Vocab:
+    reader = pytest.importorskip("tui_tok.gguf.reader")
+    vocab_mod = pytest.importorskip("tui_tok.tokenizer.vocab")
+    if not hasattr(vocab_mod, "vocab_from_metadata"):
+        pytest.skip("vocab_from_metadata not written yet")
+    return vocab_mod.vocab_from_metadata(reader.read_gguf(path).metadata)
+
+
+@cache
+def _encoder(path: str) -> BpeEncoder:
+    return BpeEncoder(_vocab(path))
+
+
+def _model_of(path) -> str:  # noqa: ANN001
+    """``tokenizer.ggml.model`` from the file head (GGUF: key, u32 type 8 = string, u64 length, bytes)."""
+    with open(path, "rb") as f:
+        head = f.read(1 << 16)
+    key = b"tokenizer.ggml.model"
+    i = head.find(key)
+    if i < 0:
+        return ""
+    i += len(key) + 4
+    n = int.from_bytes(head[i : i + 8], "little")
+    return head[i + 8 : i + 8 + n].decode("utf-8", "replace")
+
+
+def _bpe_files():
+    return [v for v in vocab_files() if _model_of(v.path) in BPE_MODELS]
+
+
+BPE_FILES = _bpe_files()
+BPE_IDS = [v.name for v in BPE_FILES]
+
+
+def _partition(vocab: Vocab, data: bytes, *, parse_special: bool) -> list[tuple[bytes, int | None]]:
+    """Minimal special-token partition (TOKENIZER-PARITY §3): longest first, leftmost, l/rstrip."""
+    frags: list[tuple[bytes, int | None]] = [(data, None)]
+    for tid in vocab.special_tokens:
+        attr = int(vocab.attrs[tid])
+        if not parse_special and attr & (TokenAttr.CONTROL | TokenAttr.UNKNOWN):
+            continue
+        needle = vocab.tokens[tid].encode("utf-8", "surrogateescape")
+        out: list[tuple[bytes, int | None]] = []
+        for frag, kind in frags:
+            if kind is not None:
+                out.append((frag, kind))
+                continue
+            while (i := frag.find(needle)) >= 0:
+                left, frag = frag[:i], frag[i + len(needle) :]
+                if attr & TokenAttr.LSTRIP:
+                    left = left.rstrip(b" \t\n\v\f\r")
+                if attr & TokenAttr.RSTRIP:
+                    frag = frag.lstrip(b" \t\n\v\f\r")
+                if left:
+                    out.append((left, None))
+                out.append((b"", tid))
+            if frag:
+                out.append((frag, None))
+        frags = out
+    return frags
+
+
+def _encode(enc: BpeEncoder, text: str, *, add_special: bool, parse_special: bool) -> list[int]:
+    vocab = enc.vocab
+    ids: list[int] = [vocab.bos_id] if add_special and vocab.add_bos else []
+    data = text.encode("utf-8", "surrogatepass")
+    if data:
+        for frag, tid in _partition(vocab, data, parse_special=parse_special):
+            if tid is not None:
+                ids.append(tid)
+            else:
+                ids.extend(t for t, _, _ in enc.encode_fragment(frag, after_special=True))
+    if add_special and vocab.add_eos:
+        ids.append(vocab.eos_id)
+    return ids
+
+
+@pytest.mark.parametrize("vf", BPE_FILES, ids=BPE_IDS)
+def test_conformance_rows(vf) -> None:  # noqa: ANN001
+    rows = conformance_rows(vf.name)
+    if not rows:
+        pytest.skip(f"no conformance rows for {vf.name}")
+    enc = _encoder(str(vf.path))
+    bad = [
+        (r["text"], r["add_special"], r["parse_special"])
+        for r in rows
+        if _encode(enc, r["text"], add_special=r["add_special"], parse_special=r["parse_special"]) != r["ids"]
+    ]
+    assert not bad, f"{len(bad)}/{len(rows)} rows differ, first: {bad[:3]}"
+
+
+@pytest.mark.parametrize("vf", [v for v in BPE_FILES if v.inp], ids=[v.name for v in BPE_FILES if v.inp])
+def test_llama_cpp_vectors(vf) -> None:  # noqa: ANN001
+    enc = _encoder(str(vf.path))
+    cases = llama_test_cases(vf.name)
+    bad = [t for t, ids in cases if _encode(enc, t, add_special=False, parse_special=False) != ids]
+    assert not bad, f"{len(bad)}/{len(cases)} cases differ, first: {bad[:3]}"
+
+
+def test_shared_bpe_vocabs_present() -> None:
+    if not HAVE_SHARED:
+        pytest.skip(SHARED_MISSING)
+    assert {"qwen2", "llama-bpe", "gpt-2", "gemma-4", "qwen35"} <= set(BPE_IDS)
+
+
+# ----------------------------------------------------------------- spans
+
+def _qwen() -> BpeEncoder:
+    for v in BPE_FILES:
+        if v.name in ("qwen3-vocab", "qwen2"):
+            return _encoder(str(v.path))
+    pytest.skip("no qwen BPE vocab available")
+
+
+def _piece_bytes(enc: BpeEncoder, tid: int) -> bytes:
+    return bytes(CHAR_TO_BYTE[c] for c in enc.vocab.tokens[tid])
+
+
+text_strategy = st.text(
+    alphabet=st.sampled_from("aZ's \t\n\r\xa0\u3000éß\u0301中文🦙0123½!?-_▁\x00"), max_size=30
+) | st.text(max_size=20)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=text_strategy)
+def test_spans_tile_input_and_render_it(text: str) -> None:
+    """Valid UTF-8: spans tile the input and each token's bytes are exactly its span."""
+    enc = _qwen()
+    data = text.encode("utf-8", "surrogatepass")
+    pieces = enc.encode_fragment(data, after_special=True) if data else []
+    pos = 0
+    for tid, start, end in pieces:
+        assert start == pos
+        assert _piece_bytes(enc, tid) == data[start:end]
+        pos = end
+    assert pos == len(data)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.binary(max_size=24))
+def test_invalid_utf8_spans_stay_ordered(data: bytes) -> None:
+    """Any bytes: spans are in order, inside the input and cover it; bad bytes come out as U+FFFD."""
+    enc = _qwen()
+    try:
+        pieces = enc.encode_fragment(data, after_special=True)
+    except TokenizeError:
+        assert any(data[i] in (0xF4, 0xF5, 0xF6, 0xF7) for i in range(len(data)))
+        return
+    pos = 0
+    for _, start, end in pieces:
+        assert pos <= start <= end <= len(data)
+        pos = end
+    if data:
+        assert pieces[0][1] == 0 and pieces[-1][2] == len(data)
+
+
+def test_invalid_bytes_become_replacement_characters() -> None:
+    enc = _qwen()
+    ffd = b"\xef\xbf\xbd"
+    got = enc.encode_fragment(b"a\x80b", after_special=True)
+    assert b"".join(_piece_bytes(enc, t) for t, _, _ in got) == b"a" + ffd + b"b"
+    assert got[0][1:] == (0, 1) and got[-1][2] == 3
+    # C0 80 is an overlong NUL for llama.cpp, ED A0 80 a surrogate: kept, not replaced
+    got = enc.encode_fragment(b"\xc0\x80", after_special=True)
+    assert b"".join(_piece_bytes(enc, t) for t, _, _ in got) == b"\x00"
+    got = enc.encode_fragment(b"\xed\xa0\x80", after_special=True)
+    assert b"".join(_piece_bytes(enc, t) for t, _, _ in got) == b"\xed\xa0\x80"
+
+
+def test_code_point_above_unicode_is_an_error() -> None:
+    with pytest.raises(TokenizeError, match="0x110000"):
+        _qwen().encode_fragment(b"a\xf4\x90\x80\x80", after_special=True)
+
+
+# ------------------------------------------------------------ merging
+
+@settings(max_examples=60, deadline=None)
+@given(word=st.text(alphabet=st.sampled_from("abcdeth ĠĊ"), min_size=2, max_size=120))
+def test_heap_merge_equals_list_merge(word: str) -> None:
+    """Long words use a heap (llama.cpp's queue), short ones a scan: same result."""
+    enc = _qwen()
+    ranks = enc.merge_ranks()
+    symbols = list(word.replace(" ", "Ġ"))
+    listed = enc._merge(list(symbols)) if len(symbols) <= bpe_module._HEAP_FROM else None  # noqa: SLF001
+    heaped = bpe_module._merge_heap(list(symbols), lambda a, b: ranks.get(a + " " + b, bpe_module._NO_RANK))  # noqa: SLF001
+    if listed is not None:
+        assert listed == heaped
+    assert "".join(heaped) == "".join(symbols)
+
+
+def _toy(tokens: list[str], merges: list[str], *, model: str = "gpt2", pre: str = "gpt-2", **flags) -> Vocab:
+    n = len(tokens)
+    return Vocab(
+        model=model,
+        type=VocabType.BPE,
+        pre=pre,
+        tokens=tokens,
+        scores=np.zeros(n, dtype=np.float32),
+        types=np.ones(n, dtype=np.int32),
+        attrs=np.full(n, int(TokenAttr.NORMAL), dtype=np.int32),
+        token_to_id={t: i for i, t in enumerate(tokens)},
+        merges=merges,
+        escape_whitespaces=flags.pop("escape_whitespaces", False),
+        **flags,
+    )
+
+
+def _ids(enc: BpeEncoder, text: str) -> list[int]:
+    return [t for t, _, _ in enc.encode_fragment(text.encode(), after_special=True)]
+
+
+def test_merge_order_rank_then_leftmost_and_duplicates_keep_lowest_rank() -> None:
+    tokens = ["a", "b", "c", "ab", "bc", "abc"]
+    # "b c" listed first: bc wins over ab; a duplicate later entry must not lower "a b"'s priority
+    enc = BpeEncoder(_toy(tokens, ["b c", "a b", "a bc", "b c"]))
+    assert _ids(enc, "abc") == [5]
+    enc = BpeEncoder(_toy(tokens, ["a b", "b c", "ab c"]))
+    assert _ids(enc, "abc") == [5]
+    enc = BpeEncoder(_toy(tokens, ["a b", "b c"]))
+    assert _ids(enc, "abc") == [3, 2]
+    # equal pairs: leftmost first ("aaa" -> "aa" "a")
+    enc = BpeEncoder(_toy(["a", "aa"], ["a a"]))
+    assert _ids(enc, "aaa") == [1, 0]
+
+
+def test_missing_tokens_fall_back_to_bytes_and_misses_are_dropped() -> None:
+    # "é" byte-encodes to "Ã©": only "Ã" is a token, so one byte is dropped (llama.cpp drops it)
+    enc = BpeEncoder(_toy(["Ã", "x"], []))
+    assert enc.encode_fragment("é".encode(), after_special=True) == [(0, 0, 1)]
+    # a merged symbol that is not a token: per-byte 1-char tokens of its text
+    enc = BpeEncoder(_toy(["a", "b"], ["a b"]))
+    assert enc.encode_fragment(b"ab", after_special=True) == [(0, 0, 1), (1, 1, 2)]
+
+
+def test_ignore_merges_takes_whole_word() -> None:
+    tokens = ["h", "e", "y", "he", "hey"]
+    assert _ids(BpeEncoder(_toy(tokens, ["h e"])), "hey") == [3, 2]
+    assert _ids(BpeEncoder(_toy(tokens, ["h e"], ignore_merges=True)), "hey") == [4]
+
+
+def test_gemma4_escape_newlines_and_hex_fallback() -> None:
+    tokens = ["▁", "a", "▁a", "\n", "\n\n", "<0x62>", "<0xC3>", "<0xA9>"]
+    vocab = _toy(tokens, ["▁ a"], model="gemma4", pre="gemma4", escape_whitespaces=True)
+    enc = BpeEncoder(vocab)
+    # spaces become ▁ (3 bytes) but spans stay on the 1-byte input space
+    assert enc.encode_fragment(b" a", after_special=True) == [(2, 0, 2)]
+    # an all-newline word that is a token is taken whole even without merges
+    assert enc.encode_fragment(b"\n\na", after_special=True) == [(4, 0, 2), (1, 2, 3)]
+    # unknown characters: <0xHH> per byte, misses dropped
+    assert enc.encode_fragment("bé".encode(), after_special=True) == [(5, 0, 1), (6, 1, 2), (7, 2, 3)]
+
+
+def test_merge_string_splits_at_first_space_after_byte_one() -> None:
+    # raw vocab (no byte encoding): the merge " a b" splits as (" a", "b")? No: at the first ' '
+    # searched from byte 1, i.e. (" a", "b"); "a b c" names ("a", "b c") only
+    tokens = ["a", "b", "c", "b c", "a b c", "x"]
+    vocab = _toy(tokens, ["b c", "a b c"], model="whitespace", pre="whitespace")
+    enc = BpeEncoder(vocab)
+    assert enc.merge_ranks()["a b c"] == 1
+
+
+def test_whitespace_model_splits_on_whitespace_and_lowercases() -> None:
+    tokens = ["a", "b", "ab", "c"]
+    vocab = _toy(tokens, ["a b"], model="whitespace", pre="whitespace", lowercase=True)
+    enc = BpeEncoder(vocab)
+    assert enc.encode_fragment(b"AB\xc2\xa0 c", after_special=True) == [(2, 0, 2), (3, 5, 6)]
+
+
+def test_hybriddna_kmers() -> None:
+    tokens = ["<dna>", "</dna>", "<oov>", "ACGTAC\ue000", "GGAAAA\ue000", "x"]
+    enc = BpeEncoder(_toy(tokens, [], model="hybriddna", pre="gpt-2"))
+    got = enc.encode_fragment(b"x<dna>acgtacGG</dna>x", after_special=True)
+    assert got == [(5, 0, 1), (0, 1, 6), (3, 6, 12), (4, 12, 14), (1, 14, 20), (5, 20, 21)]
+    # unterminated: k-mers run to the end; unknown k-mer -> <oov>
+    assert [t for t, _, _ in enc.encode_fragment(b"<dna>TTTTTT", after_special=True)] == [0, 2]
