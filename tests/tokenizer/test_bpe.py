@@ -302,3 +302,19 @@ def test_hybriddna_kmers() -> None:
     assert got == [(5, 0, 1), (0, 1, 6), (3, 6, 12), (4, 12, 14), (1, 14, 20), (5, 20, 21)]
     # unterminated: k-mers run to the end; unknown k-mer -> <oov>
     assert [t for t, _, _ in enc.encode_fragment(b"<dna>TTTTTT", after_special=True)] == [0, 2]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=16) | st.lists(st.sampled_from([b"\xc0\x80", b"\xed\xa0\x80", b"\xe2\x82", b"\xf0\x9f\xa6\x99", b"a", b"\x80", b"\xf4\x90\x80\x80"]), max_size=6).map(b"".join))
+def test_span_decoder_equals_llama_decoder(data: bytes) -> None:
+    from tui_tok.tokenizer.unicode_data import cpts_from_utf8
+
+    cps, starts = bpe_module._decode_spans(data)  # noqa: SLF001
+    assert cps == cpts_from_utf8(data)
+    assert starts[0] == 0 and starts[-1] == len(data) and all(a < b for a, b in zip(starts, starts[1:]))
+
+
+def test_whitespace_model_lowercase_changes_lengths() -> None:
+    # İ (2 bytes) lowercases to i (1 byte): the token still spans the 2 input bytes
+    enc = BpeEncoder(_toy(["i", "x"], [], model="whitespace", pre="whitespace", lowercase=True))
+    assert enc.encode_fragment("\u0130 x".encode(), after_special=True) == [(0, 0, 2), (1, 3, 4)]

@@ -203,34 +203,28 @@ class BpeEncoder:
     # ------------------------------------------------- hybriddna, whitespace
 
     def _encode_whitespace(self, data: bytes) -> list[Piece]:
-        """Model ``whitespace`` (V:1730-1757): drop whitespace, BPE each segment on its own."""
+        """Model ``whitespace`` (V:1730-1757): whitespace code points end a segment and vanish;
+        each segment (lowercased if the vocab says so) is BPE-encoded on its own."""
         cps, src = _decode_spans(data)
+        _check_range(cps)
+        if self.vocab.escape_whitespaces:
+            cps = [0x2581 if cp == 0x20 else cp for cp in cps]
         lowercase = self.vocab.lowercase
         out: list[Piece] = []
-        seg: list[int] = []
-        seg_src: list[int] = []
-
-        def flush() -> None:
-            if seg:
-                text = "".join(map(chr, seg))
-                enc_lens = [len(_cpt_utf8(cp)) for cp in seg]
-                src_lens = [seg_src[i + 1] - seg_src[i] for i in range(len(seg))]
-                offset_map = _offset_map(np.array(seg_src[:-1]), np.array(src_lens), np.array(enc_lens), seg_src[-1])
-                raw = "".join(_cpt_utf8(cp).decode("utf-8", "surrogatepass") for cp in seg)
-                del text
-                out.extend((tid, int(offset_map[a]), int(offset_map[b])) for tid, a, b in self._encode_text(raw))
-                seg.clear()
-                seg_src.clear()
-
-        for i, cp in enumerate(cps):
-            if is_whitespace(cp):
-                flush()
+        i, n = 0, len(cps)
+        while i < n:
+            if is_whitespace(cps[i]):
+                i += 1
                 continue
-            if not seg_src:
-                seg_src.append(src[i])
-            seg.append(to_lower(cp) if lowercase else cp)
-            seg_src.append(src[i + 1])
-        flush()
+            j = i
+            while j < n and not is_whitespace(cps[j]):
+                j += 1
+            seg = np.array([to_lower(cp) if lowercase else cp for cp in cps[i:j]], dtype=np.int64)
+            starts = np.array(src[i:j], dtype=np.int64)
+            offset_map = _offset_map(starts, np.diff(src[i : j + 1]), _utf8_lens(seg), src[j])
+            text = "".join(map(chr, seg.tolist()))
+            out.extend((tid, int(offset_map[a]), int(offset_map[b])) for tid, a, b in self._encode_text(text))
+            i = j
         return out
 
     def _encode_hybriddna(self, data: bytes) -> list[Piece]:
@@ -324,8 +318,11 @@ def _merge_heap(symbols: list[str], rank) -> list[str]:  # noqa: ANN001 - local 
     return [t for t in text if t]
 
 
-def _cpt_utf8(cp: int) -> bytes:
-    return chr(cp).encode("utf-8", "surrogatepass")
+def _check_range(cps: list[int]) -> None:
+    """llama.cpp throws when it re-encodes a code point above U+10FFFF (from F4 90 80 80 ...)."""
+    if cps and max(cps) > 0x10FFFF:
+        bad = next(cp for cp in cps if cp > 0x10FFFF)
+        raise TokenizeError(f"invalid code point 0x{bad:X} in input (llama.cpp: 'invalid codepoint')")
 
 
 def _decode(data: bytes, *, escape: bool) -> tuple[str, np.ndarray | None]:
@@ -339,9 +336,7 @@ def _decode(data: bytes, *, escape: bool) -> tuple[str, np.ndarray | None]:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         cps, src = _decode_spans(data)
-        if any(cp > 0x10FFFF for cp in cps):
-            bad = next(cp for cp in cps if cp > 0x10FFFF)
-            raise TokenizeError(f"invalid code point 0x{bad:X} in input (llama.cpp: 'invalid codepoint')") from None
+        _check_range(cps)
         if escape:
             cps = [0x2581 if cp == 0x20 else cp for cp in cps]
         text = "".join(map(chr, cps))
