@@ -5,15 +5,25 @@ tokenizer can be fed from any source. ``vocab_from_metadata`` applies llama.cpp'
 model, the per-``pre`` flags (from ``pretokenize.pre_spec``) and every override llama.cpp derives
 from token text (TOKENIZER-PARITY.md §1-2). Does not build algorithm tables: each algorithm
 module builds its own (merges ranks, tries, charsmap) lazily from this object.
+
+>>> v = vocab_from_metadata({"tokenizer.ggml.model": "llama",
+...                          "tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "▁a"],
+...                          "tokenizer.ggml.token_type": [2, 3, 3, 1]})
+>>> v.type, v.bos_id, v.add_bos, v.add_space_prefix, sorted(v.eog_ids)
+(<VocabType.SPM: 'spm'>, 1, True, True, [2])
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from tui_tok.tokenizer.types import VocabType
+from tui_tok.errors import UnsupportedTokenizerError, VocabError
+from tui_tok.tokenizer.stdsort import libstdcxx_sort
+from tui_tok.tokenizer.types import TokenAttr, VocabType
 
 
 @dataclass(slots=True, eq=False)
@@ -29,7 +39,7 @@ class Vocab:
     type: VocabType
     """Algorithm family the model string maps to."""
     pre: str
-    """Raw ``tokenizer.ggml.pre`` ('' when absent); meaningful for BPE only."""
+    """``tokenizer.ggml.pre`` as llama.cpp uses it ('' when absent; forced ``gemma4`` for model gemma4)."""
     tokens: list[str]
     """Token texts by id (empty entries already replaced by ``[EMPTY_i]``)."""
     scores: np.ndarray
@@ -39,7 +49,7 @@ class Vocab:
     attrs: np.ndarray
     """int32 ``TokenAttr`` bits per token, after every override."""
     token_to_id: dict[str, int]
-    """Text -> id (first id wins, as llama.cpp)."""
+    """Text -> id (texts are unique: llama.cpp refuses duplicates)."""
     merges: list[str] = field(default_factory=list)
     """Raw ``tokenizer.ggml.merges`` strings; rank = index."""
     precompiled_charsmap: bytes | None = None
@@ -80,8 +90,430 @@ class Vocab:
     architecture: str = ""
     """``general.architecture``."""
     special_tokens: list[int] = field(default_factory=list)
-    """Ids tried by the special-token partition, longest text first (llama.cpp cache_special_tokens)."""
+    """Ids tried by the special-token partition, longest text first (llama.cpp cache_special_tokens),
+    ties in the order libstdc++'s ``std::sort`` leaves them."""
+    pre_type: str = "DEFAULT"
+    """llama.cpp's pre-tokenizer enum name (``QWEN2``, ``GEMMA4`` ...); ``DEFAULT`` for non-BPE."""
+    raw_pre: str = ""
+    """``tokenizer.ggml.pre`` exactly as stored (the §2(i) overrides look at this one)."""
 
     @property
     def n_tokens(self) -> int:
         return len(self.tokens)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """llama.cpp's bytes of a token text."""
+        return self.tokens[token_id].encode("utf-8", "surrogateescape")
+
+
+# --- tables from llama-vocab.cpp ------------------------------------------------------------
+
+_MODEL_TYPES: dict[str, VocabType] = {
+    "no_vocab": VocabType.NONE,
+    "none": VocabType.NONE,
+    "llama": VocabType.SPM,
+    "bert": VocabType.WPM,
+    "gpt2": VocabType.BPE,
+    "hybriddna": VocabType.BPE,
+    "whitespace": VocabType.BPE,
+    "gemma4": VocabType.BPE,
+    "t5": VocabType.UGM,
+    "rwkv": VocabType.RWKV,
+    "test": VocabType.TEST,
+    "plamo2": VocabType.PLAMO2,
+}
+
+_NULL = -1
+
+# model -> (bos, eos, unk, sep, pad, mask) defaults (V:1949-2147)
+_DEFAULT_IDS: dict[VocabType, tuple[int, int, int, int, int, int]] = {
+    VocabType.SPM: (1, 2, 0, _NULL, _NULL, _NULL),
+    VocabType.WPM: (101, _NULL, 100, 102, 0, 103),
+    VocabType.BPE: (11, 11, _NULL, _NULL, _NULL, _NULL),
+    VocabType.UGM: (_NULL, 1, 2, _NULL, 0, _NULL),
+    VocabType.RWKV: (_NULL, _NULL, _NULL, _NULL, _NULL, _NULL),
+    VocabType.TEST: (_NULL, _NULL, _NULL, _NULL, _NULL, _NULL),
+    VocabType.PLAMO2: (1, 2, 0, _NULL, 3, _NULL),
+    VocabType.NONE: (_NULL, _NULL, _NULL, _NULL, _NULL, _NULL),
+}
+
+# TokenType value -> TokenAttr bits (V:2531-2541); anything else -> UNDEFINED
+_TYPE_TO_ATTR = np.array([0, 4, 1, 8, 16, 2, 32], dtype=np.int32)
+
+# GGUF id key suffix -> Vocab field, in llama.cpp's reading order (V:2593-2614)
+_ID_KEYS: tuple[tuple[str, str], ...] = (
+    ("bos_token_id", "bos_id"),
+    ("eos_token_id", "eos_id"),
+    ("eot_token_id", "eot_id"),
+    ("eom_token_id", "eom_id"),
+    ("unknown_token_id", "unk_id"),
+    ("seperator_token_id", "sep_id"),
+    ("padding_token_id", "pad_id"),
+    ("mask_token_id", "mask_id"),
+    ("fim_pre_token_id", "fim_pre_id"),
+    ("fim_suf_token_id", "fim_suf_id"),
+    ("fim_mid_token_id", "fim_mid_id"),
+    ("fim_pad_token_id", "fim_pad_id"),
+    ("fim_rep_token_id", "fim_rep_id"),
+    ("fim_sep_token_id", "fim_sep_id"),
+    ("prefix_token_id", "fim_pre_id"),
+    ("suffix_token_id", "fim_suf_id"),
+    ("middle_token_id", "fim_mid_id"),
+)
+
+# texts llama.cpp auto-detects when the id key is absent (V:2690-2842); first match gets |CONTROL
+_AUTO_IDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("eot_id", ("<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>",
+                "<EOT>", "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>")),
+    ("eom_id", ("<|eom_id|>",)),
+    ("fim_pre_id", ("<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<｜fim▁begin｜>", "<PRE>", "▁<PRE>",
+                    "<|code_prefix|>", "<|prefix|>")),
+    ("fim_suf_id", ("<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<｜fim▁hole｜>", "<SUF>", "▁<SUF>",
+                    "<|code_suffix|>", "<|suffix|>")),
+    ("fim_mid_id", ("<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<｜fim▁end｜>", "<MID>", "▁<MID>",
+                    "<|code_middle|>", "<|middle|>")),
+    ("fim_pad_id", ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]")),
+    ("fim_rep_id", ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>")),
+    ("fim_sep_id", ("<|file_sep|>",)),
+)
+
+_EOG_TEXTS: tuple[str, ...] = (
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
+    "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
+    "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
+    "<｜end▁of▁sentence｜>", "[e~[",
+)  # fmt: skip
+
+_GPT_OSS_USER_DEFINED = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|>")
+
+_CONTROL = int(TokenAttr.CONTROL)
+_UNUSED = int(TokenAttr.UNUSED)
+_USER_DEFINED = int(TokenAttr.USER_DEFINED)
+_UNKNOWN = int(TokenAttr.UNKNOWN)
+_NORMAL = int(TokenAttr.NORMAL)
+_LSTRIP = int(TokenAttr.LSTRIP)
+_RSTRIP = int(TokenAttr.RSTRIP)
+_SPECIAL_MASK = _CONTROL | _USER_DEFINED | _UNKNOWN
+
+
+def supported_models() -> tuple[str, ...]:
+    """Every ``tokenizer.ggml.model`` value llama.cpp (and so tui-tok) accepts."""
+    return tuple(_MODEL_TYPES)
+
+
+def vocab_from_metadata(meta: Mapping[str, Any]) -> Vocab:
+    """Build the vocab llama.cpp's ``llama_vocab::impl::load`` would build from these keys.
+
+    ``meta`` maps GGUF keys to values as the GGUF reader returns them (str, int, bool, numpy
+    arrays, ``list[str]``); plain lists work too. Raises ``UnsupportedTokenizerError`` for an
+    unknown model or pre-tokenizer and ``VocabError`` where llama.cpp refuses to load.
+    """
+    model = _str(meta, "tokenizer.ggml.model", None)
+    if model is None:
+        raise VocabError("no tokenizer in this file: key 'tokenizer.ggml.model' is missing")
+    vtype = _MODEL_TYPES.get(model)
+    if vtype is None:
+        raise UnsupportedTokenizerError("tokenizer.ggml.model", model, supported_models())
+    raw_pre = _str(meta, "tokenizer.ggml.pre", "") or ""
+    pre = "gemma4" if model == "gemma4" else raw_pre
+
+    flags = _model_flags(vtype)
+    pre_type = "DEFAULT"
+    if vtype is VocabType.BPE:
+        pre_type = _apply_pre_flags(pre, flags)
+    for key, name in (("add_space_prefix", "add_space_prefix"), ("remove_extra_whitespaces", "remove_extra_whitespaces")):
+        value = meta.get(f"tokenizer.ggml.{key}")
+        if value is not None:
+            flags[name] = bool(value)
+
+    tokens = _tokens(meta, vtype)
+    n = len(tokens)
+    scores = _numeric_array(meta, "tokenizer.ggml.scores", n, np.float32, 0.0)
+    types = _numeric_array(meta, "tokenizer.ggml.token_type", n, np.int32, 1)
+    lut_index = np.where((types >= 0) & (types < len(_TYPE_TO_ATTR)), types, 0)
+    attrs = _TYPE_TO_ATTR[lut_index]
+    attrs[(types < 0) | (types >= len(_TYPE_TO_ATTR))] = 0
+    if "tokenizer.ggml.token_type" not in meta:
+        attrs[:] = _NORMAL
+
+    token_to_id = dict(zip(tokens, range(n)))
+    if len(token_to_id) != n:
+        raise VocabError(_duplicate_message(tokens))
+    if model == "hybriddna":
+        _strip_dna_marker(tokens, token_to_id)
+
+    merges = _merges(meta, model, pre)
+    charsmap = _charsmap(meta) if vtype is VocabType.UGM else None
+
+    ids = _special_ids(meta, vtype, n, bos_null=flags.pop("bos_null", False))
+    _add_bos_eos_sep(meta, flags, pre_type)
+    lowercase = bool(meta.get("tokenizer.ggml.normalizer.lowercase", flags.pop("lowercase", True)))
+    flags.pop("lowercase", None)
+    strip_accents = bool(meta.get("tokenizer.ggml.normalizer.strip_accents", lowercase))
+
+    eog = _apply_text_overrides(tokens, token_to_id, attrs, ids)
+    special = _special_cache(tokens, attrs)
+    name = _str(meta, "general.name", "") or ""
+    arch = _str(meta, "general.architecture", "") or ""
+    _apply_name_overrides(raw_pre, arch, name, token_to_id, attrs, special)
+
+    if vtype is VocabType.NONE:
+        special = []
+    return Vocab(
+        model=model, type=vtype, pre=pre, tokens=tokens, scores=scores, types=types, attrs=attrs,
+        token_to_id=token_to_id, merges=merges, precompiled_charsmap=charsmap,
+        eog_ids=frozenset(eog), lowercase=lowercase, strip_accents=strip_accents,
+        name=name, architecture=arch, special_tokens=special, pre_type=pre_type, raw_pre=raw_pre,
+        **ids, **flags,
+    )  # fmt: skip
+
+
+# --- steps ------------------------------------------------------------------------------------
+
+
+def _str(meta: Mapping[str, Any], key: str, default: str | None) -> str | None:
+    value = meta.get(key, default)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "surrogateescape")
+    raise VocabError(f"key {key!r} should be a string, got {type(value).__name__}")
+
+
+def _model_flags(vtype: VocabType) -> dict[str, bool]:
+    """Flag defaults after the model switch (V:1829-1838, 2430-2455)."""
+    f = dict(add_space_prefix=False, add_bos=False, add_eos=False, add_sep=False, ignore_merges=False,
+             clean_spaces=False, remove_extra_whitespaces=False, escape_whitespaces=True)  # fmt: skip
+    if vtype is VocabType.BPE:
+        f.update(add_space_prefix=False, escape_whitespaces=False, clean_spaces=True)
+    elif vtype is VocabType.SPM:
+        f.update(add_space_prefix=True, clean_spaces=False, add_bos=True, add_eos=False)
+    elif vtype is VocabType.WPM:
+        f.update(add_space_prefix=False, clean_spaces=True, add_bos=True, add_eos=False, add_sep=True)
+    elif vtype is VocabType.UGM:
+        f.update(add_bos=False, add_eos=True)
+    elif vtype is VocabType.RWKV:
+        f.update(add_space_prefix=False, clean_spaces=False, add_bos=False, add_eos=False)
+    return f
+
+
+def _apply_pre_flags(pre: str, flags: dict[str, bool]) -> str:
+    """Per-pre flags of the BPE pre-tokenizer table (V:2155-2429); returns the pre_type name."""
+    try:  # TEMPORARY until pretokenize/table.py lands
+        from tui_tok.tokenizer.pretokenize.table import pre_spec
+    except ImportError:
+        from tui_tok.tokenizer.pre_spec import PreSpec
+
+        def pre_spec(p: str) -> PreSpec:  # type: ignore[misc]
+            return PreSpec(pre_type="GEMMA4" if p == "gemma4" else "DEFAULT", regexes=(), escape_whitespaces=p == "gemma4")
+
+    spec = pre_spec(pre if pre else "default")
+    flags["clean_spaces"] = spec.clean_spaces
+    if spec.ignore_merges:
+        flags["ignore_merges"] = True
+    if spec.add_bos:
+        flags["add_bos"] = True
+    if spec.add_sep:
+        flags["add_sep"] = True
+    if spec.escape_whitespaces:
+        flags["escape_whitespaces"] = True
+    if spec.bos_null:
+        flags["bos_null"] = True
+    if spec.pre_type == "WHITESPACE":
+        flags["lowercase"] = False
+    return spec.pre_type
+
+
+def _tokens(meta: Mapping[str, Any], vtype: VocabType) -> list[str]:
+    raw = meta.get("tokenizer.ggml.tokens")
+    if raw is None:
+        if vtype is VocabType.NONE:
+            return []
+        raise VocabError("cannot find tokenizer vocab: key 'tokenizer.ggml.tokens' is missing")
+    if isinstance(raw, str | bytes) or not hasattr(raw, "__len__"):
+        raise VocabError("key 'tokenizer.ggml.tokens' should be an array of strings")
+    tokens = [t.decode("utf-8", "surrogateescape") if isinstance(t, bytes) else t for t in raw]
+    if not all(isinstance(t, str) for t in tokens):
+        raise VocabError("key 'tokenizer.ggml.tokens' should be an array of strings")
+    if "" in tokens:
+        tokens = [t if t else f"[EMPTY_{i}]" for i, t in enumerate(tokens)]
+    return tokens
+
+
+def _duplicate_message(tokens: list[str]) -> str:
+    seen: dict[str, int] = {}
+    for i, t in enumerate(tokens):
+        if t in seen:
+            return (f"duplicate token text {t!r} at ids {seen[t]} and {i}: llama.cpp refuses this vocab "
+                    "(reconvert the model)")  # fmt: skip
+        seen[t] = i
+    return "duplicate token texts"
+
+
+def _numeric_array(meta: Mapping[str, Any], key: str, n: int, dtype: type, default: float) -> np.ndarray:
+    raw = meta.get(key)
+    if raw is None:
+        return np.full(n, default, dtype=dtype)
+    try:
+        arr = np.asarray(raw)
+    except (TypeError, ValueError) as exc:
+        raise VocabError(f"key {key!r} should be a numeric array: {exc}") from exc
+    if arr.ndim != 1 or arr.dtype.kind not in "iuf" and arr.size:
+        raise VocabError(f"key {key!r} should be a numeric array")
+    if arr.shape[0] < n:
+        raise VocabError(f"key {key!r} has {arr.shape[0]} entries for {n} tokens")
+    return np.ascontiguousarray(arr[:n], dtype=dtype)
+
+
+_DNA_MARKER = "\ue000"
+
+
+def _strip_dna_marker(tokens: list[str], token_to_id: dict[str, int]) -> None:
+    """hybriddna k-mer texts lose their marker suffix after the text->id map is built (V:2546-2561)."""
+    oov = token_to_id.get("<oov>")
+    if oov is None:
+        return
+    for i in range(oov + 1, len(tokens)):
+        t = tokens[i]
+        if len(t) > len(_DNA_MARKER) and t.endswith(_DNA_MARKER):
+            tokens[i] = t[: -len(_DNA_MARKER)]
+
+
+def _merges(meta: Mapping[str, Any], model: str, pre: str) -> list[str]:
+    raw = meta.get("tokenizer.ggml.merges")
+    needs = model in ("gpt2", "hybriddna", "whitespace", "gemma4")
+    if raw is None:
+        if needs and not (model != "gemma4" and pre == "kimi-k2"):
+            raise VocabError("cannot find tokenizer merges: key 'tokenizer.ggml.merges' is missing")
+        return []
+    if not needs:
+        return []
+    if isinstance(raw, str | bytes):
+        raise VocabError("key 'tokenizer.ggml.merges' should be an array of strings")
+    return [m.decode("utf-8", "surrogateescape") if isinstance(m, bytes) else m for m in raw]
+
+
+def _charsmap(meta: Mapping[str, Any]) -> bytes | None:
+    raw = meta.get("tokenizer.ggml.precompiled_charsmap")
+    if raw is None:
+        return None
+    if isinstance(raw, bytes | bytearray):
+        blob = bytes(raw)
+    else:
+        blob = np.asarray(raw).astype(np.int64).astype(np.uint8).tobytes()
+    if len(blob) < 4:
+        raise VocabError("precompiled_charsmap too small for xcda_blob_size header")
+    if int.from_bytes(blob[:4], "little") + 4 >= len(blob):
+        raise VocabError("index out of array bounds in precompiled_charsmap")
+    return blob
+
+
+def _special_ids(meta: Mapping[str, Any], vtype: VocabType, n: int, *, bos_null: bool) -> dict[str, int]:
+    bos, eos, unk, sep, pad, mask = _DEFAULT_IDS[vtype]
+    if bos_null:
+        bos = _NULL
+    ids = dict(bos_id=bos, eos_id=eos, eot_id=_NULL, eom_id=_NULL, unk_id=unk, sep_id=sep, pad_id=pad,
+               mask_id=mask, fim_pre_id=_NULL, fim_suf_id=_NULL, fim_mid_id=_NULL, fim_pad_id=_NULL,
+               fim_rep_id=_NULL, fim_sep_id=_NULL)  # fmt: skip
+    for suffix, attr in _ID_KEYS:
+        if ids[attr] >= n:
+            ids[attr] = _NULL
+        value = meta.get(f"tokenizer.ggml.{suffix}")
+        if value is None:
+            continue
+        value = int(value)
+        if 0 <= value < n:
+            ids[attr] = value
+    return ids
+
+
+def _add_bos_eos_sep(meta: Mapping[str, Any], flags: dict[str, bool], pre_type: str) -> None:
+    for key in ("add_bos", "add_eos", "add_sep"):
+        value = meta.get(f"tokenizer.ggml.{key}_token")
+        if value is not None:
+            flags[key] = bool(value)
+    if pre_type == "GEMMA4":
+        flags["add_bos"] = True
+
+
+def _apply_text_overrides(tokens: list[str], token_to_id: dict[str, int], attrs: np.ndarray,
+                          ids: dict[str, int]) -> set[int]:  # fmt: skip
+    """§2 (a)-(g): auto-detected ids, unused, EOG, gpt-oss, </s>; returns the EOG set.
+
+    (a) iterates llama.cpp's ``unordered_map`` (hash order, not reproducible); among several
+    matching texts we take the lowest id.
+    """
+    for attr, texts in _AUTO_IDS:
+        if ids[attr] != _NULL:
+            continue
+        found = [token_to_id[t] for t in texts if t in token_to_id]
+        if found:
+            tid = min(found)
+            ids[attr] = tid
+            attrs[tid] |= _CONTROL
+    # (b) CONTROL tokens whose text contains "unused"
+    for tid in np.flatnonzero((attrs & _CONTROL) != 0).tolist():
+        if "unused" in tokens[tid].split("\0", 1)[0]:
+            attrs[tid] |= _UNUSED
+    # (c) EOG
+    eog: set[int] = {ids[k] for k in ("fim_pad_id", "fim_rep_id", "fim_sep_id") if ids[k] != _NULL}
+    for text in _EOG_TEXTS:
+        tid = token_to_id.get(text)
+        if tid is not None:
+            eog.add(tid)
+            attrs[tid] |= _CONTROL
+    # (d) gpt-oss: always rendered
+    for text in _GPT_OSS_USER_DEFINED:
+        tid = token_to_id.get(text)
+        if tid is not None:
+            attrs[tid] = _USER_DEFINED
+    # (e)
+    for k in ("eos_id", "eot_id", "eom_id"):
+        if ids[k] != _NULL:
+            eog.add(ids[k])
+    n = len(tokens)
+    eog_texts = {tokens[t]: t for t in sorted(eog) if 0 <= t < n}
+    # (f) o200k_harmony / solar-open: <|end|> is not EOG
+    has_end = "<|end|>" in eog_texts
+    has_return = "<|return|>" in eog_texts
+    has_call = "<|call|>" in eog_texts or "<|calls|>" in eog_texts
+    has_flush = "<|flush|>" in eog_texts
+    if has_end and ((has_return and has_call) or (has_call and has_flush)):
+        end_id = eog_texts.pop("<|end|>")
+        eog.discard(end_id)
+        attrs[end_id] = _USER_DEFINED
+    # (g) gemma4 / plamo: </s> is a normal token
+    if "</s>" in eog_texts and ("<|tool_response>" in eog_texts or "<|plamo:eos|>" in eog_texts):
+        s_id = eog_texts["</s>"]
+        eog.discard(s_id)
+        attrs[s_id] = _NORMAL
+    return eog
+
+
+def _special_cache(tokens: list[str], attrs: np.ndarray) -> list[int]:
+    """Partition candidates, longest first, ties as libstdc++ ``std::sort`` leaves them (V:3035-3047)."""
+    cand = np.flatnonzero((attrs & _SPECIAL_MASK) != 0).tolist()
+    lengths = {tid: len(tokens[tid].encode("utf-8", "surrogateescape")) for tid in cand}
+    return libstdcxx_sort(cand, key=lengths.__getitem__, greater=True)
+
+
+def _apply_name_overrides(raw_pre: str, arch: str, name: str, token_to_id: dict[str, int],
+                          attrs: np.ndarray, special: list[int]) -> None:  # fmt: skip
+    """§2(i): LSTRIP/RSTRIP by tokenizer/architecture/model name (V:3108-3135)."""
+    lname = name.encode("utf-8", "surrogateescape").lower().decode("utf-8", "surrogateescape")
+    if any(s in raw_pre for s in ("jina-v2-de", "jina-v2-es", "jina-v2-code")) or any(
+        s in arch for s in ("nomic-bert-moe", "jina-bert-v3")
+    ):
+        if "<mask>" in token_to_id:
+            attrs[token_to_id["<mask>"]] |= _LSTRIP
+    elif "phi-3" in lname or "phi3" in lname:
+        for tid in special:
+            attrs[tid] |= _RSTRIP
+        for text, on in (("</s>", True), ("<unk>", False), ("<s>", False), ("<|endoftext|>", False)):
+            tid = token_to_id.get(text)
+            if tid is None:
+                raise VocabError(f"phi-3 model {name!r} has no {text!r} token (llama.cpp fails to load it)")
+            attrs[tid] = (attrs[tid] | _RSTRIP) if on else (attrs[tid] & ~_RSTRIP)
+    elif "modern-bert" in lname:
+        if "[MASK]" in token_to_id:
+            attrs[token_to_id["[MASK]"]] |= _LSTRIP

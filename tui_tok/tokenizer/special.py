@@ -1,0 +1,201 @@
+"""The special-token partition: cut raw input bytes at special tokens, exactly as llama.cpp does.
+
+llama.cpp (``tokenizer_st_partition``, llama-vocab.cpp:3255-3371) walks its special-token cache in
+order (longest text first) and, for each token, splits every still-raw fragment at that token's
+leftmost non-overlapping occurrences, dropping C-``isspace`` bytes next to LSTRIP/RSTRIP tokens.
+Order matters: a longer token earlier in the list wins over a shorter one that overlaps it even
+when the shorter one starts first in the text.
+
+We reproduce that loop but avoid ``candidates x fragments`` work: one compiled trie regex (per
+``parse_special`` setting) finds every position where some candidate starts and the longest one
+there; every candidate that is a prefix of that one also starts there. Only the candidates that
+occur are then replayed, in llama.cpp's order, over their occurrence positions.
+
+Does not encode the raw fragments (the algorithm modules do) and does not add BOS/EOS.
+
+>>> from tui_tok.tokenizer.vocab import vocab_from_metadata
+>>> v = vocab_from_metadata({"tokenizer.ggml.model": "llama",
+...     "tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "a"], "tokenizer.ggml.token_type": [2, 3, 3, 1]})
+>>> SpecialPartitioner(v).partition(b"a<s>b", parse_special=True)
+[(0, 1, -1), (1, 4, 1), (4, 5, -1)]
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from tui_tok.tokenizer.types import TokenAttr
+from tui_tok.tokenizer.vocab import Vocab
+
+Fragment = tuple[int, int, int]
+"""(start, end, token id): byte span of the input; token id -1 marks raw text still to encode."""
+
+RAW = -1
+
+_C_SPACE = frozenset(b" \t\n\v\f\r")  # C isspace() in the "C" locale
+_NOT_WITHOUT_PARSE = int(TokenAttr.CONTROL | TokenAttr.UNKNOWN)
+
+
+@dataclass(frozen=True, slots=True)
+class _Matcher:
+    """Candidates for one parse_special setting."""
+
+    rank: dict[int, int]
+    """Candidate id -> position in llama.cpp's order."""
+    text_to_id: dict[bytes, int]
+    lengths: tuple[int, ...]
+    """Distinct candidate lengths, ascending (for prefix closure)."""
+    regex: re.Pattern[bytes] | None
+
+
+class SpecialPartitioner:
+    """Splits input bytes into raw fragments and special-token fragments for one vocab."""
+
+    def __init__(self, vocab: Vocab) -> None:
+        self._vocab = vocab
+        self._matchers: dict[bool, _Matcher] = {}
+        self._prefixes: dict[tuple[bool, bytes], tuple[int, ...]] = {}
+        attrs = vocab.attrs
+        self._lstrip = frozenset(np.flatnonzero((attrs & int(TokenAttr.LSTRIP)) != 0).tolist())
+        self._rstrip = frozenset(np.flatnonzero((attrs & int(TokenAttr.RSTRIP)) != 0).tolist())
+
+    def candidates(self, *, parse_special: bool) -> list[int]:
+        """Ids the partition tries, in llama.cpp's order."""
+        attrs = self._vocab.attrs
+        if parse_special:
+            return list(self._vocab.special_tokens)
+        return [t for t in self._vocab.special_tokens if not attrs[t] & _NOT_WITHOUT_PARSE]
+
+    def partition(self, text: bytes, *, parse_special: bool) -> list[Fragment]:
+        """Fragments of ``text`` in order; raw ones have id ``RAW`` (-1). Empty input -> []."""
+        if not text:
+            return []
+        m = self._matcher(parse_special)
+        if m.regex is None:
+            return [(0, len(text), RAW)]
+        occ = self._occurrences(text, m, parse_special)
+        if not occ:
+            return [(0, len(text), RAW)]
+        frags: list[Fragment] = [(0, len(text), RAW)]
+        for tid in sorted(occ, key=m.rank.__getitem__):
+            frags = self._split(text, frags, tid, occ[tid])
+        return frags
+
+    # --- internals ----------------------------------------------------------------------------
+
+    def _matcher(self, parse_special: bool) -> _Matcher:
+        m = self._matchers.get(parse_special)
+        if m is None:
+            ids = self.candidates(parse_special=parse_special)
+            texts = {self._vocab.token_bytes(t): t for t in ids}
+            m = _Matcher(
+                rank={t: i for i, t in enumerate(ids)},
+                text_to_id=texts,
+                lengths=tuple(sorted({len(b) for b in texts})),
+                regex=_compile_trie(list(texts)) if texts else None,
+            )
+            self._matchers[parse_special] = m
+        return m
+
+    def _occurrences(self, text: bytes, m: _Matcher, parse_special: bool) -> dict[int, list[int]]:
+        """Every (overlapping) start position of every candidate that occurs in ``text``."""
+        assert m.regex is not None
+        occ: dict[int, list[int]] = {}
+        search = m.regex.search
+        pos = 0
+        while True:
+            hit = search(text, pos)
+            if hit is None:
+                return occ
+            start = hit.start()
+            for tid in self._prefix_ids(m, parse_special, hit.group()):
+                lst = occ.get(tid)
+                if lst is None:
+                    occ[tid] = [start]
+                else:
+                    lst.append(start)
+            pos = start + 1
+
+    def _prefix_ids(self, m: _Matcher, parse_special: bool, longest: bytes) -> tuple[int, ...]:
+        key = (parse_special, longest)
+        ids = self._prefixes.get(key)
+        if ids is None:
+            found = []
+            for n in m.lengths:
+                if n > len(longest):
+                    break
+                tid = m.text_to_id.get(longest[:n])
+                if tid is not None:
+                    found.append(tid)
+            ids = self._prefixes[key] = tuple(found)
+        return ids
+
+    def _split(self, text: bytes, frags: list[Fragment], tid: int, positions: list[int]) -> list[Fragment]:
+        """One iteration of llama.cpp's outer loop: split every raw fragment on token ``tid``."""
+        length = len(self._vocab.token_bytes(tid))
+        lstrip = tid in self._lstrip
+        rstrip = tid in self._rstrip
+        starts = [f[0] for f in frags]
+        out: list[Fragment] = []
+        copied = 0
+        k, n = 0, len(positions)
+        while k < n:
+            p = positions[k]
+            fi = bisect.bisect_right(starts, p) - 1
+            s, e, kind = frags[fi]
+            if kind != RAW or p + length > e:
+                k += 1
+                continue
+            out.extend(frags[copied:fi])
+            pos = s
+            while k < n and positions[k] < e:
+                p = positions[k]
+                k += 1
+                if p < pos or p + length > e:
+                    continue
+                if p > pos:
+                    left_end = p
+                    if lstrip:
+                        while left_end > pos and text[left_end - 1] in _C_SPACE:
+                            left_end -= 1
+                    if left_end > pos:
+                        out.append((pos, left_end, RAW))
+                out.append((p, p + length, tid))
+                pos = p + length
+                if rstrip:
+                    while pos < e and text[pos] in _C_SPACE:
+                        pos += 1
+            if pos < e:
+                out.append((pos, e, RAW))
+            copied = fi + 1
+        out.extend(frags[copied:])
+        return out
+
+
+def _compile_trie(words: list[bytes]) -> re.Pattern[bytes]:
+    """A regex matching, at a position, the longest of ``words`` that starts there."""
+    if max(map(len, words)) * 4 + 100 > sys.getrecursionlimit():
+        alternation = b"|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+        return re.compile(alternation, re.DOTALL)
+    trie: dict[int, dict] = {}
+    for w in words:
+        node = trie
+        for b in w:
+            node = node.setdefault(b, {})
+        node[-1] = {}
+    return re.compile(_trie_body(trie), re.DOTALL)
+
+
+def _trie_body(node: dict[int, dict]) -> bytes:
+    alts = [re.escape(bytes([b])) + _trie_body(sub) for b, sub in sorted(node.items()) if b != -1]
+    if not alts:
+        return b""
+    body = alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+    if -1 in node:
+        return b"(?:" + body + b")?"
+    return body

@@ -1,0 +1,247 @@
+"""The public tokenizer: special-token partition, one encoder per fragment, BOS/EOS/SEP, decoding.
+
+``Tokenizer`` follows llama.cpp's ``llama_vocab::impl::tokenize`` (llama-vocab.cpp:3418-3658):
+partition the input at special tokens (``special.py``), encode each raw fragment independently
+with the family's encoder, then add BOS/EOS/SEP as llama.cpp does for that family (§4.8):
+
+=============  =========================  =======================  ==========================
+family         BOS                        EOS                      SEP
+=============  =========================  =======================  ==========================
+SPM, UGM, BPE  add_special and add_bos    add_special and add_eos  never
+WPM            add_special (always)       never                    add_special (always)
+RWKV, PLaMo2,  never                      never                    never
+TEST
+=============  =========================  =======================  ==========================
+
+Encoders are imported lazily from a registry so opening a file costs only the vocab build.
+
+>>> from tui_tok.tokenizer.vocab import vocab_from_metadata
+>>> tok = Tokenizer.from_metadata({"tokenizer.ggml.model": "llama",
+...     "tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "▁", "h", "i", "▁h", "▁hi"],
+...     "tokenizer.ggml.scores": [0, 0, 0, -1, -2, -3, -4, -5],
+...     "tokenizer.ggml.token_type": [2, 3, 3, 1, 1, 1, 1, 1]})
+>>> tok.encode("hi")
+[1, 7]
+>>> tok.decode([1, 7])
+'hi'
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tui_tok.errors import TokenizeError, UnsupportedTokenizerError, VocabError
+from tui_tok.tokenizer.decode import PieceTable
+from tui_tok.tokenizer.special import RAW, SpecialPartitioner
+from tui_tok.tokenizer.stream import StreamDecoder
+from tui_tok.tokenizer.types import FragmentEncoder, Piece, Token, TokenAttr, TokenKind, VocabType
+from tui_tok.tokenizer.vocab import Vocab, vocab_from_metadata
+
+ENCODERS: dict[VocabType, tuple[str, str]] = {
+    VocabType.SPM: ("tui_tok.tokenizer.spm", "SpmEncoder"),
+    VocabType.BPE: ("tui_tok.tokenizer.bpe", "BpeEncoder"),
+    VocabType.UGM: ("tui_tok.tokenizer.ugm", "UgmEncoder"),
+    VocabType.WPM: ("tui_tok.tokenizer.wpm", "WpmEncoder"),
+    VocabType.RWKV: ("tui_tok.tokenizer.rwkv", "RwkvEncoder"),
+    VocabType.PLAMO2: ("tui_tok.tokenizer.plamo2", "Plamo2Encoder"),
+    VocabType.TEST: ("tui_tok.tokenizer.tokenizer", "TestEncoder"),
+}
+"""Family -> (module, class) of its FragmentEncoder."""
+
+_CONTROL = int(TokenAttr.CONTROL)
+_UNKNOWN = int(TokenAttr.UNKNOWN)
+_USER_DEFINED = int(TokenAttr.USER_DEFINED)
+_BYTE = int(TokenAttr.BYTE)
+
+
+class TestEncoder:
+    """llama.cpp's TEST vocab (§4.7): 5-byte chunks, id = (h*31 + byte ...) mod n_vocab."""
+
+    def __init__(self, vocab: Vocab) -> None:
+        self._n = vocab.n_tokens
+
+    def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
+        if self._n == 0:
+            raise TokenizeError("TEST vocab has no tokens")
+        out: list[Piece] = []
+        for pos in range(0, len(text), 5):
+            h = 0
+            for b in text[pos : pos + 5]:
+                h = (h * 31 + b) & 0xFFFFFFFFFFFFFFFF
+            out.append((h % self._n, pos, min(pos + 5, len(text))))
+        return out
+
+
+class Tokenizer:
+    """llama.cpp-exact text <-> ids for one vocab. Not thread-safe while caches warm up."""
+
+    def __init__(self, vocab: Vocab) -> None:
+        if vocab.type is VocabType.NONE:
+            raise VocabError(f"this file has no vocabulary (tokenizer.ggml.model = {vocab.model!r})")
+        self.vocab = vocab
+        """The loaded vocabulary (tokens, attributes, special ids, flags)."""
+        self._encoder_class = _encoder_class(vocab)
+        self._encoder: FragmentEncoder | None = None
+        self._partitioner = SpecialPartitioner(vocab)
+        self._pieces = PieceTable(vocab)
+        self._kinds: list[TokenKind] | None = None
+
+    @classmethod
+    def from_vocab(cls, vocab: Vocab) -> Tokenizer:
+        return cls(vocab)
+
+    @classmethod
+    def from_metadata(cls, meta: Mapping[str, Any]) -> Tokenizer:
+        """Build from GGUF-style metadata (key -> value), as ``vocab_from_metadata`` reads it."""
+        return cls(vocab_from_metadata(meta))
+
+    @property
+    def encoder(self) -> FragmentEncoder:
+        """The family's fragment encoder (built on first use)."""
+        if self._encoder is None:
+            self._encoder = self._encoder_class(self.vocab)
+        return self._encoder
+
+    @property
+    def partitioner(self) -> SpecialPartitioner:
+        return self._partitioner
+
+    # --- encoding -----------------------------------------------------------------------------
+
+    def encode(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> list[int]:
+        """Token ids exactly as llama.cpp's ``llama_tokenize`` gives them.
+
+        ``text`` may be ``str`` (encoded as UTF-8) or raw ``bytes``.
+        """
+        return [t[0] for t in self._encode(_as_bytes(text), add_special, parse_special)]
+
+    def tokenize(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> list[Token]:
+        """Tokens with byte spans into the UTF-8 input and a display kind.
+
+        Added BOS/EOS/SEP have empty spans (at 0 and at the end). Whitespace that an
+        LSTRIP/RSTRIP special token swallowed belongs to no token.
+        """
+        kinds = self._kind_table()
+        return [Token(tid, s, e, kinds[tid]) for tid, s, e in self._encode(_as_bytes(text), add_special, parse_special)]
+
+    def _encode(self, data: bytes, add_special: bool, parse_special: bool) -> list[Piece]:
+        v = self.vocab
+        t = v.type
+        out: list[Piece] = []
+        bos = eos = sep = False
+        if t in (VocabType.SPM, VocabType.UGM, VocabType.BPE):
+            bos = add_special and v.add_bos
+            eos = add_special and v.add_eos
+        elif t is VocabType.WPM:
+            bos = sep = add_special
+        if bos:
+            out.append((_need(v.bos_id, "BOS", v), 0, 0))
+        encoder = self.encoder
+        after_special = True
+        for start, end, tid in self._partitioner.partition(data, parse_special=parse_special):
+            if tid != RAW:
+                out.append((tid, start, end))
+                after_special = True
+                continue
+            pieces = encoder.encode_fragment(data[start:end], after_special=after_special)
+            if start:
+                out.extend([(p, s + start, e + start) for p, s, e in pieces])
+            else:
+                out.extend(pieces)
+            after_special = False
+        n = len(data)
+        if eos:
+            out.append((_need(v.eos_id, "EOS", v), n, n))
+        if sep:
+            out.append((_need(v.sep_id, "SEP", v), n, n))
+        return out
+
+    # --- decoding -----------------------------------------------------------------------------
+
+    def token_to_piece(self, token_id: int, *, special: bool = True, lstrip: int = 0) -> bytes:
+        """One token's bytes (llama.cpp ``token_to_piece``); may be partial UTF-8."""
+        return self._pieces.token_to_piece(token_id, special=special, lstrip=lstrip)
+
+    def detokenize(self, ids: Iterable[int], *, remove_special: bool = False, unparse_special: bool = False) -> bytes:
+        """llama.cpp ``detokenize``: bytes of the concatenated pieces after its clean-ups."""
+        return self._pieces.detokenize(ids, remove_special=remove_special, unparse_special=unparse_special)
+
+    def decode(self, ids: Iterable[int], *, remove_special: bool = False, unparse_special: bool = False) -> str:
+        """``detokenize`` decoded as UTF-8, invalid bytes as U+FFFD."""
+        return self.detokenize(ids, remove_special=remove_special, unparse_special=unparse_special).decode(
+            "utf-8", "replace"
+        )
+
+    def stream_decoder(self, *, special: bool = True) -> StreamDecoder:
+        """An incremental decoder that yields text only for complete UTF-8 characters."""
+        return StreamDecoder(self._pieces, special=special)
+
+    def token_kind(self, token_id: int) -> TokenKind:
+        self._pieces.attr(token_id)  # range check
+        return self._kind_table()[token_id]
+
+    def _kind_table(self) -> list[TokenKind]:
+        if self._kinds is None:
+            self._kinds = [_kind(a) for a in self.vocab.attrs.tolist()]
+        return self._kinds
+
+
+def token_kind(attr: int) -> TokenKind:
+    """Display class of a token from its attribute bits (CONTROL wins over the others)."""
+    return _kind(attr)
+
+
+_KIND_CACHE: dict[int, TokenKind] = {}
+
+
+def _kind(attr: int) -> TokenKind:
+    k = _KIND_CACHE.get(attr)
+    if k is None:
+        if attr & _CONTROL:
+            k = TokenKind.SPECIAL
+        elif attr & _UNKNOWN:
+            k = TokenKind.UNKNOWN
+        elif attr & _USER_DEFINED:
+            k = TokenKind.USER_DEFINED
+        elif attr & _BYTE:
+            k = TokenKind.BYTE
+        else:
+            k = TokenKind.NORMAL
+        _KIND_CACHE[attr] = k
+    return k
+
+
+def _as_bytes(text: str | bytes) -> bytes:
+    if isinstance(text, str):
+        return text.encode("utf-8", "surrogateescape")
+    return bytes(text)
+
+
+def _need(token_id: int, what: str, vocab: Vocab) -> int:
+    if token_id < 0:
+        raise TokenizeError(f"the vocab wants a {what} token but has no {what} id (llama.cpp asserts here)")
+    return token_id
+
+
+def _encoder_class(vocab: Vocab) -> type:
+    module_name, class_name = ENCODERS[vocab.type]
+    try:
+        module = importlib.import_module(module_name)
+        return getattr(module, class_name)
+    except (ImportError, AttributeError) as exc:
+        supported = [m for m in ("llama", "gpt2", "bert", "t5", "rwkv", "plamo2", "test") if _available(m)]
+        raise UnsupportedTokenizerError("tokenizer.ggml.model", vocab.model, supported) from exc
+
+
+_MODEL_TO_TYPE = {"llama": VocabType.SPM, "gpt2": VocabType.BPE, "bert": VocabType.WPM, "t5": VocabType.UGM,
+                  "rwkv": VocabType.RWKV, "plamo2": VocabType.PLAMO2, "test": VocabType.TEST}  # fmt: skip
+
+
+def _available(model: str) -> bool:
+    module_name, class_name = ENCODERS[_MODEL_TO_TYPE[model]]
+    try:
+        return hasattr(importlib.import_module(module_name), class_name)
+    except ImportError:
+        return False
