@@ -299,13 +299,7 @@ def _model_flags(vtype: VocabType) -> dict[str, bool]:
 
 def _apply_pre_flags(pre: str, flags: dict[str, bool]) -> str:
     """Per-pre flags of the BPE pre-tokenizer table (V:2155-2429); returns the pre_type name."""
-    try:  # TEMPORARY until pretokenize/table.py lands
-        from tui_tok.tokenizer.pretokenize.table import pre_spec
-    except ImportError:
-        from tui_tok.tokenizer.pre_spec import PreSpec
-
-        def pre_spec(p: str) -> PreSpec:  # type: ignore[misc]
-            return PreSpec(pre_type="GEMMA4" if p == "gemma4" else "DEFAULT", regexes=(), escape_whitespaces=p == "gemma4")
+    from tui_tok.tokenizer.pretokenize.table import pre_spec
 
     spec = pre_spec(pre if pre else "default")
     flags["clean_spaces"] = spec.clean_spaces

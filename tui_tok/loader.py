@@ -1,0 +1,40 @@
+"""Open a GGUF file (or an already-read ``GGUFFile``) as a ready-to-use ``Tokenizer``.
+
+The one place that joins the GGUF reader and the tokenizer engine: the engine takes plain
+metadata, so it never imports the reader (import-linter enforces that).
+
+>>> tok = load_tokenizer("assets/ggml-vocab-phi-3.gguf")      # doctest: +SKIP
+>>> tok.encode("Hello world")                                  # doctest: +SKIP
+[1, 15043, 3186]
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from tui_tok.errors import VocabError
+
+if TYPE_CHECKING:
+    from tui_tok.gguf import GGUFFile
+    from tui_tok.tokenizer.tokenizer import Tokenizer
+
+
+def load_tokenizer(source: str | os.PathLike[str] | GGUFFile) -> Tokenizer:
+    """Read ``source`` (a path or a ``GGUFFile``) and build its tokenizer.
+
+    Raises ``GGUFFormatError``/``GGUFOpenError`` for unreadable files, ``VocabError`` (with the
+    path) when llama.cpp would refuse the vocab, ``UnsupportedTokenizerError`` for an unknown
+    ``tokenizer.ggml.model``/``pre``.
+    """
+    from tui_tok.gguf import GGUFFile, read_gguf
+    from tui_tok.tokenizer.tokenizer import Tokenizer
+
+    gguf = source if isinstance(source, GGUFFile) else read_gguf(source)
+    try:
+        return Tokenizer.from_metadata(gguf.metadata)
+    except VocabError as exc:
+        path = getattr(gguf, "path", None)
+        if path is not None and str(path) not in str(exc):
+            raise VocabError(f"{path}: {exc}") from exc
+        raise
