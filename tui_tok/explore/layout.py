@@ -1,0 +1,232 @@
+"""Where each token of a tokenization sits in the shown text: the span colouring plan.
+
+The tokenizer reports byte spans into the UTF-8 input; the screen works in characters and
+rows. ``layout_tokens`` converts once (vectorised, so a 1 MB text costs milliseconds) and
+the view then asks only for the rows it shows (``row_segments``), so nothing here is
+proportional to the text per repaint. Lines wrap at a fixed width in characters; a line
+holding wide (CJK, emoji) characters wraps at half the width, a cheap stand-in for measuring
+cells that never overflows. Does not pick colours: it hands back token indices and the
+``TokenKind`` code of each token; the UI maps them to styles.
+
+>>> from tui_tok.tokenizer.types import Token, TokenKind
+>>> lay = layout_tokens("ab\\ncd", [Token(5, 0, 2, TokenKind.NORMAL), Token(6, 2, 5, TokenKind.NORMAL)])
+>>> rows = wrap_rows(lay, width=80)
+>>> [row_segments(lay, rows, y) for y in range(rows.n_rows)]
+[[Segment(start=0, end=2, token=0), Segment(start=2, end=3, token=1)], [Segment(start=3, end=5, token=1)]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tui_tok.tokenizer.types import Token, TokenKind
+
+KIND_CODES: dict[TokenKind, int] = {
+    TokenKind.NORMAL: 0,
+    TokenKind.SPECIAL: 1,
+    TokenKind.BYTE: 2,
+    TokenKind.UNKNOWN: 3,
+    TokenKind.USER_DEFINED: 4,
+}
+"""Small integer per kind, stored in ``TokenLayout.kinds``."""
+
+KIND_NAMES: tuple[str, ...] = tuple(k.value for k in KIND_CODES)
+"""Inverse of ``KIND_CODES`` by code: ``KIND_NAMES[2] == 'byte'``."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TokenLayout:
+    """A text and its tokens in character coordinates."""
+
+    text: str
+    """The tokenized text."""
+    ids: np.ndarray
+    """int64 token id per token (including BOS/EOS, which cover no text)."""
+    starts: np.ndarray
+    """int64 first character of each token (a byte-fallback token gets the character it is part of)."""
+    ends: np.ndarray
+    """int64 one past the last character of each token (``== starts`` for BOS/EOS)."""
+    kinds: np.ndarray
+    """uint8 ``KIND_CODES`` per token."""
+    line_starts: np.ndarray
+    """int64 character index where each line starts; a line includes its trailing newline."""
+    wide_lines: np.ndarray
+    """bool per line: holds a character that may take two cells."""
+    n_bytes: int
+    """UTF-8 length of ``text``."""
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.ids)
+
+    @property
+    def n_lines(self) -> int:
+        return len(self.line_starts)
+
+    def line_end(self, line: int) -> int:
+        return int(self.line_starts[line + 1]) if line + 1 < len(self.line_starts) else len(self.text)
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A run of characters ``[start, end)`` covered by token ``token`` (-1: no token)."""
+
+    start: int
+    end: int
+    token: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Rows:
+    """The wrapped rows of a ``TokenLayout`` at one width."""
+
+    width: int
+    row_starts: np.ndarray
+    """int64 first row of each line, plus the total row count at the end."""
+    line_width: np.ndarray
+    """int64 characters per row for each line."""
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.row_starts[-1])
+
+
+def _kind_code(kind: TokenKind) -> int:
+    return KIND_CODES.get(kind, 0)
+
+
+def layout_tokens(text: str, tokens: Sequence[Token]) -> TokenLayout:
+    """Convert ``tokens`` (byte spans into ``text.encode()``) to character spans and lines."""
+    data = text.encode("utf-8", "surrogatepass")
+    raw = np.frombuffer(data, dtype=np.uint8)
+    # byte -> index of the character it belongs to (continuation bytes 10xxxxxx join the previous)
+    is_lead = (raw & 0xC0) != 0x80
+    char_of_byte = np.cumsum(is_lead, dtype=np.int64) - 1
+    char_of_byte = np.append(char_of_byte, len(text))  # a span may end at len(data)
+    n = len(tokens)
+    ids = np.fromiter((t.id for t in tokens), dtype=np.int64, count=n)
+    bstart = np.fromiter((t.start for t in tokens), dtype=np.int64, count=n)
+    bend = np.fromiter((t.end for t in tokens), dtype=np.int64, count=n)
+    kinds = np.fromiter((_kind_code(t.kind) for t in tokens), dtype=np.uint8, count=n)
+    bstart = np.clip(bstart, 0, len(data))
+    bend = np.clip(bend, bstart, len(data))
+    starts = char_of_byte[bstart]
+    # end: the character holding the last byte, plus one; empty spans stay empty
+    last = np.maximum(bend - 1, 0)
+    ends = np.where(bend > bstart, char_of_byte[last] + 1, starts)
+    newline_bytes = np.flatnonzero(raw == 0x0A)
+    line_starts = np.concatenate(([0], char_of_byte[newline_bytes] + 1)).astype(np.int64)
+    # lines holding a 3- or 4-byte character may contain wide ones
+    wide_bytes = np.flatnonzero(raw >= 0xE1)
+    wide_lines = np.zeros(len(line_starts), dtype=bool)
+    if len(wide_bytes):
+        wide_lines[np.searchsorted(line_starts, char_of_byte[wide_bytes], side="right") - 1] = True
+    return TokenLayout(
+        text=text,
+        ids=ids,
+        starts=starts,
+        ends=ends,
+        kinds=kinds,
+        line_starts=line_starts,
+        wide_lines=wide_lines,
+        n_bytes=len(data),
+    )
+
+
+def wrap_rows(layout: TokenLayout, *, width: int) -> Rows:
+    """Wrap every line at ``width`` characters (half that for lines with wide characters)."""
+    width = max(2, width)
+    ends = np.append(layout.line_starts[1:], len(layout.text))
+    lengths = ends - layout.line_starts
+    line_width = np.where(layout.wide_lines, max(1, width // 2), width).astype(np.int64)
+    rows = np.maximum(1, -(-lengths // line_width))
+    row_starts = np.concatenate(([0], np.cumsum(rows))).astype(np.int64)
+    return Rows(width=width, row_starts=row_starts, line_width=line_width)
+
+
+def row_span(layout: TokenLayout, rows: Rows, y: int) -> tuple[int, int]:
+    """Character range ``[start, end)`` shown on row ``y``."""
+    line = int(np.searchsorted(rows.row_starts, y, side="right")) - 1
+    line = min(max(line, 0), layout.n_lines - 1)
+    k = y - int(rows.row_starts[line])
+    lw = int(rows.line_width[line])
+    start = int(layout.line_starts[line]) + k * lw
+    end = min(start + lw, layout.line_end(line))
+    return start, max(start, end)
+
+
+def row_of_char(layout: TokenLayout, rows: Rows, char: int) -> int:
+    """The row showing character ``char``."""
+    line = int(np.searchsorted(layout.line_starts, char, side="right")) - 1
+    line = min(max(line, 0), layout.n_lines - 1)
+    offset = char - int(layout.line_starts[line])
+    return int(rows.row_starts[line]) + offset // int(rows.line_width[line])
+
+
+def row_segments(layout: TokenLayout, rows: Rows, y: int) -> list[Segment]:
+    """Runs of row ``y``, each tagged with the token covering it (first token wins an overlap)."""
+    if y < 0 or y >= rows.n_rows:
+        return []
+    start, end = row_span(layout, rows, y)
+    return segments_between(layout, start, end)
+
+
+def segments_between(layout: TokenLayout, start: int, end: int) -> list[Segment]:
+    """Runs covering characters ``[start, end)`` tagged with token indices."""
+    out: list[Segment] = []
+    pos = start
+    i = int(np.searchsorted(layout.ends, start, side="right"))
+    n = layout.n_tokens
+    while pos < end and i < n:
+        s = int(layout.starts[i])
+        if s >= end:
+            break
+        e = int(layout.ends[i])
+        if e <= pos:  # empty (BOS) or already painted by an overlapping byte token
+            i += 1
+            continue
+        if s > pos:
+            out.append(Segment(pos, s, -1))
+            pos = s
+        stop = min(e, end)
+        out.append(Segment(pos, stop, i))
+        pos = stop
+        i += 1
+    if pos < end:
+        out.append(Segment(pos, end, -1))
+    return out
+
+
+def token_at(layout: TokenLayout, char: int) -> int:
+    """Index of the token covering character ``char`` (-1 when none does)."""
+    i = int(np.searchsorted(layout.ends, char, side="right"))
+    while i < layout.n_tokens and layout.ends[i] <= layout.starts[i]:
+        i += 1  # skip empty tokens
+    if i < layout.n_tokens and layout.starts[i] <= char < layout.ends[i]:
+        return i
+    return -1
+
+
+def flow_rows(widths: Sequence[int] | np.ndarray, *, width: int) -> np.ndarray:
+    """Greedy wrap of items of the given cell widths into rows of ``width`` cells.
+
+    Returns the index of the first item of each row, plus ``len(widths)`` at the end.
+
+    >>> flow_rows([3, 3, 3], width=7).tolist()
+    [0, 2, 3]
+    """
+    width = max(1, width)
+    starts = [0]
+    used = 0
+    for i, w in enumerate(np.asarray(widths, dtype=np.int64).tolist()):
+        if used and used + w > width:
+            starts.append(i)
+            used = 0
+        used += w
+    starts.append(len(widths))
+    if len(widths) == 0:
+        starts = [0, 0]
+    return np.asarray(starts, dtype=np.int64)

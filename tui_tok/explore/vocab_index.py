@@ -1,0 +1,273 @@
+"""The vocabulary as a searchable table: display pieces, types, scores, merge ranks, byte lengths.
+
+Built straight from GGUF metadata (``tokenizer.ggml.*`` keys), not from a loaded tokenizer,
+so a file whose tokenizer cannot be built still has a browsable vocabulary. Every display
+piece is joined with ``\\n`` into one string once; a search is then one ``regex`` scan plus
+``numpy.searchsorted`` to turn match offsets into ids (a few ms over gemma-4's 262k pieces;
+a query matching most pieces costs about 1 µs per match).
+Does not tokenize anything and does not know llama.cpp's attribute overrides (see
+``tui_tok.tokenizer.vocab``); types shown are the stored ``token_type`` values.
+
+>>> idx = build_vocab_index({"tokenizer.ggml.model": "gpt2",
+...     "tokenizer.ggml.tokens": ["a", "b", "Ġthe", "ab"], "tokenizer.ggml.merges": ["a b"]})
+>>> search(idx, "the").ids.tolist(), search(idx, "/^a/").ids.tolist(), search(idx, "#1").ids.tolist()
+([2], [0, 3], [1])
+>>> search(idx, " the").ids.tolist(), int(idx.merge_ranks[3]), int(idx.byte_lengths[2])
+([2], 0, 4)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import re
+
+import numpy as np
+import regex
+
+from tui_tok.explore.display import display_piece
+from tui_tok.tokenizer.byte_level import CHAR_TO_BYTE
+from tui_tok.tokenizer.types import TokenType
+
+BYTE_LEVEL_MODELS = frozenset({"gpt2", "hybriddna", "whitespace"})
+"""``tokenizer.ggml.model`` values whose pieces are GPT-2 byte-level strings (``Ġ`` = space)."""
+
+SPACE_CLASS = "[ ·Ġ▁]"
+"""What a space typed in a substring query matches: a real space or any tokenizer's marker."""
+
+SPACE_FOLD = {ord("·"): " ", ord("Ġ"): " ", ord("▁"): " "}
+"""Same length in and out, so offsets in the folded string are offsets in ``joined``."""
+
+SEARCH_TIMEOUT_S = 2.0
+"""A pathological regex gives up after this long instead of freezing a worker forever."""
+
+
+def type_name(code: int) -> str:
+    """``TokenType`` name in lower case (``'control'``), or the number if unknown."""
+    try:
+        return TokenType(int(code)).name.lower()
+    except ValueError:
+        return str(int(code))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class VocabIndex:
+    """Per-token columns of a vocabulary plus the joined string searches run over."""
+
+    model: str
+    pieces: list[str]
+    """Raw token texts as stored (``Ġthe``, ``▁the``, ``<0xE6>``)."""
+    display: list[str]
+    """One-line display of each piece (whitespace visible, invalid bytes as ``\\xNN``)."""
+    joined: str
+    """``'\\n'.join(display)``: what regex searches scan."""
+    folded: str
+    """``joined`` with every space marker (``·``, ``Ġ``, ``▁``) as a plain space: substring searches."""
+    folded_lower: str
+    """``folded`` lower-cased character by character (length kept): case-blind substring searches."""
+    line_starts: np.ndarray
+    """int64 offset of each piece in ``joined``."""
+    types: np.ndarray
+    """int32 stored token type per token (NORMAL when the key is absent)."""
+    scores: np.ndarray | None
+    """float32 score per token, or None when the file has none."""
+    merge_ranks: np.ndarray | None
+    """int64 rank of the first merge producing each token (-1: none), None without merges."""
+    byte_lengths: np.ndarray
+    """int64 bytes the piece decodes to."""
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.pieces)
+
+
+def _utf8_cost(cps: np.ndarray) -> np.ndarray:
+    cost = np.ones(len(cps), dtype=np.int64)
+    cost += cps >= 0x80
+    cost += cps >= 0x800
+    cost += cps >= 0x10000
+    cost[(cps >= 0xDC80) & (cps < 0xDD00)] = 1  # surrogateescape: one raw byte
+    return cost
+
+
+def merge_ranks(tokens: list[str], merges: list[str]) -> np.ndarray:
+    """Rank (index in ``merges``) of the first merge whose result is each token; -1 if none.
+
+    A merge string is split at the first space searched from its second character, as
+    llama.cpp does, so a merge of a space-like piece still splits correctly.
+    """
+    merged = [m.replace(" ", "", 1) if m[:1] != " " else m[0] + m[1:].replace(" ", "", 1) for m in merges]
+    # reversed, so the lowest rank of a duplicate result is the one kept
+    first = dict(zip(reversed(merged), range(len(merged) - 1, -1, -1)))
+    return np.fromiter((first.get(t, -1) for t in tokens), dtype=np.int64, count=len(tokens))
+
+
+def _lower_same_length(text: str) -> str:
+    """``text.lower()`` except characters whose lower case is longer (``İ``) stay as they are."""
+    table = {ord(c): c.lower() for c in set(text) if c.lower() != c and len(c.lower()) == 1}
+    return text.translate(table)
+
+
+def _join_display(tokens: list[str]) -> tuple[str, np.ndarray]:
+    """Display pieces joined by newlines, and where each starts; one ``translate`` call in all."""
+    whole = "".join(tokens)
+    sep = next((c for c in ("\ufdd0", "\ufdd1", "\ufdd2", "\x00") if c not in whole), None)
+    if sep is None:  # every candidate separator occurs in some token: one call per piece
+        display = "\n".join(display_piece(t) for t in tokens)
+    else:
+        display = display_piece(sep.join(tokens)).replace(sep, "\n")
+    cps = np.frombuffer(display.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    newlines = np.flatnonzero(cps == 10)
+    starts = np.concatenate(([0], newlines + 1)).astype(np.int64) if tokens else np.zeros(0, dtype=np.int64)
+    return display, starts
+
+
+def _byte_lengths(tokens: list[str], types: np.ndarray, *, byte_level: bool) -> np.ndarray:
+    """Bytes each piece stands for, computed over all pieces at once with numpy."""
+    if not tokens:
+        return np.zeros(0, dtype=np.int64)
+    raw = "".join(tokens)
+    cps = np.frombuffer(raw.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+    cost = _utf8_cost(cps)
+    if byte_level:
+        cost[cps < 0x144] = 1  # every GPT-2 byte character is below U+0144 and is one byte
+    else:
+        cost[cps == 0x2581] = 1  # ▁ stands for a space
+    lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
+    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    sums = np.add.reduceat(cost, offsets) if len(cost) else np.zeros(len(tokens), dtype=np.int64)
+    sums[lengths == 0] = 0
+    byte_tokens = (types == int(TokenType.BYTE)) & (lengths == 6)
+    sums[byte_tokens] = 1
+    return sums.astype(np.int64)
+
+
+def build_vocab_index(metadata: Mapping[str, Any]) -> VocabIndex:
+    """Index ``tokenizer.ggml.tokens`` (and scores, types, merges when present)."""
+    tokens = [str(t) for t in metadata.get("tokenizer.ggml.tokens", [])]
+    n = len(tokens)
+    model = str(metadata.get("tokenizer.ggml.model", ""))
+    raw_types = metadata.get("tokenizer.ggml.token_type")
+    types = np.full(n, int(TokenType.NORMAL), dtype=np.int32)
+    if raw_types is not None:
+        arr = np.asarray(raw_types, dtype=np.int64)[:n]
+        types[: len(arr)] = arr
+    raw_scores = metadata.get("tokenizer.ggml.scores")
+    scores = None
+    if raw_scores is not None and len(raw_scores):
+        scores = np.zeros(n, dtype=np.float32)
+        arr = np.asarray(raw_scores, dtype=np.float32)[:n]
+        scores[: len(arr)] = arr
+    raw_merges = metadata.get("tokenizer.ggml.merges")
+    ranks = merge_ranks(tokens, [str(m) for m in raw_merges]) if raw_merges is not None else None
+    joined, line_starts = _join_display(tokens)
+    folded = joined.translate(SPACE_FOLD)
+    return VocabIndex(
+        model=model,
+        pieces=tokens,
+        display=joined.split("\n") if n else [],
+        joined=joined,
+        folded=folded,
+        folded_lower=_lower_same_length(folded),
+        line_starts=line_starts,
+        types=types,
+        scores=scores,
+        merge_ranks=ranks,
+        byte_lengths=_byte_lengths(tokens, types, byte_level=model in BYTE_LEVEL_MODELS),
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SearchResult:
+    """Ids matching a query, in id order."""
+
+    query: str
+    kind: str
+    """'all', 'substring', 'regex' or 'id'."""
+    ids: np.ndarray
+    """int64 matching ids."""
+    error: str | None = None
+    """Why the query could not run (bad regex, id out of range); ``ids`` is then empty."""
+
+
+def _compile(query: str, index: VocabIndex) -> tuple[str, Any, str]:
+    """(kind, compiled pattern, string to scan)."""
+    if query.startswith("/") and len(query) > 1:
+        body, flags = query[1:], regex.MULTILINE | regex.VERSION1
+        if len(body) >= 2 and body.endswith("/i"):
+            body, flags = body[:-2], flags | regex.IGNORECASE
+        elif body.endswith("/"):
+            body = body[:-1]
+        return "regex", regex.compile(f"(?:{body})[^\\n]*", flags), index.joined
+    # plain text: the standard library's engine finds a literal fast and needs no timeout;
+    # spaces match the space-folded copy, lower case matches the lower-cased copy
+    text = query.translate(SPACE_FOLD)
+    if any(c.isupper() for c in text):
+        return "substring", re.compile(f"{re.escape(text)}[^\\n]*"), index.folded
+    return "substring", re.compile(f"{re.escape(text)}[^\\n]*"), index.folded_lower
+
+
+def search(index: VocabIndex, query: str, *, token_type: int | None = None) -> SearchResult:
+    """Find tokens: ``#123`` by id, ``/regex/`` (``/regex/i`` ignores case), else a substring.
+
+    Substrings ignore case unless they contain a capital; a space in a substring matches a
+    space or any tokenizer's space marker (``·``, ``Ġ``, ``▁``). ``token_type`` keeps only
+    that stored type.
+    """
+    q = query.strip("\n")
+    kind = "all"
+    error = None
+    if not q:
+        ids = np.arange(index.n_tokens, dtype=np.int64)
+    elif q.startswith("#") and q[1:].strip().isdigit():
+        kind = "id"
+        wanted = int(q[1:].strip())
+        ids = np.asarray([wanted] if wanted < index.n_tokens else [], dtype=np.int64)
+        if wanted >= index.n_tokens:
+            error = f"no token #{wanted}: ids go up to {index.n_tokens - 1}"
+    else:
+        try:
+            kind, pattern, haystack = _compile(q, index)
+            if kind == "regex":
+                matches = pattern.finditer(haystack, timeout=SEARCH_TIMEOUT_S)
+            else:
+                matches = pattern.finditer(haystack)
+            starts = [m.start() for m in matches]
+        except regex.error as exc:
+            return SearchResult(q, "regex", np.zeros(0, dtype=np.int64), f"bad regex: {exc}")
+        except TimeoutError:
+            return SearchResult(q, "regex", np.zeros(0, dtype=np.int64), f"regex gave up after {SEARCH_TIMEOUT_S:g} s")
+        ids = np.unique(np.searchsorted(index.line_starts, np.asarray(starts, dtype=np.int64), side="right") - 1)
+    if token_type is not None and len(ids):
+        ids = ids[index.types[ids] == token_type]
+    return SearchResult(q, kind, ids.astype(np.int64), error)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenFacts:
+    """What the vocabulary says about one id."""
+
+    id: int
+    piece: str
+    display: str
+    type_name: str
+    score: float | None
+    merge_rank: int | None
+
+
+def token_facts(index: VocabIndex, token_id: int) -> TokenFacts:
+    """Facts of ``token_id`` for the details panel."""
+    score = float(index.scores[token_id]) if index.scores is not None else None
+    rank = None
+    if index.merge_ranks is not None and index.merge_ranks[token_id] >= 0:
+        rank = int(index.merge_ranks[token_id])
+    return TokenFacts(
+        id=token_id,
+        piece=index.pieces[token_id],
+        display=index.display[token_id],
+        type_name=type_name(int(index.types[token_id])),
+        score=score,
+        merge_rank=rank,
+    )
