@@ -178,3 +178,12 @@ def test_every_pre_tiles_its_input(text: str) -> None:
 
     for pre in SUPPORTED:
         assert "".join(split_words(text, pre_spec(pre).regexes)) == text, pre
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=tricky_text, chunked=st.booleans())
+def test_digit_splitter_equals_cpp_port(text: str, chunked: bool) -> None:
+    regexes = (rx.NEWLINES, rx.AFMOE_DIGITS) if chunked else (rx.AFMOE_DIGITS,)
+    chunks = [b - a for a, b in split_spans(text, (rx.NEWLINES,))] if chunked else None
+    got = [text[a:b] for a, b in split_spans(text, regexes)]
+    assert got == _reference_words(text, reference.digits, chunks)

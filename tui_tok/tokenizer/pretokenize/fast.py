@@ -141,3 +141,9 @@ def qwen2() -> re.Pattern[str]:
 def qwen35() -> re.Pattern[str]:
     """``unicode_regex_split_custom_qwen35`` (U:610-736): letter runs also take marks."""
     return _llama3_like(numbers="", with_marks=True)
+
+
+@cache
+def number_runs() -> re.Pattern[str]:
+    """Maximal runs of llama.cpp numbers (\\p{N}) in ``collapse``d text."""
+    return re.compile(f"[{_classes()['N']}]+")

@@ -33,15 +33,15 @@ _FAST: dict[str, Callable[[], re.Pattern[str]]] = {
 
 _SLOW: dict[str, Callable[[Sequence[int], Sequence[int]], list[int]]] = {
     rx.K2: reference.kimi_k2,
-    rx.AFMOE_DIGITS: reference.digits,
-    rx.TINY_AYA_DIGITS: reference.digits,
 }
 """Custom splitters run as the literal port (on code points and chunk lengths)."""
+
+_DIGITS = (rx.AFMOE_DIGITS, rx.TINY_AYA_DIGITS)
 
 
 def is_custom(regex_expr: str) -> bool:
     """True when llama.cpp uses a hand-written splitter for this exact string."""
-    return regex_expr in _FAST or regex_expr in _SLOW or regex_expr == rx.NEWLINES
+    return regex_expr in _FAST or regex_expr in _SLOW or regex_expr in _DIGITS or regex_expr == rx.NEWLINES
 
 
 def split_words(text: str, regexes: Sequence[str]) -> list[str]:
@@ -118,6 +118,8 @@ def _custom(regex_expr: str, views: _Views, chunks: Chunks) -> Chunks:
         return _finditer_chunks(_NEWLINE_RUNS, views.text, chunks)
     if regex_expr in _FAST:
         return _finditer_chunks(_FAST[regex_expr](), views.fast(), chunks)
+    if regex_expr in _DIGITS:
+        return _digit_groups(views.fast(), chunks)
     lengths = _SLOW[regex_expr](views.cps(), [b - a for a, b in chunks])
     bounds = [0, *accumulate(lengths)]
     return list(zip(bounds, bounds[1:]))
@@ -131,4 +133,25 @@ def _finditer_chunks(pattern: re.Pattern[str], subject: str, chunks: Chunks) -> 
     out: Chunks = []
     for start, end in chunks:
         out.extend(m.span() for m in pattern.finditer(subject, start, end))
+    return out
+
+
+def _digit_groups(collapsed: str, chunks: Chunks) -> Chunks:
+    """``unicode_regex_split_custom_afmoe`` over runs (``reference.digits`` is the literal port):
+    a run of n numbers is cut into n mod 3, then threes; text before a run joins its first group;
+    text after the last run is one piece."""
+    out: Chunks = []
+    runs = fast.number_runs()
+    for start, end in chunks:
+        prev = start
+        for m in runs.finditer(collapsed, start, end):
+            a, b = m.span()
+            cut = a + (b - a) % 3
+            if cut == a:
+                cut += 3
+            out.append((prev, cut))
+            out.extend((c, c + 3) for c in range(cut, b, 3))
+            prev = b
+        if prev < end:
+            out.append((prev, end))
     return out
