@@ -12,6 +12,7 @@ from support import ASSETS
 from tui_tok.cli import main
 from tui_tok.cli.encode import unescape
 from tui_tok.loader import load_tokenizer
+from tui_tok.tokenizer.byte_level import BYTE_TO_CHAR
 
 PHI3 = ASSETS / "ggml-vocab-phi-3.gguf"
 QWEN3 = ASSETS / "qwen3-vocab.gguf"
@@ -82,7 +83,8 @@ def test_decode(capsys: pytest.CaptureFixture[str]) -> None:
     assert out == "<s> Hello<|end|>\n"
     _, out, _ = run_cli(capsys, "decode", str(PHI3), "1", "15043", "--remove-special")
     assert out == " Hello\n"  # llama.cpp keeps the space when it drops BOS
-    _, out, _ = run_cli(capsys, "decode", str(QWEN3), "145", "--hex")
+    e4 = load_tokenizer(QWEN3).vocab.token_to_id[BYTE_TO_CHAR[0xE4]]
+    _, out, _ = run_cli(capsys, "decode", str(QWEN3), str(e4), "--hex")
     assert out == "e4\n"  # a partial UTF-8 piece, shown as its byte
 
 
