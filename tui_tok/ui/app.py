@@ -1,0 +1,128 @@
+"""``TuiTokApp``: four views of one GGUF file, switched with F1-F4 (or 1-4 outside text boxes).
+
+The file is read before the app starts (a file that is not GGUF fails there, with one line).
+The tokenizer and the vocabulary index are built in background workers; views watch
+``tokenizer`` / ``vocab_index`` and fill in when they arrive.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.reactive import var
+from textual.screen import Screen
+
+from tui_tok.explore.vocab_index import VocabIndex, build_vocab_index
+from tui_tok.gguf import GGUFFile, read_gguf
+from tui_tok.tokenizer.tokenizer import Tokenizer
+from tui_tok.ui.messages import TokenizerLoaded, VocabIndexBuilt
+from tui_tok.ui.screens.metadata import MetadataScreen
+from tui_tok.ui.screens.stream import StreamScreen
+from tui_tok.ui.screens.tokenize import TokenizeScreen
+from tui_tok.ui.screens.vocab import VocabScreen
+from tui_tok.ui.session import Session
+
+SAMPLE_TEXT = "Hello world! The tokenizer splits text into pieces.\n日本語 🙂 naïve café\n\tx = 42  # tab, spaces"
+"""What the tokenize view shows first."""
+
+VIEWS = (("tokenize", "Tokenize"), ("stream", "Stream"), ("vocab", "Vocabulary"), ("metadata", "Metadata"))
+
+
+class TuiTokApp(App[int]):
+    """Explore the tokenizer of one GGUF file."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "tui-tok"
+    MODES = {"tokenize": TokenizeScreen, "stream": StreamScreen, "vocab": VocabScreen, "metadata": MetadataScreen}
+    DEFAULT_MODE = "tokenize"
+    BINDINGS = [
+        *(Binding(f"f{i}", f"switch_mode('{mode}')", title, priority=True) for i, (mode, title) in enumerate(VIEWS, 1)),
+        *(Binding(str(i), f"switch_mode('{mode}')", title, show=False) for i, (mode, title) in enumerate(VIEWS, 1)),
+        Binding("question_mark", "toggle_keys", "Keys"),
+        Binding("q", "quit", "Quit", show=False),
+    ]
+
+    tokenizer: var[Tokenizer | None] = var(None)
+    """The built tokenizer (None while building or when it cannot be built)."""
+    tokenizer_error: var[str | None] = var(None)
+    """Why the tokenizer could not be built."""
+    vocab_index: var[VocabIndex | None] = var(None)
+    """Searchable vocabulary, built from metadata alone."""
+    ids: var[tuple[int, ...]] = var(())
+    """Ids of the text in the tokenize view (the stream view replays them)."""
+
+    def __init__(self, gguf: GGUFFile, *, text: str = SAMPLE_TEXT, load_tokenizer: bool = True) -> None:
+        super().__init__()
+        self.session = Session(gguf)
+        self.initial_text = text
+        self._load = load_tokenizer
+        self.sub_title = Path(gguf.path).name
+
+    def on_mount(self) -> None:
+        if self._load:
+            self.build_tokenizer()
+        self.build_index()
+
+    @work(thread=True, exclusive=True, group="load", description="building the tokenizer")
+    def build_tokenizer(self) -> None:
+        from tui_tok.errors import TuiTokError
+        from tui_tok.loader import load_tokenizer
+
+        start = time.perf_counter()
+        try:
+            with self.session.lock:
+                tok = load_tokenizer(self.session.gguf)
+                tok.tokenize("warm up: Hello 1, 日本 🙂\n", add_special=True, parse_special=True)
+        except TuiTokError as exc:
+            self.post_message(TokenizerLoaded(None, str(exc), time.perf_counter() - start))
+        except Exception as exc:  # a bug in the engine: still show the file
+            self.post_message(TokenizerLoaded(None, f"internal error: {type(exc).__name__}: {exc}", 0.0))
+        else:
+            self.post_message(TokenizerLoaded(tok, None, time.perf_counter() - start))
+
+    @work(thread=True, exclusive=True, group="index", description="indexing the vocabulary")
+    def build_index(self) -> None:
+        start = time.perf_counter()
+        index = build_vocab_index(self.session.metadata)
+        self.post_message(VocabIndexBuilt(index, time.perf_counter() - start))
+
+    def on_tokenizer_loaded(self, message: TokenizerLoaded) -> None:
+        self.tokenizer_error = message.error
+        self.tokenizer = message.tokenizer
+
+    def on_vocab_index_built(self, message: VocabIndexBuilt) -> None:
+        self.vocab_index = message.index
+
+    def action_toggle_keys(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def show_token_in_vocab(self, token_id: int) -> None:
+        """Switch to the vocabulary with ``token_id`` under the cursor."""
+        self.switch_mode("vocab")
+        screen = self.screen
+        if isinstance(screen, VocabScreen):
+            screen.show_token(token_id)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for i, (mode, title) in enumerate(VIEWS, 1):
+            yield SystemCommand(f"View: {title}", f"Switch to the {title.lower()} view (F{i})", lambda m=mode: self.switch_mode(m))
+        commands = getattr(screen, "palette_commands", None)
+        if commands is not None:
+            yield from commands()
+
+
+def run_app(model_path: str) -> int:
+    """Open ``model_path`` in the explorer; a file that is not GGUF raises before the UI starts."""
+    gguf = read_gguf(model_path)
+    app = TuiTokApp(gguf)
+    result = app.run()
+    return int(result or 0)

@@ -1,0 +1,1 @@
+"""One screen per view (Textual modes): tokenize, stream, vocabulary, metadata."""

@@ -1,0 +1,34 @@
+"""What every view screen shares: the header line and the footer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.screen import Screen
+
+from tui_tok.explore.metadata import header_line
+
+if TYPE_CHECKING:
+    from tui_tok.ui.app import TuiTokApp
+    from tui_tok.ui.session import Session
+
+
+class ViewScreen(Screen[None]):
+    """A view of the open file; ``VIEW`` names it in the header."""
+
+    VIEW = ""
+
+    @property
+    def tui(self) -> TuiTokApp:
+        from tui_tok.ui.app import TuiTokApp
+
+        app = self.app
+        assert isinstance(app, TuiTokApp)
+        return app
+
+    @property
+    def session(self) -> Session:
+        return self.tui.session
+
+    def facts(self) -> str:
+        return header_line(self.session.gguf.metadata, file_name=self.session.path.name)

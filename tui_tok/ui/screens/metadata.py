@@ -1,0 +1,93 @@
+"""The metadata view: every key with its type and value, a filter box, and the full value of
+the highlighted key (arrays item by item, the chat template laid out readably)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual import on
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Footer, Input
+
+from tui_tok.explore.metadata import MetaRow, array_item_line, filter_rows, full_lines, metadata_rows
+from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.widgets.info_bar import InfoBar
+from tui_tok.ui.widgets.lines_view import LinesView
+
+
+class MetadataScreen(ViewScreen):
+    """Browse GGUF metadata."""
+
+    VIEW = "Metadata"
+    BINDINGS = [
+        Binding("ctrl+f", "focus_search", "Search"),
+        Binding("ctrl+l", "focus_table", "Keys"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[MetaRow] = []
+        self.shown: list[MetaRow] = []
+
+    def compose(self) -> ComposeResult:
+        yield InfoBar(self.facts(), self.VIEW)
+        yield Input(placeholder="filter keys and values", id="meta-search")
+        with Horizontal(id="meta-main"):
+            with Vertical(id="meta-left"):
+                yield DataTable(id="meta-table", cursor_type="row", zebra_stripes=True)
+            yield LinesView(id="meta-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        tokens = self.session.gguf.get("tokenizer.ggml.tokens") or []
+        self.rows = metadata_rows(self.session.field_triples(), tokens=tokens)
+        table = self.query_one("#meta-table", DataTable)
+        table.add_columns("key", "type", "value")
+        self._fill(self.rows)
+        table.focus()
+
+    def _fill(self, rows: list[MetaRow]) -> None:
+        table = self.query_one("#meta-table", DataTable)
+        table.clear()
+        self.shown = rows
+        for row in rows:
+            table.add_row(row.key, row.type_name, row.summary[:120], key=row.key)
+        if rows:
+            self._show_detail(rows[0].key)
+
+    @on(Input.Changed, "#meta-search")
+    def _filter(self, event: Input.Changed) -> None:
+        self._fill(filter_rows(self.rows, event.value, values=self.session.gguf.metadata))
+
+    @on(DataTable.RowHighlighted, "#meta-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is not None:
+            self._show_detail(event.row_key.value)
+
+    @on(DataTable.RowSelected, "#meta-table")
+    def _selected(self) -> None:
+        self.query_one("#meta-detail", LinesView).focus()
+
+    def _show_detail(self, key: str) -> None:
+        gguf = self.session.gguf
+        field = gguf.fields[key]
+        tokens = gguf.get("tokenizer.ggml.tokens") or []
+        detail = self.query_one("#meta-detail", LinesView)
+        detail.border_title = f"{key}  {field.type_name}"
+        value = field.value
+        if isinstance(value, str) or not hasattr(value, "__len__"):
+            detail.show_lines(full_lines(key, value, tokens=tokens))
+        else:
+            # arrays: format an item only when it scrolls into view
+            detail.show(len(value), lambda i: array_item_line(value, i))
+
+    def action_focus_search(self) -> None:
+        self.query_one("#meta-search", Input).focus()
+
+    def action_focus_table(self) -> None:
+        self.query_one("#meta-table", DataTable).focus()
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        yield SystemCommand("Filter metadata", "ctrl+f", self.action_focus_search)

@@ -1,0 +1,281 @@
+"""The tokenize view: type text, see each token's span coloured, its ids, counts and details.
+
+Every edit starts an exclusive worker (older results are dropped by generation number);
+texts above ``DEBOUNCE_CHARS`` wait ``DEBOUNCE_S`` for typing to pause first. The whole
+text is re-tokenized on each edit: the engine offers no incremental entry point, and
+llama.cpp's rules let an edit change tokens far from it (SPM merges run over a whole
+special-token-delimited fragment), so reusing old tokens would not be exact.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Checkbox, Footer, Static, TextArea
+from textual.worker import get_current_worker
+
+from tui_tok.errors import TuiTokError
+from tui_tok.explore.display import display_bytes
+from tui_tok.explore.layout import KIND_NAMES, TokenLayout, layout_tokens
+from tui_tok.explore.stats import text_stats
+from tui_tok.explore.token_info import token_rows
+from tui_tok.explore.vocab_index import token_facts
+from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.widgets.id_strip import IdStrip
+from tui_tok.ui.widgets.info_bar import InfoBar
+from tui_tok.ui.widgets.token_details import TokenDetails
+from tui_tok.ui.widgets.token_view import TokenView
+from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
+
+DEBOUNCE_CHARS = 20_000
+DEBOUNCE_S = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class TokenizeRequest:
+    generation: int
+    text: str
+    add_special: bool
+    parse_special: bool
+    show_pieces: bool
+
+
+class TokenizeScreen(ViewScreen):
+    """Live tokenizer."""
+
+    VIEW = "Tokenize"
+    BINDINGS = [
+        Binding("ctrl+b", "toggle('add_special')", "BOS/EOS"),
+        Binding("ctrl+t", "toggle('parse_special')", "Parse special"),
+        Binding("ctrl+o", "toggle('show_whitespace')", "Whitespace"),
+        Binding("ctrl+g", "toggle('show_pieces')", "Ids/pieces"),
+        Binding("ctrl+n", "open_in_vocab", "In vocab"),
+        Binding("escape", "focus_tokens", "To tokens", show=False),
+    ]
+
+    add_special: reactive[bool] = reactive(True, init=False)
+    parse_special: reactive[bool] = reactive(False, init=False)
+    show_whitespace: reactive[bool] = reactive(True, init=False)
+    show_pieces: reactive[bool] = reactive(False, init=False)
+
+    @dataclass
+    class Tokenized(Message):
+        """A worker finished tokenizing request ``generation``."""
+
+        generation: int
+        layout: TokenLayout | None
+        labels: list[str]
+        seconds: float
+        error: str | None = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._generation = 0
+        self._shown_generation = -1
+        self._debounce = None
+        self.last_result_at = 0.0
+        """perf_counter() when the last result was drawn (benchmarks read it)."""
+
+    def compose(self) -> ComposeResult:
+        yield InfoBar(self.facts(), self.VIEW)
+        with Horizontal(id="tok-main"):
+            with Vertical(id="tok-left"):
+                yield TextArea(self.tui.initial_text, id="tok-input", soft_wrap=True)
+                yield TokenView(id="tok-view")
+                yield IdStrip(id="tok-ids")
+                yield Static("", id="tok-stats")
+            with Vertical(id="tok-side"):
+                yield TokenizerStatus(id="tok-status")
+                yield TokenDetails("no token selected", id="tok-details")
+                yield Checkbox("add special (BOS/EOS)  ^B", self.add_special, id="cb-add_special")
+                yield Checkbox("parse special  ^T", self.parse_special, id="cb-parse_special")
+                yield Checkbox("show whitespace  ^O", self.show_whitespace, id="cb-show_whitespace")
+                yield Checkbox("pieces, not ids  ^G", self.show_pieces, id="cb-show_pieces")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#tok-details", TokenDetails).border_title = "Token"
+        self.query_one("#tok-view", TokenView).border_title = "Tokens"
+        self.query_one("#tok-input", TextArea).border_title = "Text"
+        self.watch(self.app, "tokenizer", self._tokenizer_changed)
+        self.query_one("#tok-input", TextArea).focus()
+
+    def _tokenizer_changed(self, _value: object = None) -> None:
+        self.retokenize()
+
+    # --- toggles ------------------------------------------------------------------------------
+
+    def action_toggle(self, name: str) -> None:
+        setattr(self, name, not getattr(self, name))
+
+    @on(Checkbox.Changed)
+    def _checkbox(self, event: Checkbox.Changed) -> None:
+        name = (event.checkbox.id or "").removeprefix("cb-")
+        if hasattr(self, name) and getattr(self, name) != event.value:
+            setattr(self, name, event.value)
+
+    def _sync_checkbox(self, name: str, value: bool) -> None:
+        if not self.is_mounted:
+            return
+        box = self.query_one(f"#cb-{name}", Checkbox)
+        if box.value != value:
+            box.value = value
+
+    def watch_add_special(self, value: bool) -> None:
+        self._sync_checkbox("add_special", value)
+        self.retokenize()
+
+    def watch_parse_special(self, value: bool) -> None:
+        self._sync_checkbox("parse_special", value)
+        self.retokenize()
+
+    def watch_show_pieces(self, value: bool) -> None:
+        self._sync_checkbox("show_pieces", value)
+        self.retokenize()
+
+    def watch_show_whitespace(self, value: bool) -> None:
+        self._sync_checkbox("show_whitespace", value)
+        if not self.is_mounted:
+            return
+        self.query_one("#tok-view", TokenView).show_whitespace = value
+        self.set_class(not value, "-hide-whitespace")
+
+    # --- tokenizing ---------------------------------------------------------------------------
+
+    @on(TextArea.Changed, "#tok-input")
+    def _text_changed(self) -> None:
+        text_area = self.query_one("#tok-input", TextArea)
+        if self._debounce is not None:
+            self._debounce.stop()
+            self._debounce = None
+        if len(text_area.text) > DEBOUNCE_CHARS:
+            self._debounce = self.set_timer(DEBOUNCE_S, self.retokenize)
+        else:
+            self.retokenize()
+
+    def retokenize(self) -> None:
+        """Start a worker for the current text and toggles (the newest request wins)."""
+        if not self.is_mounted:
+            return
+        self._generation += 1
+        tok = self.tui.tokenizer
+        if tok is None:
+            return
+        request = TokenizeRequest(
+            generation=self._generation,
+            text=self.query_one("#tok-input", TextArea).text,
+            add_special=self.add_special,
+            parse_special=self.parse_special,
+            show_pieces=self.show_pieces,
+        )
+        self._run(request)
+
+    @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
+    def _run(self, request: TokenizeRequest) -> None:
+        worker = get_current_worker()
+        tok = self.tui.tokenizer
+        if tok is None:
+            return
+        start = time.perf_counter()
+        try:
+            with self.session.lock:
+                if worker.is_cancelled:
+                    return
+                tokens = tok.tokenize(request.text, add_special=request.add_special, parse_special=request.parse_special)
+                layout = layout_tokens(request.text, tokens)
+                if request.show_pieces:
+                    pieces = {i: display_bytes(tok.token_to_piece(i)) for i in np.unique(layout.ids).tolist()}
+                    labels = [pieces[i] for i in layout.ids.tolist()]
+                else:
+                    labels = [str(i) for i in layout.ids.tolist()]
+        except TuiTokError as exc:
+            self.post_message(self.Tokenized(request.generation, None, [], 0.0, str(exc)))
+            return
+        if not worker.is_cancelled:
+            self.post_message(self.Tokenized(request.generation, layout, labels, time.perf_counter() - start))
+
+    def on_tokenize_screen_tokenized(self, message: Tokenized) -> None:
+        if message.generation != self._generation:
+            return  # stale: the text or a toggle changed since
+        stats = self.query_one("#tok-stats", Static)
+        if message.layout is None:
+            stats.update(f"cannot tokenize: {message.error}")
+            stats.add_class("-error")
+            return
+        stats.remove_class("-error")
+        layout = message.layout
+        view = self.query_one("#tok-view", TokenView)
+        view.show(layout)
+        self.query_one("#tok-ids", IdStrip).show(message.labels, layout.kinds)
+        summary = text_stats(layout.text, n_tokens=layout.n_tokens, n_bytes=layout.n_bytes).summary()
+        stats.update(f"{summary} · {message.seconds * 1000:.1f} ms")
+        self.tui.ids = tuple(layout.ids.tolist())
+        self._shown_generation = message.generation
+        self.last_result_at = time.perf_counter()
+        if view.cursor >= 0:
+            self._describe(view.cursor)
+        else:
+            text_area = self.query_one("#tok-input", TextArea)
+            view.select_char(text_area.document.get_index_from_location(text_area.selection.end))
+
+    # --- selection ----------------------------------------------------------------------------
+
+    @on(TextArea.SelectionChanged, "#tok-input")
+    def _editor_cursor(self, event: TextArea.SelectionChanged) -> None:
+        text_area = event.text_area
+        view = self.query_one("#tok-view", TokenView)
+        if view.token_layout.text and len(view.token_layout.text) == len(text_area.text):
+            view.select_char(text_area.document.get_index_from_location(event.selection.end))
+
+    @on(TokenView.Selected)
+    def _token_selected(self, event: TokenView.Selected) -> None:
+        self.query_one("#tok-ids", IdStrip).cursor = event.index
+        self._describe(event.index)
+
+    @on(TokenView.OpenRequested)
+    def _open(self, event: TokenView.OpenRequested) -> None:
+        self.tui.show_token_in_vocab(event.token_id)
+
+    def action_open_in_vocab(self) -> None:
+        self.query_one("#tok-view", TokenView).action_open()
+
+    def action_focus_tokens(self) -> None:
+        self.query_one("#tok-view", TokenView).focus()
+
+    def _describe(self, index: int) -> None:
+        view = self.query_one("#tok-view", TokenView)
+        layout = view.token_layout
+        if not 0 <= index < layout.n_tokens:
+            return
+        token_id = int(layout.ids[index])
+        tok = self.tui.tokenizer
+        vocab_index = self.tui.vocab_index
+        raw = tok.vocab.tokens[token_id] if tok is not None else None
+        piece = tok.token_to_piece(token_id) if tok is not None else None
+        start, end = int(layout.starts[index]), int(layout.ends[index])
+        rows = token_rows(
+            token_id=token_id,
+            raw=raw,
+            piece=piece,
+            span=layout.text[start:end],
+            kind=KIND_NAMES[int(layout.kinds[index])],
+            facts=token_facts(vocab_index, token_id) if vocab_index is not None else None,
+            position=(index, layout.n_tokens),
+        )
+        self.query_one("#tok-details", TokenDetails).show_rows(rows)
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        yield SystemCommand("Toggle add special (BOS/EOS)", "ctrl+b", lambda: self.action_toggle("add_special"))
+        yield SystemCommand("Toggle parse special", "ctrl+t", lambda: self.action_toggle("parse_special"))
+        yield SystemCommand("Toggle visible whitespace", "ctrl+o", lambda: self.action_toggle("show_whitespace"))
+        yield SystemCommand("Toggle ids / pieces", "ctrl+g", lambda: self.action_toggle("show_pieces"))
+        yield SystemCommand("Show selected token in vocabulary", "ctrl+n", self.action_open_in_vocab)

@@ -1,0 +1,161 @@
+"""The vocabulary view: every token, one search box (substring, ``/regex/``, ``#id``) and a type filter.
+
+Searches run in an exclusive worker so typing never waits for a scan; each result says how
+long it took.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Footer, Input, Select, Static
+from textual.worker import get_current_worker
+
+from tui_tok.explore.token_info import token_rows
+from tui_tok.explore.vocab_index import SearchResult, VocabIndex, search, token_facts
+from tui_tok.tokenizer.types import TokenType
+from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.widgets.info_bar import InfoBar
+from tui_tok.ui.widgets.token_details import TokenDetails
+from tui_tok.ui.widgets.vocab_table import VocabTable, header_text
+
+TYPE_OPTIONS = [(t.name.lower(), int(t)) for t in TokenType]
+
+
+class VocabScreen(ViewScreen):
+    """Browse and search the vocabulary."""
+
+    VIEW = "Vocabulary"
+    BINDINGS = [
+        Binding("ctrl+f", "focus_search", "Search"),
+        Binding("ctrl+l", "focus_table", "Table"),
+    ]
+
+    @dataclass
+    class Searched(Message):
+        """A search worker finished."""
+
+        generation: int
+        result: SearchResult
+        seconds: float
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._generation = 0
+        self._pending_cursor: int | None = None
+        self.last_result: SearchResult | None = None
+
+    def compose(self) -> ComposeResult:
+        yield InfoBar(self.facts(), self.VIEW)
+        with Horizontal(id="vocab-bar"):
+            yield Input(placeholder="search: text, /regex/, #id", id="vocab-search")
+            yield Select(TYPE_OPTIONS, prompt="any type", id="vocab-type", allow_blank=True)
+        with Horizontal(id="vocab-main"):
+            with Vertical(id="vocab-left"):
+                yield Static("", id="vocab-header")
+                yield VocabTable(id="vocab-table")
+                yield Static("indexing the vocabulary…", id="vocab-status")
+            yield TokenDetails("", id="vocab-details")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#vocab-details", TokenDetails).border_title = "Token"
+        self.watch(self.app, "vocab_index", self._index_changed)
+        self.query_one("#vocab-search", Input).focus()
+
+    def _index_changed(self, index: VocabIndex | None) -> None:
+        if index is not None:
+            self.run_search()
+
+    def show_token(self, token_id: int) -> None:
+        """Put ``token_id`` under the cursor, clearing the search so it is in the list."""
+        self._pending_cursor = token_id
+        search_box = self.query_one("#vocab-search", Input)
+        type_box = self.query_one("#vocab-type", Select)
+        if search_box.value or type_box.value != Select.BLANK:
+            search_box.value = ""
+            type_box.clear()
+        self.run_search()
+        self.query_one("#vocab-table", VocabTable).focus()
+
+    @on(Input.Changed, "#vocab-search")
+    @on(Select.Changed, "#vocab-type")
+    def _query_changed(self) -> None:
+        self.run_search()
+
+    def run_search(self) -> None:
+        self._generation += 1
+        index = self.tui.vocab_index
+        if index is None:
+            return
+        selected = self.query_one("#vocab-type", Select).value
+        token_type = selected if isinstance(selected, int) else None
+        self._search(self._generation, index, self.query_one("#vocab-search", Input).value, token_type)
+
+    @work(thread=True, exclusive=True, group="vocab-search", description="searching the vocabulary")
+    def _search(self, generation: int, index: VocabIndex, query: str, token_type: int | None) -> None:
+        start = time.perf_counter()
+        result = search(index, query, token_type=token_type)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.Searched(generation, result, time.perf_counter() - start))
+
+    def on_vocab_screen_searched(self, message: Searched) -> None:
+        if message.generation != self._generation:
+            return
+        index = self.tui.vocab_index
+        assert index is not None
+        result = message.result
+        self.last_result = result
+        table = self.query_one("#vocab-table", VocabTable)
+        table.show(index, result.ids, cursor_id=self._pending_cursor)
+        self._pending_cursor = None
+        self.query_one("#vocab-header", Static).update(
+            header_text(value_label=table.value_label, piece_width=table.piece_width)
+        )
+        status = self.query_one("#vocab-status", Static)
+        if result.error:
+            status.update(result.error)
+            status.add_class("-error")
+        else:
+            status.remove_class("-error")
+            n = len(result.ids)
+            what = "tokens" if result.kind == "all" else f"{result.kind} matches"
+            status.update(f"{n:,} {what} of {index.n_tokens:,} · {message.seconds * 1000:.1f} ms")
+        if not len(result.ids):
+            self.query_one("#vocab-details", TokenDetails).clear_rows("no match")
+
+    @on(VocabTable.Highlighted)
+    def _highlighted(self, event: VocabTable.Highlighted) -> None:
+        index = self.tui.vocab_index
+        if index is None:
+            return
+        tok = self.tui.tokenizer
+        token_id = event.token_id
+        piece = tok.token_to_piece(token_id) if tok is not None else None
+        kind = tok.token_kind(token_id).value if tok is not None else "?"
+        rows = token_rows(
+            token_id=token_id, raw=index.pieces[token_id], piece=piece, span=None, kind=kind,
+            facts=token_facts(index, token_id),
+        )
+        self.query_one("#vocab-details", TokenDetails).show_rows(rows)
+
+    def action_focus_search(self) -> None:
+        self.query_one("#vocab-search", Input).focus()
+
+    def action_focus_table(self) -> None:
+        self.query_one("#vocab-table", VocabTable).focus()
+
+    @on(Input.Submitted, "#vocab-search")
+    def _submitted(self) -> None:
+        self.action_focus_table()
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        yield SystemCommand("Search the vocabulary", "ctrl+f", self.action_focus_search)
+        yield SystemCommand("Focus the vocabulary table", "ctrl+l", self.action_focus_table)

@@ -1,0 +1,79 @@
+"""``IdStrip``: the token ids (or pieces) of the text, wrapped, coloured like their spans.
+
+Line API again: a 300k-token text builds only the rows on screen; the wrap points are
+computed once per width.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from rich.segment import Segment as RichSegment
+from textual import events
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui_tok.explore.layout import flow_rows
+from tui_tok.ui.widgets.palette import TOKEN_CLASSES, TokenStyles
+
+
+class IdStrip(ScrollView):
+    """Wrapped labels (ids or pieces), one per token."""
+
+    COMPONENT_CLASSES = TOKEN_CLASSES
+
+    cursor: reactive[int] = reactive(-1)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.labels: Sequence[str] = ()
+        self.kinds = np.zeros(0, dtype=np.uint8)
+        self._row_starts: np.ndarray | None = None
+        self._width = -1
+
+    def show(self, labels: Sequence[str], kinds: np.ndarray) -> None:
+        self.labels = labels
+        self.kinds = kinds
+        self._row_starts = None
+        self._update_size()
+        self.refresh()
+
+    @property
+    def row_starts(self) -> np.ndarray:
+        width = max(1, self.scrollable_content_region.width)
+        if self._row_starts is None or self._width != width:
+            self._width = width
+            widths = np.fromiter((len(s) + 1 for s in self.labels), dtype=np.int64, count=len(self.labels))
+            self._row_starts = flow_rows(widths, width=width)
+        return self._row_starts
+
+    def _update_size(self) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.row_starts) - 1)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._row_starts = None
+        self._update_size()
+
+    def watch_cursor(self) -> None:
+        self.refresh()
+        if 0 <= self.cursor < len(self.labels):
+            row = int(np.searchsorted(self.row_starts, self.cursor, side="right")) - 1
+            top, height = self.scroll_offset.y, self.scrollable_content_region.height
+            if row < top or row >= top + height:
+                self.scroll_to(y=max(0, row - height // 2), animate=False)
+
+    def render_line(self, y: int) -> Strip:
+        row = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        starts = self.row_starts
+        if row >= len(starts) - 1:
+            return Strip.blank(width, self.rich_style)
+        styles = TokenStyles(self)
+        out: list[RichSegment] = []
+        for i in range(int(starts[row]), int(starts[row + 1])):
+            out.append(RichSegment(self.labels[i], styles.of(i, int(self.kinds[i]), cursor=i == self.cursor)))
+            out.append(RichSegment(" ", self.rich_style))
+        return Strip(out).extend_cell_length(width, self.rich_style).crop(0, width)

@@ -1,0 +1,39 @@
+"""``InfoBar``: the header line (file, architecture, tokenizer, vocab size, tokenizer state)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Label
+
+
+class InfoBar(Horizontal):
+    """File facts on the left, the current view and tokenizer state on the right."""
+
+    def __init__(self, facts: str, view: str) -> None:
+        super().__init__()
+        self._facts = facts
+        self._view = view
+
+    def compose(self) -> ComposeResult:
+        yield Label(self._facts, id="info-facts")
+        yield Label("", id="info-state")
+        yield Label(self._view, id="info-view")
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "tokenizer", self._refresh_state)
+        self.watch(self.app, "tokenizer_error", self._refresh_state)
+
+    def _refresh_state(self, _value: object = None) -> None:
+        state = self.query_one("#info-state", Label)
+        if getattr(self.app, "tokenizer_error", None):
+            state.update("tokenizer unavailable")
+            self.set_class(True, "-error")
+            self.set_class(False, "-loading")
+        elif getattr(self.app, "tokenizer", None) is None:
+            state.update("building tokenizer…")
+            self.set_class(True, "-loading")
+        else:
+            state.update("tokenizer ready")
+            self.set_class(False, "-loading")
+            self.set_class(False, "-error")

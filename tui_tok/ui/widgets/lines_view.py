@@ -1,0 +1,43 @@
+"""``LinesView``: a read-only list of lines produced on demand (an array of 262k items, a template).
+
+Lines come from a callable, so a huge array is never formatted as a whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.segment import Segment as RichSegment
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+
+class LinesView(ScrollView, can_focus=True):
+    """``count`` lines, line ``i`` being ``line_of(i)``."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.count = 0
+        self.line_of: Callable[[int], str] = lambda i: ""
+        self._width = 0
+
+    def show(self, count: int, line_of: Callable[[int], str], *, width: int = 0) -> None:
+        self.count = count
+        self.line_of = line_of
+        self._width = width
+        self.virtual_size = Size(max(width, self.scrollable_content_region.width), count)
+        self.scroll_to(0, 0, animate=False)
+        self.refresh()
+
+    def show_lines(self, lines: list[str]) -> None:
+        self.show(len(lines), lines.__getitem__, width=max((len(s) for s in lines[:5000]), default=0))
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        row = scroll_y + y
+        width = self.scrollable_content_region.width
+        if row >= self.count:
+            return Strip.blank(width, self.rich_style)
+        strip = Strip([RichSegment(self.line_of(row), self.rich_style)])
+        return strip.extend_cell_length(scroll_x + width, self.rich_style).crop(scroll_x, scroll_x + width)

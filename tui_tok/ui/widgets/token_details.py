@@ -1,0 +1,22 @@
+"""``TokenDetails``: label/value rows describing the selected token."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from textual.widgets import Static
+
+
+class TokenDetails(Static):
+    """Rows from ``explore.token_info.token_rows``."""
+
+    def show_rows(self, rows: list[tuple[str, str]], *, title: str = "Token") -> None:
+        table = Table.grid(padding=(0, 1))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column(overflow="fold")
+        for label, value in rows:
+            table.add_row(label, value)
+        self.border_title = title
+        self.update(table)
+
+    def clear_rows(self, message: str = "no token selected") -> None:
+        self.update(message)

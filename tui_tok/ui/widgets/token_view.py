@@ -1,0 +1,171 @@
+"""``TokenView``: the text with each token's span coloured, drawn row by row (Line API).
+
+Only visible rows are built, from a ``TokenLayout`` computed off the UI thread, so a 1 MB
+text scrolls as fast as a short one. A cursor moves over tokens (left/right, click) and
+posts ``TokenView.Selected``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.segment import Segment as RichSegment
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui_tok.explore.display import visible_text
+from tui_tok.explore.layout import Rows, TokenLayout, layout_tokens, row_of_char, row_segments, row_span, token_at, wrap_rows
+from tui_tok.ui.widgets.palette import TOKEN_CLASSES, TokenStyles
+
+
+class TokenView(ScrollView, can_focus=True):
+    """Coloured token spans over the text."""
+
+    COMPONENT_CLASSES = TOKEN_CLASSES
+    BINDINGS = [
+        Binding("left", "move(-1)", "Prev token", show=False),
+        Binding("right", "move(1)", "Next token", show=False),
+        Binding("home", "move_to(0)", "First token", show=False),
+        Binding("end", "move_to(-1)", "Last token", show=False),
+        Binding("enter,v", "open", "In vocabulary"),
+    ]
+
+    show_whitespace: reactive[bool] = reactive(True)
+    cursor: reactive[int] = reactive(-1)
+    """Index of the selected token (-1: none)."""
+
+    @dataclass
+    class Selected(Message):
+        """The cursor moved to token ``index`` of ``layout``."""
+
+        view: TokenView
+        index: int
+
+        @property
+        def control(self) -> TokenView:
+            return self.view
+
+    @dataclass
+    class OpenRequested(Message):
+        """The user asked to see token ``token_id`` in the vocabulary."""
+
+        view: TokenView
+        token_id: int
+
+        @property
+        def control(self) -> TokenView:
+            return self.view
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.token_layout = layout_tokens("", [])
+        self._rows: Rows | None = None
+
+    def show(self, layout: TokenLayout) -> None:
+        """Draw ``layout``; the cursor stays on the same token index when it still exists."""
+        self.token_layout = layout
+        self._rows = None
+        self._update_size()
+        if self.cursor >= layout.n_tokens:
+            self.cursor = layout.n_tokens - 1
+        self.refresh()
+
+    @property
+    def rows(self) -> Rows:
+        width = max(2, self.scrollable_content_region.width)
+        if self._rows is None or self._rows.width != width:
+            self._rows = wrap_rows(self.token_layout, width=width)
+        return self._rows
+
+    def _update_size(self) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, self.rows.n_rows)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._rows = None
+        self._update_size()
+
+    def watch_show_whitespace(self) -> None:
+        self.refresh()
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh()
+        if 0 <= new < self.token_layout.n_tokens:
+            char = int(self.token_layout.starts[new])
+            self.scroll_to_region_row(row_of_char(self.token_layout, self.rows, char))
+            self.post_message(self.Selected(self, new))
+
+    def scroll_to_region_row(self, row: int) -> None:
+        top = self.scroll_offset.y
+        height = self.scrollable_content_region.height
+        if row < top or row >= top + height:
+            self.scroll_to(y=max(0, row - height // 2), animate=False)
+
+    def render_line(self, y: int) -> Strip:
+        row = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        rows = self.rows
+        if row >= rows.n_rows:
+            return Strip.blank(width, self.rich_style)
+        styles = TokenStyles(self)
+        lay = self.token_layout
+        text = lay.text
+        out: list[RichSegment] = []
+        for seg in row_segments(lay, rows, row):
+            shown = visible_text(text[seg.start : seg.end], show_whitespace=self.show_whitespace)
+            kind = int(lay.kinds[seg.token]) if seg.token >= 0 else 0
+            out.append(RichSegment(shown, styles.of(seg.token, kind, cursor=seg.token == self.cursor)))
+        return Strip(out).extend_cell_length(width, self.rich_style).crop(0, width)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        row = self.scroll_offset.y + offset.y
+        if row >= self.rows.n_rows:
+            return
+        start, end = row_span(self.token_layout, self.rows, row)
+        line_text = self.token_layout.text[start:end]
+        # walk cells so wide characters count twice
+        cells = 0
+        char = start
+        for ch in line_text:
+            cells += 2 if ord(ch) >= 0x1100 and _is_wide(ch) else 1
+            if cells > offset.x:
+                break
+            char += 1
+        index = token_at(self.token_layout, min(char, max(end - 1, start)))
+        if index >= 0:
+            self.cursor = index
+
+    def action_move(self, step: int) -> None:
+        n = self.token_layout.n_tokens
+        if n:
+            self.cursor = min(max(0, self.cursor + step), n - 1)
+
+    def action_move_to(self, index: int) -> None:
+        n = self.token_layout.n_tokens
+        if n:
+            self.cursor = index % n
+
+    def action_open(self) -> None:
+        if 0 <= self.cursor < self.token_layout.n_tokens:
+            self.post_message(self.OpenRequested(self, int(self.token_layout.ids[self.cursor])))
+
+    def select_char(self, char: int) -> None:
+        """Put the cursor on the token covering character ``char`` (from the editor's cursor)."""
+        index = token_at(self.token_layout, char)
+        if index < 0 and char > 0:
+            index = token_at(self.token_layout, char - 1)
+        if index >= 0 and index != self.cursor:
+            self.cursor = index
+
+
+def _is_wide(ch: str) -> bool:
+    from rich.cells import cell_len
+
+    return cell_len(ch) == 2

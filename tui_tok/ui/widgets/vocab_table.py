@@ -1,0 +1,155 @@
+"""``VocabTable``: one row per token over a whole vocabulary (262k rows), drawing only what is visible.
+
+Textual's ``DataTable`` builds every row; this Line-API widget keeps just the array of ids
+to show and formats a row when it scrolls into view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from rich.segment import Segment as RichSegment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui_tok.explore.vocab_index import VocabIndex, type_name
+
+ID_W, TYPE_W, VALUE_W, BYTES_W = 8, 13, 12, 6
+
+
+def header_text(*, value_label: str, piece_width: int) -> str:
+    """The column titles, aligned like the rows."""
+    return (
+        f"{'id':>{ID_W}}  {'piece':<{piece_width}}  {'type':<{TYPE_W}}  {value_label:>{VALUE_W}}  {'bytes':>{BYTES_W}}"
+    )
+
+
+class VocabTable(ScrollView, can_focus=True):
+    """Rows ``ids`` of ``index``; a highlighted row under the cursor."""
+
+    COMPONENT_CLASSES = {"vocab-table--cursor", "vocab-table--special", "vocab-table--byte", "vocab-table--dim"}
+    BINDINGS = [
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "move_to(0)", "Top", show=False),
+        Binding("end", "move_to(-1)", "Bottom", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0)
+    """Row under the cursor (an index into ``ids``)."""
+
+    @dataclass
+    class Highlighted(Message):
+        """Token ``token_id`` is under the cursor."""
+
+        table: VocabTable
+        token_id: int
+
+        @property
+        def control(self) -> VocabTable:
+            return self.table
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.index: VocabIndex | None = None
+        self.ids = np.zeros(0, dtype=np.int64)
+
+    def show(self, index: VocabIndex, ids: np.ndarray, *, cursor_id: int | None = None) -> None:
+        """Show rows ``ids``; keep the cursor on ``cursor_id`` when it is among them."""
+        self.index = index
+        self.ids = ids
+        self.virtual_size = Size(self.scrollable_content_region.width, len(ids))
+        row = 0
+        if cursor_id is not None and len(ids):
+            pos = int(np.searchsorted(ids, cursor_id))
+            row = pos if pos < len(ids) and ids[pos] == cursor_id else 0
+        self.cursor = row
+        self.mutate_reactive(VocabTable.cursor)
+        self.refresh()
+
+    @property
+    def value_label(self) -> str:
+        if self.index is not None and self.index.merge_ranks is not None:
+            return "merge rank"
+        return "score"
+
+    @property
+    def piece_width(self) -> int:
+        return max(8, self.scrollable_content_region.width - (ID_W + TYPE_W + VALUE_W + BYTES_W + 8))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.ids))
+
+    def watch_cursor(self, row: int) -> None:
+        self.refresh()
+        height = self.scrollable_content_region.height
+        top = self.scroll_offset.y
+        if height and (row < top or row >= top + height):
+            self.scroll_to(y=max(0, row - height // 3), animate=False)
+        if 0 <= row < len(self.ids):
+            self.post_message(self.Highlighted(self, int(self.ids[row])))
+
+    def action_move(self, step: int) -> None:
+        if len(self.ids):
+            self.cursor = min(max(0, self.cursor + step), len(self.ids) - 1)
+
+    def action_page(self, step: int) -> None:
+        self.action_move(step * max(1, self.scrollable_content_region.height - 1))
+
+    def action_move_to(self, row: int) -> None:
+        if len(self.ids):
+            self.cursor = row % len(self.ids)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None:
+            row = self.scroll_offset.y + offset.y
+            if row < len(self.ids):
+                self.cursor = row
+
+    def row_text(self, token_id: int) -> str:
+        index = self.index
+        assert index is not None
+        pw = self.piece_width
+        piece = index.display[token_id]
+        if len(piece) > pw:
+            piece = piece[: pw - 1] + "…"
+        if index.merge_ranks is not None:
+            rank = int(index.merge_ranks[token_id])
+            value = str(rank) if rank >= 0 else "-"
+        elif index.scores is not None:
+            value = f"{float(index.scores[token_id]):.6g}"
+        else:
+            value = "-"
+        return (
+            f"{token_id:>{ID_W}}  {piece:<{pw}}  {type_name(int(index.types[token_id])):<{TYPE_W}}  "
+            f"{value:>{VALUE_W}}  {int(index.byte_lengths[token_id]):>{BYTES_W}}"
+        )
+
+    def render_line(self, y: int) -> Strip:
+        row = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        if self.index is None or row >= len(self.ids):
+            return Strip.blank(width, self.rich_style)
+        token_id = int(self.ids[row])
+        style: Style = self.rich_style
+        ttype = int(self.index.types[token_id])
+        if ttype in (3, 4):
+            style = style + self.get_component_rich_style("vocab-table--special")
+        elif ttype == 6:
+            style = style + self.get_component_rich_style("vocab-table--byte")
+        elif ttype in (0, 5):
+            style = style + self.get_component_rich_style("vocab-table--dim")
+        if row == self.cursor:
+            style = style + self.get_component_rich_style("vocab-table--cursor")
+        strip = Strip([RichSegment(self.row_text(token_id), style)])
+        return strip.extend_cell_length(width, style).crop(0, width)
