@@ -1,0 +1,145 @@
+"""vocab_from_metadata: llama.cpp's defaults, key overrides and text-derived attribute fixes (§1-2)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from support import ASSETS
+
+from tui_tok.errors import UnsupportedTokenizerError, VocabError
+from tui_tok.gguf import read_gguf
+from tui_tok.tokenizer.types import TokenAttr as A
+from tui_tok.tokenizer.types import VocabType
+from tui_tok.tokenizer.vocab import vocab_from_metadata
+
+SPM_TOKENS = ["<unk>", "<s>", "</s>", "▁a", "b"]
+
+
+def spm(**extra):
+    meta = {"tokenizer.ggml.model": "llama", "tokenizer.ggml.tokens": list(SPM_TOKENS),
+            "tokenizer.ggml.token_type": [2, 3, 3, 1, 1]}  # fmt: skip
+    meta.update(extra)
+    return meta
+
+
+@pytest.mark.parametrize(
+    ("model", "vtype"),
+    [("llama", VocabType.SPM), ("gpt2", VocabType.BPE), ("bert", VocabType.WPM), ("t5", VocabType.UGM),
+     ("rwkv", VocabType.RWKV), ("plamo2", VocabType.PLAMO2), ("test", VocabType.TEST), ("gemma4", VocabType.BPE),
+     ("whitespace", VocabType.BPE), ("none", VocabType.NONE)],
+)  # fmt: skip
+def test_model_string_to_family(model: str, vtype: VocabType) -> None:
+    meta = spm(**{"tokenizer.ggml.model": model, "tokenizer.ggml.merges": ["▁ a"]})
+    assert vocab_from_metadata(meta).type is vtype
+
+
+def test_unknown_model_says_what_is_supported() -> None:
+    with pytest.raises(UnsupportedTokenizerError) as info:
+        vocab_from_metadata(spm(**{"tokenizer.ggml.model": "sentencepiece"}))
+    assert "sentencepiece" in str(info.value) and "llama" in str(info.value)
+
+
+def test_unknown_pre_is_unsupported() -> None:
+    with pytest.raises(UnsupportedTokenizerError):
+        vocab_from_metadata(spm(**{"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "zzz",
+                                   "tokenizer.ggml.merges": []}))  # fmt: skip
+
+
+def test_missing_pieces_are_vocab_errors() -> None:
+    with pytest.raises(VocabError, match="tokenizer.ggml.model"):
+        vocab_from_metadata({})
+    with pytest.raises(VocabError, match="tokens"):
+        vocab_from_metadata({"tokenizer.ggml.model": "llama"})
+    with pytest.raises(VocabError, match="merges"):
+        vocab_from_metadata(spm(**{"tokenizer.ggml.model": "gpt2"}))
+    with pytest.raises(VocabError, match="duplicate"):
+        vocab_from_metadata(spm(**{"tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "b", "b"]}))
+    with pytest.raises(VocabError, match="scores"):
+        vocab_from_metadata(spm(**{"tokenizer.ggml.scores": [0.0]}))
+
+
+def test_kimi_k2_needs_no_merges() -> None:
+    v = vocab_from_metadata(spm(**{"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "kimi-k2"}))
+    assert v.merges == []
+
+
+def test_defaults_per_family() -> None:
+    v = vocab_from_metadata(spm())
+    assert (v.bos_id, v.eos_id, v.unk_id, v.sep_id, v.pad_id) == (1, 2, 0, -1, -1)
+    assert (v.add_bos, v.add_eos, v.add_space_prefix, v.clean_spaces) == (True, False, True, False)
+    v = vocab_from_metadata(spm(**{"tokenizer.ggml.model": "t5"}))
+    assert (v.bos_id, v.eos_id, v.unk_id, v.pad_id, v.add_bos, v.add_eos) == (-1, 1, 2, 0, False, True)
+    # bert defaults 101/102/103 are beyond this 5-token vocab: NULL
+    v = vocab_from_metadata(spm(**{"tokenizer.ggml.model": "bert"}))
+    assert (v.bos_id, v.unk_id, v.sep_id, v.pad_id, v.add_bos, v.add_sep) == (-1, -1, -1, 0, True, True)
+
+
+def test_keys_override_defaults_and_out_of_range_ids_are_ignored() -> None:
+    v = vocab_from_metadata(spm(**{"tokenizer.ggml.bos_token_id": 4, "tokenizer.ggml.eos_token_id": 99,
+                                   "tokenizer.ggml.add_bos_token": False, "tokenizer.ggml.add_space_prefix": False,
+                                   "tokenizer.ggml.prefix_token_id": 3}))  # fmt: skip
+    assert (v.bos_id, v.eos_id, v.fim_pre_id, v.add_bos, v.add_space_prefix) == (4, 2, 3, False, False)
+
+
+def test_gemma4_forces_pre_and_bos() -> None:
+    v = vocab_from_metadata(spm(**{"tokenizer.ggml.model": "gemma4", "tokenizer.ggml.pre": "qwen2",
+                                   "tokenizer.ggml.merges": [], "tokenizer.ggml.add_bos_token": False}))  # fmt: skip
+    assert (v.pre, v.raw_pre, v.pre_type, v.add_bos, v.escape_whitespaces) == ("gemma4", "qwen2", "GEMMA4", True, True)
+
+
+def test_empty_tokens_get_placeholders_and_numpy_or_lists_both_work() -> None:
+    meta = spm(**{"tokenizer.ggml.tokens": ["<unk>", "", "</s>", "▁a", "b"],
+                  "tokenizer.ggml.scores": np.array([0, -1, -2, -3, -4], dtype=np.float32),
+                  "tokenizer.ggml.token_type": np.array([2, 3, 3, 1, 7], dtype=np.int32)})  # fmt: skip
+    v = vocab_from_metadata(meta)
+    assert v.tokens[1] == "[EMPTY_1]" and v.token_to_id["[EMPTY_1]"] == 1
+    assert v.scores.dtype == np.float32 and v.scores.tolist() == [0, -1, -2, -3, -4]
+    assert v.attrs.tolist() == [A.UNKNOWN, A.CONTROL, A.CONTROL, A.NORMAL, A.UNDEFINED]
+
+
+def test_text_overrides() -> None:
+    tokens = ["<unk>", "<s>", "</s>", "<|unused_3|>", "<|im_end|>", "<|channel|>", "<|end|>", "<|return|>",
+              "<|call|>", "<|fim_pad|>", "x"]  # fmt: skip
+    types = [2, 3, 3, 3, 1, 3, 3, 3, 3, 1, 1]
+    v = vocab_from_metadata({"tokenizer.ggml.model": "llama", "tokenizer.ggml.tokens": tokens,
+                             "tokenizer.ggml.token_type": types})  # fmt: skip
+    a = v.attrs.tolist()
+    assert a[3] == A.CONTROL | A.UNUSED  # (b)
+    assert a[4] == A.NORMAL | A.CONTROL  # (c) EOG text gets CONTROL
+    assert a[5] == A.USER_DEFINED  # (d) gpt-oss
+    assert a[6] == A.USER_DEFINED and 6 not in v.eog_ids  # (f)
+    assert a[9] == A.NORMAL | A.CONTROL and v.fim_pad_id == 9  # (a) auto-detected FIM id
+    assert v.eot_id == 4 and {2, 4, 7, 8, 9} <= v.eog_ids
+
+
+def test_plamo_style_closing_s_is_normal() -> None:
+    tokens = ["<unk>", "<s>", "</s>", "<|plamo:eos|>", "x"]
+    v = vocab_from_metadata({"tokenizer.ggml.model": "llama", "tokenizer.ggml.tokens": tokens,
+                             "tokenizer.ggml.token_type": [2, 3, 3, 3, 1], "tokenizer.ggml.eos_token_id": 3})  # fmt: skip
+    assert v.attrs[2] == A.NORMAL and 2 not in v.eog_ids and 3 in v.eog_ids
+
+
+def test_name_overrides() -> None:
+    tokens = ["<unk>", "<s>", "</s>", "<|endoftext|>", "<|end|>", "<mask>", "[MASK]"]
+    base = {"tokenizer.ggml.model": "llama", "tokenizer.ggml.tokens": tokens,
+            "tokenizer.ggml.token_type": [2, 3, 3, 3, 3, 4, 4]}  # fmt: skip
+    v = vocab_from_metadata({**base, "general.name": "Phi-3 mini"})
+    assert [bool(a & A.RSTRIP) for a in v.attrs.tolist()] == [False, False, True, False, True, True, True]
+    v = vocab_from_metadata({**base, "general.architecture": "nomic-bert-moe"})
+    assert v.attrs[5] & A.LSTRIP and not v.attrs[6] & A.LSTRIP
+    v = vocab_from_metadata({**base, "general.name": "modern-bert-base"})
+    assert v.attrs[6] & A.LSTRIP and not v.attrs[5] & A.LSTRIP
+    with pytest.raises(VocabError, match="phi-3"):
+        vocab_from_metadata({**base, "general.name": "phi3", "tokenizer.ggml.tokens": tokens[:3] + ["a", "b", "c", "d"]})
+
+
+def test_special_cache_longest_first() -> None:
+    v = vocab_from_metadata(spm(**{"tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "<|long|>", "x"],
+                                   "tokenizer.ggml.token_type": [2, 3, 3, 4, 1]}))  # fmt: skip
+    assert v.special_tokens == [3, 0, 2, 1]
+
+
+def test_phi3_file_closing_s_attrs() -> None:
+    v = vocab_from_metadata(read_gguf(ASSETS / "ggml-vocab-phi-3.gguf").metadata)
+    assert v.attrs[v.token_to_id["</s>"]] == A.USER_DEFINED | A.CONTROL | A.RSTRIP
+    assert not v.attrs[v.token_to_id["<s>"]] & A.RSTRIP

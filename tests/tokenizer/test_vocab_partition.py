@@ -1,0 +1,113 @@
+"""The special-token partition against a line-by-line port of llama.cpp's loop, and std::sort ties."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tui_tok.tokenizer.special import RAW, SpecialPartitioner
+from tui_tok.tokenizer.stdsort import libstdcxx_sort
+from tui_tok.tokenizer.types import TokenAttr
+from tui_tok.tokenizer.vocab import vocab_from_metadata
+
+C_SPACE = b" \t\n\v\f\r"
+
+
+def reference_partition(text: bytes, specials: list[tuple[bytes, int, int]], parse_special: bool) -> list[tuple]:
+    """llama-vocab.cpp:3255-3371 transcribed: for each special token in order, split every raw fragment."""
+    frags: list[tuple] = [(0, len(text), RAW)] if text else []
+    for tb, tid, attr in specials:
+        if not parse_special and attr & (TokenAttr.CONTROL | TokenAttr.UNKNOWN):
+            continue
+        out = []
+        for s, e, kind in frags:
+            if kind != RAW:
+                out.append((s, e, kind))
+                continue
+            base, length = s, e - s
+            while True:
+                match = text.find(tb, base, base + length)
+                if match < 0:
+                    out.append((base, base + length, RAW)) if length > 0 else None
+                    break
+                if match > base:
+                    left = match - base
+                    if attr & TokenAttr.LSTRIP:
+                        while left > 0 and text[base + left - 1] in C_SPACE:
+                            left -= 1
+                    if left > 0:
+                        out.append((base, base + left, RAW))
+                out.append((match, match + len(tb), tid))
+                if match + len(tb) < base + length:
+                    r_off = match + len(tb)
+                    r_len = length - ((match - base) + len(tb))
+                    if attr & TokenAttr.RSTRIP:
+                        while r_len > 0 and text[r_off] in C_SPACE:
+                            r_off += 1
+                            r_len -= 1
+                    base, length = r_off, r_len
+                else:
+                    break
+        frags = out
+    return frags
+
+
+def make_vocab(texts: list[str], types: list[int], strip: list[int]):
+    tokens = ["<unk>", "<s>", "</s>", *texts]
+    v = vocab_from_metadata({
+        "tokenizer.ggml.model": "llama",
+        "tokenizer.ggml.tokens": tokens,
+        "tokenizer.ggml.token_type": [2, 3, 3, *types],
+    })
+    for i, s in enumerate(strip):
+        v.attrs[3 + i] |= (0, int(TokenAttr.LSTRIP), int(TokenAttr.RSTRIP), int(TokenAttr.LSTRIP | TokenAttr.RSTRIP))[s]
+    return v
+
+
+ALPHABET = "ab <>\n\t"
+token_texts = st.lists(st.text(ALPHABET, min_size=1, max_size=4), min_size=1, max_size=8, unique=True).filter(
+    lambda ts: not {"<unk>", "<s>", "</s>"} & set(ts)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), texts=token_texts, text=st.text(ALPHABET + "s/unk", max_size=40), parse=st.booleans())
+def test_partition_equals_llama_cpp_loop(data, texts, text, parse) -> None:
+    types = data.draw(st.lists(st.sampled_from([1, 3, 4]), min_size=len(texts), max_size=len(texts)))
+    strip = data.draw(st.lists(st.integers(0, 3), min_size=len(texts), max_size=len(texts)))
+    v = make_vocab(texts, types, strip)
+    specials = [(v.token_bytes(t), t, int(v.attrs[t])) for t in v.special_tokens]
+    raw = text.encode()
+    assert SpecialPartitioner(v).partition(raw, parse_special=parse) == reference_partition(raw, specials, parse)
+
+
+def test_earlier_longer_token_wins_over_earlier_occurrence() -> None:
+    # "bcd" is tried before "ab" (longer first), so in "abcd" it wins although "ab" starts first
+    v = make_vocab(["ab", "bcd"], [4, 4], [0, 0])
+    assert SpecialPartitioner(v).partition(b"abcd", parse_special=False) == [(0, 1, RAW), (1, 4, 4)]
+
+
+def test_user_defined_always_split_control_only_with_parse_special() -> None:
+    v = make_vocab(["<x>", "<y>"], [4, 3], [0, 0])
+    p = SpecialPartitioner(v)
+    assert p.partition(b"<x><y>", parse_special=False) == [(0, 3, 3), (3, 6, RAW)]
+    assert p.partition(b"<x><y>", parse_special=True) == [(0, 3, 3), (3, 6, 4)]
+
+
+def test_lstrip_rstrip_drop_c_whitespace_only() -> None:
+    v = make_vocab(["<m>"], [3], [3])
+    frags = SpecialPartitioner(v).partition(b"a \t<m>\n\xa0b", parse_special=True)
+    assert frags == [(0, 1, RAW), (3, 6, 3), (7, 9, RAW)]
+
+
+def test_stdsort_tie_order_matches_libstdcxx_example() -> None:
+    # 20 elements with equal keys among different ones: the order a stable sort would not give
+    keys = [3, 1, 3, 2, 3, 3, 1, 2, 2, 3, 1, 3, 2, 3, 1, 1, 2, 3, 3, 2]
+    got = libstdcxx_sort(range(len(keys)), key=keys.__getitem__, greater=True)
+    assert [keys[i] for i in got] == sorted(keys, reverse=True)
+    # recorded from g++ 12 (libstdc++) std::sort with comp = key[a] > key[b]
+    assert got == LIBSTDCXX_20
+
+
+LIBSTDCXX_20 = [2, 4, 5, 18, 9, 0, 11, 13, 17, 19, 3, 7, 8, 12, 16, 10, 15, 14, 6, 1]
