@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -53,7 +54,8 @@ class MetadataScreen(ViewScreen):
         table.clear()
         self.shown = rows
         for row in rows:
-            table.add_row(row.key, row.type_name, row.summary[:120], key=row.key)
+            # Text, not str: values hold square brackets that would be read as markup
+            table.add_row(Text(row.key), Text(row.type_name), Text(row.summary[:120]), key=row.key)
         if rows:
             self._show_detail(rows[0].key)
 

@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
-from tui_tok.explore.display import display_bytes, hex_bytes
+from tui_tok.explore.display import display_bytes, hex_bytes, visible_text
 from tui_tok.explore.stream import StreamTrace, describe_pending, replay
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.info_bar import InfoBar
@@ -39,8 +39,10 @@ class StreamScreen(ViewScreen):
     VIEW = "Stream"
     BINDINGS = [
         Binding("space", "play", "Play/pause"),
-        Binding("right,l", "step(1)", "Step"),
-        Binding("left,h", "step(-1)", "Back"),
+        Binding("l", "step(1)", "Step", show=False),
+        Binding("h", "step(-1)", "Back", show=False),
+        Binding("right", "step(1)", "Step"),
+        Binding("left", "step(-1)", "Back"),
         Binding("home", "goto(-1)", "Start", show=False),
         Binding("end", "goto_end", "End", show=False),
         Binding("plus,equals_sign", "speed(1)", "Faster"),
@@ -163,17 +165,17 @@ class StreamScreen(ViewScreen):
         token = self.query_one("#stream-token", Static)
         pending = self.query_one("#stream-pending", Static)
         if step < 0:
-            token.update(f"{len(trace)} tokens to replay · press space to play, → to step")
-            pending.update(describe_pending(b""))
+            token.update(Text(f"{len(trace)} tokens to replay · press space to play, → to step"))
+            pending.update(Text(describe_pending(b"")))
             self.set_class(False, "-holding")
         else:
             piece = trace.pieces[step]
-            token.update(
-                f"token {step + 1}/{len(trace)} · id {trace.ids[step]} · piece {display_bytes(piece)!r} · "
-                f"bytes {hex_bytes(piece) or '(none)'} · emitted {emitted!r}"
-            )
+            token.update(Text(
+                f"token {step + 1}/{len(trace)} · id {trace.ids[step]} · piece “{display_bytes(piece)}” · "
+                f"bytes {hex_bytes(piece) or '(none)'} · emitted “{visible_text(emitted)}”"
+            ))
             held = trace.pending[step]
-            pending.update(describe_pending(held))
+            pending.update(Text(describe_pending(held)))
             self.set_class(bool(held), "-holding")
         self._show_player()
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -208,7 +209,7 @@ class TokenizeScreen(ViewScreen):
             return  # stale: the text or a toggle changed since
         stats = self.query_one("#tok-stats", Static)
         if message.layout is None:
-            stats.update(f"cannot tokenize: {message.error}")
+            stats.update(Text(f"cannot tokenize: {message.error}"))
             stats.add_class("-error")
             return
         stats.remove_class("-error")

@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -117,11 +118,11 @@ class VocabScreen(ViewScreen):
         table.show(index, result.ids, cursor_id=self._pending_cursor)
         self._pending_cursor = None
         self.query_one("#vocab-header", Static).update(
-            header_text(value_label=table.value_label, piece_width=table.piece_width)
+            Text(header_text(value_label=table.value_label, piece_width=table.piece_width))
         )
         status = self.query_one("#vocab-status", Static)
         if result.error:
-            status.update(result.error)
+            status.update(Text(result.error))
             status.add_class("-error")
         else:
             status.remove_class("-error")

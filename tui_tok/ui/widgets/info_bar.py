@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
@@ -16,7 +17,7 @@ class InfoBar(Horizontal):
         self._view = view
 
     def compose(self) -> ComposeResult:
-        yield Label(self._facts, id="info-facts")
+        yield Label(Text(self._facts), id="info-facts")
         yield Label("", id="info-state")
         yield Label(self._view, id="info-view")
 

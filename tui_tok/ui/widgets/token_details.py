@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 from textual.widgets import Static
 
 
@@ -14,9 +15,9 @@ class TokenDetails(Static):
         table.add_column(style="bold", no_wrap=True)
         table.add_column(overflow="fold")
         for label, value in rows:
-            table.add_row(label, value)
+            table.add_row(Text(label), Text(value))  # values hold [ ] that are not markup
         self.border_title = title
         self.update(table)
 
     def clear_rows(self, message: str = "no token selected") -> None:
-        self.update(message)
+        self.update(Text(message))

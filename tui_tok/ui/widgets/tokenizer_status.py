@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import LoadingIndicator, Static
@@ -23,10 +24,10 @@ class TokenizerStatus(Vertical):
         ready = getattr(self.app, "tokenizer", None) is not None
         text = self.query_one("#status-text", Static)
         if error:
-            text.update(
+            text.update(Text(
                 f"The tokenizer of this file cannot be built:\n{error}\n\n"
                 "Metadata (F4) and vocabulary (F3) can still be browsed."
-            )
+            ))
         self.set_class(bool(error), "-error")
         self.set_class(ready and not error, "-ready")
         self.set_class(not ready and not error, "-loading")
