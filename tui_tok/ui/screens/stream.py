@@ -76,7 +76,9 @@ class StreamScreen(ViewScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#stream-text-box").border_title = "Emitted text"
+        box = self.query_one("#stream-text-box", VerticalScroll)
+        box.border_title = "Emitted text"
+        box.can_focus = False  # its arrow keys would shadow step / back
         self.watch(self.app, "ids", self._ids_changed)
         self.watch(self.app, "tokenizer", self._ids_changed)
 
