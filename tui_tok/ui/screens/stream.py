@@ -39,10 +39,8 @@ class StreamScreen(ViewScreen):
     VIEW = "Stream"
     BINDINGS = [
         Binding("space", "play", "Play/pause"),
-        Binding("l", "step(1)", "Step", show=False),
-        Binding("h", "step(-1)", "Back", show=False),
-        Binding("right", "step(1)", "Step"),
-        Binding("left", "step(-1)", "Back"),
+        Binding("right,l", "step(1)", "Step"),
+        Binding("left,h", "step(-1)", "Back"),
         Binding("home", "goto(-1)", "Start", show=False),
         Binding("end", "goto_end", "End", show=False),
         Binding("plus,equals_sign", "speed(1)", "Faster"),
@@ -68,7 +66,8 @@ class StreamScreen(ViewScreen):
         yield InfoBar(self.facts(), self.VIEW)
         with Vertical(id="stream-main"):
             yield TokenizerStatus(id="stream-status")
-            with VerticalScroll(id="stream-text-box"):
+            # not focusable: its arrow keys would shadow step / back
+            with VerticalScroll(id="stream-text-box", can_focus=False):
                 yield Static("", id="stream-text")
             yield Static("", id="stream-token")
             yield Static("", id="stream-pending")
@@ -78,7 +77,6 @@ class StreamScreen(ViewScreen):
     def on_mount(self) -> None:
         box = self.query_one("#stream-text-box", VerticalScroll)
         box.border_title = "Emitted text"
-        box.can_focus = False  # its arrow keys would shadow step / back
         self.watch(self.app, "ids", self._ids_changed)
         self.watch(self.app, "tokenizer", self._ids_changed)
 
