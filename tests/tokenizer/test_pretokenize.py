@@ -24,7 +24,7 @@ TRICKY = (
     "aZsStTmMdDrReEvVlL'' \t\n\r\x0b\x0c\x85\xa0\u1680\u2000\u2028\u2029\u202f\u205f\u3000"
     "\u017f\u212a\u0130éÉß\u0301\u0300\u20dd\u0903ёЖ中文字日本한국ไทยहिन्दीعربي"
     "0123456789٣١½Ⅵ〇₂!?.,;:-_/\\()[]{}<>$+^`|~@#%&*=\"\x00\x01\x1c\x1f\x7f"
-    "🦙😶\u200d🌫\ufe0f🇩🇪\U0001f3fd\u0378\ue000\U000e0001\U0010fffd\ud800\udfff"
+    "🦙😶\u200d🌫\ufe0f🇩🇪\U0001f3fd\u0378\ue000\U000e0001\U0010fffd\ud800\udfff\ufa6e\U0002b73a\u4e00"
 )
 
 tricky_text = st.text(alphabet=st.sampled_from(TRICKY), max_size=40)
@@ -46,17 +46,19 @@ FAST_CASES = [
     (rx.LLAMA3, reference.llama3),
     (rx.QWEN2, reference.qwen2),
     (rx.QWEN35, reference.qwen35),
+    (rx.K2, reference.kimi_k2),
 ]
+FAST_IDS = ["gpt2", "llama3", "qwen2", "qwen35", "kimi_k2"]
 
 
-@pytest.mark.parametrize(("regex", "port"), FAST_CASES, ids=["gpt2", "llama3", "qwen2", "qwen35"])
+@pytest.mark.parametrize(("regex", "port"), FAST_CASES, ids=FAST_IDS)
 @settings(max_examples=150, deadline=None)
 @given(text=tricky_text)
 def test_fast_splitter_equals_cpp_port(regex: str, port, text: str) -> None:  # noqa: ANN001
     assert split_words(text, (regex,)) == _reference_words(text, port)
 
 
-@pytest.mark.parametrize(("regex", "port"), FAST_CASES, ids=["gpt2", "llama3", "qwen2", "qwen35"])
+@pytest.mark.parametrize(("regex", "port"), FAST_CASES, ids=FAST_IDS)
 @settings(max_examples=60, deadline=None)
 @given(text=tricky_text)
 def test_fast_splitter_respects_chunk_ends(regex: str, port, text: str) -> None:  # noqa: ANN001

@@ -648,7 +648,7 @@ def test_cases_cover_every_regex_list() -> None:
 ALPHABET = (
     "aZsStTmMdDrReEvVlL'' \t\n\r\x0b\x0c\x85\xa0\u3000\u2028\u017f\u212a\u0130\u00e9\u00c9\u0301"
     "\u4e2d\u6587\uac00\u3131\u0e17\u0939\u094d\u0639\u0661\u00bd\u2165\u3007\u3005"
-    "0123456789!?.,-/()<>$+^`|~\U0001f999\u200d\u0378\ud800\uff01\u2026\u201c\u3001\u3105\u3042\u30a2"
+    "0123456789!?.,-/()<>$+^`|~\ufa6e\U0002b73a\U0001f999\u200d\u0378\ud800\uff01\u2026\u201c\u3001\u3105\u3042\u30a2"
 )
 
 

@@ -147,3 +147,54 @@ def qwen35() -> re.Pattern[str]:
 def number_runs() -> re.Pattern[str]:
     """Maximal runs of llama.cpp numbers (\\p{N}) in ``collapse``d text."""
     return re.compile(f"[{_classes()['N']}]+")
+
+
+# Kimi-K2 also asks "Han?" (fixed ranges, unicode.cpp:1184-1214): two more markers, for Han
+# code points that are letters and for the unassigned ones inside the ranges.
+_M_HAN_LETTER, _M_HAN_OTHER = "\x86", "\x87"
+_HAN_RANGES = (
+    (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2EBEF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F),
+)
+
+
+@cache
+def _collapse_table_k2() -> np.ndarray:
+    flags = ud.flags_table()
+    table = _collapse_table().copy()
+    for lo, hi in _HAN_RANGES:
+        span = slice(lo, hi + 1)
+        table[span] = np.where(flags[span] & ud.LETTER, ord(_M_HAN_LETTER), ord(_M_HAN_OTHER))
+    # a Han code point is never whitespace, a number or flag-less (else two markers would be needed)
+    assert all(not np.any(flags[lo : hi + 1] & (ud.WHITESPACE | ud.NUMBER)) for lo, hi in _HAN_RANGES)
+    assert all(np.all(flags[lo : hi + 1] != 0) for lo, hi in _HAN_RANGES)
+    return table
+
+
+def collapse_k2(text: str) -> str:
+    """``collapse`` plus Han markers, for the Kimi-K2 pattern."""
+    if text.isascii():
+        return text
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return _collapse_table_k2()[cps].tobytes().decode("latin-1")
+
+
+@cache
+def kimi_k2() -> re.Pattern[str]:
+    """``unicode_regex_split_custom_kimi_k2`` (U:777-945), on ``collapse_k2``ed text.
+
+    Han run; else [lead]non-Han-letters+[contraction] where the lead is one code point that is
+    not \\r, \\n, a letter or a number (the C++ only starts this branch when a non-Han letter
+    follows, and then always succeeds); then the Llama-3 tail (numbers in threes, GPT-2-style
+    punctuation test, whitespace with newlines).
+    """
+    c = _classes()
+    han = f"[{re.escape(_M_HAN_LETTER)}{re.escape(_M_HAN_OTHER)}]"
+    letters_all = c["L"] + re.escape(_M_HAN_LETTER)
+    lead = f"[^\\r\\n{letters_all}{c['N']}]?"
+    punct = f"[^{c['W']}{letters_all}{c['N']}{c['Z']}]"
+    one = "".join(_lowers_to(ch) for ch in "stmd")
+    two = "|".join(f"[{_lowers_to(a)}][{_lowers_to(b)}]" for a, b in ("re", "ve", "ll"))
+    return re.compile(
+        f"{han}+|{lead}[{c['L']}]+(?:'[{one}]|'(?:{two}))?|[{c['N']}]{{1,3}}| ?{punct}+[\\r\\n]*"
+        f"|{_ws_tail(c, newlines=True)}"
+    )

@@ -31,17 +31,17 @@ _FAST: dict[str, Callable[[], re.Pattern[str]]] = {
 }
 """Custom splitters that have an exact one-pattern form."""
 
-_SLOW: dict[str, Callable[[Sequence[int], Sequence[int]], list[int]]] = {
-    rx.K2: reference.kimi_k2,
-}
-"""Custom splitters run as the literal port (on code points and chunk lengths)."""
+_SLOW: dict[str, Callable[[Sequence[int], Sequence[int]], list[int]]] = {}
+"""Custom splitters run as the literal port (on code points and chunk lengths); none today."""
 
 _DIGITS = (rx.AFMOE_DIGITS, rx.TINY_AYA_DIGITS)
 
 
 def is_custom(regex_expr: str) -> bool:
     """True when llama.cpp uses a hand-written splitter for this exact string."""
-    return regex_expr in _FAST or regex_expr in _SLOW or regex_expr in _DIGITS or regex_expr == rx.NEWLINES
+    return (
+        regex_expr in _FAST or regex_expr in _SLOW or regex_expr in _DIGITS or regex_expr in (rx.NEWLINES, rx.K2)
+    )
 
 
 def split_words(text: str, regexes: Sequence[str]) -> list[str]:
@@ -120,6 +120,8 @@ def _custom(regex_expr: str, views: _Views, chunks: Chunks) -> Chunks:
         return _finditer_chunks(_FAST[regex_expr](), views.fast(), chunks)
     if regex_expr in _DIGITS:
         return _digit_groups(views.fast(), chunks)
+    if regex_expr == rx.K2:
+        return _finditer_chunks(fast.kimi_k2(), fast.collapse_k2(views.text), chunks)
     lengths = _SLOW[regex_expr](views.cps(), [b - a for a, b in chunks])
     bounds = [0, *accumulate(lengths)]
     return list(zip(bounds, bounds[1:]))
