@@ -147,3 +147,43 @@ def test_span_bytes_equal_piece_text(text: str) -> None:
     data = text.encode()
     for tid, s, e in enc.encode_fragment(data, after_special=True):
         assert vocab.tokens[tid].removeprefix("\u2581").encode() == data[s:e]
+
+
+def _tiny(tokens: list[str], **flags: bool) -> tuple[Vocab, WpmEncoder]:
+    from fixtures.simple_vocab import vocab_from_plain
+
+    meta: dict = {"tokenizer.ggml.model": "bert", "tokenizer.ggml.tokens": tokens}
+    meta.update({f"tokenizer.ggml.normalizer.{k}": v for k, v in flags.items()})
+    vocab = vocab_from_plain(meta)
+    return vocab, WpmEncoder(vocab)
+
+
+TINY = ["▁e", "\u0301", "▁É", "▁é", "▁Ab", "▁ab", "c", "▁\u1112", "▁한"]
+
+
+@pytest.mark.parametrize(
+    "flags,text,expected",
+    [
+        ({}, "Abc", ["▁ab", "c"]),
+        ({"lowercase": False}, "Abc", ["▁Ab", "c"]),  # strip_accents defaults to lowercase -> off
+        ({"lowercase": False, "strip_accents": True}, "É", [None]),  # -> "E", not a token: unk (NULL)
+        ({"lowercase": True, "strip_accents": False}, "e\u0301", ["▁e", "\u0301"]),  # marks kept
+        ({"lowercase": True, "strip_accents": True}, "e\u0301", ["▁e"]),  # marks dropped
+        ({"lowercase": True, "strip_accents": False}, "É", ["▁é"]),
+        ({"lowercase": True, "strip_accents": True}, "한", ["▁\u1112"]),
+        ({"lowercase": True, "strip_accents": False}, "한", ["▁한"]),
+    ],
+)
+def test_normaliser_options(flags: dict, text: str, expected: list[str | None]) -> None:
+    vocab, enc = _tiny(TINY, **flags)
+    got = [vocab.tokens[t] if t >= 0 else None for t, _, _ in enc.encode_fragment(text.encode(), after_special=True)]
+    assert got == expected
+    assert [t for t, _, _ in enc.encode_fragment(text.encode(), after_special=True)] == literal_tokenize(
+        vocab, text.encode()
+    )
+
+
+def test_unk_is_null_when_vocab_has_none() -> None:
+    vocab, enc = _tiny(["▁a"])
+    assert vocab.unk_id == -1
+    assert enc.encode_fragment(b"a b", after_special=True) == [(0, 0, 1), (-1, 2, 3)]
