@@ -56,8 +56,12 @@ class TuiTokApp(App[int]):
     ids: var[tuple[int, ...]] = var(())
     """Ids of the text in the tokenize view (the stream view replays them)."""
 
-    def __init__(self, gguf: GGUFFile, *, text: str = SAMPLE_TEXT, load_tokenizer: bool = True) -> None:
+    def __init__(
+        self, gguf: GGUFFile, *, text: str = SAMPLE_TEXT, load_tokenizer: bool = True, show_timings: bool = True
+    ) -> None:
         super().__init__()
+        self.show_timings = show_timings
+        """Show how long tokenizing and searching took (off for deterministic snapshots)."""
         self.session = Session(gguf)
         self.initial_text = text
         self._load = load_tokenizer

@@ -218,7 +218,8 @@ class TokenizeScreen(ViewScreen):
         view.show(layout)
         self.query_one("#tok-ids", IdStrip).show(message.labels, layout.kinds)
         summary = text_stats(layout.text, n_tokens=layout.n_tokens, n_bytes=layout.n_bytes).summary()
-        stats.update(f"{summary} · {message.seconds * 1000:.1f} ms")
+        timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
+        stats.update(Text(summary + timing))
         self.tui.ids = tuple(layout.ids.tolist())
         self._shown_generation = message.generation
         self.last_result_at = time.perf_counter()

@@ -128,7 +128,8 @@ class VocabScreen(ViewScreen):
             status.remove_class("-error")
             n = len(result.ids)
             what = "tokens" if result.kind == "all" else f"{result.kind} matches"
-            status.update(f"{n:,} {what} of {index.n_tokens:,} · {message.seconds * 1000:.1f} ms")
+            timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
+            status.update(Text(f"{n:,} {what} of {index.n_tokens:,}{timing}"))
         if not len(result.ids):
             self.query_one("#vocab-details", TokenDetails).clear_rows("no match")
 

@@ -1,0 +1,88 @@
+"""Vocabulary search against a brute-force oracle over every piece."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import regex
+
+from tui_tok.explore.display import display_piece
+from tui_tok.explore.vocab_index import SPACE_FOLD, build_vocab_index, search
+from tui_tok.tokenizer.types import TokenType
+from support import vocab_file
+
+
+@pytest.fixture(scope="module")
+def qwen3():
+    from tui_tok import read_gguf
+
+    return build_vocab_index(read_gguf(vocab_file("qwen3-vocab").path).metadata)
+
+
+@pytest.fixture(scope="module")
+def phi3():
+    from tui_tok import read_gguf
+
+    return build_vocab_index(read_gguf(vocab_file("phi-3").path).metadata)
+
+
+def _brute(index, predicate) -> list[int]:
+    return [i for i, p in enumerate(index.pieces) if predicate(display_piece(p))]
+
+
+@pytest.mark.parametrize("query", ["the", "ing", "Ġ", "日本", "The", "<|"])
+def test_substring_matches_brute_force(qwen3, query: str) -> None:
+    folded_q = query.translate(SPACE_FOLD)
+    if any(c.isupper() for c in folded_q):
+        pred = lambda d: folded_q in d.translate(SPACE_FOLD)  # noqa: E731
+    else:
+        pred = lambda d: folded_q in d.translate(SPACE_FOLD).lower()  # noqa: E731
+    assert search(qwen3, query).ids.tolist() == _brute(qwen3, pred)
+
+
+@pytest.mark.parametrize("pattern", [r"^Ġthe$", r"ing$", r"\p{Han}{2}", r"^<\|.*\|>$", r"^\d+$"])
+def test_regex_matches_brute_force(qwen3, pattern: str) -> None:
+    rx = regex.compile(pattern)
+    assert search(qwen3, f"/{pattern}/").ids.tolist() == _brute(qwen3, lambda d: rx.search(d) is not None)
+
+
+def test_space_in_query_matches_every_space_marker(phi3, qwen3) -> None:
+    assert 278 in search(phi3, " the").ids.tolist()  # ▁the
+    assert 279 in search(qwen3, " the").ids.tolist()  # Ġthe
+
+
+def test_id_search_and_errors(qwen3) -> None:
+    assert search(qwen3, "#279").ids.tolist() == [279]
+    assert search(qwen3, "#99999999").error is not None
+    bad = search(qwen3, "/(/")
+    assert bad.error is not None and bad.error.startswith("bad regex") and len(bad.ids) == 0
+
+
+def test_type_filter(phi3) -> None:
+    ids = search(phi3, "", token_type=int(TokenType.BYTE)).ids
+    assert len(ids) == 256 and all(phi3.pieces[i].startswith("<0x") for i in ids)
+
+
+def test_columns(phi3, qwen3) -> None:
+    assert qwen3.merge_ranks is not None and qwen3.merge_ranks[279] >= 0
+    assert phi3.merge_ranks is None and phi3.scores is not None
+    assert int(phi3.byte_lengths[278]) == 4  # ▁the -> " the"
+    assert int(qwen3.byte_lengths[279]) == 4  # Ġthe -> " the"
+    tok_by_byte = [i for i, p in enumerate(phi3.pieces) if p == "<0xE6>"]
+    assert int(phi3.byte_lengths[tok_by_byte[0]]) == 1
+
+
+def test_merge_rank_is_lowest_producing_merge(qwen3) -> None:
+    from tui_tok import read_gguf
+
+    merges = read_gguf(vocab_file("qwen3-vocab").path).get("tokenizer.ggml.merges")
+    for token_id in (279, 1782, 3786):
+        rank = int(qwen3.merge_ranks[token_id])
+        a, b = merges[rank].split(" ", 1)
+        assert a + b == qwen3.pieces[token_id]
+        assert all(m.replace(" ", "", 1) != qwen3.pieces[token_id] for m in merges[:rank])
+
+
+def test_display_joins_one_line_per_piece(qwen3) -> None:
+    assert qwen3.joined.count("\n") == qwen3.n_tokens - 1
+    assert np.all(np.diff(qwen3.line_starts) > 0)
