@@ -210,3 +210,12 @@ def test_write_is_atomic_and_copy_refuses_its_input(tmp_path: Path) -> None:
         copy_metadata_only(read_gguf(p), tmp_path / "." / "a.gguf")
     assert read_gguf(p)["k"] == "v"
     assert sorted(x.name for x in tmp_path.iterdir()) == ["a.gguf"]  # no temporary left behind
+
+
+@pytest.mark.parametrize("items", [["y" * 300] * 3000, ["x" * 300, "a"] * 1000, ["z" * 70000] * 20],
+                         ids=["all-long", "alternating", "huge"])
+def test_string_arrays_of_long_strings(items: list[str]) -> None:
+    """Strings of 256+ bytes are never candidates: each is stepped over by hand, in one window."""
+    data, _ = encode_gguf({"t": items, "after": 1})
+    f = parse_gguf_bytes(data)
+    assert f["t"] == items and f["after"] == 1

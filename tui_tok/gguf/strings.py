@@ -95,65 +95,47 @@ def _chain(
     """Field offsets of up to ``limit`` consecutive complete strings in [start, window_end).
 
     Returns (absolute field offsets, offset after the last string), or None when not even
-    the first string lies in the window with a length below 256.
+    the first string lies whole in the window.
     """
     size = window_end - start
     if size < 8:
         return None
     u = np.ndarray((size - 7,), dtype=">u8" if big_endian else "<u8", buffer=buf, offset=start, strides=(1,))
     cand = np.flatnonzero(u < 256)
-    if cand.size == 0 or cand[0] != 0:
-        return None
     nxt = cand + 8 + u[cand].astype(np.int64)
     n_cand = int(cand.size)
     breaks = np.flatnonzero(nxt[:-1] != cand[1:]).tolist()
     breaks.append(n_cand - 1)
     pieces: list[np.ndarray] = []
     taken = 0
-    i = 0  # index of a real field among the candidates
     b = 0
-    stop = 0
-    while True:
-        while breaks[b] < i:
-            b += 1
-        e = breaks[b]  # fields i..e follow each other
-        take = min(e - i + 1, limit - taken)
-        last = i + take - 1
-        if last == e and int(nxt[e]) > size:  # the run's last string is cut by the window
-            if take > 1:
-                pieces.append(cand[i:last])
-                taken += take - 1
-            stop = int(cand[e])
-            break
-        pieces.append(cand[i : last + 1])
-        taken += take
-        q = int(nxt[last])
-        stop = q
-        if taken == limit:
-            break
-        # follow the real length from field e to the next field(s)
-        found_next = False
-        while q + 8 <= size:
-            t = int(np.searchsorted(cand, q))
-            if t < n_cand and int(cand[t]) == q:
-                i = t
-                found_next = True
-                break
-            length = int(u[q])  # a string of 256+ bytes: not a candidate
+    q = 0  # offset of the next real length field
+    while taken < limit and q + 8 <= size:
+        t = int(np.searchsorted(cand, q))
+        if t == n_cand or int(cand[t]) != q:  # a string of 256+ bytes: one step by hand
+            length = int(u[q])
             if length > size - q - 8:
                 break
             pieces.append(np.array([q], dtype=np.int64))
             taken += 1
             q += 8 + length
-            stop = q
-            if taken == limit:
-                break
-        if not found_next or taken == limit:
+            continue
+        while breaks[b] < t:
+            b += 1
+        e = breaks[b]  # candidates t..e are consecutive real fields
+        last = min(e, t + limit - taken - 1)
+        if int(nxt[last]) > size:  # only possible for e: its string is cut by the window
+            last -= 1
+        if last < t:
+            break
+        pieces.append(cand[t : last + 1])
+        taken += last - t + 1
+        q = int(nxt[last])
+        if last < e and taken < limit:  # stopped early by the window
             break
     if taken == 0:
         return None
-    fields = np.concatenate(pieces) + start
-    return fields, stop + start
+    return np.concatenate(pieces) + start, q + start
 
 
 def _decode(buf: Any, fields: np.ndarray, stop: int, *, big_endian: bool) -> list[str]:
