@@ -20,6 +20,7 @@ Models ``hybriddna`` (DNA k-mers) and ``whitespace`` (split on whitespace first)
 from __future__ import annotations
 
 import heapq
+import re
 from itertools import accumulate, chain, repeat
 from operator import itemgetter
 
@@ -35,7 +36,7 @@ from tui_tok.tokenizer.unicode_data import is_whitespace, to_lower
 from tui_tok.tokenizer.vocab import Vocab
 
 _NO_RANK = 1 << 62
-_HEAP_FROM = 48
+_HEAP_FROM = 150
 """Words with more symbols than this merge with a heap (llama.cpp's queue); shorter ones with
 a list scan, which is faster in Python for short words and gives the same result."""
 _CACHE_MAX = 1 << 17
@@ -141,7 +142,7 @@ class BpeEncoder:
 
     def _merge(self, symbols: list[str]) -> list[str]:
         get = self.merge_ranks().get
-        if not self._byte_encode and any(" " in s for s in symbols):
+        if not self._byte_encode and " " in "".join(symbols):
             return self._merge_checked(symbols)
         if len(symbols) > _HEAP_FROM:
             return _merge_heap(symbols, lambda a, b: get(a + " " + b, _NO_RANK))
@@ -266,8 +267,11 @@ class BpeEncoder:
 # ------------------------------------------------------------------ helpers
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _has_surrogates(word: str) -> bool:
-    return any(0xD800 <= ord(c) <= 0xDFFF for c in word) if not word.isascii() else False
+    return not word.isascii() and _SURROGATE.search(word) is not None
 
 
 def _raw_symbols(word: str) -> list[str]:
