@@ -143,3 +143,11 @@ def test_fuzz_real_file(pos: int, value: int, width: int) -> None:
     buf = bytearray(seed)
     buf[pos : pos + width] = bytes([value]) * width
     parse_or_format_error(bytes(buf))
+
+
+def test_field_preview_for_the_metadata_browser() -> None:
+    f = read(ASSETS / "ggml-vocab-phi-3.gguf")
+    assert f.fields["tokenizer.ggml.tokens"].preview(max_items=3) == "['<unk>', '<s>', '</s>', … (+32,061)]"
+    assert f.fields["phi3.attention.layer_norm_rms_epsilon"].preview() == "1e-05"
+    assert f.fields["tokenizer.ggml.add_bos_token"].preview() == "True"
+    assert len(f.fields["tokenizer.chat_template"].preview(max_chars=40)) == 40

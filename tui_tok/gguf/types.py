@@ -188,6 +188,23 @@ def _dtype_name(dtype: np.dtype) -> str:
     return str(dtype)
 
 
+def preview_value(value: Any, *, max_items: int = 8, max_chars: int = 200) -> str:
+    """One line: strings as escaped literals, arrays as their first items and a count of the rest."""
+    if isinstance(value, str):
+        text = repr(value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+    elif isinstance(value, (list, np.ndarray)):
+        shown = [preview_value(v, max_items=max_items, max_chars=max_chars) for v in value[:max_items]]
+        more = len(value) - len(shown)
+        text = "[" + ", ".join(shown) + (f", … (+{more:,})" if more > 0 else "") + "]"
+    elif isinstance(value, np.floating):
+        text = str(value)  # shortest repr at the value's own precision: f32 1e-05, not 9.99...e-06
+    elif isinstance(value, np.generic):
+        text = repr(value.item())
+    else:
+        text = repr(value)
+    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
+
+
 # Layout of an array of arrays: for each inner array its item type and, when that is
 # ARRAY again, the layout one level down. Needed to write back empty inner arrays exactly.
 ArrayLayout = tuple[tuple[GGUFValueType, "ArrayLayout | None"], ...]
@@ -221,6 +238,15 @@ class GGUFField:
     def type_name(self) -> str:
         """``u32``, ``[string; 151669]``: what the metadata browser shows."""
         return value_type_name(self.type, self.value, self.item_type)
+
+    def preview(self, *, max_items: int = 8, max_chars: int = 200) -> str:
+        """A one-line rendering of the value for lists and tables.
+
+        >>> GGUFField("k", GGUFValueType.ARRAY, ["a", "b\\n"], 0, GGUFValueType.STRING).preview()
+        "['a', 'b\\\\n']"
+        """
+        value = np.float32(self.value) if self.type == GGUFValueType.FLOAT32 else self.value
+        return preview_value(value, max_items=max_items, max_chars=max_chars)
 
 
 @dataclass(frozen=True, slots=True)
