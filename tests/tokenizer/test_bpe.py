@@ -12,7 +12,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from support import HAVE_SHARED, SHARED_MISSING, conformance_rows, llama_test_cases, vocab_files
 
@@ -318,3 +318,24 @@ def test_whitespace_model_lowercase_changes_lengths() -> None:
     # İ (2 bytes) lowercases to i (1 byte): the token still spans the 2 input bytes
     enc = BpeEncoder(_toy(["i", "x"], [], model="whitespace", pre="whitespace", lowercase=True))
     assert enc.encode_fragment("\u0130 x".encode(), after_special=True) == [(0, 0, 2), (1, 3, 4)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=text_strategy)
+def test_gemma4_spans_render_input(text: str) -> None:
+    """Raw (not byte-encoded) vocab with the ▁ escape: each token's text, ▁ read as ' ' and
+    <0xHH> as its byte, is exactly the input bytes of its span, and spans tile the input.
+    (A literal ▁ in the input is excluded: it renders as ' ', as in llama.cpp.)"""
+    assume("▁" not in text)
+    found = [v for v in BPE_FILES if v.name == "gemma-4"]
+    if not found:
+        pytest.skip("gemma-4 vocab not available")
+    enc = _encoder(str(found[0].path))
+    data = text.encode("utf-8", "surrogatepass")
+    pos = 0
+    for tid, start, end in enc.encode_fragment(data, after_special=True) if data else []:
+        piece = enc.vocab.tokens[tid]
+        rendered = bytes([int(piece[3:5], 16)]) if piece.startswith("<0x") and len(piece) == 6 else piece.replace("▁", " ").encode()
+        assert start == pos and rendered == data[start:end]
+        pos = end
+    assert pos == len(data)

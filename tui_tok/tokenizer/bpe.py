@@ -100,7 +100,8 @@ class BpeEncoder:
         pieces = self._encode_text(text)
         if offset_map is None:
             return pieces
-        return [(tid, int(offset_map[a]), int(offset_map[b])) for tid, a, b in pieces]
+        m = offset_map.tolist()
+        return [(tid, m[a], m[b]) for tid, a, b in pieces]
 
     def _encode_text(self, text: str) -> list[Piece]:
         """Tokens of decoded text, spans in bytes of llama.cpp's re-encoding of ``text``.
@@ -224,7 +225,8 @@ class BpeEncoder:
             starts = np.array(src[i:j], dtype=np.int64)
             offset_map = _offset_map(starts, np.diff(src[i : j + 1]), _utf8_lens(seg), src[j])
             text = "".join(map(chr, seg.tolist()))
-            out.extend((tid, int(offset_map[a]), int(offset_map[b])) for tid, a, b in self._encode_text(text))
+            m = offset_map.tolist()
+            out.extend((tid, m[a], m[b]) for tid, a, b in self._encode_text(text))
             i = j
         return out
 
