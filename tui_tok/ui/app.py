@@ -66,6 +66,8 @@ class TuiTokApp(App[int]):
         self.initial_text = text
         self._load = load_tokenizer
         self.sub_title = Path(gguf.path).name
+        self.pending_vocab_token: int | None = None
+        """A token the vocabulary view should put under its cursor when it next shows."""
 
     def on_mount(self) -> None:
         if self._load:
@@ -110,10 +112,8 @@ class TuiTokApp(App[int]):
 
     def show_token_in_vocab(self, token_id: int) -> None:
         """Switch to the vocabulary with ``token_id`` under the cursor."""
+        self.pending_vocab_token = token_id
         self.switch_mode("vocab")
-        screen = self.screen
-        if isinstance(screen, VocabScreen):
-            screen.show_token(token_id)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -71,6 +71,12 @@ class VocabScreen(ViewScreen):
         self.watch(self.app, "vocab_index", self._index_changed)
         self.query_one("#vocab-search", Input).focus()
 
+    def on_screen_resume(self) -> None:
+        token_id = self.tui.pending_vocab_token
+        if token_id is not None:
+            self.tui.pending_vocab_token = None
+            self.show_token(token_id)
+
     def _index_changed(self, index: VocabIndex | None) -> None:
         if index is not None:
             self.run_search()

@@ -10,7 +10,11 @@ from textual.widgets import Static
 class TokenDetails(Static):
     """Rows from ``explore.token_info.token_rows``."""
 
+    rows: list[tuple[str, str]] = []
+    """What is shown, as (label, value) pairs."""
+
     def show_rows(self, rows: list[tuple[str, str]], *, title: str = "Token") -> None:
+        self.rows = rows
         table = Table.grid(padding=(0, 1))
         table.add_column(style="bold", no_wrap=True)
         table.add_column(overflow="fold")
@@ -20,4 +24,5 @@ class TokenDetails(Static):
         self.update(table)
 
     def clear_rows(self, message: str = "no token selected") -> None:
+        self.rows = []
         self.update(Text(message))

@@ -1,0 +1,140 @@
+"""Pilot tests of the vocabulary, stream and metadata views, and of broken files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import regex
+from textual.widgets import Input, TextArea
+
+from tui_tok.errors import GGUFFormatError
+from tui_tok.explore.display import display_piece
+from tui_tok.explore.vocab_index import SPACE_FOLD
+from tui_tok.gguf.writer import write_gguf
+from tui_tok.ui.screens.stream import StreamScreen
+from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
+from tui_tok.ui.widgets.vocab_table import VocabTable
+from support import vocab_file
+from conftest import make_app, settle
+
+
+async def _search(app, pilot, query: str) -> list[int]:  # type: ignore[no-untyped-def]
+    box = app.screen.query_one("#vocab-search", Input)
+    box.value = query
+    await settle(app, pilot)
+    return app.screen.query_one("#vocab-table", VocabTable).ids.tolist()
+
+
+async def test_vocabulary_search_by_substring_regex_and_id() -> None:
+    app = make_app(vocab_file("qwen3-vocab").path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f3")
+        await settle(app, pilot)
+        index = app.vocab_index
+        assert index is not None
+        assert len(await _search(app, pilot, "")) == index.n_tokens
+        # Ġ is a space marker; lower-case queries ignore case
+        found = await _search(app, pilot, "Ġthe")
+        assert found == [i for i, p in enumerate(index.pieces) if " the" in display_piece(p).translate(SPACE_FOLD).lower()]
+        rx = regex.compile(r"^Ġthe[a-z]$")
+        assert await _search(app, pilot, "/^Ġthe[a-z]$/") == [
+            i for i, p in enumerate(index.pieces) if rx.search(display_piece(p))
+        ]
+        assert await _search(app, pilot, "#151643") == [151643]
+        # typing into the box works too
+        box = app.screen.query_one("#vocab-search", Input)
+        box.value = ""
+        box.focus()
+        for key in "#279":
+            await pilot.press(key)
+        await settle(app, pilot)
+        assert app.screen.query_one("#vocab-table", VocabTable).ids.tolist() == [279]
+
+
+async def test_stream_step_shows_held_back_bytes() -> None:
+    """🙂 in phi-3 is four byte-fallback tokens: 1, 2, 3 bytes are held, then it is emitted."""
+    app = make_app(vocab_file("phi-3").path, text="a🙂")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+b")  # no BOS
+        await settle(app, pilot)
+        await pilot.press("f2")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, StreamScreen) and screen.trace is not None
+        emoji = "🙂".encode()
+        held = []
+        for _ in range(len(screen.trace)):
+            await pilot.press("right")
+            await pilot.pause()
+            held.append(screen.trace.pending[screen.step])
+        assert held[-4:] == [emoji[:1], emoji[:2], emoji[:3], b""]
+        assert screen.has_class("-holding") is False
+        assert screen.trace.text_after(screen.step).endswith("🙂")
+        await pilot.press("left")
+        await pilot.pause()
+        assert screen.has_class("-holding") and "3 of 4 bytes" in str(screen.query_one("#stream-pending").render())
+
+
+def _broken_file(tmp_path: Path, **overrides: object) -> Path:
+    meta = {
+        "general.architecture": "llama",
+        "tokenizer.ggml.model": "gpt2",
+        "tokenizer.ggml.pre": "no-such-pre",
+        "tokenizer.ggml.tokens": ["a", "b", "ab", "<s>"],
+        "tokenizer.ggml.merges": ["a b"],
+    }
+    meta.update(overrides)
+    path = tmp_path / "broken.gguf"
+    write_gguf(path, meta)
+    return path
+
+
+@pytest.mark.parametrize("overrides", [{}, {"tokenizer.ggml.model": "no-such-model"}])
+async def test_broken_tokenizer_shows_error_but_browses(tmp_path: Path, overrides: dict) -> None:
+    app = make_app(_broken_file(tmp_path, **overrides), text="ab")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert app.tokenizer is None and app.tokenizer_error
+        status = app.screen.query_one(TokenizerStatus)
+        assert status.has_class("-error")
+        assert "no-such" in str(status.query_one("#status-text").render())
+        await pilot.press("f3")
+        await settle(app, pilot)
+        assert await _search(app, pilot, "a") == [0, 2]
+        await pilot.press("f4")
+        await settle(app, pilot)
+        await pilot.press("f2")
+        await settle(app, pilot)
+        assert app.screen.query_one(TokenizerStatus).has_class("-error")
+
+
+def test_not_gguf_exits_before_the_ui(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.gguf"
+    bad.write_text("this is not a GGUF file at all\n")
+    from tui_tok.ui.app import run_app
+
+    with pytest.raises(GGUFFormatError):
+        run_app(str(bad))
+    from tui_tok.cli import main
+
+    assert main([str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.gguf" in err
+
+
+async def test_metadata_filter_and_full_array() -> None:
+    app = make_app(vocab_file("qwen3-vocab").path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        box = app.screen.query_one("#meta-search", Input)
+        box.value = "tokens"
+        await pilot.pause()
+        from tui_tok.ui.widgets.lines_view import LinesView
+
+        detail = app.screen.query_one("#meta-detail", LinesView)
+        assert detail.count == 151669 and detail.line_of(279) == "   279  'Ġthe'"
