@@ -19,6 +19,7 @@ from support import HAVE_SHARED, SHARED_MISSING, conformance_rows, llama_test_ca
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer import bpe as bpe_module
 from tui_tok.tokenizer.bpe import BpeEncoder
+from tui_tok.tokenizer.pretokenize import offsets
 from tui_tok.tokenizer.byte_level import CHAR_TO_BYTE
 from tui_tok.tokenizer.types import TokenAttr, VocabType
 from tui_tok.tokenizer.vocab import Vocab
@@ -309,7 +310,7 @@ def test_hybriddna_kmers() -> None:
 def test_span_decoder_equals_llama_decoder(data: bytes) -> None:
     from tui_tok.tokenizer.unicode_data import cpts_from_utf8
 
-    cps, starts = bpe_module._decode_spans(data)  # noqa: SLF001
+    cps, starts = offsets.decode_spans(data)  # noqa: SLF001
     assert cps == cpts_from_utf8(data)
     assert starts[0] == 0 and starts[-1] == len(data) and all(a < b for a, b in zip(starts, starts[1:]))
 

@@ -26,9 +26,9 @@ from operator import itemgetter
 
 import numpy as np
 
-from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.byte_level import ENCODE_TABLE
 from tui_tok.tokenizer.pre_spec import PreSpec
+from tui_tok.tokenizer.pretokenize.offsets import check_range, decode, decode_spans, offset_map, utf8_lens
 from tui_tok.tokenizer.pretokenize.split import split_words
 from tui_tok.tokenizer.pretokenize.table import pre_spec
 from tui_tok.tokenizer.types import Piece
@@ -96,11 +96,11 @@ class BpeEncoder:
     # ---------------------------------------------------------- one fragment
 
     def _encode_raw(self, data: bytes) -> list[Piece]:
-        text, offset_map = _decode(data, escape=self.vocab.escape_whitespaces)
+        text, omap = decode(data, escape=self.vocab.escape_whitespaces)
         pieces = self._encode_text(text)
-        if offset_map is None:
+        if omap is None:
             return pieces
-        m = offset_map.tolist()
+        m = omap.tolist()
         return [(tid, m[a], m[b]) for tid, a, b in pieces]
 
     def _encode_text(self, text: str) -> list[Piece]:
@@ -207,8 +207,8 @@ class BpeEncoder:
     def _encode_whitespace(self, data: bytes) -> list[Piece]:
         """Model ``whitespace`` (V:1730-1757): whitespace code points end a segment and vanish;
         each segment (lowercased if the vocab says so) is BPE-encoded on its own."""
-        cps, src = _decode_spans(data)
-        _check_range(cps)
+        cps, src = decode_spans(data)
+        check_range(cps)
         if self.vocab.escape_whitespaces:
             cps = [0x2581 if cp == 0x20 else cp for cp in cps]
         lowercase = self.vocab.lowercase
@@ -223,9 +223,9 @@ class BpeEncoder:
                 j += 1
             seg = np.array([to_lower(cp) if lowercase else cp for cp in cps[i:j]], dtype=np.int64)
             starts = np.array(src[i:j], dtype=np.int64)
-            offset_map = _offset_map(starts, np.diff(src[i : j + 1]), _utf8_lens(seg), src[j])
+            omap = offset_map(starts, np.diff(src[i : j + 1]), utf8_lens(seg), src[j])
             text = "".join(map(chr, seg.tolist()))
-            m = offset_map.tolist()
+            m = omap.tolist()
             out.extend((tid, m[a], m[b]) for tid, a, b in self._encode_text(text))
             i = j
         return out
@@ -322,79 +322,3 @@ def _merge_heap(symbols: list[str], rank) -> list[str]:  # noqa: ANN001 - local 
             if r2 != _NO_RANK:
                 heapq.heappush(heap, (r2, left, q, len(text[left]) + len(text[q])))
     return [t for t in text if t]
-
-
-def _check_range(cps: list[int]) -> None:
-    """llama.cpp throws when it re-encodes a code point above U+10FFFF (from F4 90 80 80 ...)."""
-    if cps and max(cps) > 0x10FFFF:
-        bad = next(cp for cp in cps if cp > 0x10FFFF)
-        raise TokenizeError(f"invalid code point 0x{bad:X} in input (llama.cpp: 'invalid codepoint')")
-
-
-def _decode(data: bytes, *, escape: bool) -> tuple[str, np.ndarray | None]:
-    """llama.cpp's code points of ``data`` (after the optional ' ' -> U+2581 escape) as a ``str``,
-    and a map from byte offsets of their re-encoding to offsets in ``data`` (None when equal).
-
-    Escaping at code point level equals llama.cpp's byte-level replace: E2 96 81 is a valid
-    sequence and E2 never continues a truncated one, so the decode sees the same characters.
-    """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        cps, src = _decode_spans(data)
-        _check_range(cps)
-        if escape:
-            cps = [0x2581 if cp == 0x20 else cp for cp in cps]
-        text = "".join(map(chr, cps))
-        arr = np.array(cps, dtype=np.int64)
-        src_arr = np.array(src, dtype=np.int64)
-        return text, _offset_map(src_arr[:-1], np.diff(src_arr), _utf8_lens(arr), len(data))
-    if not escape or " " not in text:
-        return text, None
-    escaped = text.replace(" ", "\u2581")
-    arr = np.frombuffer(escaped.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-    src_lens = _utf8_lens(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64))
-    starts = np.concatenate(([0], np.cumsum(src_lens)[:-1]))
-    return escaped, _offset_map(starts, src_lens, _utf8_lens(arr), len(data))
-
-
-def _utf8_lens(cps: np.ndarray) -> np.ndarray:
-    return 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)
-
-
-def _offset_map(src_starts: np.ndarray, src_lens: np.ndarray, enc_lens: np.ndarray, src_total: int) -> np.ndarray:
-    """enc byte offset -> source byte offset: byte k of a character maps to start + min(k, source length)."""
-    total = int(enc_lens.sum())
-    if total == 0:
-        return np.array([src_total], dtype=np.int64)
-    enc_starts = np.concatenate(([0], np.cumsum(enc_lens)[:-1]))
-    k = np.arange(total) - np.repeat(enc_starts, enc_lens)
-    mapped = np.repeat(src_starts, enc_lens) + np.minimum(k, np.repeat(src_lens, enc_lens))
-    return np.concatenate((mapped, [src_total])).astype(np.int64)
-
-
-def _decode_spans(data: bytes) -> tuple[list[int], list[int]]:
-    """``unicode_cpts_from_utf8`` with where each code point starts (plus the end) in ``data``."""
-    cps: list[int] = []
-    src: list[int] = []
-    n = len(data)
-    i = 0
-    while i < n:
-        src.append(i)
-        b0 = data[i]
-        if b0 < 0x80:
-            cps.append(b0)
-            i += 1
-            continue
-        need = 1 if b0 & 0xE0 == 0xC0 else 2 if b0 & 0xF0 == 0xE0 else 3 if b0 & 0xF8 == 0xF0 else -1
-        if need < 0 or i + need >= n or any(data[i + k] & 0xC0 != 0x80 for k in range(1, need + 1)):
-            cps.append(0xFFFD)
-            i += 1
-            continue
-        cp = b0 & (0x1F, 0x0F, 0x07)[need - 1]
-        for k in range(1, need + 1):
-            cp = (cp << 6) | (data[i + k] & 0x3F)
-        cps.append(cp)
-        i += need + 1
-    src.append(n)
-    return cps, src
