@@ -1,13 +1,11 @@
 """PLaMo2 encoder: hand-derived cases from llama.cpp's DP, a literal port of its suffix table, invariants.
 
 No real PLaMo2 GGUF exists here: ``tests/fixtures/plamo2_vocab.py`` builds one from llama.cpp's rules.
-If a ``llama-tokenize`` oracle is built (``TUI_TOK_LLAMA_TOKENIZE``), the fixture is also checked against it.
+``test_plamo2_oracle.py`` checks the same cases against llama.cpp's own code when it is built.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
 from functools import cache
 from pathlib import Path
 
@@ -134,20 +132,3 @@ def test_arbitrary_bytes(data: bytes) -> None:
     for _, s, e in pieces:
         assert prev <= s <= e <= len(data)
         prev = e
-
-
-LLAMA_TOKENIZE = os.environ.get("TUI_TOK_LLAMA_TOKENIZE", "")
-
-
-@pytest.mark.skipif(not Path(LLAMA_TOKENIZE).is_file(), reason="set TUI_TOK_LLAMA_TOKENIZE to a built llama-tokenize")
-def test_against_llama_tokenize(tmp_path: Path) -> None:
-    path = write_plamo2_gguf(tmp_path / "plamo2-fixture.gguf")
-    for data, expected in CASES:
-        if not data:
-            continue
-        res = subprocess.run(
-            [LLAMA_TOKENIZE, "-m", str(path), "--ids", "--log-disable", "--no-escape", "--stdin", "--no-bos"],
-            input=data, capture_output=True, check=True,
-        )
-        got = [int(x) for x in res.stdout.decode().strip().strip("[]").split(",") if x.strip()]
-        assert got == expected, data
