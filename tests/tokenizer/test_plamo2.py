@@ -132,3 +132,24 @@ def test_arbitrary_bytes(data: bytes) -> None:
     for _, s, e in pieces:
         assert prev <= s <= e <= len(data)
         prev = e
+
+
+@pytest.fixture(scope="module")
+def fixture_tokenizer(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    loader = pytest.importorskip("tui_tok.loader")
+    return loader.load_tokenizer(write_plamo2_gguf(tmp_path_factory.mktemp("plamo2") / "plamo2-fixture.gguf"))
+
+
+@pytest.mark.parametrize("add_special", [False, True])
+@pytest.mark.parametrize("parse_special", [False, True])
+def test_through_tokenizer(fixture_tokenizer, add_special: bool, parse_special: bool) -> None:  # type: ignore[no-untyped-def]
+    """PLaMo2 never adds BOS/EOS; its control tokens are DP candidates, so splitting them changes nothing here."""
+    for data, expected in CASES:
+        assert fixture_tokenizer.encode(data, add_special=add_special, parse_special=parse_special) == expected, data
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=ALPHABET, max_size=30))
+def test_tokenizer_round_trip(fixture_tokenizer, text: str) -> None:  # type: ignore[no-untyped-def]
+    ids = fixture_tokenizer.encode(text, add_special=True, parse_special=False)
+    assert fixture_tokenizer.detokenize(ids) == text.encode().removeprefix("\ufeff".encode())
