@@ -62,14 +62,20 @@ BPE_FILES = _bpe_files()
 BPE_IDS = [v.name for v in BPE_FILES]
 
 
+@cache
+def _specials(vocab: Vocab) -> tuple[tuple[int, int, bytes], ...]:
+    attrs = vocab.attrs.tolist()
+    return tuple((tid, attrs[tid], vocab.tokens[tid].encode("utf-8", "surrogateescape")) for tid in vocab.special_tokens)
+
+
 def _partition(vocab: Vocab, data: bytes, *, parse_special: bool) -> list[tuple[bytes, int | None]]:
     """Minimal special-token partition (TOKENIZER-PARITY §3): longest first, leftmost, l/rstrip."""
     frags: list[tuple[bytes, int | None]] = [(data, None)]
-    for tid in vocab.special_tokens:
-        attr = int(vocab.attrs[tid])
+    for tid, attr, needle in _specials(vocab):
         if not parse_special and attr & (TokenAttr.CONTROL | TokenAttr.UNKNOWN):
             continue
-        needle = vocab.tokens[tid].encode("utf-8", "surrogateescape")
+        if not any(kind is None and needle in frag for frag, kind in frags):
+            continue
         out: list[tuple[bytes, int | None]] = []
         for frag, kind in frags:
             if kind is not None:
