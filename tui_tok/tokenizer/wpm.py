@@ -34,6 +34,7 @@ import numpy as np
 
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer import _unicode_tables
+from tui_tok.tokenizer.pretokenize.offsets import decode_spans, utf8_lens
 from tui_tok.tokenizer.types import Piece
 from tui_tok.tokenizer.unicode_data import (
     ACCENT_MARK,
@@ -125,51 +126,15 @@ def decode_with_offsets(data: bytes) -> tuple[list[int], list[int]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return _decode_slow(data)
+        return decode_spans(data)
     cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
     return cps.tolist(), _utf8_offsets(cps)
 
 
 def _utf8_offsets(cps: np.ndarray) -> list[int]:
-    lengths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
     offsets = np.zeros(len(cps) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
+    np.cumsum(utf8_lens(cps), out=offsets[1:])
     return offsets.tolist()
-
-
-def _decode_slow(data: bytes) -> tuple[list[int], list[int]]:
-    cps: list[int] = []
-    offsets: list[int] = []
-    n = len(data)
-    i = 0
-    while i < n:
-        offsets.append(i)
-        b0 = data[i]
-        if b0 < 0x80:
-            cps.append(b0)
-            i += 1
-            continue
-        if b0 & 0x40 == 0:
-            need = -1
-        elif b0 & 0x20 == 0:
-            need = 1
-        elif b0 & 0x10 == 0:
-            need = 2
-        elif b0 & 0x08 == 0:
-            need = 3
-        else:
-            need = -1
-        if need < 0 or i + need >= n or any(data[i + k] & 0xC0 != 0x80 for k in range(1, need + 1)):
-            cps.append(0xFFFD)
-            i += 1
-            continue
-        cp = b0 & (0x7F >> (need + 1))
-        for k in range(1, need + 1):
-            cp = (cp << 6) | (data[i + k] & 0x3F)
-        cps.append(cp)
-        i += need + 1
-    offsets.append(n)
-    return cps, offsets
 
 
 class WpmEncoder:
@@ -247,7 +212,7 @@ class WpmEncoder:
         try:
             chars = text.decode("utf-8")
         except UnicodeDecodeError:
-            cps, offs = _decode_slow(text)
+            cps, offs = decode_spans(text)
             arr = np.array(cps, dtype=np.int64)
             if int(arr.max()) >= MAX_CODEPOINTS:
                 bad = int(np.argmax(arr >= MAX_CODEPOINTS))
@@ -257,9 +222,8 @@ class WpmEncoder:
                 ) from None
             return arr.astype(np.uint32), self._classes[arr], np.array(offs, dtype=np.int64)
         arr = np.frombuffer(chars.encode("utf-32-le"), dtype="<u4")
-        lengths = 1 + (arr >= 0x80).astype(np.int64) + (arr >= 0x800) + (arr >= 0x10000)
         offsets = np.zeros(len(arr) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
+        np.cumsum(utf8_lens(arr), out=offsets[1:])
         return arr, self._classes[arr], offsets
 
     def _word_pieces(self, word: str) -> tuple[Piece, ...]:
