@@ -128,12 +128,44 @@ class Charsmap:
             return None
         return best_len, self.replacement(best_value)
 
+    def match_unit(self, unit: bytes) -> tuple[tuple[int, bytes] | None, frozenset[int]]:
+        """Walk ``unit`` alone: (longest match inside it or None, bytes that could extend the walk).
+
+        The second item is empty if the walk dies inside ``unit``; a byte whose step would
+        index out of bounds counts as extending (so a caller walks for real and raises where
+        llama.cpp throws). If the byte after ``unit`` is not in it, ``longest_match`` on the
+        longer input gives the same first item.
+        """
+        size = len(self.xcda)
+        if not size:
+            return None, frozenset()
+        node = self._base(0)
+        best: tuple[int, bytes] | None = None
+        for i, c in enumerate(unit):
+            if c == 0:
+                return best, frozenset()
+            node ^= c
+            e = self._node(node)
+            if e & 0x800000FF != c:
+                return best, frozenset()
+            node ^= (e >> 10) << (8 if e & 0x200 else 0)
+            if (e >> 8) & 1:
+                best = (i + 1, self.replacement(self._node(node) & 0x7FFFFFFF))
+        xcda = self.xcda
+        cont = frozenset(c for c in range(1, 256) if (node ^ c) >= size or xcda[node ^ c] & 0x800000FF == c)
+        return best, cont
+
+    def label_count(self, byte: int) -> int:
+        """How many entries carry LCHECK ``byte`` (1 means only the root can step on it)."""
+        if "label_counts" not in self._cache:
+            x = np.array(self.xcda, dtype=np.uint32) & 0x800000FF
+            values, counts = np.unique(x, return_counts=True)
+            self._cache["label_counts"] = dict(zip(values.tolist(), counts.tolist()))
+        return self._cache["label_counts"].get(byte, 0)  # type: ignore[attr-defined]
+
     def may_step_on(self, byte: int) -> bool:
         """Whether any walk could consume ``byte``: some entry's LCHECK equals it."""
-        if "labels" not in self._cache:
-            x = np.array(self.xcda, dtype=np.uint32)
-            self._cache["labels"] = frozenset(np.unique(x & 0x800000FF).tolist())
-        return byte in self._cache["labels"]  # type: ignore[operator]
+        return self.label_count(byte) > 0
 
     # -- every key at once -----------------------------------------------------------------
 

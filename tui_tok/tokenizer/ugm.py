@@ -37,8 +37,6 @@ Does not split specials or add BOS/EOS: see ``tokenizer.py``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import accumulate
-
 import numpy as np
 
 from tui_tok.tokenizer.charsmap import Charsmap, parse_charsmap
@@ -56,16 +54,22 @@ _CACHE_UNIT_BYTES = 256
 class _Tables:
     """Search tables built on first use."""
 
-    tokens: dict[str, tuple[int, float]]
-    """Trie token text -> (id, search score)."""
-    first_max_len: dict[str, int]
-    """First character -> longest trie token (characters) starting with it."""
+    ids: dict[str, int]
+    """Token text -> id (the trie's id when texts repeat); check ``in_trie`` before use."""
+    in_trie: bytes
+    """1 at the ids of trie tokens (NORMAL, USER_DEFINED or UNUSED attribute), else 0."""
+    scores: list[float]
+    """Search score by id: the float32 score, 0 for USER_DEFINED."""
+    pair_max_len: dict[str, int]
+    """First two characters -> longest token (characters, >= 2) starting with them."""
     unk_score: float
     """float32 ``min(NORMAL scores) - 10`` as a Python float."""
     units_ok: bool
     """Conditions 1-2 of the module docstring hold for this vocab."""
     max_exact_bytes: int
     """Condition 3 holds for normalised fragments up to this many bytes (0: never)."""
+    separators: bytes | None
+    """``bytes.translate`` table turning every separator into 0x20 (None: 0x20 is the only one)."""
 
 
 def _frac_bits(values: np.ndarray) -> int:
@@ -77,9 +81,24 @@ def _frac_bits(values: np.ndarray) -> int:
     return int(max(0, int((24 - exp).max())))
 
 
-def _search_scores(vocab: Vocab, in_trie: np.ndarray) -> np.ndarray:
+def _pair_max_len(cps: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> dict[str, int]:
+    """Longest token per first two characters, from the joined code points of all tokens."""
+    two = lengths >= 2
+    if not two.any():
+        return {}
+    key = cps[starts[two]].astype(np.int64) * 0x110000 + cps[starts[two] + 1].astype(np.int64)
+    length = lengths[two]
+    order = np.lexsort((length, key))
+    key, length = key[order], length[order]
+    is_last = np.append(key[1:] != key[:-1], True)
+    keys = key[is_last].tolist()
+    return {chr(k // 0x110000) + chr(k % 0x110000): n for k, n in zip(keys, length[is_last].tolist())}
+
+
+def _search_scores(vocab: Vocab) -> np.ndarray:
+    """float32 score by id as the search uses it: USER_DEFINED tokens count 0 (V:1019-1024)."""
     user = (vocab.attrs & int(TokenAttr.USER_DEFINED)) != 0
-    return np.where(user, np.float32(0.0), vocab.scores.astype(np.float32))[in_trie]
+    return np.where(user, np.float32(0.0), vocab.scores.astype(np.float32))
 
 
 class UgmEncoder:
@@ -110,7 +129,7 @@ class UgmEncoder:
         )
         self._tables: _Tables | None = None
         self._byte_tables: tuple[dict[bytes, tuple[int, float]], int] | None = None
-        self._cache: dict[object, tuple[tuple[Piece, ...], bool, int]] = {}
+        self._cache: dict[tuple[bool, bytes, bool], tuple[list[int], list[int], bool, int]] = {}
 
     # -- tables ----------------------------------------------------------------------------
 
@@ -127,33 +146,38 @@ class UgmEncoder:
 
     def _build_tables(self) -> _Tables:
         vocab = self.vocab
+        texts = vocab.tokens
         in_trie = self._trie_mask()
         normal = (vocab.attrs & int(TokenAttr.NORMAL)) != 0
         normal_scores = vocab.scores.astype(np.float32)[normal]
         normal_scores = normal_scores[~np.isnan(normal_scores)]  # std::min never picks a NaN
         min_score = np.float32(normal_scores.min()) if normal_scores.size else np.float32(_FLT_MAX)
         unk_score = float(np.float32(min_score - np.float32(10.0)))
+        scores32 = _search_scores(vocab)
 
-        ids = np.flatnonzero(in_trie).tolist()
-        scores = _search_scores(vocab, in_trie).astype(np.float64).tolist()
-        texts = vocab.tokens
-        tokens: dict[str, tuple[int, float]] = {}
-        first_max_len: dict[str, int] = {}
+        if len(vocab.token_to_id) == len(texts):
+            ids = vocab.token_to_id  # texts are unique (llama.cpp refuses duplicates)
+        else:  # keep the trie's id: the last trie token with that text, as naive_trie::insert
+            trie_ids = np.flatnonzero(in_trie).tolist()
+            ids = dict(zip([texts[i] for i in trie_ids], trie_ids))
+        # first character and length of every token, vectorised over one joined string
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        joined = "\0".join(texts)
+        cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        starts = np.cumsum(lengths + 1) - (lengths + 1)
+        last = max(cps.size - 1, 0)
+        first_cp = np.where(lengths > 0, cps[np.minimum(starts, last)], 0)
+        pair_max_len = _pair_max_len(cps, starts, lengths)
+
         space = self.normalizer.space.decode("utf-8")
-        inner_space = False
-        single_max = 0.0
-        for tid, score in zip(ids, scores):
-            text = texts[tid]
-            tokens[text] = (tid, score)  # later ids win, as naive_trie::insert overwrites
-            first = text[0]
-            if first_max_len.get(first, 0) < len(text):
-                first_max_len[first] = len(text)
-            if text.find(space, 1) >= 0:
-                inner_space = True
-            if len(text) == 1 and abs(score) > single_max:
-                single_max = abs(score)
-        units_ok = not inner_space and self._space_restarts()
-        search = np.array(scores + [unk_score], dtype=np.float64)
+        inner = joined.count(space) - int(np.count_nonzero((first_cp == ord(space)) & (lengths > 0)))
+        inner -= sum(texts[i].count(space) - texts[i].startswith(space) for i in np.flatnonzero(~in_trie))
+        separators = self._separators()
+        units_ok = inner == 0 and b" " in separators
+
+        search = np.append(scores32[in_trie], np.float32(unk_score)).astype(np.float64)
+        single = in_trie & (lengths == 1)
+        single_max = float(np.abs(scores32[single]).max()) if single.any() else 0.0
         max_exact = 0
         if np.isfinite(search).all():
             f = _frac_bits(search)
@@ -161,19 +185,39 @@ class UgmEncoder:
             b = max(abs(unk_score), single_max, float(search.max()), 1.0)
             limit = 2.0**53 / 2.0**f - a
             max_exact = int(max(0.0, limit / b - 1))
-        return _Tables(tokens, first_max_len, unk_score, units_ok, max_exact)
+        return _Tables(
+            ids=ids,
+            in_trie=in_trie.astype(np.uint8).tobytes(),
+            scores=scores32.astype(np.float64).tolist(),
+            pair_max_len=pair_max_len,
+            unk_score=unk_score,
+            units_ok=units_ok,
+            max_exact_bytes=max_exact,
+            separators=bytes.maketrans(separators, b" " * len(separators)) if len(separators) > 1 else None,
+        )
 
-    def _space_restarts(self) -> bool:
-        """Condition 1: an input space is always a chunk of its own, copied as 0x20."""
-        if any(b" " in t for t in self.normalizer.user_defined):
-            return False
-        return self.charsmap is None or not self.charsmap.may_step_on(0x20)
+    def _separators(self) -> bytes:
+        """Condition 1: ASCII bytes that are always a chunk of their own whose output is 0x20.
+
+        Such a byte is in no user-defined token, only the XCDA root can step on it (one entry
+        carries its label) and its walk cannot go on. Each behaves exactly like an input space.
+        """
+        found = []
+        for b in range(0x80):
+            if any(b in t for t in self.normalizer.user_defined):
+                continue
+            if self.charsmap is not None and self.charsmap.label_count(b) > 1:
+                continue
+            rep, used, cont = self.normalizer._unit_result(bytes((b,)))
+            if rep == b" " and used == 1 and not cont:
+                found.append(b)
+        return bytes(found)
 
     def _bytes_tables(self) -> tuple[dict[bytes, tuple[int, float]], int]:
         if self._byte_tables is None:
             in_trie = self._trie_mask()
             ids = np.flatnonzero(in_trie).tolist()
-            scores = _search_scores(self.vocab, in_trie).astype(np.float64).tolist()
+            scores = _search_scores(self.vocab)[in_trie].astype(np.float64).tolist()
             texts = self.vocab.tokens
             table = {texts[t].encode("utf-8", "surrogateescape"): (t, s) for t, s in zip(ids, scores)}
             self._byte_tables = (table, max((len(k) for k in table), default=0))
@@ -204,18 +248,26 @@ class UgmEncoder:
         return [(tid, offsets[s], offsets[e]) for tid, s, e in raw]
 
     def _encode_units(self, text: bytes, tables: _Tables) -> list[Piece] | None:
-        unk = self.vocab.unk_id
+        """Conditions 1-3 hold: encode unit by unit through the cache (None: use the slow path).
+
+        Spans tile the normalised output (a token starts where the previous one ended, input
+        that vanished in between belongs to the next token), so only ends are kept.
+        """
         keyed = self.normalizer.prepend and not self.normalizer.merge
         cache = self._cache
-        out: list[Piece] = []
+        ids: list[int] = []
+        ends: list[int] = []
+        shifts: list[int] = []
         pos = 0
         flag = False
         norm_len = 0
-        for k, word in enumerate(text.split(b" ")):
-            unit = word if k == 0 else b" " + word
-            key: object = (unit, flag) if keyed else unit
+        spaced = text if tables.separators is None else text.translate(tables.separators)
+        first = True
+        for word in spaced.split(b" "):
+            key = (first, word, flag and keyed)
             hit = cache.get(key)
             if hit is None:
+                unit = word if first else b" " + word
                 hit = self._encode_unit(unit, flag, tables)
                 if hit is None:
                     return None
@@ -223,38 +275,58 @@ class UgmEncoder:
                     if len(cache) >= _CACHE_LIMIT:
                         cache.clear()
                     cache[key] = hit
-            pieces, flag, n = hit
+            unit_ids, unit_ends, flag, n = hit
+            if unit_ids:
+                ids.extend(unit_ids)
+                ends.extend(unit_ends)
+                shifts.extend([pos] * len(unit_ids))
             norm_len += n
-            if pieces:
-                # Spans tile the normalised output: a unit's first token starts where the
-                # previous token ended (input that vanished in between belongs to it).
-                tid, _, e = pieces[0]
-                if out and out[-1][0] == unk and tid == unk:
-                    out[-1] = (unk, out[-1][1], pos + e)
-                else:
-                    out.append((tid, out[-1][2] if out else 0, pos + e))
-                for i in range(1, len(pieces)):
-                    tid, s, e = pieces[i]
-                    out.append((tid, pos + s, pos + e))
-            pos += len(unit)
+            pos += len(word) + (not first)
+            first = False
         if norm_len > tables.max_exact_bytes:
             return None
-        return out
+        if not ids:
+            return []
+        id_arr = np.array(ids, dtype=np.int64)
+        end_arr = np.array(ends, dtype=np.int64) + np.array(shifts, dtype=np.int64)
+        # consecutive unknown tokens collapse across units (inside a unit they already have)
+        unk = self.vocab.unk_id
+        keep = np.ones(id_arr.size, dtype=bool)
+        keep[:-1] = ~((id_arr[:-1] == unk) & (id_arr[1:] == unk))
+        if not keep.all():
+            id_arr = id_arr[keep]
+            end_arr = end_arr[keep]
+        start_arr = np.empty_like(end_arr)
+        start_arr[0] = 0
+        start_arr[1:] = end_arr[:-1]
+        return list(zip(id_arr.tolist(), start_arr.tolist(), end_arr.tolist()))
 
     def _encode_unit(
         self, unit: bytes, flag: bool, tables: _Tables
-    ) -> tuple[tuple[Piece, ...], bool, int] | None:
+    ) -> tuple[list[int], list[int], bool, int] | None:
+        """One unit: token ids, token end offsets in ``unit``, is_space_prepended after it,
+        normalised length; None if the normalised bytes are not valid UTF-8."""
         norm = self.normalizer.normalize(unit, space_prepended=flag)
         try:
             s = norm.text.decode("utf-8")
         except UnicodeDecodeError:
             return None
         raw = viterbi_str(
-            s, tables.tokens, tables.first_max_len, unk_id=self.vocab.unk_id, unk_score=tables.unk_score
+            s,
+            tables.ids,
+            tables.in_trie,
+            tables.scores,
+            tables.pair_max_len,
+            unk_id=self.vocab.unk_id,
+            unk_score=tables.unk_score,
         )
         offsets = norm.offsets
-        if len(s) != len(norm.text):
-            byte_at = [0, *accumulate(len(c.encode("utf-8")) for c in s)]
-            offsets = [offsets[b] for b in byte_at]
-        pieces = tuple((tid, offsets[a], offsets[b]) for tid, a, b in raw)
-        return pieces, norm.space_prepended, len(norm.text)
+        if len(s) == len(norm.text):
+            ends = [offsets[e] for _, _, e in raw]
+        else:  # character ends -> byte ends, one token at a time
+            ends = []
+            at = 0
+            for _, a, e in raw:
+                at += len(s[a:e].encode("utf-8"))
+                ends.append(offsets[at])
+        return [p[0] for p in raw], ends, norm.space_prepended, len(norm.text)

@@ -30,6 +30,7 @@ Does not split into tokens: see ``ugm.py``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from tui_tok.tokenizer.charsmap import Charsmap
@@ -90,11 +91,60 @@ class UgmNormalizer:
     """What a space becomes: U+2581 when escape_whitespaces (always for UGM), else b' '."""
     _ud_prefixes: frozenset[bytes] = field(init=False, repr=False)
     _ud_first: frozenset[int] = field(init=False, repr=False)
+    _memo: dict[bytes, tuple[bytes, int, frozenset[int]]] = field(init=False, repr=False)
+    _plain: re.Pattern[bytes] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         prefixes = _prefixes(tuple(t for t in self.user_defined if t))
         object.__setattr__(self, "_ud_prefixes", prefixes)
         object.__setattr__(self, "_ud_first", frozenset(p[0] for p in prefixes))
+        object.__setattr__(self, "_memo", {})
+        object.__setattr__(self, "_plain", self._plain_pattern())
+
+    def _plain_pattern(self) -> re.Pattern[bytes]:
+        """Runs of ASCII bytes that are each their own chunk, copied unchanged, not spaces.
+
+        A byte qualifies if no user-defined token starts with it and the charsmap has no key
+        for it alone; if some key starts with it, the next byte must not extend the walk.
+        """
+        free: list[int] = []
+        guarded: list[int] = []
+        extend: set[int] = set()
+        for b in range(0x80):
+            if b == 0x20 or b in self._ud_first:
+                continue
+            rep, used, cont = self._unit_result(bytes((b,)))
+            if used != 1 or rep != bytes((b,)):
+                continue
+            if cont:
+                guarded.append(b)
+                extend |= cont
+            else:
+                free.append(b)
+        alts = []
+        if free:
+            alts.append(b"[" + _byte_class(free) + b"]")
+        if guarded:
+            guard = b"(?![" + _byte_class(sorted(extend)) + b"])" if extend else b""
+            alts.append(b"[" + _byte_class(guarded) + b"]" + guard)
+        if not alts:
+            return re.compile(b"(?!)")
+        return re.compile(b"(?:" + b"|".join(alts) + b")+")
+
+    def _unit_result(self, unit: bytes) -> tuple[bytes, int, frozenset[int]]:
+        """Chunk for a character (or a lone invalid byte) when what follows cannot extend the
+        charsmap walk: (output, consumed, bytes that would extend it)."""
+        hit = self._memo.get(unit)
+        if hit is None:
+            match, cont = (None, frozenset()) if self.charsmap is None else self.charsmap.match_unit(unit)
+            if match is not None:
+                hit = (match[1], match[0], cont)
+            elif unit[0] >= 0x80 and len(unit) == 1:
+                hit = (_FFFD, 1, cont)
+            else:
+                hit = (unit, len(unit), cont)
+            self._memo[unit] = hit
+        return hit
 
     def user_defined_depth(self, data: bytes, pos: int) -> int:
         """Deepest user-defined trie path matching ``data[pos:]`` (0 if none)."""
@@ -122,7 +172,105 @@ class UgmNormalizer:
         return data[pos : pos + n], n
 
     def normalize(self, data: bytes, *, space_prepended: bool = False) -> Normalized:
-        """Normalise one fragment (``space_prepended`` lets a caller continue a fragment)."""
+        """Normalise one fragment (``space_prepended`` lets a caller continue a fragment).
+
+        Same result as ``normalize_reference``; plain ASCII runs are copied in one step and
+        each character's chunk is memoised (valid while the next byte cannot extend the walk).
+        """
+        space = self.space
+        n_space = len(space)
+        prepend = self.prepend
+        merge = self.merge
+        plain = self._plain.match
+        ud_first = self._ud_first
+        memo_get = self._memo.get
+        out = bytearray()
+        offsets: list[int] = []
+        in_word = False
+        pos = 0
+        n = len(data)
+        while pos < n:
+            m = plain(data, pos)
+            if m is not None:
+                end = m.end()
+                rep = data[pos:end]
+                used = end - pos
+                per_byte = True
+            else:
+                per_byte = False
+                b = data[pos]
+                if b in ud_first:
+                    rep, used = self.chunk(data, pos)
+                else:
+                    if b < 0x80:
+                        size = 1
+                    else:
+                        size = utf8_char_len(data, pos) or 1
+                    unit = data[pos : pos + size]
+                    hit = memo_get(unit) or self._unit_result(unit)
+                    if hit[2] and pos + size < n and data[pos + size] in hit[2]:
+                        rep, used = self.chunk(data, pos)
+                    else:
+                        rep, used = hit[0], hit[1]
+            end = pos + used
+            if len(offsets) == len(out):
+                offsets.append(pos)
+            if not rep:
+                pos = end
+                continue
+            if 0x20 in rep:
+                in_word, space_prepended = self._spaced_chunk(
+                    rep, pos, end, out, offsets, in_word, space_prepended
+                )
+                pos = end
+                continue
+            if not in_word:
+                in_word = True
+                if (prepend and not space_prepended) or merge:
+                    out += space
+                    offsets.extend([pos] * n_space)
+                    space_prepended = True
+            out += rep
+            if per_byte:  # each byte was its own chunk
+                offsets.extend(range(pos + 1, end))
+            else:
+                offsets.extend([end] * (len(rep) - 1))
+            pos = end
+        if len(offsets) == len(out):
+            offsets.append(n)
+        return Normalized(text=bytes(out), offsets=offsets, space_prepended=space_prepended)
+
+    def _spaced_chunk(
+        self,
+        rep: bytes,
+        pos: int,
+        end: int,
+        out: bytearray,
+        offsets: list[int],
+        in_word: bool,
+        space_prepended: bool,
+    ) -> tuple[bool, bool]:
+        """The byte-by-byte whitespace rules for one chunk whose output holds a 0x20."""
+        space = self.space
+        at = pos
+        for c in rep:
+            if c != 0x20:
+                if not in_word:
+                    in_word = True
+                    if (self.prepend and not space_prepended) or self.merge:
+                        _emit(out, offsets, space, at)
+                        space_prepended = True
+                _emit(out, offsets, bytes((c,)), at)
+                at = end
+            else:
+                in_word = False
+                if not self.merge:
+                    _emit(out, offsets, space, at)
+                    at = end
+        return in_word, space_prepended
+
+    def normalize_reference(self, data: bytes, *, space_prepended: bool = False) -> Normalized:
+        """``normalize`` written as llama.cpp's loop, byte by byte (the oracle for tests)."""
         space = self.space
         prepend = self.prepend
         merge = self.merge
@@ -155,6 +303,10 @@ class UgmNormalizer:
         if len(offsets) == len(out):
             offsets.append(n)
         return Normalized(text=bytes(out), offsets=offsets, space_prepended=space_prepended)
+
+
+def _byte_class(values: list[int]) -> bytes:
+    return b"".join(b"\\x%02x" % v for v in values)
 
 
 def _emit(out: bytearray, offsets: list[int], piece: bytes, at: int) -> None:

@@ -16,21 +16,22 @@ Two versions:
   UTF-8 (then code points are characters, and a token can only match between character
   boundaries: a token ending inside a character lands on a position no search starts from
   in llama.cpp either). Trie walking becomes dict lookups of ``s[i:i+L]`` for ``L`` up to
-  the longest token starting with ``s[i]``.
+  the longest token starting with ``s[i:i+2]``.
 
 Does not normalise (``ugm_normalize.py``) or map offsets back to the input (``ugm.py``).
 
->>> toks = {"▁a": (3, -1.0), "▁": (4, -2.0), "a": (5, -2.0), "b": (6, -3.0)}
->>> viterbi_str("▁ab", toks, {"▁": 2, "a": 1, "b": 1}, unk_id=0, unk_score=-13.0)
-[(3, 0, 2), (6, 2, 3)]
->>> viterbi_str("xy", toks, {}, unk_id=0, unk_score=-13.0)
+>>> ids = {"<unk>": 0, "▁a": 1, "▁": 2, "a": 3, "b": 4}
+>>> trie, scores = bytes([0, 1, 1, 1, 1]), [0.0, -1.0, -2.0, -2.0, -3.0]
+>>> viterbi_str("▁ab", ids, trie, scores, {"▁a": 2}, unk_id=0, unk_score=-13.0)
+[(1, 0, 2), (4, 2, 3)]
+>>> viterbi_str("xy", ids, trie, scores, {}, unk_id=0, unk_score=-13.0)
 [(0, 0, 2)]
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from tui_tok.tokenizer.types import Piece
 
@@ -60,16 +61,19 @@ def _backtrack(n: int, best_id: list[int], best_start: list[int], unk_id: int) -
 
 def viterbi_str(
     s: str,
-    tokens: Mapping[str, tuple[int, float]],
-    first_max_len: Mapping[str, int],
+    ids: Mapping[str, int],
+    in_trie: bytes,
+    scores: Sequence[float],
+    pair_max_len: Mapping[str, int],
     *,
     unk_id: int,
     unk_score: float,
 ) -> list[Piece]:
     """Best tokenization of ``s`` (character offsets): (id, start, end) per token.
 
-    ``tokens`` maps a trie token's text to (id, score used in the search);
-    ``first_max_len`` maps a character to the longest token (in characters) starting with it.
+    ``ids`` maps token text to id; only ids with ``in_trie[id]`` set take part, with score
+    ``scores[id]``; ``pair_max_len`` maps two characters to the longest token (in characters)
+    starting with them (an upper bound is fine).
     """
     n = len(s)
     if n == 0:
@@ -79,24 +83,30 @@ def viterbi_str(
     best[0] = 0.0
     best_id = [unk_id] * (n + 1)
     best_start = [0] * (n + 1)
-    get = tokens.get
+    get = ids.get
+    longest_at = pair_max_len.get
     for i in range(n):
         here = best[i]
-        longest = first_max_len.get(s[i], 0)
-        single = False
-        if longest:
-            for length in range(1, min(longest, n - i) + 1):
-                hit = get(s[i : i + length])
-                if hit is None:
-                    continue
-                if length == 1:
-                    single = True
-                cand = here + hit[1]
-                end = i + length
-                if cand > best[end]:
-                    best[end] = cand
-                    best_id[end] = hit[0]
-                    best_start[end] = i
+        tid = get(s[i])
+        single = tid is not None and in_trie[tid] != 0
+        if single:
+            cand = here + scores[tid]
+            if cand > best[i + 1]:
+                best[i + 1] = cand
+                best_id[i + 1] = tid
+                best_start[i + 1] = i
+        stop = i + longest_at(s[i : i + 2], 0)
+        if stop > n:
+            stop = n
+        for end in range(i + 2, stop + 1):
+            tid = get(s[i:end])
+            if tid is None or not in_trie[tid]:
+                continue
+            cand = here + scores[tid]
+            if cand > best[end]:
+                best[end] = cand
+                best_id[end] = tid
+                best_start[end] = i
         if not single:
             cand = here + unk_score
             if cand > best[i + 1]:
