@@ -2,8 +2,8 @@
 rules the reference data does not reach (invalid UTF-8, byte fallback, merge-string splitting,
 the heap merge, models whitespace and hybriddna) on small hand-made vocabs.
 
-The special-token partition and BOS/EOS belong to ``tokenizer.py``; here a minimal stand-in
-(``_encode``) applies them so whole conformance rows can be compared with BpeEncoder alone.
+Whole conformance rows go through the project's Tokenizer (special-token partition and BOS/EOS
+are ``tokenizer.py``'s); everything else calls BpeEncoder directly.
 """
 
 from __future__ import annotations
@@ -28,17 +28,14 @@ BPE_MODELS = {"gpt2", "gemma4", "hybriddna", "whitespace"}
 
 
 @cache
-def _vocab(path: str) -> Vocab:
-    reader = pytest.importorskip("tui_tok.gguf.reader")
-    vocab_mod = pytest.importorskip("tui_tok.tokenizer.vocab")
-    if not hasattr(vocab_mod, "vocab_from_metadata"):
-        pytest.skip("vocab_from_metadata not written yet")
-    return vocab_mod.vocab_from_metadata(reader.read_gguf(path).metadata)
+def _tokenizer(path: str):  # noqa: ANN202
+    loader = pytest.importorskip("tui_tok.loader")
+    return loader.load_tokenizer(path)
 
 
 @cache
 def _encoder(path: str) -> BpeEncoder:
-    return BpeEncoder(_vocab(path))
+    return BpeEncoder(_tokenizer(path).vocab)
 
 
 def _model_of(path) -> str:  # noqa: ANN001
@@ -62,53 +59,9 @@ BPE_FILES = _bpe_files()
 BPE_IDS = [v.name for v in BPE_FILES]
 
 
-@cache
-def _specials(vocab: Vocab) -> tuple[tuple[int, int, bytes], ...]:
-    attrs = vocab.attrs.tolist()
-    return tuple((tid, attrs[tid], vocab.tokens[tid].encode("utf-8", "surrogateescape")) for tid in vocab.special_tokens)
-
-
-def _partition(vocab: Vocab, data: bytes, *, parse_special: bool) -> list[tuple[bytes, int | None]]:
-    """Minimal special-token partition (TOKENIZER-PARITY §3): longest first, leftmost, l/rstrip."""
-    frags: list[tuple[bytes, int | None]] = [(data, None)]
-    for tid, attr, needle in _specials(vocab):
-        if not parse_special and attr & (TokenAttr.CONTROL | TokenAttr.UNKNOWN):
-            continue
-        if not any(kind is None and needle in frag for frag, kind in frags):
-            continue
-        out: list[tuple[bytes, int | None]] = []
-        for frag, kind in frags:
-            if kind is not None:
-                out.append((frag, kind))
-                continue
-            while (i := frag.find(needle)) >= 0:
-                left, frag = frag[:i], frag[i + len(needle) :]
-                if attr & TokenAttr.LSTRIP:
-                    left = left.rstrip(b" \t\n\v\f\r")
-                if attr & TokenAttr.RSTRIP:
-                    frag = frag.lstrip(b" \t\n\v\f\r")
-                if left:
-                    out.append((left, None))
-                out.append((b"", tid))
-            if frag:
-                out.append((frag, None))
-        frags = out
-    return frags
-
-
-def _encode(enc: BpeEncoder, text: str, *, add_special: bool, parse_special: bool) -> list[int]:
-    vocab = enc.vocab
-    ids: list[int] = [vocab.bos_id] if add_special and vocab.add_bos else []
-    data = text.encode("utf-8", "surrogatepass")
-    if data:
-        for frag, tid in _partition(vocab, data, parse_special=parse_special):
-            if tid is not None:
-                ids.append(tid)
-            else:
-                ids.extend(t for t, _, _ in enc.encode_fragment(frag, after_special=True))
-    if add_special and vocab.add_eos:
-        ids.append(vocab.eos_id)
-    return ids
+def _encode(path: str, text: str, *, add_special: bool, parse_special: bool) -> list[int]:
+    """Whole-text ids through the project's Tokenizer (special partition, BOS/EOS, then BpeEncoder)."""
+    return _tokenizer(path).encode(text, add_special=add_special, parse_special=parse_special)
 
 
 @pytest.mark.parametrize("vf", BPE_FILES, ids=BPE_IDS)
@@ -116,20 +69,19 @@ def test_conformance_rows(vf) -> None:  # noqa: ANN001
     rows = conformance_rows(vf.name)
     if not rows:
         pytest.skip(f"no conformance rows for {vf.name}")
-    enc = _encoder(str(vf.path))
+    path = str(vf.path)
     bad = [
         (r["text"], r["add_special"], r["parse_special"])
         for r in rows
-        if _encode(enc, r["text"], add_special=r["add_special"], parse_special=r["parse_special"]) != r["ids"]
+        if _encode(path, r["text"], add_special=r["add_special"], parse_special=r["parse_special"]) != r["ids"]
     ]
     assert not bad, f"{len(bad)}/{len(rows)} rows differ, first: {bad[:3]}"
 
 
 @pytest.mark.parametrize("vf", [v for v in BPE_FILES if v.inp], ids=[v.name for v in BPE_FILES if v.inp])
 def test_llama_cpp_vectors(vf) -> None:  # noqa: ANN001
-    enc = _encoder(str(vf.path))
     cases = llama_test_cases(vf.name)
-    bad = [t for t, ids in cases if _encode(enc, t, add_special=False, parse_special=False) != ids]
+    bad = [t for t, ids in cases if _encode(str(vf.path), t, add_special=False, parse_special=False) != ids]
     assert not bad, f"{len(bad)}/{len(cases)} cases differ, first: {bad[:3]}"
 
 
