@@ -150,12 +150,13 @@ _MIDDLES = ("elif ", "else")
 def readable_template(template: str) -> list[str]:
     """A Jinja chat template as indented lines, one tag per line when it was squeezed.
 
-    Templates written over many lines are returned as they are.
+    Templates already written with at most one tag per line are returned as they are; otherwise each tag goes on its own line and newlines inside the
+    template's text become ``↵`` so they do not break the layout.
 
     >>> readable_template("{%- if a %}{{ x }}{%- else %}y{%- endif %}")
     ['{%- if a %}', '  {{ x }}', '{%- else %}', '  y', '{%- endif %}']
     """
-    if template.count("\n") >= 3:
+    if max(line.count("{%") for line in template.split("\n")) <= 1:
         return template.split("\n")
     pieces: list[str] = []
     pos = 0
@@ -184,9 +185,7 @@ def readable_template(template: str) -> list[str]:
             lines.append("  " * depth + piece)
             depth += 1
         else:
-            for part in piece.split("\n"):
-                if part:
-                    lines.append("  " * depth + part)
+            lines.append("  " * depth + piece.replace("\n", "↵"))
     return lines
 
 
