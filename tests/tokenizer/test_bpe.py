@@ -19,8 +19,8 @@ from support import HAVE_SHARED, SHARED_MISSING, conformance_rows, llama_test_ca
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer import bpe as bpe_module
 from tui_tok.tokenizer.bpe import BpeEncoder
-from tui_tok.tokenizer.pretokenize import offsets
 from tui_tok.tokenizer.byte_level import CHAR_TO_BYTE
+from tui_tok.tokenizer.pretokenize import offsets
 from tui_tok.tokenizer.types import TokenAttr, VocabType
 from tui_tok.tokenizer.vocab import Vocab
 

@@ -1,9 +1,9 @@
 """Literal ports of llama.cpp's custom splitters (unicode.cpp:215-1048), one code point at a time.
 
-``split.py`` uses ``kimi_k2``, ``digits`` and ``newlines`` directly (K2 is rare; the other two
-loop over runs, not code points). ``gpt2``/``llama3``/``qwen2``/``qwen35`` are the oracles the
-fast patterns in ``fast.py`` are tested against: they are slow (a Python loop per code point)
-and written to mirror the C++ line by line, not to be clever.
+These are the oracles the fast forms are tested against (``fast.py`` patterns for GPT2, LLAMA3,
+QWEN2, QWEN35 and Kimi-K2; ``split._digit_groups`` for the digit splitter). They are slow (a
+Python loop per code point) and mirror the C++ line by line, not cleverly; production code
+does not call them.
 
 Each takes the code points of the whole text and the chunk lengths, and returns piece lengths,
 like the C++ ``std::vector<size_t>`` offsets.

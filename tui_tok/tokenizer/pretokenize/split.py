@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from itertools import accumulate
 
-from tui_tok.tokenizer.pretokenize import fast, reference, stdregex
+from tui_tok.tokenizer.pretokenize import fast, stdregex
 from tui_tok.tokenizer.pretokenize import regexes as rx
 
 Chunks = list[tuple[int, int]]
@@ -31,17 +31,12 @@ _FAST: dict[str, Callable[[], re.Pattern[str]]] = {
 }
 """Custom splitters that have an exact one-pattern form."""
 
-_SLOW: dict[str, Callable[[Sequence[int], Sequence[int]], list[int]]] = {}
-"""Custom splitters run as the literal port (on code points and chunk lengths); none today."""
-
 _DIGITS = (rx.AFMOE_DIGITS, rx.TINY_AYA_DIGITS)
 
 
 def is_custom(regex_expr: str) -> bool:
     """True when llama.cpp uses a hand-written splitter for this exact string."""
-    return (
-        regex_expr in _FAST or regex_expr in _SLOW or regex_expr in _DIGITS or regex_expr in (rx.NEWLINES, rx.K2)
-    )
+    return regex_expr in _FAST or regex_expr in _DIGITS or regex_expr in (rx.NEWLINES, rx.K2)
 
 
 def split_words(text: str, regexes: Sequence[str]) -> list[str]:
@@ -90,7 +85,6 @@ class _Views:
         self._collapsed: bytes | None = None
         self._wide: str | None = None
         self._fast: str | None = None
-        self._cps: list[int] | None = None
 
     def collapsed(self) -> bytes:
         if self._collapsed is None:
@@ -107,11 +101,6 @@ class _Views:
             self._fast = fast.collapse(self.text)
         return self._fast
 
-    def cps(self) -> list[int]:
-        if self._cps is None:
-            self._cps = [ord(c) for c in self.text]
-        return self._cps
-
 
 def _custom(regex_expr: str, views: _Views, chunks: Chunks) -> Chunks:
     if regex_expr == rx.NEWLINES:
@@ -120,11 +109,7 @@ def _custom(regex_expr: str, views: _Views, chunks: Chunks) -> Chunks:
         return _finditer_chunks(_FAST[regex_expr](), views.fast(), chunks)
     if regex_expr in _DIGITS:
         return _digit_groups(views.fast(), chunks)
-    if regex_expr == rx.K2:
-        return _finditer_chunks(fast.kimi_k2(), fast.collapse_k2(views.text), chunks)
-    lengths = _SLOW[regex_expr](views.cps(), [b - a for a, b in chunks])
-    bounds = [0, *accumulate(lengths)]
-    return list(zip(bounds, bounds[1:]))
+    return _finditer_chunks(fast.kimi_k2(), fast.collapse_k2(views.text), chunks)  # rx.K2
 
 
 _NEWLINE_RUNS = re.compile(r"\n+|[^\n]+")
