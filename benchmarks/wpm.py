@@ -1,8 +1,9 @@
 """WPM (BERT) encoder throughput vs llama.cpp: ``python -m benchmarks wpm [--file F] [--mb N]``.
 
 Prints MB/s for: the one-off table builds, a cold word cache (every distinct word encoded
-once) and a warm one, and the ratio to llama.cpp's WPM speed (~8 MB/s single-threaded on
-this machine class; ``--llama-mbps`` overrides it).
+once) and a warm one, and the ratio to llama.cpp's WPM speed. That speed is measured with
+llama.cpp's own WPM code when the test oracle is built (``python tests/fixtures/llama_oracle.py``,
+compiled -O2 like a release build), else taken as ~8 MB/s (``--llama-mbps``).
 """
 
 from __future__ import annotations
@@ -40,11 +41,33 @@ def corpus(mb: float) -> bytes:
     return (base * reps)[: int(mb * 1e6)]
 
 
+def measure_llama(vocab, data: bytes) -> float | None:  # type: ignore[no-untyped-def]
+    """MB/s of llama.cpp's WPM code (the test oracle), net of start-up; None if not built."""
+    import subprocess
+    import tempfile
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fixtures import llama_oracle
+
+    if not llama_oracle.available():
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        vocab_path = llama_oracle.write_vocab_file(vocab, Path(tmp) / "vocab")
+
+        res = subprocess.run([str(llama_oracle.BINARY), "wpm", str(vocab_path)], input=(data.hex() + "\n") * 3,
+                             capture_output=True, text=True, check=True)
+    times = [float(line.split()[1]) for line in res.stderr.splitlines() if line.startswith("TIME ")]
+    if not times:
+        return None
+    print(f"llama.cpp WPM code (oracle, -O2, tokenize call only): best {min(times):.3f} s")
+    return len(data) / 1e6 / min(times)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks wpm")
     ap.add_argument("--file", type=Path, help="text to encode (default: built-in corpus)")
     ap.add_argument("--mb", type=float, default=2.0, help="size of the built-in corpus")
-    ap.add_argument("--llama-mbps", type=float, default=LLAMA_MBPS)
+    ap.add_argument("--llama-mbps", type=float, default=None, help=f"default: measured, else {LLAMA_MBPS}")
     args = ap.parse_args(argv)
 
     from tui_tok.tokenizer.wpm import WpmEncoder
@@ -63,6 +86,7 @@ def main(argv: list[str]) -> int:
         n = len(enc.encode_fragment(data, after_special=True))
         return time.perf_counter() - t, n
 
+    llama_mbps = args.llama_mbps or measure_llama(vocab, data) or LLAMA_MBPS
     enc._cache.clear()
     t_cold, n_tokens = run()
     t_warm = min(run()[0] for _ in range(3))
@@ -70,7 +94,7 @@ def main(argv: list[str]) -> int:
     print(f"table build (class table, prefix table): {t_build:.2f} s")
     for label, t in (("cold word cache", t_cold), ("warm word cache", t_warm)):
         mbps = size / t
-        print(f"{label}: {t:.3f} s = {mbps:.2f} MB/s = {mbps / args.llama_mbps:.2f}x llama.cpp ({args.llama_mbps} MB/s)")
+        print(f"{label}: {t:.3f} s = {mbps:.2f} MB/s = {mbps / llama_mbps:.2f}x llama.cpp ({llama_mbps:.2f} MB/s)")
     return 0
 
 
