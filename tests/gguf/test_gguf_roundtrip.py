@@ -70,6 +70,19 @@ def typed_value(draw: st.DrawFn) -> GGUFValue:
 
 
 metadata = st.dictionaries(texts.filter(bool), typed_value(), max_size=8)
+# (ggml type, block size): F32, F16, Q4_0, Q8_0, Q4_K, BF16
+GGML = [(0, 1), (1, 1), (2, 32), (8, 32), (12, 256), (30, 1)]
+
+
+@st.composite
+def tensor_specs(draw: st.DrawFn) -> list[tuple[str, tuple[int, ...], int]]:
+    names = draw(st.lists(st.text(min_size=1, max_size=10), max_size=4, unique=True))
+    out = []
+    for name in names:
+        code, block = draw(st.sampled_from(GGML))
+        rest = draw(st.lists(st.integers(0, 5), max_size=3))
+        out.append((name, (block * draw(st.integers(0, 3)), *rest), code))
+    return out
 
 
 def same(expected: GGUFValue, field_type: GGUFValueType, item_type: Any, value: Any, layout: Any) -> bool:
@@ -105,17 +118,24 @@ def fast_strings_always() -> Iterator[None]:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(meta=metadata, version=st.sampled_from([2, 3]), big_endian=st.booleans(), fast=st.booleans())
-def test_roundtrip(meta: dict[str, GGUFValue], version: int, big_endian: bool, fast: bool) -> None:
-    data, size = encode_gguf(meta, version=version, big_endian=big_endian)
-    assert size == len(data)
+@given(meta=metadata, version=st.sampled_from([2, 3]), big_endian=st.booleans(), fast=st.booleans(),
+       tensors=tensor_specs())
+def test_roundtrip(meta: dict[str, GGUFValue], version: int, big_endian: bool, fast: bool,
+                   tensors: list[tuple[str, tuple[int, ...], int]]) -> None:
+    head, size = encode_gguf(meta, version=version, big_endian=big_endian, tensors=tensors)
+    whole = head + bytes(size - len(head))
     if fast:
         with fast_strings_always():
-            f = parse_gguf_bytes(data)
+            f = parse_gguf_bytes(whole)
     else:
-        f = parse_gguf_bytes(data)
-    assert (f.version, f.big_endian, f.alignment, f.tensors) == (version, big_endian, 32, ())
+        f = parse_gguf_bytes(whole)
+    assert (f.version, f.big_endian, f.alignment) == (version, big_endian, 32)
     check_file(f, meta)
+    assert [(t.name, t.shape, t.ggml_type) for t in f.tensors] == tensors
+    assert all(t.offset % 32 == 0 and f.data_offset + t.offset + (t.nbytes or 0) <= size for t in f.tensors)
+    if tensors:
+        return
+    data = head
     # copying the metadata keeps every type and value, byte for byte
     with tempfile.TemporaryDirectory() as d:
         src = Path(d) / "in.gguf"

@@ -50,7 +50,7 @@ def read_string_array(
     if count < _FAST_MIN:
         return read_strings_plain(buf, pos, count, end, big_endian=big_endian, fail=fail)
     out: list[str] = []
-    bytes_per_string = 24.0
+    bytes_per_string = 20.0  # real vocabs: 14-21 bytes per string, length field included
     while len(out) < count:
         remaining = count - len(out)
         if remaining < _FAST_MIN:
