@@ -18,3 +18,21 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # ty
         ok, total, note = rates[name]
         pct = 100.0 * ok / total if total else 100.0
         terminalreporter.write_line(f"{name:32s} {ok:4d}/{total:<4d} {pct:6.2f}%  {note}")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def load_cached():  # type: ignore[no-untyped-def]
+    """``load_cached(path)`` -> Tokenizer, loaded once per session (big vocabs take a while)."""
+    from tui_tok.loader import load_tokenizer
+
+    cache: dict = {}
+
+    def get(path):  # type: ignore[no-untyped-def]
+        if path not in cache:
+            cache[path] = load_tokenizer(path)
+        return cache[path]
+
+    return get
