@@ -1,0 +1,63 @@
+"""Regenerate ``screenshots/*.svg``: one picture per view of the explorer on bundled assets.
+
+Run ``python tools/screenshots.py``; the README shows these files. Pictures are taken with
+the app driven headless (Pilot) at 120x36, after every background worker finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "screenshots"
+SIZE = (120, 36)
+TEXT = "Hello world! <|im_start|>user\n日本語のテキスト 🙂 naïve café\n\tdef f(x):  return x ** 2\n"
+
+# (file name, asset, text, keys; "type:" types text key by key)
+SHOTS: list[tuple[str, str, str, list[str]]] = [
+    ("tokenize.svg", "qwen3-vocab.gguf", TEXT, ["escape", "home", "right", "right"]),
+    ("tokenize-parse-special.svg", "qwen3-vocab.gguf", TEXT, ["ctrl+t", "ctrl+g"]),
+    ("stream.svg", "ggml-vocab-phi-3.gguf", "Stream 🙂 日本", ["f2", *["right"] * 6]),
+    ("vocabulary.svg", "qwen3-vocab.gguf", TEXT, ["f3", "type:/^Ġtoken/"]),
+    ("metadata.svg", "qwen3-vocab.gguf", TEXT, ["f4", "ctrl+f", "type:token"]),
+    ("bert.svg", "ggml-vocab-bert-bge.gguf", "Hello World! naïve 日本語 [SEP]", ["ctrl+t"]),
+]
+
+
+async def _shoot(name: str, asset: str, text: str, keys: list[str]) -> None:
+    from tui_tok import read_gguf
+    from tui_tok.ui.app import TuiTokApp
+
+    app = TuiTokApp(read_gguf(ROOT / "assets" / asset), text=text, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+
+        async def settle() -> None:
+            for _ in range(3):
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+
+        await settle()
+        for key in keys:
+            if key.startswith("type:"):
+                for ch in key[5:]:
+                    await pilot.press(ch)
+            else:
+                await pilot.press(key)
+            await settle()
+        app.save_screenshot(name, path=str(OUT))
+    print(f"wrote {OUT / name}")
+
+
+def main() -> int:
+    OUT.mkdir(exist_ok=True)
+    wanted = set(sys.argv[1:])
+    for shot in SHOTS:
+        if not wanted or shot[0] in wanted:
+            asyncio.run(_shoot(*shot))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
