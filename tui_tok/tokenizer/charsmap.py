@@ -273,4 +273,4 @@ def build_charsmap(mapping: Mapping[bytes, bytes]) -> bytes:
         if node in terminal:
             entries[here] = terminal[node] | 0x80000000  # value slot: bit 31 set, as sentencepiece
     blob = np.array(entries, dtype="<u4").tobytes()
-    return len(blob).to_bytes(4, "little") + blob + bytes(pool)
+    return len(blob).to_bytes(4, "little") + blob + bytes(pool or b"\0")
