@@ -18,11 +18,15 @@ b'A\n\\'
 
 from __future__ import annotations
 
+import numpy as np
+
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.types import Piece
 from tui_tok.tokenizer.vocab import Vocab
+from tui_tok.tokenizer.wpm import expand_pieces
 
 _VALUE = -1  # key under which a trie node stores its token id
+_CACHE_LIMIT = 1 << 17
 
 
 def unescape_token(text: str) -> bytes:
@@ -73,23 +77,44 @@ def unescape_token(text: str) -> bytes:
     return bytes(out)
 
 
+def _inner_pairs(raws: list[bytes]) -> np.ndarray:
+    """bool[65536]: which byte pairs (a << 8 | b) occur inside some token."""
+    joined = np.frombuffer(b"".join(raws), dtype=np.uint8).astype(np.int64)
+    pairs = np.zeros(1 << 16, dtype=bool)
+    if len(joined) < 2:
+        return pairs
+    codes = (joined[:-1] << 8) | joined[1:]
+    inside = np.ones(len(codes), dtype=bool)
+    token_ends = np.cumsum([len(r) for r in raws]) - 1  # a pair starting at a token's last byte spans two tokens
+    inside[token_ends[(token_ends >= 0) & (token_ends < len(codes))]] = False
+    pairs[codes[inside]] = True
+    return pairs
+
+
 class RwkvEncoder:
     """Greedy longest-match over llama.cpp's RWKV byte trie; implements ``FragmentEncoder``.
 
-    The trie (nested dicts keyed by byte) is built on first use: about 0.3 s for rwkv-world.
+    Speed: a match can only cross between two bytes if some token holds that byte pair, so
+    the text is first cut wherever the pair occurs in no token (every ~4 bytes of prose with
+    rwkv-world). The pieces are independent; each distinct one is walked once and cached.
+    The trie (nested dicts keyed by byte) is built on first use: about 0.4 s for rwkv-world.
     """
 
     def __init__(self, vocab: Vocab) -> None:
         self.vocab = vocab
         self.unk_id = vocab.unk_id
         self._root: dict[int, dict] | None = None
+        self._pairs: np.ndarray | None = None
+        self._cache: dict[bytes, tuple[Piece, ...]] = {}
 
     def _trie(self) -> dict[int, dict]:
         if self._root is None:
             root: dict[int, dict] = {}
-            for tid, text in enumerate(self.vocab.tokens):
+            raws = [unescape_token(text) for text in self.vocab.tokens]
+            self._pairs = _inner_pairs(raws)
+            for tid, raw in enumerate(raws):
                 node = root
-                for byte in unescape_token(text):
+                for byte in raw:
                     child = node.get(byte)
                     if child is None:
                         child = node[byte] = {}
@@ -100,6 +125,29 @@ class RwkvEncoder:
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Tokenize one raw fragment; ``after_special`` does not matter for RWKV."""
+        self._trie()
+        assert self._pairs is not None
+        if len(text) < 2:
+            return self._walk(text)
+        arr = np.frombuffer(text, dtype=np.uint8).astype(np.int64)
+        cuts = np.flatnonzero(~self._pairs[(arr[:-1] << 8) | arr[1:]]) + 1
+        bounds = [0, *cuts.tolist(), len(text)]
+        chunks = [text[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+        try:
+            return expand_pieces(chunks, np.array(bounds[:-1], dtype=np.int64), self._chunk_pieces)
+        except TokenizeError:
+            return self._walk(text)  # raises again, with the offset in the whole fragment
+
+    def _chunk_pieces(self, chunk: bytes) -> tuple[Piece, ...]:
+        pieces = self._cache.get(chunk)
+        if pieces is None:
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            pieces = self._cache[chunk] = tuple(self._walk(chunk))
+        return pieces
+
+    def _walk(self, text: bytes) -> list[Piece]:
+        """llama.cpp's loop, byte by byte through the trie."""
         root = self._trie()
         out: list[Piece] = []
         n = len(text)

@@ -27,8 +27,10 @@ llama.cpp throws ``std::invalid_argument`` out of ``llama_tokenize``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from functools import cache
 from itertools import count
+from typing import TypeVar
 
 import numpy as np
 
@@ -71,6 +73,7 @@ CJK_RANGES: tuple[tuple[int, int], ...] = (
 )
 
 _CACHE_LIMIT = 1 << 17
+K = TypeVar("K", bound=Hashable)
 
 
 @cache
@@ -178,31 +181,7 @@ class WpmEncoder:
         starts, ends = _word_spans(classes)
         if len(starts) == 0:
             return []
-        # Each distinct word is encoded (or fetched from the cache) once per call; the
-        # occurrences are then expanded with numpy gathers instead of a Python loop.
-        first_seen: dict[str, int] = {}
-        occ = list(map(first_seen.setdefault, _words(cps, starts, ends), count()))
-        dense = np.empty(len(occ), dtype=np.int64)
-        dense[list(first_seen.values())] = np.arange(len(first_seen))
-        occ_idx = dense[occ]
-        flat: list[Piece] = []
-        firsts: list[int] = []
-        for word in first_seen:
-            firsts.append(len(flat))
-            flat.extend(self._word_pieces(word))
-        counts_u = np.diff(np.array([*firsts, len(flat)], dtype=np.int64))
-        flat_arr = np.array(flat, dtype=np.int64).reshape(-1, 3)
-        counts = counts_u[occ_idx]
-        total = int(counts.sum())
-        occ_start = np.cumsum(counts) - counts
-        gidx = np.repeat(np.array(firsts, dtype=np.int64)[occ_idx] - occ_start, counts) + np.arange(total)
-        base = np.repeat(starts, counts)
-        lo = base + flat_arr[gidx, 1]
-        hi = base + flat_arr[gidx, 2]
-        if offsets is not None:
-            lo = offsets[lo]
-            hi = offsets[hi]
-        return list(zip(flat_arr[gidx, 0].tolist(), lo.tolist(), hi.tolist()))
+        return expand_pieces(_words(cps, starts, ends), starts, self._word_pieces, offsets)
 
     def _classify(self, text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Code points, their classes and (unless ASCII) each code point's start byte."""
@@ -285,6 +264,48 @@ class WpmEncoder:
             matches.append((best, best_end))
             i = best_end
         return tuple(_char_spans(matches, kept, starts))
+
+
+def expand_pieces(
+    chunks: list[K],
+    starts: np.ndarray,
+    encode: Callable[[K], tuple[Piece, ...]],
+    offsets: np.ndarray | None = None,
+) -> list[Piece]:
+    """Pieces of a whole text from per-chunk pieces, encoding each *distinct* chunk once.
+
+    ``chunks[k]`` starts at ``starts[k]`` (in the units its pieces' spans use); ``encode`` gives
+    a chunk's pieces with spans relative to the chunk; ``offsets`` then maps those units to
+    bytes. The occurrences are expanded with numpy gathers, not a Python loop per chunk.
+
+    >>> expand_pieces(["ab", "c", "ab"], np.array([0, 3, 5]), lambda w: tuple((ord(ch), i, i + 1) for i, ch in enumerate(w)))
+    [(97, 0, 1), (98, 1, 2), (99, 3, 4), (97, 5, 6), (98, 6, 7)]
+    """
+    if not chunks:
+        return []
+    first_seen: dict[K, int] = {}
+    occ = list(map(first_seen.setdefault, chunks, count()))
+    dense = np.empty(len(occ), dtype=np.int64)
+    dense[list(first_seen.values())] = np.arange(len(first_seen))
+    occ_idx = dense[occ]
+    flat: list[Piece] = []
+    firsts: list[int] = []
+    for chunk in first_seen:
+        firsts.append(len(flat))
+        flat.extend(encode(chunk))
+    if not flat:
+        return []
+    counts = np.diff(np.array([*firsts, len(flat)], dtype=np.int64))[occ_idx]
+    flat_arr = np.array(flat, dtype=np.int64).reshape(-1, 3)
+    total = int(counts.sum())
+    gidx = np.repeat(np.array(firsts, dtype=np.int64)[occ_idx] - (np.cumsum(counts) - counts), counts) + np.arange(total)
+    base = np.repeat(np.asarray(starts, dtype=np.int64), counts)
+    lo = base + flat_arr[gidx, 1]
+    hi = base + flat_arr[gidx, 2]
+    if offsets is not None:
+        lo = offsets[lo]
+        hi = offsets[hi]
+    return list(zip(flat_arr[gidx, 0].tolist(), lo.tolist(), hi.tolist()))
 
 
 def _word_spans(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
