@@ -1,9 +1,9 @@
-"""WPM (BERT) encoder throughput vs llama.cpp: ``python -m benchmarks wpm [--file F] [--mb N]``.
+"""WPM (BERT) encoder throughput vs llama.cpp: ``python -m benchmarks wpm [--file F] [--mb N] [--rwkv]``.
 
 Prints MB/s for: the one-off table builds, a cold word cache (every distinct word encoded
 once) and a warm one, and the ratio to llama.cpp's WPM speed. That speed is measured with
 llama.cpp's own WPM code when the test oracle is built (``python tests/fixtures/llama_oracle.py``,
-compiled -O2 like a release build), else taken as ~8 MB/s (``--llama-mbps``).
+compiled -O2 like a release build), else taken as ~8 MB/s (``--llama-mbps``). ``--rwkv`` does the same for the RWKV encoder.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSET = ROOT / "assets" / "ggml-vocab-bert-bge.gguf"
-LLAMA_MBPS = 8.0
+LLAMA_MBPS = {"wpm": 8.0, "rwkv": 15.0}  # rough single-thread figures when the oracle is not built
 
 
 def load_vocab(path: Path):  # type: ignore[no-untyped-def]
@@ -41,8 +41,8 @@ def corpus(mb: float) -> bytes:
     return (base * reps)[: int(mb * 1e6)]
 
 
-def measure_llama(vocab, data: bytes) -> float | None:  # type: ignore[no-untyped-def]
-    """MB/s of llama.cpp's WPM code (the test oracle), net of start-up; None if not built."""
+def measure_llama(model: str, vocab, data: bytes) -> float | None:  # type: ignore[no-untyped-def]
+    """MB/s of llama.cpp's own tokenizer code (the test oracle), tokenize call only; None if not built."""
     import subprocess
     import tempfile
 
@@ -53,31 +53,20 @@ def measure_llama(vocab, data: bytes) -> float | None:  # type: ignore[no-untype
         return None
     with tempfile.TemporaryDirectory() as tmp:
         vocab_path = llama_oracle.write_vocab_file(vocab, Path(tmp) / "vocab")
-
-        res = subprocess.run([str(llama_oracle.BINARY), "wpm", str(vocab_path)], input=(data.hex() + "\n") * 3,
+        res = subprocess.run([str(llama_oracle.BINARY), model, str(vocab_path)], input=(data.hex() + "\n") * 3,
                              capture_output=True, text=True, check=True)
     times = [float(line.split()[1]) for line in res.stderr.splitlines() if line.startswith("TIME ")]
     if not times:
         return None
-    print(f"llama.cpp WPM code (oracle, -O2, tokenize call only): best {min(times):.3f} s")
+    print(f"  llama.cpp {model} code (oracle, -O2, tokenize call only): best {min(times):.3f} s")
     return len(data) / 1e6 / min(times)
 
 
-def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks wpm")
-    ap.add_argument("--file", type=Path, help="text to encode (default: built-in corpus)")
-    ap.add_argument("--mb", type=float, default=2.0, help="size of the built-in corpus")
-    ap.add_argument("--llama-mbps", type=float, default=None, help=f"default: measured, else {LLAMA_MBPS}")
-    args = ap.parse_args(argv)
-
-    from tui_tok.tokenizer.wpm import WpmEncoder
-
-    data = args.file.read_bytes() if args.file else corpus(args.mb)
+def bench(label: str, model: str, asset: Path, encoder_cls, data: bytes, llama_mbps: float | None) -> None:  # type: ignore[no-untyped-def]
     size = len(data) / 1e6
-    vocab = load_vocab(ASSET)
-
+    vocab = load_vocab(asset)
     t0 = time.perf_counter()
-    enc = WpmEncoder(vocab)
+    enc = encoder_cls(vocab)
     enc.encode_fragment(b"warm up tables", after_special=True)
     t_build = time.perf_counter() - t0
 
@@ -86,15 +75,33 @@ def main(argv: list[str]) -> int:
         n = len(enc.encode_fragment(data, after_special=True))
         return time.perf_counter() - t, n
 
-    llama_mbps = args.llama_mbps or measure_llama(vocab, data) or LLAMA_MBPS
+    print(f"{label} ({asset.name}):")
+    ref = llama_mbps or measure_llama(model, vocab, data) or LLAMA_MBPS.get(model, 8.0)
     enc._cache.clear()
     t_cold, n_tokens = run()
     t_warm = min(run()[0] for _ in range(3))
-    print(f"corpus: {size:.2f} MB, {n_tokens} tokens, {len(enc._cache)} distinct words")
-    print(f"table build (class table, prefix table): {t_build:.2f} s")
-    for label, t in (("cold word cache", t_cold), ("warm word cache", t_warm)):
+    print(f"  corpus {size:.2f} MB -> {n_tokens} tokens; {len(enc._cache)} distinct cached chunks")
+    print(f"  table build (first call): {t_build:.2f} s")
+    for what, t in (("cold cache", t_cold), ("warm cache", t_warm)):
         mbps = size / t
-        print(f"{label}: {t:.3f} s = {mbps:.2f} MB/s = {mbps / llama_mbps:.2f}x llama.cpp ({llama_mbps:.2f} MB/s)")
+        print(f"  {what}: {t:.3f} s = {mbps:.2f} MB/s = {mbps / ref:.2f}x llama.cpp ({ref:.2f} MB/s)")
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks wpm")
+    ap.add_argument("--file", type=Path, help="text to encode (default: built-in corpus)")
+    ap.add_argument("--mb", type=float, default=2.0, help="size of the built-in corpus")
+    ap.add_argument("--llama-mbps", type=float, default=None, help="llama.cpp speed to compare with (default: measured)")
+    ap.add_argument("--rwkv", action="store_true", help="also time the RWKV encoder (rwkv-world)")
+    args = ap.parse_args(argv)
+
+    from tui_tok.tokenizer.rwkv import RwkvEncoder
+    from tui_tok.tokenizer.wpm import WpmEncoder
+
+    data = args.file.read_bytes() if args.file else corpus(args.mb)
+    bench("WPM", "wpm", ASSET, WpmEncoder, data, args.llama_mbps)
+    if args.rwkv:
+        bench("RWKV", "rwkv", ROOT / "assets" / "rwkv-world-vocab.gguf", RwkvEncoder, data, args.llama_mbps)
     return 0
 
 
