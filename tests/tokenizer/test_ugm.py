@@ -250,3 +250,24 @@ def test_newline_is_a_separator_only_where_the_charsmap_makes_it_a_space() -> No
     if HAVE_SHARED:
         table = encoder("nomic-bert-moe").tables.separators
         assert table is not None and table[ord("\n")] == ord(" ") and table[ord("a")] == ord("a")
+
+
+@cache
+def flag_encoder(prepend: bool, merge: bool) -> UgmEncoder:
+    pieces = ["▁", "▁a", "a", "b", "▁ab", "ab", "é", "▁é", "1", "2", "中", "▁中文", "<u>", "\ufffd", "\x00"]
+    tokens = [(p, -1.0 - 0.25 * i, 4 if p == "<u>" else 1) for i, p in enumerate(pieces)]
+    return UgmEncoder(t5_vocab(tokens, **{"tokenizer.ggml.add_space_prefix": prepend,
+                                          "tokenizer.ggml.remove_extra_whitespaces": merge,
+                                          "tokenizer.ggml.precompiled_charsmap": CHARSMAP}))  # fmt: skip
+
+
+@pytest.mark.parametrize("prepend", [False, True])
+@pytest.mark.parametrize("merge", [False, True])
+@given(data=st.one_of(DATA, st.lists(st.sampled_from(["a", "b", "ｂ", " ", "  ", "\t", "e\u0301", "x", "①", "<u>",
+                                                      "中文", "\xff"]), max_size=12).map(lambda p: "".join(p).encode(
+                                                          "utf-8", "surrogateescape"))))  # fmt: skip
+@settings(max_examples=60, deadline=None)
+def test_every_whitespace_mode_matches_the_faithful_path(prepend: bool, merge: bool, data: bytes) -> None:
+    enc = flag_encoder(prepend, merge)
+    assert enc.tables.units_ok
+    assert enc.encode_fragment(data, after_special=False) == enc.encode_reference(data)

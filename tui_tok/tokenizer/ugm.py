@@ -82,17 +82,29 @@ def _frac_bits(values: np.ndarray) -> int:
 
 
 def _pair_max_len(cps: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> dict[str, int]:
-    """Longest token per first two characters, from the joined code points of all tokens."""
+    """Longest token per first two characters, from the joined code points of all tokens.
+
+    One sort of ``(pair << 20) | length`` keys; the last entry of each pair holds its maximum.
+    """
     two = lengths >= 2
     if not two.any():
         return {}
-    key = cps[starts[two]].astype(np.int64) * 0x110000 + cps[starts[two] + 1].astype(np.int64)
     length = lengths[two]
-    order = np.lexsort((length, key))
-    key, length = key[order], length[order]
-    is_last = np.append(key[1:] != key[:-1], True)
-    keys = key[is_last].tolist()
-    return {chr(k // 0x110000) + chr(k % 0x110000): n for k, n in zip(keys, length[is_last].tolist())}
+    if int(length.max()) >= 1 << 20:  # cannot pack: an exact (slower) two-key sort
+        pair = (cps[starts[two]].astype(np.int64) << 21) | cps[starts[two] + 1].astype(np.int64)
+        order = np.lexsort((length, pair))
+        packed_pair, packed_len = pair[order], length[order]
+    else:
+        packed = (cps[starts[two]].astype(np.int64) << 41) | (cps[starts[two] + 1].astype(np.int64) << 20) | length
+        packed.sort()
+        packed_pair, packed_len = packed >> 20, packed & ((1 << 20) - 1)
+    is_last = np.append(packed_pair[1:] != packed_pair[:-1], True)
+    pair, longest = packed_pair[is_last], packed_len[is_last]
+    chars = np.empty(2 * pair.size, dtype="<u4")
+    chars[0::2] = pair >> 21
+    chars[1::2] = pair & 0x1FFFFF
+    text = chars.tobytes().decode("utf-32-le", "surrogatepass")
+    return dict(zip([text[i : i + 2] for i in range(0, len(text), 2)], longest.tolist()))
 
 
 def _search_scores(vocab: Vocab) -> np.ndarray:
@@ -129,7 +141,9 @@ class UgmEncoder:
         )
         self._tables: _Tables | None = None
         self._byte_tables: tuple[dict[bytes, tuple[int, float]], int] | None = None
-        self._cache: dict[tuple[bool, bytes, bool], tuple[list[int], list[int], bool, int]] = {}
+        self._cache: dict[object, tuple[list[int], list[int], bool, int]] = {}
+        """Unit results: key ``word`` (or ``(word, is_space_prepended)`` when prepend and not
+        merge) for a separator + word, ``(True, word, False)`` for a fragment's first word."""
 
     # -- tables ----------------------------------------------------------------------------
 
@@ -257,38 +271,44 @@ class UgmEncoder:
         cache = self._cache
         ids: list[int] = []
         ends: list[int] = []
-        shifts: list[int] = []
-        pos = 0
-        flag = False
-        norm_len = 0
+        unit_pos: list[int] = []
+        unit_count: list[int] = []
         spaced = text if tables.separators is None else text.translate(tables.separators)
-        first = True
-        for word in spaced.split(b" "):
-            key = (first, word, flag and keyed)
+        words = spaced.split(b" ")
+        hit = self._unit((True, words[0], False), words[0], False, tables)
+        if hit is None:
+            return None
+        ids.extend(hit[0])
+        ends.extend(hit[1])
+        unit_pos.append(0)
+        unit_count.append(len(hit[0]))
+        flag = hit[2]
+        norm_len = hit[3]
+        pos = len(words[0])
+        for k in range(1, len(words)):
+            word = words[k]
+            key = (word, flag) if keyed else word
             hit = cache.get(key)
             if hit is None:
-                unit = word if first else b" " + word
-                hit = self._encode_unit(unit, flag, tables)
+                hit = self._unit(key, b" " + word, flag, tables)
                 if hit is None:
                     return None
-                if len(unit) <= _CACHE_UNIT_BYTES:
-                    if len(cache) >= _CACHE_LIMIT:
-                        cache.clear()
-                    cache[key] = hit
-            unit_ids, unit_ends, flag, n = hit
-            if unit_ids:
-                ids.extend(unit_ids)
-                ends.extend(unit_ends)
-                shifts.extend([pos] * len(unit_ids))
-            norm_len += n
-            pos += len(word) + (not first)
-            first = False
+            if hit[0]:
+                ids.extend(hit[0])
+                ends.extend(hit[1])
+                unit_pos.append(pos)
+                unit_count.append(len(hit[0]))
+            flag = hit[2]
+            norm_len += hit[3]
+            pos += len(word) + 1
         if norm_len > tables.max_exact_bytes:
             return None
         if not ids:
             return []
         id_arr = np.array(ids, dtype=np.int64)
-        end_arr = np.array(ends, dtype=np.int64) + np.array(shifts, dtype=np.int64)
+        end_arr = np.array(ends, dtype=np.int64) + np.repeat(
+            np.array(unit_pos, dtype=np.int64), np.array(unit_count, dtype=np.int64)
+        )
         # consecutive unknown tokens collapse across units (inside a unit they already have)
         unk = self.vocab.unk_id
         keep = np.ones(id_arr.size, dtype=bool)
@@ -300,6 +320,19 @@ class UgmEncoder:
         start_arr[0] = 0
         start_arr[1:] = end_arr[:-1]
         return list(zip(id_arr.tolist(), start_arr.tolist(), end_arr.tolist()))
+
+    def _unit(
+        self, key: object, unit: bytes, flag: bool, tables: _Tables
+    ) -> tuple[list[int], list[int], bool, int] | None:
+        """``_encode_unit`` through the cache (short units only; cleared when full)."""
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._encode_unit(unit, flag, tables)
+            if hit is not None and len(unit) <= _CACHE_UNIT_BYTES:
+                if len(self._cache) >= _CACHE_LIMIT:
+                    self._cache.clear()
+                self._cache[key] = hit
+        return hit
 
     def _encode_unit(
         self, unit: bytes, flag: bool, tables: _Tables
