@@ -58,3 +58,15 @@ def test_missing_byte_token_is_load_error_in_both(tmp_path: Path) -> None:
     assert isinstance(res, str) and res.startswith("LOADERR")
     with pytest.raises(VocabError):
         Plamo2Encoder(vocab)
+
+
+def test_invalid_utf8_token_texts(tmp_path: Path) -> None:
+    """Tokens whose bytes are not valid UTF-8 never match (llama.cpp keys re-encoded text)."""
+    meta = plamo2_metadata()
+    weird = ["a\udc80", "\udcff", "b\udce2\udc82", "\ufffd", "c\ufffd"]  # surrogateescape'd raw bytes
+    meta["tokenizer.ggml.tokens"] = meta["tokenizer.ggml.tokens"] + weird
+    meta["tokenizer.ggml.scores"] = np.concatenate([meta["tokenizer.ggml.scores"], np.zeros(len(weird), np.float32)])
+    meta["tokenizer.ggml.token_type"] = np.concatenate([meta["tokenizer.ggml.token_type"], np.ones(len(weird), np.int32)])
+    inputs = [b"a\x80", b"\xff", b"b\xe2\x82", "\ufffd".encode(), "c\ufffd".encode(), b"c\x80", b"a\xef\xbf\xbd"]
+    inputs += llama_oracle.random_inputs(17, 200, alphabet="abc\ufffd", invalid=True)
+    assert _compare(meta, inputs, tmp_path) == []

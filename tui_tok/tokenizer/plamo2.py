@@ -79,6 +79,21 @@ def byte_table(vocab: Vocab) -> list[int]:
     return table
 
 
+def _candidate_cps(tid: int, text: str) -> list[int] | None:
+    """The token's code points, or None if llama.cpp's re-encoded keys can never match it."""
+    try:
+        return list(map(ord, text.encode("utf-8", "surrogateescape").decode("utf-8")))
+    except UnicodeDecodeError:
+        pass
+    raw = text.encode("utf-8", "surrogateescape")
+    cps, _ = decode_with_offsets(raw)
+    if any(cp >= MAX_CODEPOINTS for cp in cps):
+        raise VocabError(f"PLaMo2 token {tid} decodes to a code point above U+10FFFF: llama.cpp refuses to load it")
+    if b"".join(cpt_to_utf8(cp) for cp in cps) != raw:
+        return None  # llama.cpp keys its table by re-encoded text: this one never matches
+    return cps
+
+
 class Plamo2Encoder:
     """llama.cpp's PLaMo2 dynamic programme for one vocab; implements ``FragmentEncoder``."""
 
@@ -94,14 +109,9 @@ class Plamo2Encoder:
             for tid, text in enumerate(self.vocab.tokens):
                 if int(self.vocab.attrs[tid]) & TokenAttr.BYTE:
                     continue
-                raw = text.encode("utf-8", "surrogateescape")
-                cps, _ = decode_with_offsets(raw)
-                if any(cp >= MAX_CODEPOINTS for cp in cps):
-                    raise VocabError(
-                        f"PLaMo2 token {tid} decodes to a code point above U+10FFFF: llama.cpp refuses to load it"
-                    )
-                if b"".join(cpt_to_utf8(cp) for cp in cps) != raw:
-                    continue  # llama.cpp keys its table by re-encoded text: this one never matches
+                cps = _candidate_cps(tid, text)
+                if cps is None:
+                    continue
                 score = int_score(float(self.vocab.scores[tid]))
                 if score <= INVALID_SCORE:
                     continue
