@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from itertools import accumulate
+
+import numpy as np
 
 from tui_tok.tokenizer.pretokenize import fast, stdregex
 from tui_tok.tokenizer.pretokenize import regexes as rx
@@ -50,10 +51,9 @@ def split_words(text: str, regexes: Sequence[str]) -> list[str]:
     if len(regexes) == 1 and regexes[0] in _FAST:  # the common case: one pass over the whole text
         collapsed = fast.collapse(text)
         pieces = _FAST[regexes[0]]().findall(collapsed)
-        if collapsed is text:  # ASCII: the pieces are the words
-            return pieces
-        ends = list(accumulate(map(len, pieces)))
-        return list(map(text.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+        if collapsed is not text:
+            _restore_non_ascii(text, pieces)
+        return pieces
     return [text[a:b] for a, b in split_spans(text, regexes)]
 
 
@@ -142,3 +142,14 @@ def _digit_groups(collapsed: str, chunks: Chunks) -> Chunks:
         if prev < end:
             out.append((prev, end))
     return out
+
+
+def _restore_non_ascii(text: str, pieces: list[str]) -> None:
+    """Pieces of the collapsed text that hold a marker get their real characters back (in place);
+    all-ASCII pieces already equal the words, so only the few others are sliced again."""
+    ends = np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)))
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    touched = np.unique(np.searchsorted(ends, np.flatnonzero(cps > 0x7F), side="right"))
+    for i in touched.tolist():
+        end = int(ends[i])
+        pieces[i] = text[end - len(pieces[i]) : end]
