@@ -153,3 +153,17 @@ def test_through_tokenizer(fixture_tokenizer, add_special: bool, parse_special: 
 def test_tokenizer_round_trip(fixture_tokenizer, text: str) -> None:  # type: ignore[no-untyped-def]
     ids = fixture_tokenizer.encode(text, add_special=True, parse_special=False)
     assert fixture_tokenizer.detokenize(ids) == text.encode().removeprefix("\ufeff".encode())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=ALPHABET, min_size=64, max_size=300), st.binary(max_size=8))
+def test_long_inputs_cut_into_pieces_match_literal_port(text: str, junk: bytes) -> None:
+    """Inputs past 64 code points are cut where no token spans and solved piece by piece."""
+    _, enc, literal = fixture()
+    data = text.encode() + junk + text[::-1].encode()
+    pieces = enc.encode_fragment(data, after_special=True)
+    assert [p[0] for p in pieces] == literal.encode(data)
+    prev = 0
+    for _, s, e in pieces:
+        assert prev <= s <= e <= len(data)
+        prev = e

@@ -29,6 +29,7 @@ def test_fixture_cases(tmp_path: Path) -> None:
 
 def test_fixture_random_inputs(tmp_path: Path) -> None:
     inputs = llama_oracle.random_inputs(9, 800, alphabet="abcxypqzwhk日本語[PAD1]3<|plamo:op|>▁\ufeffé")
+    inputs += llama_oracle.random_inputs(10, 100, alphabet="abcxypqzwhk日本語[PAD1]3<|plamo:op|>▁\ufeffé", max_len=300)
     assert _compare(plamo2_metadata(), inputs, tmp_path) == []
 
 
@@ -46,6 +47,7 @@ def test_random_scores(tmp_path: Path) -> None:
     meta["tokenizer.ggml.token_type"] = np.concatenate([meta["tokenizer.ggml.token_type"], np.ones(len(extra), np.int32)])
     assert len(toks) > base
     inputs = llama_oracle.random_inputs(13, 600, alphabet=letters * 4 + "xyz", invalid=True)
+    inputs += llama_oracle.random_inputs(14, 100, alphabet=letters * 4 + "xyz", invalid=True, max_len=300)
     assert _compare(meta, inputs, tmp_path) == []
 
 

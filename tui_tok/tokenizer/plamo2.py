@@ -29,17 +29,22 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from tui_tok.errors import VocabError
 from tui_tok.tokenizer.types import Piece, TokenAttr
 from tui_tok.tokenizer.unicode_data import MAX_CODEPOINTS, cpt_to_utf8
 from tui_tok.tokenizer.vocab import Vocab
-from tui_tok.tokenizer.wpm import decode_with_offsets
+from tui_tok.tokenizer.wpm import decode_with_offsets, expand_pieces
 
 INVALID_SCORE = -20_000_000
 UNKNOWN_SCORE = -10_000_000
 _INF = 1 << 60
 _HEXDIGITS = frozenset(b"0123456789abcdefABCDEF")
 _VALUE = -1  # key under which a trie node stores (token id, int score)
+_PAIR = 0x200000  # pair code a * _PAIR + b (decoded code points stay below 0x200000)
+_MIN_SPLIT = 64  # below this many code points, cutting costs more than it saves
+_CACHE_LIMIT = 1 << 16
 
 
 def int_score(score: float) -> int:
@@ -101,11 +106,14 @@ class Plamo2Encoder:
         self.vocab = vocab
         self.bytes = byte_table(vocab)
         self._root: dict | None = None
+        self._pairs: np.ndarray | None = None
+        self._cache: dict[bytes, tuple[Piece, ...]] = {}
 
     def _trie(self) -> dict:
         """Code-point trie of candidate tokens: node[cp] -> child, node[-1] = (id, int score)."""
         if self._root is None:
             root: dict = {}
+            pairs: set[int] = set()
             for tid, text in enumerate(self.vocab.tokens):
                 if int(self.vocab.attrs[tid]) & TokenAttr.BYTE:
                     continue
@@ -122,18 +130,46 @@ class Plamo2Encoder:
                         child = node[cp] = {}
                     node = child
                 node[_VALUE] = (tid, score)
+                pairs.update(a * _PAIR + b for a, b in zip(cps, cps[1:]))
+            self._pairs = np.array(sorted(pairs), dtype=np.int64)
             self._root = root
         return self._root
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
-        """Tokenize one raw fragment; ``after_special`` does not matter for PLaMo2."""
+        """Tokenize one raw fragment; ``after_special`` does not matter for PLaMo2.
+
+        Between two code points that no candidate token holds side by side, every path of the
+        DP passes, so the text is cut there and each distinct piece is solved once (cached):
+        the costs on either side differ by a constant, which changes no comparison.
+        """
         cps, offsets = decode_with_offsets(text)
-        if cps and cps[0] == 0xFEFF:
-            cps = cps[1:]
-            offsets = offsets[1:]
-        n = len(cps)
-        if n == 0:
+        skip = 1 if cps and cps[0] == 0xFEFF else 0
+        n = len(cps) - skip
+        if n <= 0:
             return []
+        self._trie()
+        assert self._pairs is not None
+        if n < _MIN_SPLIT:
+            return self._dp(cps[skip:], offsets[skip:])
+        arr = np.array(cps[skip:], dtype=np.int64)
+        cuts = np.flatnonzero(~np.isin(arr[:-1] * _PAIR + arr[1:], self._pairs)) + 1 + skip
+        bounds = [offsets[skip], *[offsets[k] for k in cuts.tolist()], offsets[-1]]
+        chunks = [text[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+        return expand_pieces(chunks, np.array(bounds[:-1], dtype=np.int64), self._chunk_pieces)
+
+    def _chunk_pieces(self, chunk: bytes) -> tuple[Piece, ...]:
+        """DP of one piece (cut at code point boundaries, so it decodes as within the whole)."""
+        pieces = self._cache.get(chunk)
+        if pieces is None:
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            cps, offsets = decode_with_offsets(chunk)
+            pieces = self._cache[chunk] = tuple(self._dp(cps, offsets))
+        return pieces
+
+    def _dp(self, cps: list[int], offsets: list[int]) -> list[Piece]:
+        """llama.cpp's DP over ``cps`` (no BOM handling); spans via ``offsets``."""
+        n = len(cps)
         root = self._trie()
         cost = [_INF] * (n + 1)
         cost[n] = 0
