@@ -109,10 +109,16 @@ class BpeEncoder:
         Written for speed: one C-level pass for cache hits, Python only for misses.
         """
         words = split_words(text, self.spec.regexes)
-        results = list(map(self._cache.get, words))
-        if None in results:
-            bpe_word = self.bpe_word
-            results = [r if r is not None else bpe_word(w) for r, w in zip(results, words)]
+        cache = self._cache
+        results = list(map(cache.get, words))
+        if None in results:  # BPE each distinct missing word once, then look all up again
+            get = cache.get
+            local = {w: get(w) or self._bpe_word(w) for w in dict.fromkeys(words)}
+            results = list(map(local.__getitem__, words))
+            if len(cache) + len(local) > _CACHE_MAX:
+                cache.clear()
+            if len(local) <= _CACHE_MAX:
+                cache.update(local)
         ids = list(chain.from_iterable(map(itemgetter(0), results)))
         ends = list(accumulate(chain.from_iterable(map(itemgetter(1), results))))
         pieces = list(zip(ids, [0, *ends[:-1]], ends))
