@@ -76,7 +76,7 @@ def test_conformance_rows_through_the_faithful_path(name: str) -> None:
         assert [p[0] for p in enc.encode_reference(data)] == row["ids"], row["text"]
 
 
-# -- fast path == faithful path --------------------------------------------------------------
+# -- fast paths == faithful path -------------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -87,6 +87,7 @@ def test_cached_units_equal_the_faithful_path(name: str, data: bytes) -> None:
     assert enc.tables.units_ok
     fast = enc.encode_fragment(data, after_special=False)
     assert fast == enc.encode_reference(data)
+    assert enc.encode_whole(data) == fast
     assert enc.encode_fragment(data, after_special=True) == fast  # warm cache, flag unused
 
 
@@ -191,9 +192,9 @@ def t5_vocab(tokens: list[tuple[str, float, int]], **meta: Any):  # type: ignore
 
 
 def ids(enc: UgmEncoder, text: str) -> list[int]:
-    got = [p[0] for p in enc.encode_fragment(text.encode(), after_special=False)]
-    assert [p[0] for p in enc.encode_reference(text.encode())] == got
-    return got
+    pieces = enc.encode_fragment(text.encode(), after_special=False)
+    assert enc.encode_reference(text.encode()) == pieces == enc.encode_whole(text.encode())
+    return [p[0] for p in pieces]
 
 
 def test_ties_keep_the_earliest_start() -> None:
@@ -270,4 +271,5 @@ def flag_encoder(prepend: bool, merge: bool) -> UgmEncoder:
 def test_every_whitespace_mode_matches_the_faithful_path(prepend: bool, merge: bool, data: bytes) -> None:
     enc = flag_encoder(prepend, merge)
     assert enc.tables.units_ok
-    assert enc.encode_fragment(data, after_special=False) == enc.encode_reference(data)
+    ref = enc.encode_reference(data)
+    assert enc.encode_fragment(data, after_special=False) == ref == enc.encode_whole(data)

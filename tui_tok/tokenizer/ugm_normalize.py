@@ -113,7 +113,7 @@ class UgmNormalizer:
         for b in range(0x80):
             if b == 0x20 or b in self._ud_first:
                 continue
-            rep, used, cont = self._unit_result(bytes((b,)))
+            rep, used, cont = self.isolated_chunk(bytes((b,)))
             if used != 1 or rep != bytes((b,)):
                 continue
             if cont:
@@ -131,7 +131,7 @@ class UgmNormalizer:
             return re.compile(b"(?!)")
         return re.compile(b"(?:" + b"|".join(alts) + b")+")
 
-    def _unit_result(self, unit: bytes) -> tuple[bytes, int, frozenset[int]]:
+    def isolated_chunk(self, unit: bytes) -> tuple[bytes, int, frozenset[int]]:
         """Chunk for a character (or a lone invalid byte) when what follows cannot extend the
         charsmap walk: (output, consumed, bytes that would extend it)."""
         hit = self._memo.get(unit)
@@ -207,7 +207,7 @@ class UgmNormalizer:
                     else:
                         size = utf8_char_len(data, pos) or 1
                     unit = data[pos : pos + size]
-                    hit = memo_get(unit) or self._unit_result(unit)
+                    hit = memo_get(unit) or self.isolated_chunk(unit)
                     if hit[2] and pos + size < n and data[pos + size] in hit[2]:
                         rep, used = self.chunk(data, pos)
                     else:
