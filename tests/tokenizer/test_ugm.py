@@ -273,3 +273,16 @@ def test_every_whitespace_mode_matches_the_faithful_path(prepend: bool, merge: b
     assert enc.tables.units_ok
     ref = enc.encode_reference(data)
     assert enc.encode_fragment(data, after_special=False) == ref == enc.encode_whole(data)
+
+
+def test_corrupt_charsmap_fails_only_on_text_that_reaches_the_corruption() -> None:
+    from tui_tok.errors import VocabError
+
+    blob = build_charsmap({b"a": b"zz", b"q": b"Q"})[:-1]  # last replacement ('Q') loses its NUL
+    enc = UgmEncoder(t5_vocab([("▁", -1.0, 1), ("a", -1.0, 1), ("zz", -1.0, 1)],
+                              **{"tokenizer.ggml.precompiled_charsmap": blob}))  # fmt: skip
+    assert ids(enc, "a a") == [3, 5, 3, 5]
+    with pytest.raises(VocabError, match="NUL-terminated"):
+        enc.encode_fragment(b"aq", after_special=False)
+    with pytest.raises(VocabError, match="NUL-terminated"):
+        enc.encode_reference(b"aq")

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from tui_tok.errors import VocabError
 from tui_tok.tokenizer.charsmap import Charsmap
 
 ESCAPED_SPACE = "\u2581".encode()
@@ -113,7 +114,10 @@ class UgmNormalizer:
         for b in range(0x80):
             if b == 0x20 or b in self._ud_first:
                 continue
-            rep, used, cont = self.isolated_chunk(bytes((b,)))
+            try:
+                rep, used, cont = self.isolated_chunk(bytes((b,)))
+            except VocabError:  # a corrupt charsmap: only text holding b raises (as llama.cpp)
+                continue
             if used != 1 or rep != bytes((b,)):
                 continue
             if cont:

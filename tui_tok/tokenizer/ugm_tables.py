@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tui_tok.errors import VocabError
 from tui_tok.tokenizer.types import TokenAttr
 from tui_tok.tokenizer.ugm_normalize import UgmNormalizer
 from tui_tok.tokenizer.vocab import Vocab
@@ -158,7 +159,10 @@ def separator_bytes(normalizer: UgmNormalizer) -> bytes:
             continue
         if normalizer.charsmap is not None and normalizer.charsmap.label_count(b) > 1:
             continue
-        rep, used, cont = normalizer.isolated_chunk(bytes((b,)))
+        try:
+            rep, used, cont = normalizer.isolated_chunk(bytes((b,)))
+        except VocabError:  # a corrupt charsmap: only text holding b raises (as llama.cpp)
+            continue
         if rep == b" " and used == 1 and not cont:
             found.append(b)
     return bytes(found)
