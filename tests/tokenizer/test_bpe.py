@@ -298,3 +298,12 @@ def test_gemma4_spans_render_input(text: str) -> None:
         assert start == pos and rendered == data[start:end]
         pos = end
     assert pos == len(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.lists(st.sampled_from([b"\xc0", b"\xe2", b"\xe2\x96", b"\xf0\x9f", b" ", b"a", b"\x80", b"\x96\x81"]), max_size=8).map(b"".join))
+def test_escape_at_code_points_equals_llama_byte_replace(data: bytes) -> None:
+    """llama.cpp replaces ' ' by E2 96 81 in the bytes, then decodes; we decode, then replace
+    U+0020 by U+2581 (so spans can be mapped). Same code points, whatever the broken bytes."""
+    escaped_bytes = data.replace(b" ", "\u2581".encode())
+    assert offsets.decode(data, escape=True)[0] == offsets.decode(escaped_bytes, escape=False)[0]
