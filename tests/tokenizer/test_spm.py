@@ -143,3 +143,20 @@ def test_missing_byte_token_is_a_tokenize_error() -> None:
 def test_single_byte_tokens_are_the_byte_fallback_of_last_resort() -> None:
     v = vocab_from_metadata({"tokenizer.ggml.model": "llama", "tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "▁", "a"]})
     assert SpmEncoder(v).encode_fragment(b"aa", after_special=True) == [(3, 0, 0), (4, 0, 1), (4, 1, 2)]
+
+
+@pytest.mark.parametrize("path", _spm_vocabs())
+@settings(max_examples=40, deadline=None)
+@given(text=st.lists(st.sampled_from(list("ab >/<\n\t.,()0123é中🦙\u2581") + ["  ", "</", "> </", "xyz"]), max_size=24)
+       .map("".join))  # fmt: skip
+def test_fine_cuts_do_not_change_the_result(path, text: str) -> None:
+    if path not in _FINE:
+        enc = _FINE[path] = SpmEncoder(_tok(path).vocab)
+        enc.fine_after, enc.fine_min_len = -1, 1  # every new chunk goes through the fine cuts
+    data = text.encode()
+    got = _FINE[path].encode_fragment(data, after_special=True)
+    assert [p[0] for p in got] == reference_spm(_tok(path).vocab, data, True)
+    assert got == _tok(path).encoder.encode_fragment(data, after_special=True)
+
+
+_FINE: dict = {}

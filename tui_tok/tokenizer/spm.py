@@ -6,11 +6,9 @@ follows a special token; turn every 0x20 into U+2581 (▁); cut into symbols by 
 with the highest score, ties to the leftmost; finally emit each symbol's id, or its bytes as
 ``<0xHH>`` tokens (else the 1-byte token; neither -> ``TokenizeError``, where llama.cpp throws).
 
-Speed: results are cached per chunk, where a chunk starts at a run of spaces. That is exact, not
-a heuristic: every symbol ever formed is a token or a single character, so a symbol can only
-span the boundary between characters X and ▁ if some token contains "X▁". We compute the set of
-such X from the vocab and never cut after one of them. Input that is not valid UTF-8, or that
-holds a literal ▁, takes the uncached byte-exact path.
+Speed: results are cached per chunk; ``spm_chunks.py`` finds cut points that provably do not
+change the result. A fragment that is not valid UTF-8 takes the uncached byte-exact path
+(lead-byte symbols may then swallow a space, so no cut is safe).
 
 Spans map to input bytes: a ▁ made from a space covers that 1 byte (a byte-fallback run for it
 gives the byte to its first token); the inserted prefix space covers nothing (the first token
@@ -29,17 +27,18 @@ Does not split special tokens (``special.py``) and never emits UNK: llama.cpp's 
 from __future__ import annotations
 
 import heapq
-import re
 from collections.abc import Callable
 
 from tui_tok.errors import TokenizeError
+from tui_tok.tokenizer.spm_chunks import Chunker
 from tui_tok.tokenizer.types import Piece
 from tui_tok.tokenizer.vocab import Vocab
 
 _ESC = "\u2581"
 _ESC_BYTES = _ESC.encode()
-_CHUNK_RE = re.compile(rb" *[^ ]+| +")
 _CACHE_LIMIT = 200_000
+_FINE_AFTER = 500  # distinct chunks seen before building the vocab's pair set for finer cuts
+_FINE_MIN_LEN = 12  # shorter chunks: merging them whole is cheaper than cutting them
 
 
 class SpmEncoder:
@@ -50,9 +49,13 @@ class SpmEncoder:
         self._t2id = vocab.token_to_id
         self._scores: list[float] = vocab.scores.tolist()
         self._add_space_prefix = vocab.add_space_prefix
-        self._cache: dict[bytes, tuple[Piece, ...]] = {}
+        self._cache: dict[str, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
         self._byte_ids: list[int | None] | None = None
-        self._bad_prev: frozenset[bytes] | None = None
+        self._chunker = Chunker(vocab.tokens)
+        self._misses = 0
+        self.fine_after = _FINE_AFTER
+        """Distinct chunks to see before cutting chunks finer (tests set -1 to always cut)."""
+        self.fine_min_len = _FINE_MIN_LEN
 
     # --- public -------------------------------------------------------------------------------
 
@@ -62,74 +65,98 @@ class SpmEncoder:
         data = b" " + text if prefix else text
         if not data:
             return []
-        if _ESC_BYTES in data or not _is_utf8(data):
+        try:
+            decoded = data.decode("utf-8")
+        except UnicodeDecodeError:
             pieces = self._encode_exact(data)
-        else:
-            pieces = self._encode_chunked(data)
-        if prefix:
-            pieces = [(t, s - 1 if s else 0, e - 1 if e else 0) for t, s, e in pieces]
-        return pieces
+            if prefix:
+                pieces = [(t, s - 1 if s else 0, e - 1 if e else 0) for t, s, e in pieces]
+            return pieces
+        return self._encode_chunked(decoded, data.isascii(), -1 if prefix else 0)
 
-    # --- chunked fast path (valid UTF-8, no literal ▁) ----------------------------------------
+    # --- chunked fast path (valid UTF-8) ------------------------------------------------------
 
-    def _chunks(self, data: bytes) -> list[bytes]:
-        chunks = _CHUNK_RE.findall(data)
-        bad = self._bad_prev
-        if bad is None:
-            bad = self._bad_prev = _bad_prev_chars(self._vocab)
-        if bad and len(chunks) > 1:
-            merged = [chunks[0]]
-            for c in chunks[1:]:
-                if _last_char(merged[-1]) in bad:
-                    merged[-1] += c
-                else:
-                    merged.append(c)
-            chunks = merged
-        return chunks
-
-    def _encode_chunked(self, data: bytes) -> list[Piece]:
+    def _encode_chunked(self, text: str, ascii_only: bool, shift: int) -> list[Piece]:
+        """``shift`` -1 removes the inserted prefix space from the offsets (clamped at 0)."""
         cache = self._cache
         out: list[Piece] = []
-        off = 0
-        for chunk in self._chunks(data):
-            pieces = cache.get(chunk)
-            if pieces is None:
-                if len(cache) >= _CACHE_LIMIT:
-                    cache.clear()
-                pieces = cache[chunk] = self._encode_valid(chunk)
-            if off:
-                out.extend([(t, s + off, e + off) for t, s, e in pieces])
+        off = shift
+        first = True
+        for chunk in self._chunker.coarse(text):
+            hit = cache.get(chunk)
+            if hit is None:
+                hit = self._encode_miss(chunk)
+            ids, starts, ends = hit
+            if first:
+                out.extend([(t, max(a + off, 0), max(b + off, 0)) for t, a, b in zip(ids, starts, ends)])
+                first = False
+            elif off:
+                out.extend(zip(ids, map(off.__add__, starts), map(off.__add__, ends)))
             else:
-                out.extend(pieces)
-            off += len(chunk)
+                out.extend(zip(ids, starts, ends))
+            off += len(chunk) if ascii_only else len(chunk.encode())
         return out
 
-    def _encode_valid(self, chunk: bytes) -> tuple[Piece, ...]:
-        """Encode valid UTF-8 without literal ▁: work on characters of the escaped string."""
-        s = chunk.decode("utf-8").replace(" ", _ESC)
-        syms = _merge(list(range(len(s))), len(s), lambda a, b: s[a:b], self._t2id, self._scores)
-        # original byte offset of each character (a ▁ stands for one space byte)
-        offs = [0]
-        acc = 0
-        for ch in s:
-            acc += 1 if ch == _ESC else len(ch.encode())
-            offs.append(acc)
-        out: list[Piece] = []
-        for a, b in syms:
-            tid = self._t2id.get(s[a:b])
+    def _encode_miss(self, chunk: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """Encode a coarse chunk not in the cache, reusing cached fine sub-chunks once warm."""
+        cache = self._cache
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        self._misses += 1
+        long_chunk = len(chunk) >= self.fine_min_len and self._misses > self.fine_after
+        parts = self._chunker.fine(chunk) if long_chunk else (chunk,)
+        if len(parts) == 1:
+            hit = cache[chunk] = self._encode_valid(chunk)
+            return hit
+        ids: list[int] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        off = 0
+        for part in parts:
+            sub = cache.get(part)
+            if sub is None:
+                sub = cache[part] = self._encode_valid(part)
+            ids += sub[0]
+            starts += map(off.__add__, sub[1])
+            ends += map(off.__add__, sub[2])
+            off += len(part.encode())
+        hit = cache[chunk] = (tuple(ids), tuple(starts), tuple(ends))
+        return hit
+
+    def _encode_valid(self, orig: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """(ids, byte starts, byte ends) of one chunk, merging characters of the escaped string."""
+        s = orig.replace(" ", _ESC)
+        t2id = self._t2id
+        if orig.isascii():
+            offs: range | list[int] = range(len(s) + 1)
+        else:
+            # input byte offset of each character (a ▁ made from a space stands for 1 byte)
+            offs = [0]
+            acc = 0
+            for ch in orig:
+                acc += 1 if ch == " " else len(ch.encode())
+                offs.append(acc)
+        ids: list[int] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        for a, b in _merge_str(s, t2id, self._scores):
+            tid = t2id.get(s[a:b])
             if tid is not None:
-                out.append((tid, offs[a], offs[b]))
+                ids.append(tid)
+                starts.append(offs[a])
+                ends.append(offs[b])
                 continue
             for i in range(a, b):
                 p = offs[i]
-                raw = s[i].encode()
-                for k, byte in enumerate(raw):
-                    if s[i] == _ESC:
-                        span = (p, p + 1) if k == 0 else (p + 1, p + 1)
+                for k, byte in enumerate(s[i].encode()):
+                    ids.append(self._byte_token(byte))
+                    if orig[i] == " ":
+                        starts.append(p if k == 0 else p + 1)
+                        ends.append(p + 1)
                     else:
-                        span = (p + k, p + k + 1)
-                    out.append((self._byte_token(byte), *span))
-        return tuple(out)
+                        starts.append(p + k)
+                        ends.append(p + k + 1)
+        return tuple(ids), tuple(starts), tuple(ends)
 
     # --- byte-exact path ----------------------------------------------------------------------
 
@@ -180,6 +207,58 @@ class SpmEncoder:
         if tid is None:
             tid = self._t2id.get(bytes([byte]).decode("utf-8", "surrogateescape"))
         return tid
+
+
+def _merge_str(s: str, t2id: dict[str, int], scores: list[float]) -> list[tuple[int, int]]:
+    """``_merge`` specialised to one symbol per character of ``s`` (the hot path).
+
+    A symbol keeps its start index for life, so only ends are tracked; a merged-away symbol gets
+    size 0 (``ends[i] == i``), which is what makes llama.cpp's staleness test work.
+    """
+    n = len(s)
+    if n < 2:
+        return [(0, n)] if n else []
+    get = t2id.get
+    heap = []
+    for i in range(n - 1):
+        tid = get(s[i : i + 2])
+        if tid is not None:
+            heap.append((-scores[tid], i, i + 1, 2))
+    if not heap:
+        return [(i, i + 1) for i in range(n)]
+    heapq.heapify(heap)
+    ends = list(range(1, n + 1))
+    nxt = list(range(1, n + 1))
+    nxt[-1] = -1
+    prv = list(range(-1, n - 1))
+    push = heapq.heappush
+    pop = heapq.heappop
+    while heap:
+        _, left, right, size = pop(heap)
+        el = ends[left]
+        er = ends[right]
+        if el == left or er == right or (el - left) + (er - right) != size:
+            continue
+        ends[left] = er
+        ends[right] = right
+        nr = nxt[right]
+        nxt[left] = nr
+        if nr >= 0:
+            prv[nr] = left
+            tid = get(s[left : ends[nr]])
+            if tid is not None:
+                push(heap, (-scores[tid], left, nr, ends[nr] - left))
+        p = prv[left]
+        if p >= 0:
+            tid = get(s[p:er])
+            if tid is not None:
+                push(heap, (-scores[tid], p, left, er - p))
+    out = []
+    i = 0
+    while i != -1:
+        out.append((i, ends[i]))
+        i = nxt[i]
+    return out
 
 
 def _merge(
@@ -234,28 +313,3 @@ def _merge(
 def _utf8_len(lead: int) -> int:
     """llama.cpp's ``unicode_len_utf8``: length from the lead byte's high nibble."""
     return (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4)[lead >> 4]
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _last_char(chunk: bytes) -> bytes:
-    i = len(chunk) - 1
-    while i > 0 and 0x80 <= chunk[i] < 0xC0:
-        i -= 1
-    return chunk[i:]
-
-
-def _bad_prev_chars(vocab: Vocab) -> frozenset[bytes]:
-    """Characters X (not ▁) such that some token contains "X▁": never cut a chunk after one."""
-    pattern = re.compile(r"([^\u2581])\u2581")
-    found: set[bytes] = set()
-    for text in vocab.tokens:
-        if _ESC in text:
-            found.update(m.encode("utf-8", "surrogateescape") for m in pattern.findall(text))
-    return frozenset(found)

@@ -324,13 +324,11 @@ def _tokens(meta: Mapping[str, Any], vtype: VocabType) -> list[str]:
         if vtype is VocabType.NONE:
             return []
         raise VocabError("cannot find tokenizer vocab: key 'tokenizer.ggml.tokens' is missing")
-    if isinstance(raw, str | bytes) or not hasattr(raw, "__len__"):
-        raise VocabError("key 'tokenizer.ggml.tokens' should be an array of strings")
-    tokens = [t.decode("utf-8", "surrogateescape") if isinstance(t, bytes) else t for t in raw]
-    if not all(isinstance(t, str) for t in tokens):
-        raise VocabError("key 'tokenizer.ggml.tokens' should be an array of strings")
+    tokens = _string_list(raw, "tokenizer.ggml.tokens")
     if "" in tokens:
         tokens = [t if t else f"[EMPTY_{i}]" for i, t in enumerate(tokens)]
+    elif tokens is raw:
+        tokens = list(tokens)  # ours to change (hybriddna strips markers)
     return tokens
 
 
@@ -382,9 +380,23 @@ def _merges(meta: Mapping[str, Any], model: str, pre: str) -> list[str]:
         return []
     if not needs:
         return []
-    if isinstance(raw, str | bytes):
-        raise VocabError("key 'tokenizer.ggml.merges' should be an array of strings")
-    return [m.decode("utf-8", "surrogateescape") if isinstance(m, bytes) else m for m in raw]
+    return _string_list(raw, "tokenizer.ggml.merges")
+
+
+def _string_list(raw: Any, key: str) -> list[str]:
+    """A list of str from a string array (bytes entries decoded with surrogateescape); a list of
+    str is returned as is (callers copy before changing it)."""
+    if isinstance(raw, str | bytes) or not hasattr(raw, "__len__"):
+        raise VocabError(f"key {key!r} should be an array of strings, got {type(raw).__name__}")
+    items = raw if type(raw) is list else list(raw)
+    try:
+        "".join(items)  # C-speed check that every entry is a str
+    except TypeError:
+        items = [t.decode("utf-8", "surrogateescape") if isinstance(t, bytes) else t for t in items]
+        bad = next((t for t in items if not isinstance(t, str)), None)
+        if bad is not None:
+            raise VocabError(f"key {key!r} should be an array of strings, has a {type(bad).__name__}") from None
+    return items
 
 
 def _charsmap(meta: Mapping[str, Any]) -> bytes | None:
