@@ -122,8 +122,8 @@ class UgmEncoder:
         return [(tid, ends[k - 1] if k else 0, ends[k]) for k, tid in enumerate(ids)]
 
     def encode_reference(self, text: bytes) -> list[Piece]:
-        """The faithful path: normalise the whole fragment, search it byte by byte."""
-        norm = self.normalizer.normalize(text)
+        """The faithful path, a line-by-line port: normalise byte by byte, search byte by byte."""
+        norm = self.normalizer.normalize_reference(text)
         if self._byte_tables is None:
             self._byte_tables = byte_tables(self.vocab)
         table, max_len = self._byte_tables
