@@ -66,13 +66,21 @@ class TuiTokApp(App[int]):
         self.initial_text = text
         self._load = load_tokenizer
         self.sub_title = Path(gguf.path).name
+        self.first_paint_at: float | None = None
+        """perf_counter() after the first screen was painted (for benchmarks)."""
         self.pending_vocab_token: int | None = None
         """A token the vocabulary view should put under its cursor when it next shows."""
 
     def on_mount(self) -> None:
+        # after the first paint: the builds hold the GIL for seconds and would delay it
+        self.call_after_refresh(self._start_builds)
+
+    def _start_builds(self) -> None:
+        self.first_paint_at = time.perf_counter()
         if self._load:
             self.build_tokenizer()
-        self.build_index()
+        else:
+            self.build_index()
 
     @work(thread=True, exclusive=True, group="load", description="building the tokenizer")
     def build_tokenizer(self) -> None:
@@ -100,6 +108,7 @@ class TuiTokApp(App[int]):
     def on_tokenizer_loaded(self, message: TokenizerLoaded) -> None:
         self.tokenizer_error = message.error
         self.tokenizer = message.tokenizer
+        self.build_index()  # one build at a time: two threads would starve the UI of the GIL
 
     def on_vocab_index_built(self, message: VocabIndexBuilt) -> None:
         self.vocab_index = message.index

@@ -24,6 +24,7 @@ from tui_tok.explore.display import display_bytes, hex_bytes, visible_text
 from tui_tok.explore.stream import StreamTrace, describe_pending, replay
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.info_bar import InfoBar
+from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
 
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 500)
@@ -69,9 +70,9 @@ class StreamScreen(ViewScreen):
             # not focusable: its arrow keys would shadow step / back
             with VerticalScroll(id="stream-text-box", can_focus=False):
                 yield Static("", id="stream-text")
-            yield Static("", id="stream-token")
-            yield Static("", id="stream-pending")
-            yield Static("", id="stream-player")
+            yield Readout("", id="stream-token")
+            yield Readout("", id="stream-pending")
+            yield Readout("", id="stream-player")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -162,20 +163,20 @@ class StreamScreen(ViewScreen):
             text.append(trace.flushed, style="bold red")
         self.query_one("#stream-text", Static).update(text)
         self.query_one("#stream-text-box", VerticalScroll).scroll_end(animate=False)
-        token = self.query_one("#stream-token", Static)
-        pending = self.query_one("#stream-pending", Static)
+        token = self.query_one("#stream-token", Readout)
+        pending = self.query_one("#stream-pending", Readout)
         if step < 0:
-            token.update(Text(f"{len(trace)} tokens to replay · press space to play, → to step"))
-            pending.update(Text(describe_pending(b"")))
+            token.show(Text(f"{len(trace)} tokens to replay · press space to play, → to step"))
+            pending.show(Text(describe_pending(b"")))
             self.set_class(False, "-holding")
         else:
             piece = trace.pieces[step]
-            token.update(Text(
+            token.show(Text(
                 f"token {step + 1}/{len(trace)} · id {trace.ids[step]} · piece “{display_bytes(piece)}” · "
                 f"bytes {hex_bytes(piece) or '(none)'} · emitted “{visible_text(emitted)}”"
             ))
             held = trace.pending[step]
-            pending.update(Text(describe_pending(held)))
+            pending.show(Text(describe_pending(held)))
             self.set_class(bool(held), "-holding")
         self._show_player()
 
@@ -184,7 +185,7 @@ class StreamScreen(ViewScreen):
             return
         state = "playing" if self.playing else "paused"
         total = len(self.trace) if self.trace is not None else 0
-        self.query_one("#stream-player", Static).update(
+        self.query_one("#stream-player", Readout).show(
             f"{state} · {SPEEDS[self.speed]} tokens/s · step {self.step + 1}/{total}"
         )
 

@@ -14,14 +14,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Checkbox, Footer, Static, TextArea
+from textual.widgets import Checkbox, Footer, TextArea
 from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
@@ -33,6 +32,7 @@ from tui_tok.explore.vocab_index import token_facts
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
+from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.token_details import TokenDetails
 from tui_tok.ui.widgets.token_view import TokenView
 from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
@@ -93,7 +93,7 @@ class TokenizeScreen(ViewScreen):
                 yield TextArea(self.tui.initial_text, id="tok-input", soft_wrap=True)
                 yield TokenView(id="tok-view")
                 yield IdStrip(id="tok-ids")
-                yield Static("", id="tok-stats")
+                yield Readout("", id="tok-stats")
             with Vertical(id="tok-side"):
                 yield TokenizerStatus(id="tok-status")
                 yield TokenDetails("no token selected", id="tok-details")
@@ -207,9 +207,9 @@ class TokenizeScreen(ViewScreen):
     def on_tokenize_screen_tokenized(self, message: Tokenized) -> None:
         if message.generation != self._generation:
             return  # stale: the text or a toggle changed since
-        stats = self.query_one("#tok-stats", Static)
+        stats = self.query_one("#tok-stats", Readout)
         if message.layout is None:
-            stats.update(Text(f"cannot tokenize: {message.error}"))
+            stats.show(f"cannot tokenize: {message.error}")
             stats.add_class("-error")
             return
         stats.remove_class("-error")
@@ -219,7 +219,7 @@ class TokenizeScreen(ViewScreen):
         self.query_one("#tok-ids", IdStrip).show(message.labels, layout.kinds)
         summary = text_stats(layout.text, n_tokens=layout.n_tokens, n_bytes=layout.n_bytes).summary()
         timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
-        stats.update(Text(summary + timing))
+        stats.show(summary + timing)
         self.tui.ids = tuple(layout.ids.tolist())
         self._shown_generation = message.generation
         self.last_result_at = time.perf_counter()

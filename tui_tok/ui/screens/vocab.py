@@ -24,6 +24,7 @@ from tui_tok.explore.vocab_index import SearchResult, VocabIndex, search, token_
 from tui_tok.tokenizer.types import TokenType
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.info_bar import InfoBar
+from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.token_details import TokenDetails
 from tui_tok.ui.widgets.vocab_table import VocabTable, header_text
 
@@ -62,7 +63,7 @@ class VocabScreen(ViewScreen):
             with Vertical(id="vocab-left"):
                 yield Static("", id="vocab-header")
                 yield VocabTable(id="vocab-table")
-                yield Static("indexing the vocabulary…", id="vocab-status")
+                yield Readout("indexing the vocabulary…", id="vocab-status")
             yield TokenDetails("", id="vocab-details")
         yield Footer()
 
@@ -126,16 +127,16 @@ class VocabScreen(ViewScreen):
         self.query_one("#vocab-header", Static).update(
             Text(header_text(value_label=table.value_label, piece_width=table.piece_width))
         )
-        status = self.query_one("#vocab-status", Static)
+        status = self.query_one("#vocab-status", Readout)
         if result.error:
-            status.update(Text(result.error))
+            status.show(result.error)
             status.add_class("-error")
         else:
             status.remove_class("-error")
             n = len(result.ids)
             what = "tokens" if result.kind == "all" else f"{result.kind} matches"
             timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
-            status.update(Text(f"{n:,} {what} of {index.n_tokens:,}{timing}"))
+            status.show(f"{n:,} {what} of {index.n_tokens:,}{timing}")
         if not len(result.ids):
             self.query_one("#vocab-details", TokenDetails).clear_rows("no match")
 

@@ -17,10 +17,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui_tok.explore.layout import flow_rows
-from tui_tok.ui.widgets.palette import TOKEN_CLASSES, TokenStyles
+from tui_tok.ui.widgets.palette import TOKEN_CLASSES, CachedStyles
 
 
-class IdStrip(ScrollView):
+class IdStrip(CachedStyles, ScrollView):
     """Wrapped labels (ids or pieces), one per token."""
 
     COMPONENT_CLASSES = TOKEN_CLASSES
@@ -69,11 +69,11 @@ class IdStrip(ScrollView):
         row = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
         starts = self.row_starts
+        styles = self.token_styles
         if row >= len(starts) - 1:
-            return Strip.blank(width, self.rich_style)
-        styles = TokenStyles(self)
+            return Strip.blank(width, styles.base)
         out: list[RichSegment] = []
         for i in range(int(starts[row]), int(starts[row + 1])):
             out.append(RichSegment(self.labels[i], styles.of(i, int(self.kinds[i]), cursor=i == self.cursor)))
-            out.append(RichSegment(" ", self.rich_style))
-        return Strip(out).extend_cell_length(width, self.rich_style).crop(0, width)
+            out.append(RichSegment(" ", styles.base))
+        return Strip(out).extend_cell_length(width, styles.base).crop(0, width)

@@ -37,7 +37,8 @@ class LinesView(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         row = scroll_y + y
         width = self.scrollable_content_region.width
+        style = self.rich_style
         if row >= self.count:
-            return Strip.blank(width, self.rich_style)
-        strip = Strip([RichSegment(self.line_of(row), self.rich_style)])
-        return strip.extend_cell_length(scroll_x + width, self.rich_style).crop(scroll_x, scroll_x + width)
+            return Strip.blank(width, style)
+        strip = Strip([RichSegment(self.line_of(row), style)])
+        return strip.extend_cell_length(scroll_x + width, style).crop(scroll_x, scroll_x + width)

@@ -18,9 +18,14 @@ TOKEN_CLASSES: frozenset[str] = frozenset(
 
 
 class TokenStyles:
-    """Rich styles of one widget's token component classes, fetched once per refresh."""
+    """Rich styles of one widget's token component classes (and its base style).
+
+    Looking a style up walks the DOM, which costs more than drawing a row, so widgets keep
+    one ``TokenStyles`` until their styles change (``CachedStyles``).
+    """
 
     def __init__(self, widget: Widget) -> None:
+        self.base = widget.rich_style
         self.colours = [widget.get_component_rich_style(f"tok--c{i}") for i in range(N_COLOURS)]
         self.kinds = [Style()] + [widget.get_component_rich_style(f"tok--{k}") for k in KIND_NAMES[1:]]
         self.cursor = widget.get_component_rich_style("tok--cursor")
@@ -32,3 +37,20 @@ class TokenStyles:
             return self.none
         style = self.colours[index % N_COLOURS] if kind == 0 else self.kinds[kind]
         return style + self.cursor if cursor else style
+
+
+class CachedStyles:
+    """Mixin for Line-API widgets: ``token_styles`` is rebuilt only after a style change."""
+
+    _token_styles: TokenStyles | None = None
+
+    @property
+    def token_styles(self) -> TokenStyles:
+        if self._token_styles is None:
+            assert isinstance(self, Widget)
+            self._token_styles = TokenStyles(self)
+        return self._token_styles
+
+    def notify_style_update(self) -> None:
+        self._token_styles = None
+        super().notify_style_update()  # type: ignore[misc]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
+from tui_tok.ui.widgets.readout import Readout
 
 
-class TokenDetails(Static):
+class TokenDetails(Readout):
     """Rows from ``explore.token_info.token_rows``."""
 
     rows: list[tuple[str, str]] = []
@@ -21,8 +21,8 @@ class TokenDetails(Static):
         for label, value in rows:
             table.add_row(Text(label), Text(value))  # values hold [ ] that are not markup
         self.border_title = title
-        self.update(table)
+        self.show(table)
 
     def clear_rows(self, message: str = "no token selected") -> None:
         self.rows = []
-        self.update(Text(message))
+        self.show(Text(message))

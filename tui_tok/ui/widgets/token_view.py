@@ -7,6 +7,7 @@ posts ``TokenView.Selected``.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from rich.segment import Segment as RichSegment
@@ -20,10 +21,10 @@ from textual.strip import Strip
 
 from tui_tok.explore.display import visible_text
 from tui_tok.explore.layout import Rows, TokenLayout, layout_tokens, row_of_char, row_segments, row_span, token_at, wrap_rows
-from tui_tok.ui.widgets.palette import TOKEN_CLASSES, TokenStyles
+from tui_tok.ui.widgets.palette import TOKEN_CLASSES, CachedStyles
 
 
-class TokenView(ScrollView, can_focus=True):
+class TokenView(CachedStyles, ScrollView, can_focus=True):
     """Coloured token spans over the text."""
 
     COMPONENT_CLASSES = TOKEN_CLASSES
@@ -105,13 +106,18 @@ class TokenView(ScrollView, can_focus=True):
         if row < top or row >= top + height:
             self.scroll_to(y=max(0, row - height // 2), animate=False)
 
+    painted_at = 0.0
+    """perf_counter() when the top row was last drawn (benchmarks wait for it)."""
+
     def render_line(self, y: int) -> Strip:
+        if y == 0:
+            self.painted_at = time.perf_counter()
         row = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
         rows = self.rows
+        styles = self.token_styles
         if row >= rows.n_rows:
-            return Strip.blank(width, self.rich_style)
-        styles = TokenStyles(self)
+            return Strip.blank(width, styles.base)
         lay = self.token_layout
         text = lay.text
         out: list[RichSegment] = []
@@ -119,7 +125,7 @@ class TokenView(ScrollView, can_focus=True):
             shown = visible_text(text[seg.start : seg.end], show_whitespace=self.show_whitespace)
             kind = int(lay.kinds[seg.token]) if seg.token >= 0 else 0
             out.append(RichSegment(shown, styles.of(seg.token, kind, cursor=seg.token == self.cursor)))
-        return Strip(out).extend_cell_length(width, self.rich_style).crop(0, width)
+        return Strip(out).extend_cell_length(width, styles.base).crop(0, width)
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)

@@ -23,6 +23,9 @@ from tui_tok.explore.vocab_index import VocabIndex, type_name
 
 ID_W, TYPE_W, VALUE_W, BYTES_W = 8, 13, 12, 6
 
+_TYPE_CLASS = {3: "special", 4: "special", 6: "byte", 0: "dim", 5: "dim"}
+"""Stored token type -> row style (control and user-defined, byte, undefined and unused)."""
+
 
 def header_text(*, value_label: str, piece_width: int) -> str:
     """The column titles, aligned like the rows."""
@@ -116,6 +119,22 @@ class VocabTable(ScrollView, can_focus=True):
             if row < len(self.ids):
                 self.cursor = row
 
+    _style_cache: dict[str, Style] | None = None
+
+    def _styles(self) -> dict[str, Style]:
+        # DOM style lookups cost more than a row: keep them until the styles change
+        if self._style_cache is None:
+            base = self.rich_style
+            self._style_cache = {"base": base}
+            for name in ("special", "byte", "dim", "cursor"):
+                extra = self.get_component_rich_style(f"vocab-table--{name}")
+                self._style_cache[name] = extra if name == "cursor" else base + extra
+        return self._style_cache
+
+    def notify_style_update(self) -> None:
+        self._style_cache = None
+        super().notify_style_update()
+
     def row_text(self, token_id: int) -> str:
         index = self.index
         assert index is not None
@@ -138,18 +157,13 @@ class VocabTable(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         row = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
+        styles = self._styles()
         if self.index is None or row >= len(self.ids):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, styles["base"])
         token_id = int(self.ids[row])
-        style: Style = self.rich_style
         ttype = int(self.index.types[token_id])
-        if ttype in (3, 4):
-            style = style + self.get_component_rich_style("vocab-table--special")
-        elif ttype == 6:
-            style = style + self.get_component_rich_style("vocab-table--byte")
-        elif ttype in (0, 5):
-            style = style + self.get_component_rich_style("vocab-table--dim")
+        style: Style = styles.get(_TYPE_CLASS.get(ttype, "base"), styles["base"])
         if row == self.cursor:
-            style = style + self.get_component_rich_style("vocab-table--cursor")
+            style = style + styles["cursor"]
         strip = Strip([RichSegment(self.row_text(token_id), style)])
         return strip.extend_cell_length(width, style).crop(0, width)

@@ -1,0 +1,147 @@
+"""Explorer responsiveness, driven headless with Pilot: ``python -m benchmarks ui [GGUF]``.
+
+Prints: start -> first paint; keystroke -> token view repainted (p50/p95) with 2 KB and
+100 KB of text; vocabulary regex search over gemma-4's 262k pieces (pure and through the UI).
+Targets: first paint <= 1 s; keystroke p95 <= 16 ms (2 KB) / <= 50 ms (100 KB); search <= 30 ms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GEMMA4 = ROOT.parent / "shared" / "vocabs" / "ggml-vocab-gemma-4.gguf"
+PROSE = (
+    "The quick brown fox jumps over the lazy dog. Tokenizers split text into pieces; "
+    "日本語も少し。 Numbers 12345 and code: def f(x): return x ** 2\n"
+)
+
+
+def _pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+async def _keystrokes(path: Path, size: int, n: int) -> tuple[list[float], float]:
+    from textual.widgets import TextArea
+
+    from tui_tok import read_gguf
+    from tui_tok.ui.app import TuiTokApp
+    from tui_tok.ui.screens.tokenize import TokenizeScreen
+    from tui_tok.ui.widgets.token_view import TokenView
+
+    text = (PROSE * (size // len(PROSE) + 1))[:size]
+    app = TuiTokApp(read_gguf(path), text=text)
+    times: list[float] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(3):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, TokenizeScreen)
+        editor = screen.query_one("#tok-input", TextArea)
+        editor.move_cursor((0, 0))
+        view = screen.query_one(TokenView)
+        await pilot.pause()
+        for i in range(n):
+            # what a typed key does (Pilot.press itself adds ~60 ms of test-harness waiting)
+            before = screen._generation  # noqa: SLF001 - benchmark probe
+            start = time.perf_counter()
+            editor.insert("abcdefghij"[i % 10])
+            while screen._generation == before or screen._shown_generation != screen._generation:  # noqa: SLF001
+                await asyncio.sleep(0.0005)
+            while view.painted_at < screen.last_result_at:
+                await asyncio.sleep(0.0005)
+            times.append(view.painted_at - start)
+            await pilot.pause()
+    return times, len(text.encode())
+
+
+async def _first_paint(path: Path) -> tuple[float, float, float]:
+    from tui_tok import read_gguf
+    from tui_tok.ui.app import TuiTokApp
+
+    t0 = time.perf_counter()
+    gguf = read_gguf(path)
+    t_read = time.perf_counter() - t0
+    app = TuiTokApp(gguf)
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.first_paint_at is None:
+            await asyncio.sleep(0.001)
+        t_paint = app.first_paint_at - t0
+        await pilot.pause()
+        while app.tokenizer is None and app.tokenizer_error is None:
+            await asyncio.sleep(0.005)
+        t_ready = time.perf_counter() - t0
+    return t_read, t_paint, t_ready
+
+
+async def _search_ui(path: Path, queries: list[str]) -> list[tuple[str, float, int]]:
+    from textual.widgets import Input
+
+    from tui_tok import read_gguf
+    from tui_tok.ui.app import TuiTokApp
+    from tui_tok.ui.screens.vocab import VocabScreen
+
+    app = TuiTokApp(read_gguf(path), load_tokenizer=False)
+    out = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f3")
+        while app.vocab_index is None:
+            await asyncio.sleep(0.01)
+        for _ in range(3):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, VocabScreen)
+        box = screen.query_one("#vocab-search", Input)
+        for q in queries:
+            start = time.perf_counter()
+            box.value = q
+            while screen.last_result is None or screen.last_result.query != q:
+                await asyncio.sleep(0.0005)
+            await pilot.pause()
+            out.append((q, time.perf_counter() - start, len(screen.last_result.ids)))
+    return out
+
+
+def main(argv: list[str]) -> int:
+    path = Path(argv[0]) if argv else ROOT / "assets" / "qwen3-vocab.gguf"
+    print(f"file: {path.name}")
+    t_read, t_paint, t_ready = asyncio.run(_first_paint(path))
+    print(f"start -> first paint: {t_paint * 1000:.0f} ms (read_gguf {t_read * 1000:.0f} ms); tokenizer ready at {t_ready * 1000:.0f} ms")
+    for size, n in ((2_000, 40), (100_000, 20)):
+        times, nbytes = asyncio.run(_keystrokes(path, size, n))
+        ms = [t * 1000 for t in times]
+        print(
+            f"keystroke -> token view repainted, {nbytes / 1000:.0f} KB: p50 {statistics.median(ms):.1f} ms, "
+            f"p95 {_pct(ms, 95):.1f} ms, max {max(ms):.1f} ms (n={n})"
+        )
+    if GEMMA4.is_file():
+        from tui_tok import read_gguf
+        from tui_tok.explore.vocab_index import build_vocab_index, search
+
+        t0 = time.perf_counter()
+        index = build_vocab_index(read_gguf(GEMMA4).metadata)
+        print(f"gemma-4 vocab index ({index.n_tokens:,} pieces) built in {(time.perf_counter() - t0) * 1000:.0f} ms (background)")
+        queries = ["/^▁the/", "/ing$/", "/^<unused\\d+>$/", "/\\p{Han}{3}/", "/^▁[A-Z][a-z]+ed$/", "the", " the"]
+        for q in queries:
+            runs = []
+            for _ in range(5):
+                s = time.perf_counter()
+                r = search(index, q)
+                runs.append(time.perf_counter() - s)
+            print(f"  search {q!r:26} {len(r.ids):>6} hits: median {statistics.median(runs) * 1000:.1f} ms, min {min(runs) * 1000:.1f} ms")
+        for q, t, n in asyncio.run(_search_ui(GEMMA4, queries[:3])):
+            print(f"  through the UI {q!r:18} {n:>6} hits: typed -> table repainted {t * 1000:.1f} ms")
+    else:
+        print(f"gemma-4 vocab not found at {GEMMA4}: search benchmark skipped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
