@@ -4,7 +4,8 @@ Like ``tests/fixtures/llama_oracle.py`` (WPM/RWKV/PLaMo2), the source is copied 
 of ``llama-vocab.cpp`` (``llm_symbol`` .. ``llm_tokenizer_bpe_session``, and the hybriddna /
 whitespace sessions) with the ``llama_vocab_pre_type`` enum from ``llama-vocab.h``, behind a
 small ``llama_vocab`` shim, and compiled with ``unicode.cpp``. Building takes a minute or two,
-so it only runs when asked: ``TUI_TOK_ORACLE=1`` (needs g++ and the llama.cpp sources).
+so it only runs when asked: ``TUI_TOK_ORACLE=1`` (needs g++ and the llama.cpp sources);
+``TUI_TOK_ORACLE_N`` / ``TUI_TOK_ORACLE_SEED`` set how many random inputs and which.
 
 What it leaves out: the special-token partition and BOS/EOS (``tokenizer.py``); the encoder is
 fed whole fragments, as ``encode_fragment`` is. The vocab (tokens, merges, flags) is the one
@@ -211,7 +212,9 @@ def test_bpe_session_matches_llama_cpp(oracle: Path, name: str, tmp_path: Path) 
     from tui_tok.loader import load_tokenizer
 
     enc = BpeEncoder(load_tokenizer(found[0].path).vocab)
-    inputs = _inputs(sum(map(ord, name)), 300)
+    seed = sum(map(ord, name)) + int(os.environ.get("TUI_TOK_ORACLE_SEED", "0"))
+    inputs = _inputs(seed, int(os.environ.get("TUI_TOK_ORACLE_N", "300")))
+    assert len(inputs) == int(os.environ.get("TUI_TOK_ORACLE_N", "300"))
     # llama.cpp escapes ' ' in the fragment bytes before the session sees them (V:3506)
     fed = [d.replace(b" ", "\u2581".encode()) for d in inputs] if enc.vocab.escape_whitespaces else inputs
     want = _run(oracle, enc, fed, tmp_path)
