@@ -82,6 +82,25 @@ def test_partition_equals_llama_cpp_loop(data, texts, text, parse) -> None:
     assert SpecialPartitioner(v).partition(raw, parse_special=parse) == reference_partition(raw, specials, parse)
 
 
+run_tokens = st.lists(
+    st.one_of(st.builds(lambda c, n: c * n, st.sampled_from(" \na"), st.integers(1, 7)), st.text("ab \n<", min_size=2, max_size=3)),
+    min_size=1, max_size=8, unique=True,
+)  # fmt: skip
+run_text = st.lists(st.one_of(st.builds(lambda c, n: c * n, st.sampled_from(" \na"), st.integers(1, 20)),
+                              st.text("ab \n<", max_size=3)), max_size=8).map("".join)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), texts=run_tokens, text=run_text, parse=st.booleans())
+def test_partition_of_runs_equals_llama_cpp_loop(data, texts, text, parse) -> None:
+    types = data.draw(st.lists(st.sampled_from([3, 4]), min_size=len(texts), max_size=len(texts)))
+    strip = data.draw(st.lists(st.sampled_from([0, 0, 0, 1, 2]), min_size=len(texts), max_size=len(texts)))
+    v = make_vocab(texts, types, strip)
+    specials = [(v.token_bytes(t), t, int(v.attrs[t])) for t in v.special_tokens]
+    raw = text.encode()
+    assert SpecialPartitioner(v).partition(raw, parse_special=parse) == reference_partition(raw, specials, parse)
+
+
 def test_earlier_longer_token_wins_over_earlier_occurrence() -> None:
     # "bcd" is tried before "ab" (longer first), so in "abcd" it wins although "ab" starts first
     v = make_vocab(["ab", "bcd"], [4, 4], [0, 0])

@@ -8,8 +8,10 @@ when the shorter one starts first in the text.
 
 We reproduce that loop but avoid ``candidates x fragments`` work: one compiled trie regex (per
 ``parse_special`` setting) finds every position where some candidate starts and the longest one
-there; every candidate that is a prefix of that one also starts there. Only the candidates that
-occur are then replayed, in llama.cpp's order, over their occurrence positions.
+there; every candidate that is a prefix of that one also starts there. Chained overlapping
+occurrences form independent groups (when no LSTRIP/RSTRIP token occurs): a lone occurrence is
+simply claimed, and llama.cpp's loop is replayed verbatim inside each larger group. With strip
+flags in play, the loop is replayed over the whole text and all occurrence positions.
 
 Does not encode the raw fragments (the algorithm modules do) and does not add BOS/EOS.
 
@@ -51,6 +53,9 @@ class _Matcher:
     lengths: tuple[int, ...]
     """Distinct candidate lengths, ascending (for prefix closure)."""
     regex: re.Pattern[bytes] | None
+    runs: dict[int, tuple[tuple[int, int], ...]]
+    """Byte c -> (length, id) of candidates that are runs of c, longest first; only for bytes that
+    start no other candidate (so nothing can start inside a run of c and leave it)."""
 
 
 class SpecialPartitioner:
@@ -63,6 +68,7 @@ class SpecialPartitioner:
         attrs = vocab.attrs
         self._lstrip = frozenset(np.flatnonzero((attrs & int(TokenAttr.LSTRIP)) != 0).tolist())
         self._rstrip = frozenset(np.flatnonzero((attrs & int(TokenAttr.RSTRIP)) != 0).tolist())
+        self._strip_ids = self._lstrip | self._rstrip
 
     def candidates(self, *, parse_special: bool) -> list[int]:
         """Ids the partition tries, in llama.cpp's order."""
@@ -78,9 +84,114 @@ class SpecialPartitioner:
         m = self._matcher(parse_special)
         if m.regex is None:
             return [(0, len(text), RAW)]
-        occ = self._occurrences(text, m, parse_special)
-        if not occ:
+        comps = self._components(text, m)
+        if not comps:
             return [(0, len(text), RAW)]
+        if self._strip_ids and self._strips_occur(text, comps, m, parse_special):
+            return self._partition_global(text, m, parse_special)
+        out: list[Fragment] = []
+        pos = 0
+        for start, end, longest in comps:
+            if start > pos:
+                _append_raw(out, pos, start)
+            if isinstance(longest, int):
+                _resolve_run(out, start, end, m.runs[longest])
+            elif len(longest) == 1:
+                out.append((start, end, m.text_to_id[longest[0]]))
+            else:
+                for frag in self._resolve(text, m, parse_special, start, end, longest):
+                    if frag[2] == RAW:
+                        _append_raw(out, frag[0], frag[1])
+                    else:
+                        out.append(frag)
+            pos = end
+        if pos < len(text):
+            _append_raw(out, pos, len(text))
+        return out
+
+    def _components(self, text: bytes, m: _Matcher) -> list[tuple[int, int, list[bytes] | int]]:
+        """Groups of chained overlapping occurrences: (start, end, longest candidate at each start).
+
+        Without LSTRIP/RSTRIP, a fragment boundary only comes from a claimed occurrence, so what
+        llama.cpp's loop claims inside one group depends on that group's occurrences alone.
+        """
+        assert m.regex is not None
+        search = m.regex.search
+        runs = m.runs
+        comps: list[tuple[int, int, list[bytes] | int]] = []
+        cur_start = cur_end = -1
+        cur: list[bytes] = []
+        pos = 0
+        while True:
+            hit = search(text, pos)
+            if hit is None:
+                break
+            start, end = hit.span()
+            if start < cur_end:
+                cur.append(hit.group())
+                if end > cur_end:
+                    cur_end = end
+                pos = start + 1
+                continue
+            if cur:
+                comps.append((cur_start, cur_end, cur))
+                cur = []
+                cur_end = -1
+            c = text[start]
+            if c in runs:
+                # a run of c: only runs of c can start inside it, so resolve it as one group
+                run_end = _run_end(text, start, c)
+                comps.append((start, run_end, c))
+                pos = run_end
+                continue
+            cur_start, cur_end, cur = start, end, [hit.group()]
+            pos = start + 1
+        if cur:
+            comps.append((cur_start, cur_end, cur))
+        return comps
+
+    def _strips_occur(self, text: bytes, comps: list, m: _Matcher, parse_special: bool) -> bool:
+        for start, end, longest in comps:
+            if isinstance(longest, int):
+                found = [tid for n, tid in m.runs[longest] if n <= end - start]
+            else:
+                found = [tid for t in longest for tid in self._prefix_ids(m, parse_special, t)]
+            if any(tid in self._strip_ids for tid in found):
+                return True
+        return False
+
+    def _resolve(self, text: bytes, m: _Matcher, parse_special: bool, start: int, end: int,
+                 longest: list[bytes]) -> list[Fragment]:  # fmt: skip
+        """llama.cpp's loop, verbatim, on one group of overlapping occurrences (no strip flags)."""
+        ids: set[int] = set()
+        for t in longest:
+            ids.update(self._prefix_ids(m, parse_special, t))
+        frags: list[Fragment] = [(start, end, RAW)]
+        for tid in sorted(ids, key=m.rank.__getitem__):
+            tb = self._vocab.token_bytes(tid)
+            n = len(tb)
+            new: list[Fragment] = []
+            for s, e, kind in frags:
+                if kind != RAW or e - s < n:
+                    new.append((s, e, kind))
+                    continue
+                pos = s
+                while True:
+                    p = text.find(tb, pos, e)
+                    if p < 0:
+                        break
+                    if p > pos:
+                        new.append((pos, p, RAW))
+                    new.append((p, p + n, tid))
+                    pos = p + n
+                if pos < e:
+                    new.append((pos, e, RAW))
+            frags = new
+        return frags
+
+    def _partition_global(self, text: bytes, m: _Matcher, parse_special: bool) -> list[Fragment]:
+        """The general path (LSTRIP/RSTRIP tokens occur): replay the loop over all occurrences."""
+        occ = self._occurrences(text, m, parse_special)
         frags: list[Fragment] = [(0, len(text), RAW)]
         for tid in sorted(occ, key=m.rank.__getitem__):
             frags = self._split(text, frags, tid, occ[tid])
@@ -98,6 +209,7 @@ class SpecialPartitioner:
                 text_to_id=texts,
                 lengths=tuple(sorted({len(b) for b in texts})),
                 regex=_compile_trie(list(texts)) if texts else None,
+                runs=_run_families(texts),
             )
             self._matchers[parse_special] = m
         return m
@@ -147,6 +259,9 @@ class SpecialPartitioner:
         while k < n:
             p = positions[k]
             fi = bisect.bisect_right(starts, p) - 1
+            if fi < 0:  # before the first fragment: stripped whitespace
+                k += 1
+                continue
             s, e, kind = frags[fi]
             if kind != RAW or p + length > e:
                 k += 1
@@ -175,6 +290,50 @@ class SpecialPartitioner:
             copied = fi + 1
         out.extend(frags[copied:])
         return out
+
+
+def _run_families(texts: dict[bytes, int]) -> dict[int, tuple[tuple[int, int], ...]]:
+    pure: dict[int, list[tuple[int, int]]] = {}
+    mixed: set[int] = set()
+    for t, tid in texts.items():
+        if t.count(t[:1]) == len(t):
+            pure.setdefault(t[0], []).append((len(t), tid))
+        else:
+            mixed.add(t[0])
+    return {c: tuple(sorted(v, reverse=True)) for c, v in pure.items() if c not in mixed}
+
+
+_RUN_RES: dict[int, re.Pattern[bytes]] = {}
+
+
+def _run_end(text: bytes, start: int, c: int) -> int:
+    rx = _RUN_RES.get(c)
+    if rx is None:
+        rx = _RUN_RES[c] = re.compile(re.escape(bytes([c])) + b"+")
+    m = rx.match(text, start)
+    assert m is not None
+    return m.end()
+
+
+def _resolve_run(out: list[Fragment], start: int, end: int, family: tuple[tuple[int, int], ...]) -> None:
+    """llama.cpp's loop on a run of one byte whose only candidates are runs of it: longer runs are
+    tried first and each claims its leftmost copies, which is the same as taking, from the left,
+    the longest candidate that still fits."""
+    pos = start
+    for n, tid in family:
+        while end - pos >= n:
+            out.append((pos, pos + n, tid))
+            pos += n
+    if pos < end:
+        _append_raw(out, pos, end)
+
+
+def _append_raw(out: list[Fragment], start: int, end: int) -> None:
+    """Add raw bytes, joining them to a raw fragment right before (no split happened there)."""
+    if out and out[-1][2] == RAW and out[-1][1] == start:
+        out[-1] = (out[-1][0], end, RAW)
+    else:
+        out.append((start, end, RAW))
 
 
 def _compile_trie(words: list[bytes]) -> re.Pattern[bytes]:
