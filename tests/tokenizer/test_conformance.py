@@ -11,7 +11,6 @@ import pytest
 from support import VocabFile, conformance_rows, llama_test_cases, vocab_files
 
 from tui_tok.errors import TuiTokError
-from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.tokenizer import Tokenizer
 
 CONFORMANCE_MATCH_RATES: dict[str, tuple[int, int, str]] = {}
@@ -46,9 +45,9 @@ def _row_problems(tok: Tokenizer, row: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("vf", _VOCABS, ids=[v.name for v in _VOCABS])
-def test_matches_llama_cpp(vf: VocabFile) -> None:
+def test_matches_llama_cpp(load_cached, vf: VocabFile) -> None:  # type: ignore[no-untyped-def]
     try:
-        tok = load_tokenizer(vf.path)
+        tok = load_cached(vf.path)
     except TuiTokError as exc:
         MATCH_RATES[vf.name] = (0, len(conformance_rows(vf.name)), f"cannot load: {exc}")
         pytest.fail(f"{vf.name}: cannot build a tokenizer ({type(exc).__name__}: {exc})")
