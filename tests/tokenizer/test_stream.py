@@ -74,4 +74,6 @@ def test_stream_of_byte_tokens_equals_decode(data: list[int]) -> None:
     ids = [PHI3.vocab.token_to_id[f"<0x{b:02X}>"] for b in data]
     d = PHI3.stream_decoder()
     streamed = "".join(d.push(i) for i in ids) + d.flush()
-    assert streamed == PHI3.decode(ids) == bytes(data).decode("utf-8", "replace")
+    raw = bytes(data)
+    expected = raw[1:] if raw[:1] == b" " else raw  # add_space_prefix: the first piece loses a space
+    assert streamed == PHI3.decode(ids) == expected.decode("utf-8", "replace")
