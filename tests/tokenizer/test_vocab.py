@@ -143,3 +143,16 @@ def test_phi3_file_closing_s_attrs() -> None:
     v = vocab_from_metadata(read_gguf(ASSETS / "ggml-vocab-phi-3.gguf").metadata)
     assert v.attrs[v.token_to_id["</s>"]] == A.USER_DEFINED | A.CONTROL | A.RSTRIP
     assert not v.attrs[v.token_to_id["<s>"]] & A.RSTRIP
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["tui_tok.tokenizer.vocab", "tui_tok.tokenizer.special", "tui_tok.tokenizer.spm", "tui_tok.tokenizer.stdsort",
+     "tui_tok.tokenizer.tokenizer", "tui_tok.tokenizer.stream", "tui_tok.cli.encode", "tui_tok.cli.decode"],
+)  # fmt: skip
+def test_docstring_examples(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0

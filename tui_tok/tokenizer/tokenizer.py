@@ -22,8 +22,8 @@ Encoders are imported lazily from a registry so opening a file costs only the vo
 ...     "tokenizer.ggml.token_type": [2, 3, 3, 1, 1, 1, 1, 1]})
 >>> tok.encode("hi")
 [1, 7]
->>> tok.decode([1, 7])
-'hi'
+>>> tok.decode([7]), tok.decode([1, 7])  # llama.cpp strips the leading space of the first piece only
+('hi', ' hi')
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from tui_tok.errors import UnsupportedTokenizerError, VocabError
-from tui_tok.tokenizer.stdsort import libstdcxx_sort
 from tui_tok.tokenizer.types import TokenAttr, VocabType
+from tui_tok.tokenizer.vocab_overrides import apply_name_overrides, apply_text_overrides, special_cache
 
 
 @dataclass(slots=True, eq=False)
@@ -161,41 +161,6 @@ _ID_KEYS: tuple[tuple[str, str], ...] = (
     ("middle_token_id", "fim_mid_id"),
 )
 
-# texts llama.cpp auto-detects when the id key is absent (V:2690-2842); first match gets |CONTROL
-_AUTO_IDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("eot_id", ("<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>",
-                "<EOT>", "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>")),
-    ("eom_id", ("<|eom_id|>",)),
-    ("fim_pre_id", ("<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<｜fim▁begin｜>", "<PRE>", "▁<PRE>",
-                    "<|code_prefix|>", "<|prefix|>")),
-    ("fim_suf_id", ("<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<｜fim▁hole｜>", "<SUF>", "▁<SUF>",
-                    "<|code_suffix|>", "<|suffix|>")),
-    ("fim_mid_id", ("<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<｜fim▁end｜>", "<MID>", "▁<MID>",
-                    "<|code_middle|>", "<|middle|>")),
-    ("fim_pad_id", ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]")),
-    ("fim_rep_id", ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>")),
-    ("fim_sep_id", ("<|file_sep|>",)),
-)
-
-_EOG_TEXTS: tuple[str, ...] = (
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
-    "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
-    "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
-    "<｜end▁of▁sentence｜>", "[e~[",
-)  # fmt: skip
-
-_GPT_OSS_USER_DEFINED = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|>")
-
-_CONTROL = int(TokenAttr.CONTROL)
-_UNUSED = int(TokenAttr.UNUSED)
-_USER_DEFINED = int(TokenAttr.USER_DEFINED)
-_UNKNOWN = int(TokenAttr.UNKNOWN)
-_NORMAL = int(TokenAttr.NORMAL)
-_LSTRIP = int(TokenAttr.LSTRIP)
-_RSTRIP = int(TokenAttr.RSTRIP)
-_SPECIAL_MASK = _CONTROL | _USER_DEFINED | _UNKNOWN
-
-
 def supported_models() -> tuple[str, ...]:
     """Every ``tokenizer.ggml.model`` value llama.cpp (and so tui-tok) accepts."""
     return tuple(_MODEL_TYPES)
@@ -234,7 +199,7 @@ def vocab_from_metadata(meta: Mapping[str, Any]) -> Vocab:
     attrs = _TYPE_TO_ATTR[lut_index]
     attrs[(types < 0) | (types >= len(_TYPE_TO_ATTR))] = 0
     if "tokenizer.ggml.token_type" not in meta:
-        attrs[:] = _NORMAL
+        attrs[:] = int(TokenAttr.NORMAL)
 
     token_to_id = dict(zip(tokens, range(n)))
     if len(token_to_id) != n:
@@ -251,11 +216,11 @@ def vocab_from_metadata(meta: Mapping[str, Any]) -> Vocab:
     flags.pop("lowercase", None)
     strip_accents = bool(meta.get("tokenizer.ggml.normalizer.strip_accents", lowercase))
 
-    eog = _apply_text_overrides(tokens, token_to_id, attrs, ids)
-    special = _special_cache(tokens, attrs)
+    eog = apply_text_overrides(tokens, token_to_id, attrs, ids)
+    special = special_cache(tokens, attrs)
     name = _str(meta, "general.name", "") or ""
     arch = _str(meta, "general.architecture", "") or ""
-    _apply_name_overrides(raw_pre, arch, name, token_to_id, attrs, special)
+    apply_name_overrides(raw_pre, arch, name, token_to_id, attrs, special)
 
     if vtype is VocabType.NONE:
         special = []
@@ -440,86 +405,3 @@ def _add_bos_eos_sep(meta: Mapping[str, Any], flags: dict[str, bool], pre_type: 
             flags[key] = bool(value)
     if pre_type == "GEMMA4":
         flags["add_bos"] = True
-
-
-def _apply_text_overrides(tokens: list[str], token_to_id: dict[str, int], attrs: np.ndarray,
-                          ids: dict[str, int]) -> set[int]:  # fmt: skip
-    """§2 (a)-(g): auto-detected ids, unused, EOG, gpt-oss, </s>; returns the EOG set.
-
-    (a) iterates llama.cpp's ``unordered_map`` (hash order, not reproducible); among several
-    matching texts we take the lowest id.
-    """
-    for attr, texts in _AUTO_IDS:
-        if ids[attr] != _NULL:
-            continue
-        found = [token_to_id[t] for t in texts if t in token_to_id]
-        if found:
-            tid = min(found)
-            ids[attr] = tid
-            attrs[tid] |= _CONTROL
-    # (b) CONTROL tokens whose text contains "unused"
-    for tid in np.flatnonzero((attrs & _CONTROL) != 0).tolist():
-        if "unused" in tokens[tid].split("\0", 1)[0]:
-            attrs[tid] |= _UNUSED
-    # (c) EOG
-    eog: set[int] = {ids[k] for k in ("fim_pad_id", "fim_rep_id", "fim_sep_id") if ids[k] != _NULL}
-    for text in _EOG_TEXTS:
-        tid = token_to_id.get(text)
-        if tid is not None:
-            eog.add(tid)
-            attrs[tid] |= _CONTROL
-    # (d) gpt-oss: always rendered
-    for text in _GPT_OSS_USER_DEFINED:
-        tid = token_to_id.get(text)
-        if tid is not None:
-            attrs[tid] = _USER_DEFINED
-    # (e)
-    for k in ("eos_id", "eot_id", "eom_id"):
-        if ids[k] != _NULL:
-            eog.add(ids[k])
-    n = len(tokens)
-    eog_texts = {tokens[t]: t for t in sorted(eog) if 0 <= t < n}
-    # (f) o200k_harmony / solar-open: <|end|> is not EOG
-    has_end = "<|end|>" in eog_texts
-    has_return = "<|return|>" in eog_texts
-    has_call = "<|call|>" in eog_texts or "<|calls|>" in eog_texts
-    has_flush = "<|flush|>" in eog_texts
-    if has_end and ((has_return and has_call) or (has_call and has_flush)):
-        end_id = eog_texts.pop("<|end|>")
-        eog.discard(end_id)
-        attrs[end_id] = _USER_DEFINED
-    # (g) gemma4 / plamo: </s> is a normal token
-    if "</s>" in eog_texts and ("<|tool_response>" in eog_texts or "<|plamo:eos|>" in eog_texts):
-        s_id = eog_texts["</s>"]
-        eog.discard(s_id)
-        attrs[s_id] = _NORMAL
-    return eog
-
-
-def _special_cache(tokens: list[str], attrs: np.ndarray) -> list[int]:
-    """Partition candidates, longest first, ties as libstdc++ ``std::sort`` leaves them (V:3035-3047)."""
-    cand = np.flatnonzero((attrs & _SPECIAL_MASK) != 0).tolist()
-    lengths = {tid: len(tokens[tid].encode("utf-8", "surrogateescape")) for tid in cand}
-    return libstdcxx_sort(cand, key=lengths.__getitem__, greater=True)
-
-
-def _apply_name_overrides(raw_pre: str, arch: str, name: str, token_to_id: dict[str, int],
-                          attrs: np.ndarray, special: list[int]) -> None:  # fmt: skip
-    """§2(i): LSTRIP/RSTRIP by tokenizer/architecture/model name (V:3108-3135)."""
-    lname = name.encode("utf-8", "surrogateescape").lower().decode("utf-8", "surrogateescape")
-    if any(s in raw_pre for s in ("jina-v2-de", "jina-v2-es", "jina-v2-code")) or any(
-        s in arch for s in ("nomic-bert-moe", "jina-bert-v3")
-    ):
-        if "<mask>" in token_to_id:
-            attrs[token_to_id["<mask>"]] |= _LSTRIP
-    elif "phi-3" in lname or "phi3" in lname:
-        for tid in special:
-            attrs[tid] |= _RSTRIP
-        for text, on in (("</s>", True), ("<unk>", False), ("<s>", False), ("<|endoftext|>", False)):
-            tid = token_to_id.get(text)
-            if tid is None:
-                raise VocabError(f"phi-3 model {name!r} has no {text!r} token (llama.cpp fails to load it)")
-            attrs[tid] = (attrs[tid] | _RSTRIP) if on else (attrs[tid] & ~_RSTRIP)
-    elif "modern-bert" in lname:
-        if "[MASK]" in token_to_id:
-            attrs[token_to_id["[MASK]"]] |= _LSTRIP
