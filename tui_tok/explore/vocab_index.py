@@ -18,7 +18,7 @@ Does not tokenize anything and does not know llama.cpp's attribute overrides (se
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,12 +209,30 @@ def _compile(query: str, index: VocabIndex) -> tuple[str, Any, str]:
     return "substring", re.compile(f"{re.escape(text)}[^\\n]*"), index.folded_lower
 
 
-def search(index: VocabIndex, query: str, *, token_type: int | None = None) -> SearchResult:
+class SearchCancelled(Exception):
+    """``search`` stopped because its ``cancelled`` callback said so."""
+
+
+def _starts(matches: Any, cancelled: Callable[[], bool] | None) -> list[int]:
+    if cancelled is None:
+        return [m.start() for m in matches]
+    out: list[int] = []
+    for n, m in enumerate(matches):
+        out.append(m.start())
+        if n % 4096 == 4095 and cancelled():  # a stale query matching most pieces: stop early
+            raise SearchCancelled(n)
+    return out
+
+
+def search(
+    index: VocabIndex, query: str, *, token_type: int | None = None, cancelled: Callable[[], bool] | None = None
+) -> SearchResult:
     """Find tokens: ``#123`` by id, ``/regex/`` (``/regex/i`` ignores case), else a substring.
 
     Substrings ignore case unless they contain a capital; a space in a substring matches a
     space or any tokenizer's space marker (``·``, ``Ġ``, ``▁``). ``token_type`` keeps only
-    that stored type.
+    that stored type. ``cancelled`` is polled while collecting many matches; when it returns
+    true the search raises ``SearchCancelled``.
     """
     q = query.strip("\n")
     kind = "all"
@@ -234,7 +252,7 @@ def search(index: VocabIndex, query: str, *, token_type: int | None = None) -> S
                 matches = pattern.finditer(haystack, timeout=SEARCH_TIMEOUT_S)
             else:
                 matches = pattern.finditer(haystack)
-            starts = [m.start() for m in matches]
+            starts = _starts(matches, cancelled)
         except regex.error as exc:
             return SearchResult(q, "regex", np.zeros(0, dtype=np.int64), f"bad regex: {exc}")
         except TimeoutError:

@@ -108,7 +108,14 @@ class TokenizeScreen(ViewScreen):
         self.query_one("#tok-view", TokenView).border_title = "Tokens"
         self.query_one("#tok-input", TextArea).border_title = "Text"
         self.watch(self.app, "tokenizer", self._tokenizer_changed)
+        self.watch(self.app, "vocab_index", self._index_changed, init=False)
         self.query_one("#tok-input", TextArea).focus()
+
+    def _index_changed(self, _value: object = None) -> None:
+        # the details gain type, score and merge rank once the index is built
+        cursor = self.query_one("#tok-view", TokenView).cursor
+        if cursor >= 0:
+            self._describe(cursor)
 
     def _tokenizer_changed(self, _value: object = None) -> None:
         self.retokenize()
@@ -158,8 +165,10 @@ class TokenizeScreen(ViewScreen):
         if self._debounce is not None:
             self._debounce.stop()
             self._debounce = None
-        if len(text_area.text) > DEBOUNCE_CHARS:
-            self._debounce = self.set_timer(DEBOUNCE_S, self.retokenize)
+        size = len(text_area.text)
+        if size > DEBOUNCE_CHARS:
+            # a long text: wait for a pause in typing, longer the more there is to tokenize
+            self._debounce = self.set_timer(DEBOUNCE_S * (1 + size // 200_000), self.retokenize)
         else:
             self.retokenize()
 
@@ -223,11 +232,13 @@ class TokenizeScreen(ViewScreen):
         self.tui.ids = tuple(layout.ids.tolist())
         self._shown_generation = message.generation
         self.last_result_at = time.perf_counter()
-        if view.cursor >= 0:
+        if view.has_focus and view.cursor >= 0:
             self._describe(view.cursor)
-        else:
+        else:  # follow the editor's cursor
             text_area = self.query_one("#tok-input", TextArea)
             view.select_char(text_area.document.get_index_from_location(text_area.selection.end))
+            if view.cursor >= 0:
+                self._describe(view.cursor)
 
     # --- selection ----------------------------------------------------------------------------
 

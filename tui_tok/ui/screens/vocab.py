@@ -20,7 +20,7 @@ from textual.widgets import Footer, Input, Select, Static
 from textual.worker import get_current_worker
 
 from tui_tok.explore.token_info import token_rows
-from tui_tok.explore.vocab_index import SearchResult, VocabIndex, search, token_facts
+from tui_tok.explore.vocab_index import SearchCancelled, SearchResult, VocabIndex, search, token_facts
 from tui_tok.tokenizer.types import TokenType
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.info_bar import InfoBar
@@ -110,8 +110,12 @@ class VocabScreen(ViewScreen):
     @work(thread=True, exclusive=True, group="vocab-search", description="searching the vocabulary")
     def _search(self, generation: int, index: VocabIndex, query: str, token_type: int | None) -> None:
         start = time.perf_counter()
-        result = search(index, query, token_type=token_type)
-        if not get_current_worker().is_cancelled:
+        worker = get_current_worker()
+        try:
+            result = search(index, query, token_type=token_type, cancelled=lambda: worker.is_cancelled)
+        except SearchCancelled:
+            return
+        if not worker.is_cancelled:
             self.post_message(self.Searched(generation, result, time.perf_counter() - start))
 
     def on_vocab_screen_searched(self, message: Searched) -> None:

@@ -28,7 +28,8 @@ class TokenStyles:
         self.base = widget.rich_style
         self.colours = [widget.get_component_rich_style(f"tok--c{i}") for i in range(N_COLOURS)]
         self.kinds = [Style()] + [widget.get_component_rich_style(f"tok--{k}") for k in KIND_NAMES[1:]]
-        self.cursor = widget.get_component_rich_style("tok--cursor")
+        # partial: only what the rule sets (reverse, bold), so the token keeps its colours
+        self.cursor = widget.get_component_rich_style("tok--cursor", partial=True)
         self.none = widget.get_component_rich_style("tok--none")
 
     def of(self, index: int, kind: int, *, cursor: bool) -> Style:

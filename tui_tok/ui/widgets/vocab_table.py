@@ -87,7 +87,8 @@ class VocabTable(ScrollView, can_focus=True):
 
     @property
     def piece_width(self) -> int:
-        return max(8, self.scrollable_content_region.width - (ID_W + TYPE_W + VALUE_W + BYTES_W + 8))
+        # from the outer width, so the column does not move when the scrollbar comes and goes
+        return max(8, self.size.width - 2 - (ID_W + TYPE_W + VALUE_W + BYTES_W + 8))
 
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.ids))
@@ -127,7 +128,7 @@ class VocabTable(ScrollView, can_focus=True):
             base = self.rich_style
             self._style_cache = {"base": base}
             for name in ("special", "byte", "dim", "cursor"):
-                extra = self.get_component_rich_style(f"vocab-table--{name}")
+                extra = self.get_component_rich_style(f"vocab-table--{name}", partial=name == "cursor")
                 self._style_cache[name] = extra if name == "cursor" else base + extra
         return self._style_cache
 
