@@ -153,21 +153,22 @@ class BpeEncoder:
             return self._merge_checked(symbols)
         if len(symbols) > _HEAP_FROM:
             return _merge_heap(symbols, lambda a, b: get(a + " " + b, _NO_RANK))
-        pair_ranks = list(map(get, [a + " " + b for a, b in zip(symbols, symbols[1:])], repeat(_NO_RANK)))
+        no = _NO_RANK
+        # ranks[j] = rank of (symbols[j], symbols[j + 1]); the last entry is a "no pair" sentinel
+        ranks = list(map(get, [a + " " + b for a, b in zip(symbols, symbols[1:])], repeat(no)))
+        ranks.append(no)
         while True:
-            best = min(pair_ranks)
-            if best == _NO_RANK:
+            best = min(ranks)
+            if best == no:
                 return symbols
-            i = pair_ranks.index(best)  # first = leftmost of equal ranks
+            i = ranks.index(best)  # first = leftmost of equal ranks
             merged = symbols[i] + symbols[i + 1]
-            symbols[i : i + 2] = [merged]
-            del pair_ranks[i]
-            if not pair_ranks:
-                return symbols
-            if i > 0:
-                pair_ranks[i - 1] = get(symbols[i - 1] + " " + merged, _NO_RANK)
-            if i < len(pair_ranks):
-                pair_ranks[i] = get(merged + " " + symbols[i + 1], _NO_RANK)
+            symbols[i] = merged
+            del symbols[i + 1]
+            del ranks[i + 1]
+            if i:
+                ranks[i - 1] = get(symbols[i - 1] + " " + merged, no)
+            ranks[i] = get(merged + " " + symbols[i + 1], no) if i + 1 < len(symbols) else no
 
     def _merge_checked(self, symbols: list[str]) -> list[str]:
         """Merge for raw symbols that may hold ' ': llama.cpp splits a merge string at its first
