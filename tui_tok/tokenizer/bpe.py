@@ -121,7 +121,7 @@ class BpeEncoder:
                 cache.update(local)
         ids = list(chain.from_iterable(map(itemgetter(0), results)))
         ends = list(accumulate(chain.from_iterable(map(itemgetter(1), results))))
-        pieces = list(zip(ids, [0, *ends[:-1]], ends))
+        pieces = list(zip(ids, chain((0,), ends), ends))
         if -1 in ids:
             pieces = [p for p in pieces if p[0] >= 0]
         return pieces
