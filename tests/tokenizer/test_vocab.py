@@ -156,3 +156,20 @@ def test_docstring_examples(module: str) -> None:
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_test_family_hashes_five_byte_chunks_and_none_has_no_tokenizer() -> None:
+    from tui_tok.tokenizer.tokenizer import Tokenizer
+
+    tok = Tokenizer.from_metadata({"tokenizer.ggml.model": "test", "tokenizer.ggml.tokens": [f"t{i}" for i in range(97)],
+                                   "tokenizer.ggml.token_type": [4] + [1] * 96})  # fmt: skip
+    def h(chunk: bytes) -> int:
+        v = 0
+        for b in chunk:
+            v = (v * 31 + b) % 2**64
+        return v % 97
+
+    assert tok.encode("hello world") == [h(b"hello"), h(b" worl"), h(b"d")]  # no BOS/EOS for TEST
+    assert tok.encode("ab t0 cd") == [h(b"ab "), 0, h(b" cd")]  # USER_DEFINED t0 is split first
+    with pytest.raises(VocabError, match="no vocabulary"):
+        Tokenizer.from_metadata({"tokenizer.ggml.model": "no_vocab"})
