@@ -100,3 +100,12 @@ def test_pieces_round_trip_on_lossless_vocabs(load_cached, vf: VocabFile, text: 
     assert pieces == prefix + data
     expected = clean_spaces(data) if v.clean_spaces else data
     assert tok.detokenize(ids, unparse_special=True) == expected
+
+
+@settings(max_examples=50, deadline=None)
+@given(text=st.text(st.characters(min_codepoint=0xD700, max_codepoint=0xE100, blacklist_categories=()), max_size=8))
+def test_lone_surrogates_are_encoded_not_rejected(load_cached, text: str) -> None:
+    vf = VOCABS[0] if not any(v.name == "qwen3-vocab" for v in VOCABS) else next(v for v in VOCABS if v.name == "qwen3-vocab")
+    tok = load_cached(vf.path)
+    tokens = tok.tokenize(text, add_special=False)
+    assert all(0 <= t.start <= t.end for t in tokens)

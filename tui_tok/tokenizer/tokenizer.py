@@ -214,9 +214,17 @@ def _kind(attr: int) -> TokenKind:
 
 
 def _as_bytes(text: str | bytes) -> bytes:
-    if isinstance(text, str):
-        return text.encode("utf-8", "surrogateescape")
-    return bytes(text)
+    """UTF-8 of ``text``; lone surrogates U+DC80-DCFF stand for raw bytes (``surrogateescape``),
+    other lone surrogates become their 3-byte encodings (which llama.cpp decodes leniently)."""
+    if not isinstance(text, str):
+        return bytes(text)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return b"".join(
+            c.encode("utf-8", "surrogateescape") if not 0xD800 <= ord(c) < 0xDC80 else c.encode("utf-8", "surrogatepass")
+            for c in text
+        )
 
 
 def _need(token_id: int, what: str, vocab: Vocab) -> int:
