@@ -222,7 +222,7 @@ def _as_bytes(text: str | bytes) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return b"".join(
-            c.encode("utf-8", "surrogateescape") if not 0xD800 <= ord(c) < 0xDC80 else c.encode("utf-8", "surrogatepass")
+            c.encode("utf-8", "surrogateescape" if 0xDC80 <= ord(c) <= 0xDCFF else "surrogatepass")
             for c in text
         )
 
