@@ -17,6 +17,9 @@ Choices (documented because llama.cpp has no streaming detokenizer of its own):
 - The ``clean_spaces`` passes of ``detokenize`` are not applied; on vocabs that use them the
   stream can differ from ``decode`` around " ?", " ' " and " 's".
 
+So the concatenated output equals ``decode(ids, unparse_special=special)`` whenever the vocab has
+``clean_spaces`` off (SPM, UGM, RWKV, many BPE pre-tokenizers) or the text has none of those spots.
+
 >>> from tui_tok.tokenizer.tokenizer import Tokenizer
 >>> tok = Tokenizer.from_metadata({"tokenizer.ggml.model": "llama",
 ...     "tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "<0xE2>", "<0x82>", "<0xAC>"],
