@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import ASSETS
+from support import ASSETS, vocab_files
 
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.byte_level import BYTE_TO_CHAR
@@ -77,3 +78,22 @@ def test_stream_of_byte_tokens_equals_decode(data: list[int]) -> None:
     raw = bytes(data)
     expected = raw[1:] if raw[:1] == b" " else raw  # add_space_prefix: the first piece loses a space
     assert streamed == PHI3.decode(ids) == expected.decode("utf-8", "replace")
+
+
+_VOCABS = list(vocab_files())
+
+
+@pytest.mark.parametrize("vf", _VOCABS, ids=[v.name for v in _VOCABS])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(max_size=30), add=st.booleans())
+def test_stream_equals_decode_when_clean_spaces_is_off(load_cached, vf, text: str, add: bool) -> None:
+    tok = load_cached(vf.path)
+    ids = tok.encode(text, add_special=add, parse_special=True)
+    d = tok.stream_decoder()
+    streamed = "".join(d.push(i) for i in ids) + d.flush()
+    expected = tok.detokenize(ids, unparse_special=True)
+    if tok.vocab.clean_spaces:
+        expected = b"".join(tok.token_to_piece(i) for i in ids)
+        if tok.vocab.add_space_prefix and expected[:1] == b" ":
+            expected = expected[1:]
+    assert streamed == expected.decode("utf-8", "replace")
