@@ -59,6 +59,7 @@ class BpeEncoder:
         self._byte_encode = self.spec.byte_encode
         self._gemma4 = self.spec.pre_type == "GEMMA4"
         self._ranks: dict[str, int] | None = None
+        self._cut: re.Pattern[str] | None | bool = False  # False = not computed yet
         self._cache: dict[str, WordResult] = {}
 
     # ----------------------------------------------------------------- public
@@ -109,6 +110,8 @@ class BpeEncoder:
         Written for speed: one C-level pass for cache hits, Python only for misses.
         """
         words = split_words(text, self.spec.regexes)
+        if not self._byte_encode and (cut := self._subword_cut()) is not None:
+            words = [part for word in words for part in cut.split(word)]
         cache = self._cache
         results = list(map(cache.get, words))
         if None in results:  # BPE each distinct missing word once, then look all up again
@@ -125,6 +128,29 @@ class BpeEncoder:
         if -1 in ids:
             pieces = [p for p in pieces if p[0] >= 0]
         return pieces
+
+    def _subword_cut(self) -> re.Pattern[str] | None:
+        """Where raw (SentencePiece-style) words can be cut before BPE without changing it.
+
+        gemma4's words are whole lines, so the word cache rarely hits and merges run on long
+        words. But a symbol only ever spans "c▁" if some merge's text contains "c▁" (every
+        multi-character symbol is a merge's concatenation), so cutting a word before each ▁
+        that follows a character c with no such merge keeps every merge inside one part: BPE of
+        the parts, concatenated, is BPE of the word. None when not applicable (ignore_merges,
+        no merges, or merge strings not all of the plain "left right" form).
+        """
+        if self._cut is False:
+            self._cut = None
+            merges = self.vocab.merges
+            if not self.vocab.ignore_merges and merges:
+                joined = "\x00".join(merges)
+                if joined.count(" ") == len(merges) and not joined.startswith(" ") and "\x00 " not in joined:
+                    cps = np.frombuffer(joined.replace(" ", "").encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+                    before = np.unique(cps[:-1][cps[1:] == 0x2581])  # every character seen before a ▁
+                    glued = set(map(chr, before.tolist())) | {"\x00"}
+                    body = "".join(map(re.escape, sorted(glued)))
+                    self._cut = re.compile(f"(?<=[^{body}])(?=\u2581)", re.S)
+        return self._cut  # type: ignore[return-value]
 
     # -------------------------------------------------------------- one word
 
