@@ -307,3 +307,33 @@ def test_escape_at_code_points_equals_llama_byte_replace(data: bytes) -> None:
     U+0020 by U+2581 (so spans can be mapped). Same code points, whatever the broken bytes."""
     escaped_bytes = data.replace(b" ", "\u2581".encode())
     assert offsets.decode(data, escape=True)[0] == offsets.decode(escaped_bytes, escape=False)[0]
+
+
+def test_subword_cut_respects_merges_across_the_cut() -> None:
+    # "x ▁y" merges across the ▁ boundary, so no cut after "x"; "a▁b" may be cut before ▁
+    tokens = ["x", "▁", "y", "▁y", "x▁y", "a", "b", "▁b"]
+    vocab = _toy(tokens, ["▁ y", "x ▁y", "▁ b"], model="gemma4", pre="gemma4", escape_whitespaces=True)
+    enc = BpeEncoder(vocab)
+    cut = enc._subword_cut()  # noqa: SLF001
+    assert cut is not None and cut.split("x▁ya▁b") == ["x▁ya", "▁b"]
+    assert _ids(enc, "x ya b") == [4, 5, 7]
+
+
+@cache
+def _uncut(path: str) -> BpeEncoder:
+    enc = BpeEncoder(_encoder(path).vocab)
+    enc._cut = None  # noqa: SLF001 - the optimisation disabled
+    enc._ranks = _encoder(path).merge_ranks()  # noqa: SLF001 - share the 515k-entry table
+    return enc
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=text_strategy)
+def test_subword_cut_changes_nothing(text: str) -> None:
+    """gemma-4: encoding with the ▁ cut equals encoding whole lines."""
+    found = [v for v in BPE_FILES if v.name == "gemma-4"]
+    if not found:
+        pytest.skip("gemma-4 vocab not available")
+    plain = _uncut(str(found[0].path))
+    data = text.encode("utf-8", "surrogatepass")
+    assert _encoder(str(found[0].path)).encode_fragment(data, after_special=True) == plain.encode_fragment(data, after_special=True)
