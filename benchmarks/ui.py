@@ -86,6 +86,7 @@ async def _search_ui(path: Path, queries: list[str]) -> list[tuple[str, float, i
     from tui_tok import read_gguf
     from tui_tok.ui.app import TuiTokApp
     from tui_tok.ui.screens.vocab import VocabScreen
+    from tui_tok.ui.widgets.vocab_table import VocabTable
 
     app = TuiTokApp(read_gguf(path), load_tokenizer=False)
     out = []
@@ -99,13 +100,16 @@ async def _search_ui(path: Path, queries: list[str]) -> list[tuple[str, float, i
         screen = app.screen
         assert isinstance(screen, VocabScreen)
         box = screen.query_one("#vocab-search", Input)
+        table = screen.query_one(VocabTable)
         for q in queries:
             start = time.perf_counter()
             box.value = q
             while screen.last_result is None or screen.last_result.query != q:
                 await asyncio.sleep(0.0005)
+            while table.painted_at < screen.last_result_at:
+                await asyncio.sleep(0.0005)
+            out.append((q, table.painted_at - start, len(screen.last_result.ids)))
             await pilot.pause()
-            out.append((q, time.perf_counter() - start, len(screen.last_result.ids)))
     return out
 
 

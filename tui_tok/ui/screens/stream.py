@@ -81,11 +81,14 @@ class StreamScreen(ViewScreen):
         self.watch(self.app, "ids", self._ids_changed)
         self.watch(self.app, "tokenizer", self._ids_changed)
 
+    def on_screen_resume(self) -> None:
+        self._ids_changed()
+
     def _ids_changed(self, _value: object = None) -> None:
         ids = self.tui.ids
         tok = self.tui.tokenizer
-        if tok is None or (self.trace is not None and self.trace.ids == ids):
-            return
+        if tok is None or not self.is_current or (self.trace is not None and self.trace.ids == ids):
+            return  # replay only what is on screen: a hidden replay would compete with typing
         self._replay(ids)
 
     @work(thread=True, exclusive=True, group="replay", description="replaying the stream")

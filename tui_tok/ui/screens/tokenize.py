@@ -25,10 +25,11 @@ from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.display import display_bytes
-from tui_tok.explore.layout import KIND_NAMES, TokenLayout, layout_tokens
+from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_tokens
 from tui_tok.explore.stats import text_stats
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import token_facts
+from tui_tok.tokenizer.tokenizer import Tokenizer, token_kind
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
@@ -74,7 +75,8 @@ class TokenizeScreen(ViewScreen):
 
         generation: int
         layout: TokenLayout | None
-        labels: list[str]
+        pieces: dict[int, str] | None
+        """Display piece per id when pieces are shown instead of ids."""
         seconds: float
         error: str | None = None
 
@@ -83,6 +85,7 @@ class TokenizeScreen(ViewScreen):
         self._generation = 0
         self._shown_generation = -1
         self._debounce = None
+        self._kinds: tuple[Tokenizer, np.ndarray] | None = None
         self.last_result_at = 0.0
         """perf_counter() when the last result was drawn (benchmarks read it)."""
 
@@ -201,17 +204,21 @@ class TokenizeScreen(ViewScreen):
                 if worker.is_cancelled:
                     return
                 tokens = tok.tokenize(request.text, add_special=request.add_special, parse_special=request.parse_special)
-                layout = layout_tokens(request.text, tokens)
+                layout = layout_tokens(request.text, tokens, kinds_by_id=self._kinds_by_id(tok))
+                pieces = None
                 if request.show_pieces:
                     pieces = {i: display_bytes(tok.token_to_piece(i)) for i in np.unique(layout.ids).tolist()}
-                    labels = [pieces[i] for i in layout.ids.tolist()]
-                else:
-                    labels = [str(i) for i in layout.ids.tolist()]
         except TuiTokError as exc:
-            self.post_message(self.Tokenized(request.generation, None, [], 0.0, str(exc)))
+            self.post_message(self.Tokenized(request.generation, None, None, 0.0, str(exc)))
             return
         if not worker.is_cancelled:
-            self.post_message(self.Tokenized(request.generation, layout, labels, time.perf_counter() - start))
+            self.post_message(self.Tokenized(request.generation, layout, pieces, time.perf_counter() - start))
+
+    def _kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
+        # once per tokenizer: a kind code per id, so a layout never reads Token.kind
+        if self._kinds is None or self._kinds[0] is not tok:
+            self._kinds = (tok, kind_codes(tok.vocab.attrs, token_kind))
+        return self._kinds[1]
 
     def on_tokenize_screen_tokenized(self, message: Tokenized) -> None:
         if message.generation != self._generation:
@@ -225,7 +232,7 @@ class TokenizeScreen(ViewScreen):
         layout = message.layout
         view = self.query_one("#tok-view", TokenView)
         view.show(layout)
-        self.query_one("#tok-ids", IdStrip).show(message.labels, layout.kinds)
+        self.query_one("#tok-ids", IdStrip).show(layout.ids, layout.kinds, pieces=message.pieces)
         summary = text_stats(layout.text, n_tokens=layout.n_tokens, n_bytes=layout.n_bytes).summary()
         timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
         stats.show(summary + timing)

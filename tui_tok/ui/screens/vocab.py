@@ -53,6 +53,9 @@ class VocabScreen(ViewScreen):
         self._generation = 0
         self._pending_cursor: int | None = None
         self.last_result: SearchResult | None = None
+        self.last_result_at = 0.0
+        self._header = ""
+        """perf_counter() when the last result was handed to the table (benchmarks read it)."""
 
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
@@ -125,12 +128,14 @@ class VocabScreen(ViewScreen):
         assert index is not None
         result = message.result
         self.last_result = result
+        self.last_result_at = time.perf_counter()
         table = self.query_one("#vocab-table", VocabTable)
         table.show(index, result.ids, cursor_id=self._pending_cursor)
         self._pending_cursor = None
-        self.query_one("#vocab-header", Static).update(
-            Text(header_text(value_label=table.value_label, piece_width=table.piece_width))
-        )
+        header = header_text(value_label=table.value_label, piece_width=table.piece_width)
+        if header != self._header:  # Static.update costs a layout pass: only when it changes
+            self._header = header
+            self.query_one("#vocab-header", Static).update(Text(header))
         status = self.query_one("#vocab-status", Readout)
         if result.error:
             status.show(result.error)

@@ -6,7 +6,7 @@ computed once per width.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 
 import numpy as np
 from rich.segment import Segment as RichSegment
@@ -29,14 +29,17 @@ class IdStrip(CachedStyles, ScrollView):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.labels: Sequence[str] = ()
+        self.ids = np.zeros(0, dtype=np.int64)
         self.kinds = np.zeros(0, dtype=np.uint8)
+        self.pieces: Mapping[int, str] | None = None
         self._row_starts: np.ndarray | None = None
         self._width = -1
 
-    def show(self, labels: Sequence[str], kinds: np.ndarray) -> None:
-        self.labels = labels
+    def show(self, ids: np.ndarray, kinds: np.ndarray, *, pieces: Mapping[int, str] | None = None) -> None:
+        """Label each token with its id, or with ``pieces[id]`` when given."""
+        self.ids = ids
         self.kinds = kinds
+        self.pieces = pieces
         self._row_starts = None
         self._update_size()
         self.refresh()
@@ -46,9 +49,20 @@ class IdStrip(CachedStyles, ScrollView):
         width = max(1, self.scrollable_content_region.width)
         if self._row_starts is None or self._width != width:
             self._width = width
-            widths = np.fromiter((len(s) + 1 for s in self.labels), dtype=np.int64, count=len(self.labels))
-            self._row_starts = flow_rows(widths, width=width)
+            self._row_starts = flow_rows(self._label_widths(), width=width)
         return self._row_starts
+
+    def label(self, i: int) -> str:
+        token_id = int(self.ids[i])
+        return self.pieces[token_id] if self.pieces is not None else str(token_id)
+
+    def _label_widths(self) -> np.ndarray:
+        """Cells per label plus its separating space, without building the labels."""
+        if self.pieces is None:
+            return np.floor(np.log10(np.maximum(self.ids, 1))).astype(np.int64) + 2
+        unique, inverse = np.unique(self.ids, return_inverse=True)
+        lengths = np.array([len(self.pieces[int(u)]) + 1 for u in unique], dtype=np.int64)
+        return lengths[inverse.reshape(-1)] if len(unique) else np.zeros(0, dtype=np.int64)
 
     def _update_size(self) -> None:
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.row_starts) - 1)
@@ -59,7 +73,7 @@ class IdStrip(CachedStyles, ScrollView):
 
     def watch_cursor(self) -> None:
         self.refresh()
-        if 0 <= self.cursor < len(self.labels):
+        if 0 <= self.cursor < len(self.ids):
             row = int(np.searchsorted(self.row_starts, self.cursor, side="right")) - 1
             top, height = self.scroll_offset.y, self.scrollable_content_region.height
             if row < top or row >= top + height:
@@ -74,6 +88,6 @@ class IdStrip(CachedStyles, ScrollView):
             return Strip.blank(width, styles.base)
         out: list[RichSegment] = []
         for i in range(int(starts[row]), int(starts[row + 1])):
-            out.append(RichSegment(self.labels[i], styles.of(i, int(self.kinds[i]), cursor=i == self.cursor)))
+            out.append(RichSegment(self.label(i), styles.of(i, int(self.kinds[i]), cursor=i == self.cursor)))
             out.append(RichSegment(" ", styles.base))
         return Strip(out).extend_cell_length(width, styles.base).crop(0, width)

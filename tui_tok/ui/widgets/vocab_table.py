@@ -6,6 +6,7 @@ to show and formats a row when it scrolls into view.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -155,7 +156,12 @@ class VocabTable(ScrollView, can_focus=True):
             f"{value:>{VALUE_W}}  {int(index.byte_lengths[token_id]):>{BYTES_W}}"
         )
 
+    painted_at = 0.0
+    """perf_counter() when the top row was last drawn (benchmarks wait for it)."""
+
     def render_line(self, y: int) -> Strip:
+        if y == 0:
+            self.painted_at = time.perf_counter()
         row = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
         styles = self._styles()
