@@ -1,16 +1,16 @@
-"""Prints the per-vocab conformance match rates that test_conformance.py collected."""
+"""Prints the per-vocab conformance match rates test_conformance.py records; shares loaded tokenizers."""
 
 from __future__ import annotations
 
-import sys
-
-
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
     rates: dict[str, tuple[int, int, str]] = {}
-    for module in list(sys.modules.values()):
-        found = getattr(module, "CONFORMANCE_MATCH_RATES", None)
-        if isinstance(found, dict):
-            rates.update(found)
+    # the reports carry the figures, also from pytest-xdist workers
+    for outcome in ("passed", "failed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            for key, value in getattr(report, "user_properties", ()):
+                if key == "conformance_match_rate":
+                    name, ok, total, note = value
+                    rates[name] = (ok, total, note)
     if not rates:
         return
     terminalreporter.section("llama.cpp conformance (rows fully matching)")

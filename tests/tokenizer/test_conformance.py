@@ -13,9 +13,8 @@ from support import VocabFile, conformance_rows, llama_test_cases, vocab_files
 from tui_tok.errors import TuiTokError
 from tui_tok.tokenizer.tokenizer import Tokenizer
 
-CONFORMANCE_MATCH_RATES: dict[str, tuple[int, int, str]] = {}
-"""vocab name -> (rows matching, rows total, note); printed by conftest.py."""
-MATCH_RATES = CONFORMANCE_MATCH_RATES
+MATCH_RATES: dict[str, tuple[int, int, str]] = {}
+"""vocab name -> (rows matching, rows total, note); also recorded as a property for conftest.py."""
 
 _VOCABS = [v for v in vocab_files() if v.conformance is not None or v.inp is not None]
 
@@ -45,11 +44,12 @@ def _row_problems(tok: Tokenizer, row: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("vf", _VOCABS, ids=[v.name for v in _VOCABS])
-def test_matches_llama_cpp(load_cached, vf: VocabFile) -> None:  # type: ignore[no-untyped-def]
+def test_matches_llama_cpp(load_cached, record_property, vf: VocabFile) -> None:  # type: ignore[no-untyped-def]
     try:
         tok = load_cached(vf.path)
     except TuiTokError as exc:
         MATCH_RATES[vf.name] = (0, len(conformance_rows(vf.name)), f"cannot load: {exc}")
+        record_property("conformance_match_rate", (vf.name, *MATCH_RATES[vf.name]))
         pytest.fail(f"{vf.name}: cannot build a tokenizer ({type(exc).__name__}: {exc})")
     problems: list[str] = []
     rows = conformance_rows(vf.name)
@@ -68,4 +68,5 @@ def test_matches_llama_cpp(load_cached, vf: VocabFile) -> None:  # type: ignore[
             problems.append(f".inp/.out {text!r}: ids {got} != {expected}")
     note = f"(.inp/.out {ok_cases}/{len(cases)})" if cases else ""
     MATCH_RATES[vf.name] = (ok, len(rows), note)
+    record_property("conformance_match_rate", (vf.name, ok, len(rows), note))
     assert not problems, f"{vf.name}: {len(problems)} mismatches, first ones:\n" + "\n".join(problems[:10])
