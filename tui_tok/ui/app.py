@@ -44,6 +44,7 @@ class TuiTokApp(App[int]):
         *(Binding(f"f{i}", f"switch_mode('{mode}')", title, priority=True) for i, (mode, title) in enumerate(VIEWS, 1)),
         *(Binding(str(i), f"switch_mode('{mode}')", title, show=False) for i, (mode, title) in enumerate(VIEWS, 1)),
         Binding("question_mark", "toggle_keys", "Keys"),
+        Binding("f9", "toggle_keys", "Keys", show=False, priority=True),  # '?' types into text boxes
         Binding("q", "quit", "Quit", show=False),
     ]
 
