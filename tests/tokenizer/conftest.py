@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
     rates: dict[str, tuple[int, int, str]] = {}
     # the reports carry the figures, also from pytest-xdist workers
@@ -18,9 +21,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # ty
         ok, total, note = rates[name]
         pct = 100.0 * ok / total if total else 100.0
         terminalreporter.write_line(f"{name:32s} {ok:4d}/{total:<4d} {pct:6.2f}%  {note}")
-
-
-import pytest  # noqa: E402
 
 
 @pytest.fixture(scope="session")
