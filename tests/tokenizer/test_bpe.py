@@ -337,3 +337,16 @@ def test_subword_cut_changes_nothing(text: str) -> None:
     plain = _uncut(str(found[0].path))
     data = text.encode("utf-8", "surrogatepass")
     assert _encoder(str(found[0].path)).encode_fragment(data, after_special=True) == plain.encode_fragment(data, after_special=True)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.binary(max_size=20) | text_strategy.map(lambda t: t.encode("utf-8", "surrogatepass")))
+def test_ids_fast_path_equals_pieces(data: bytes) -> None:
+    for enc in (_qwen(), BpeEncoder(_toy(["a", "b", "<0x80>"], [], model="gemma4", pre="gemma4", escape_whitespaces=True))):
+        try:
+            want = [t for t, _, _ in enc.encode_fragment(data, after_special=True)]
+        except TokenizeError:
+            with pytest.raises(TokenizeError):
+                enc.encode_fragment_ids(data)
+            continue
+        assert enc.encode_fragment_ids(data) == want

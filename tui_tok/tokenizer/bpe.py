@@ -75,6 +75,19 @@ class BpeEncoder:
             return self._encode_whitespace(text)
         return self._encode_raw(text)
 
+    def encode_fragment_ids(self, text: bytes) -> list[int]:
+        """Just the ids of ``encode_fragment`` (no spans, no offset map): the fast path for
+        ``Tokenizer.encode``, which throws the spans away."""
+        if not text:
+            return []
+        if self.vocab.model in ("hybriddna", "whitespace"):
+            return [tid for tid, _, _ in self.encode_fragment(text, after_special=True)]
+        decoded, _ = decode(text, escape=self.vocab.escape_whitespaces, offsets=False)
+        ids = list(chain.from_iterable(map(itemgetter(0), self._word_results(decoded))))
+        if -1 in ids:
+            ids = [tid for tid in ids if tid >= 0]
+        return ids
+
     def merge_ranks(self) -> dict[str, int]:
         """``"left right"`` -> rank; duplicates keep the lowest rank (llama.cpp's ``emplace``)."""
         if self._ranks is None:
@@ -105,10 +118,18 @@ class BpeEncoder:
         return [(tid, m[a], m[b]) for tid, a, b in pieces]
 
     def _encode_text(self, text: str) -> list[Piece]:
-        """Tokens of decoded text, spans in bytes of llama.cpp's re-encoding of ``text``.
+        """Tokens of decoded text, spans in bytes of llama.cpp's re-encoding of ``text``."""
+        results = self._word_results(text)
+        ids = list(chain.from_iterable(map(itemgetter(0), results)))
+        ends = list(accumulate(chain.from_iterable(map(itemgetter(1), results))))
+        pieces = list(zip(ids, chain((0,), ends), ends))
+        if -1 in ids:
+            pieces = [p for p in pieces if p[0] >= 0]
+        return pieces
 
-        Written for speed: one C-level pass for cache hits, Python only for misses.
-        """
+    def _word_results(self, text: str) -> list[WordResult]:
+        """BPE of every word of ``text``, in order. Written for speed: one C-level pass for
+        cache hits, Python only for distinct missing words."""
         words = split_words(text, self.spec.regexes)
         if not self._byte_encode and (cut := self._subword_cut()) is not None:
             words = [part for word in words for part in cut.split(word)]
@@ -122,12 +143,7 @@ class BpeEncoder:
                 cache.clear()
             if len(local) <= _CACHE_MAX:
                 cache.update(local)
-        ids = list(chain.from_iterable(map(itemgetter(0), results)))
-        ends = list(accumulate(chain.from_iterable(map(itemgetter(1), results))))
-        pieces = list(zip(ids, chain((0,), ends), ends))
-        if -1 in ids:
-            pieces = [p for p in pieces if p[0] >= 0]
-        return pieces
+        return results
 
     def _subword_cut(self) -> re.Pattern[str] | None:
         """Where raw (SentencePiece-style) words can be cut before BPE without changing it.

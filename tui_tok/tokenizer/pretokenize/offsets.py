@@ -22,12 +22,13 @@ def check_range(cps: list[int]) -> None:
         raise TokenizeError(f"invalid code point 0x{bad:X} in input (llama.cpp: 'invalid codepoint')")
 
 
-def decode(data: bytes, *, escape: bool) -> tuple[str, np.ndarray | None]:
+def decode(data: bytes, *, escape: bool, offsets: bool = True) -> tuple[str, np.ndarray | None]:
     """llama.cpp's code points of ``data`` (after the optional ' ' -> U+2581 escape) as a ``str``,
     and a map from byte offsets of their re-encoding to offsets in ``data`` (None when equal).
 
     Escaping at code point level equals llama.cpp's byte-level replace: E2 96 81 is a valid
     sequence and E2 never continues a truncated one, so the decode sees the same characters.
+    ``offsets=False`` skips the map (always None) for callers that only want ids.
     """
     try:
         text = data.decode("utf-8")
@@ -37,12 +38,16 @@ def decode(data: bytes, *, escape: bool) -> tuple[str, np.ndarray | None]:
         if escape:
             cps = [0x2581 if cp == 0x20 else cp for cp in cps]
         text = "".join(map(chr, cps))
+        if not offsets:
+            return text, None
         arr = np.array(cps, dtype=np.int64)
         src_arr = np.array(src, dtype=np.int64)
         return text, offset_map(src_arr[:-1], np.diff(src_arr), utf8_lens(arr), len(data))
     if not escape or " " not in text:
         return text, None
     escaped = text.replace(" ", "\u2581")
+    if not offsets:
+        return escaped, None
     arr = np.frombuffer(escaped.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
     src_lens = utf8_lens(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64))
     starts = np.concatenate(([0], np.cumsum(src_lens)[:-1]))
