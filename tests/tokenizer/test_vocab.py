@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import ASSETS
+from support import ASSETS, SHARED_MISSING, vocab_file
 
 from tui_tok.errors import UnsupportedTokenizerError, VocabError
 from tui_tok.gguf import read_gguf
@@ -109,7 +109,7 @@ def test_text_overrides() -> None:
     assert a[5] == A.USER_DEFINED  # (d) gpt-oss
     assert a[6] == A.USER_DEFINED and 6 not in v.eog_ids  # (f)
     assert a[9] == A.NORMAL | A.CONTROL and v.fim_pad_id == 9  # (a) auto-detected FIM id
-    assert v.eot_id == 4 and {2, 4, 7, 8, 9} <= v.eog_ids
+    assert v.eot_id == 6 and {2, 4, 7, 8, 9} <= v.eog_ids  # highest matching id (libstdc++ map order)
 
 
 def test_plamo_style_closing_s_is_normal() -> None:
@@ -173,3 +173,14 @@ def test_test_family_hashes_five_byte_chunks_and_none_has_no_tokenizer() -> None
     assert tok.encode("ab t0 cd") == [h(b"ab "), 0, h(b" cd")]  # USER_DEFINED t0 is split first
     with pytest.raises(VocabError, match="no vocabulary"):
         Tokenizer.from_metadata({"tokenizer.ggml.model": "no_vocab"})
+
+
+@pytest.mark.parametrize(("name", "eot"), [("qwen3-vocab", "<|im_end|>"), ("phi-3", "<|end|>"), ("llama-bpe", "<|eot_id|>")])
+def test_auto_detected_eot_matches_llama_cpp(name: str, eot: str) -> None:
+    # ids recorded from a C++ replay of llama.cpp's std::unordered_map walk (g++ 12, libstdc++)
+    try:
+        vf = vocab_file(name)
+    except LookupError:
+        pytest.skip(SHARED_MISSING)
+    v = vocab_from_metadata(read_gguf(vf.path).metadata)
+    assert v.tokens[v.eot_id] == eot

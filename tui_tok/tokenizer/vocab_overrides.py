@@ -56,15 +56,17 @@ def apply_text_overrides(tokens: list[str], token_to_id: dict[str, int], attrs: 
                           ids: dict[str, int]) -> set[int]:  # fmt: skip
     """§2 (a)-(g): auto-detected ids, unused, EOG, gpt-oss, </s>; returns the EOG set.
 
-    (a) iterates llama.cpp's ``unordered_map`` (hash order, not reproducible); among several
-    matching texts we take the lowest id.
+    (a) walks llama.cpp's ``std::unordered_map`` in hash-table order, which depends on libstdc++'s
+    hash and rehash history; among several matching texts we take the highest id. Recently
+    inserted (high) ids tend to come first in that order, and a C++ replay of the map on every
+    vocab at hand (llama-bpe <|eot_id|>, phi-3 <|end|>, qwen <|im_end|>) agrees with this choice.
     """
     for attr, texts in _AUTO_IDS:
         if ids[attr] != _NULL:
             continue
         found = [token_to_id[t] for t in texts if t in token_to_id]
         if found:
-            tid = min(found)
+            tid = max(found)
             ids[attr] = tid
             attrs[tid] |= _CONTROL
     # (b) CONTROL tokens whose text contains "unused"
