@@ -37,7 +37,7 @@ from tui_tok.tokenizer.vocab import Vocab
 _ESC = "\u2581"
 _ESC_BYTES = _ESC.encode()
 _CACHE_LIMIT = 200_000
-_FINE_AFTER = 5000  # distinct chunks seen before building the vocab's pair set for finer cuts
+_FINE_AFTER = 50_000  # distinct chunks seen before the vocab's pair set (0.05-0.2 s to build) pays off
 _FINE_MIN_LEN = 12  # shorter chunks: merging them whole is cheaper than cutting them
 
 

@@ -75,7 +75,11 @@ class TestEncoder:
 
 
 class Tokenizer:
-    """llama.cpp-exact text <-> ids for one vocab. Not thread-safe while caches warm up."""
+    """llama.cpp-exact text <-> ids for one vocab.
+
+    Can be shared between threads (CPython): its caches only fill up, and a race at worst computes
+    an entry twice. A ``StreamDecoder`` has state: use one per stream.
+    """
 
     def __init__(self, vocab: Vocab) -> None:
         if vocab.type is VocabType.NONE:
