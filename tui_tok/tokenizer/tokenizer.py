@@ -119,7 +119,8 @@ class Tokenizer:
 
         ``text`` may be ``str`` (encoded as UTF-8) or raw ``bytes``.
         """
-        return [t[0] for t in self._encode(_as_bytes(text), add_special, parse_special)]
+        pieces = self._encode(_as_bytes(text), add_special, parse_special)
+        return list(next(zip(*pieces))) if pieces else []
 
     def tokenize(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> list[Token]:
         """Tokens with byte spans into the UTF-8 input and a display kind.
@@ -150,8 +151,9 @@ class Tokenizer:
                 after_special = True
                 continue
             pieces = encoder.encode_fragment(data[start:end], after_special=after_special)
-            if start:
-                out.extend([(p, s + start, e + start) for p, s, e in pieces])
+            if start and pieces:
+                ids, starts, ends = zip(*pieces)
+                out.extend(zip(ids, map(start.__add__, starts), map(start.__add__, ends)))
             else:
                 out.extend(pieces)
             after_special = False
