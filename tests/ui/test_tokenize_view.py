@@ -75,3 +75,26 @@ async def test_selecting_a_token_shows_its_piece_and_bytes() -> None:
 
         table = app.screen.query_one("#vocab-table", VocabTable)
         assert int(table.ids[table.cursor]) == 279
+
+
+async def test_long_text_provisional_then_exact() -> None:
+    """A long Qwen3 text is re-tokenized line by line while typing, then confirmed whole."""
+    from tui_tok import load_tokenizer
+
+    rows = [r["text"] for r in conformance_rows("qwen3-vocab") if not r["add_special"]]
+    text = "\n".join(rows) * 8
+    assert len(text) > 8_000  # PROVISIONAL_CHARS
+    app = make_app(vocab_file("qwen3-vocab").path, text=text)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, TokenizeScreen)
+        editor = screen.query_one("#tok-input", TextArea)
+        editor.move_cursor((3, 0))
+        editor.insert("Hello, world 🙂\n")
+        await pilot.pause(0.6)  # past the confirmation delay
+        await settle(app, pilot)
+        tok = load_tokenizer(vocab_file("qwen3-vocab").path)
+        assert list(app.ids) == tok.encode(editor.text, add_special=True)
+        assert not screen.query_one("#tok-stats").has_class("-provisional")
+        assert screen.provisional_shown >= 1

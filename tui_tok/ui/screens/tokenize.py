@@ -1,10 +1,12 @@
 """The tokenize view: type text, see each token's span coloured, its ids, counts and details.
 
 Every edit starts an exclusive worker (older results are dropped by generation number);
-texts above ``DEBOUNCE_CHARS`` wait ``DEBOUNCE_S`` for typing to pause first. The whole
-text is re-tokenized on each edit: the engine offers no incremental entry point, and
-llama.cpp's rules let an edit change tokens far from it (SPM merges run over a whole
-special-token-delimited fragment), so reusing old tokens would not be exact.
+texts above ``DEBOUNCE_CHARS`` wait ``DEBOUNCE_S`` for typing to pause first. Texts above
+``PROVISIONAL_CHARS`` in a BPE vocabulary are first re-tokenized line by line with a cache
+(``explore.incremental``: only the touched lines are encoded) and shown as *provisional*;
+``CONFIRM_S`` after typing stops the whole text is tokenized again and that exact result
+replaces it (the stream view and tests only ever see exact ids). Other families merge
+across lines, so they are always tokenized whole (debounced when long).
 """
 
 from __future__ import annotations
@@ -25,11 +27,13 @@ from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.display import display_bytes
-from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_tokens
+from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, tokenize_chunked
+from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_arrays, layout_tokens
 from tui_tok.explore.stats import text_stats
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import token_facts
 from tui_tok.tokenizer.tokenizer import Tokenizer, token_kind
+from tui_tok.tokenizer.types import TokenAttr, VocabType
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
@@ -40,6 +44,8 @@ from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
 
 DEBOUNCE_CHARS = 20_000
 DEBOUNCE_S = 0.05
+PROVISIONAL_CHARS = 8_000
+CONFIRM_S = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +55,7 @@ class TokenizeRequest:
     add_special: bool
     parse_special: bool
     show_pieces: bool
+    provisional: bool = False
 
 
 class TokenizeScreen(ViewScreen):
@@ -79,6 +86,7 @@ class TokenizeScreen(ViewScreen):
         """Display piece per id when pieces are shown instead of ids."""
         seconds: float
         error: str | None = None
+        provisional: bool = False
 
     def __init__(self) -> None:
         super().__init__()
@@ -86,6 +94,10 @@ class TokenizeScreen(ViewScreen):
         self._shown_generation = -1
         self._debounce = None
         self._kinds: tuple[Tokenizer, np.ndarray] | None = None
+        self._chunks: tuple[Tokenizer, ChunkCache | None] | None = None
+        self._confirm = None
+        self.provisional_shown = 0
+        """How many line-by-line results were drawn (tests check the fast path ran)."""
         self.last_result_at = 0.0
         """perf_counter() when the last result was drawn (benchmarks read it)."""
 
@@ -169,7 +181,7 @@ class TokenizeScreen(ViewScreen):
             self._debounce.stop()
             self._debounce = None
         size = len(text_area.text)
-        if size > DEBOUNCE_CHARS:
+        if size > DEBOUNCE_CHARS and self._chunk_cache() is None:
             # a long text: wait for a pause in typing, longer the more there is to tokenize
             self._debounce = self.set_timer(DEBOUNCE_S * (1 + size // 200_000), self.retokenize)
         else:
@@ -183,14 +195,60 @@ class TokenizeScreen(ViewScreen):
         tok = self.tui.tokenizer
         if tok is None:
             return
+        text = self.query_one("#tok-input", TextArea).text
+        provisional = len(text) > PROVISIONAL_CHARS and self._chunk_cache() is not None
         request = TokenizeRequest(
             generation=self._generation,
-            text=self.query_one("#tok-input", TextArea).text,
+            text=text,
             add_special=self.add_special,
             parse_special=self.parse_special,
             show_pieces=self.show_pieces,
+            provisional=provisional,
         )
         self._run(request)
+        if self._confirm is not None:
+            self._confirm.stop()
+            self._confirm = None
+        if provisional:
+            self._confirm = self.set_timer(CONFIRM_S, self._run_exact)
+
+    def _run_exact(self) -> None:
+        """Typing paused: tokenize the whole text exactly."""
+        self._confirm = None
+        self._generation += 1
+        self._run(
+            TokenizeRequest(
+                generation=self._generation,
+                text=self.query_one("#tok-input", TextArea).text,
+                add_special=self.add_special,
+                parse_special=self.parse_special,
+                show_pieces=self.show_pieces,
+            )
+        )
+
+    def _chunk_cache(self) -> ChunkCache | None:
+        """The line cache, once a worker has checked that lines are independent (else None)."""
+        tok = self.tui.tokenizer
+        if tok is None or self._chunks is None or self._chunks[0] is not tok:
+            return None
+        return self._chunks[1]
+
+    def _check_chunking(self, tok: Tokenizer) -> None:
+        """In a worker, holding the lock: build the line cache if this vocabulary allows it."""
+        if self._chunks is not None and self._chunks[0] is tok:
+            return
+        v = tok.vocab
+        special = v.attrs & int(TokenAttr.CONTROL | TokenAttr.USER_DEFINED | TokenAttr.UNKNOWN)
+        cache: ChunkCache | None = None
+        if chunkable(
+            is_bpe=v.type is VocabType.BPE,
+            special_texts=[v.tokens[i] for i in np.flatnonzero(special)],
+            any_lstrip=bool(np.any(v.attrs & int(TokenAttr.LSTRIP))),
+        ):
+            cache = ChunkCache(lambda c, ps: tok.tokenize(c, add_special=False, parse_special=ps), self._kinds_by_id(tok))
+            if not probes_agree(lambda t, ps: tok.encode(t, add_special=False, parse_special=ps), cache):
+                cache = None
+        self._chunks = (tok, cache)
 
     @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
     def _run(self, request: TokenizeRequest) -> None:
@@ -203,8 +261,7 @@ class TokenizeScreen(ViewScreen):
             with self.session.lock:
                 if worker.is_cancelled:
                     return
-                tokens = tok.tokenize(request.text, add_special=request.add_special, parse_special=request.parse_special)
-                layout = layout_tokens(request.text, tokens, kinds_by_id=self._kinds_by_id(tok))
+                layout = self._layout(tok, request)
                 pieces = None
                 if request.show_pieces:
                     pieces = {i: display_bytes(tok.token_to_piece(i)) for i in np.unique(layout.ids).tolist()}
@@ -212,7 +269,26 @@ class TokenizeScreen(ViewScreen):
             self.post_message(self.Tokenized(request.generation, None, None, 0.0, str(exc)))
             return
         if not worker.is_cancelled:
-            self.post_message(self.Tokenized(request.generation, layout, pieces, time.perf_counter() - start))
+            elapsed = time.perf_counter() - start
+            self.post_message(self.Tokenized(request.generation, layout, pieces, elapsed, provisional=request.provisional))
+
+    def _layout(self, tok: Tokenizer, request: TokenizeRequest) -> TokenLayout:
+        """Tokenize (line by line from the cache when provisional) and lay out; holds the lock."""
+        kinds = self._kinds_by_id(tok)
+        self._check_chunking(tok)
+        cache = self._chunk_cache() if request.provisional else None
+        if cache is not None:
+            added = TokenArrays.of(tok.tokenize("", add_special=request.add_special), kinds)
+            n_bos = int(request.add_special and tok.vocab.add_bos)
+            if len(added.ids) == n_bos + int(request.add_special and tok.vocab.add_eos):
+                cut = lambda a, s: TokenArrays(a.ids[s], a.starts[s], a.ends[s], a.kinds[s])  # noqa: E731
+                arr = tokenize_chunked(
+                    request.text, cache, parse_special=request.parse_special,
+                    before=cut(added, slice(0, n_bos)), after=cut(added, slice(n_bos, None)),
+                )
+                return layout_arrays(request.text, ids=arr.ids, starts=arr.starts, ends=arr.ends, kinds=arr.kinds)
+        tokens = tok.tokenize(request.text, add_special=request.add_special, parse_special=request.parse_special)
+        return layout_tokens(request.text, tokens, kinds_by_id=kinds)
 
     def _kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
         # once per tokenizer: a kind code per id, so a layout never reads Token.kind
@@ -235,8 +311,13 @@ class TokenizeScreen(ViewScreen):
         self.query_one("#tok-ids", IdStrip).show(layout.ids, layout.kinds, pieces=message.pieces)
         summary = text_stats(layout.text, n_tokens=layout.n_tokens, n_bytes=layout.n_bytes).summary()
         timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
-        stats.show(summary + timing)
-        self.tui.ids = tuple(layout.ids.tolist())
+        note = " · provisional (line by line)" if message.provisional else ""
+        stats.show(summary + timing + note)
+        stats.set_class(message.provisional, "-provisional")
+        if message.provisional:
+            self.provisional_shown += 1
+        else:
+            self.tui.ids = tuple(layout.ids.tolist())
         self._shown_generation = message.generation
         self.last_result_at = time.perf_counter()
         if view.has_focus and view.cursor >= 0:

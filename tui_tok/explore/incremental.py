@@ -1,0 +1,132 @@
+"""Provisional re-tokenization while typing: re-encode only the lines an edit touched.
+
+The text is cut after a newline that is followed by a non-space character; each piece is
+tokenized on its own and cached, so an edit re-encodes one piece. For byte-level BPE
+pre-tokenizers such a point is a word boundary in every regex we know, but that is not
+proven for all of them (and SPM, UGM, WPM merge across lines), so the result is only
+*provisional*: the UI shows it at once and replaces it with a full ``tokenize`` of the
+whole text when typing pauses. ``chunkable`` says when the shortcut may be tried at all.
+
+>>> split_chunks("a\\nb\\n\\n  c\\nd")
+['a\\n', 'b\\n\\n  c\\n', 'd']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tui_tok.tokenizer.types import Token
+
+_CUT = re.compile(r"(?<=\n)(?=\S)")
+
+MAX_CACHED = 20_000
+"""Chunks kept (oldest dropped first)."""
+
+
+def split_chunks(text: str) -> list[str]:
+    """Cut ``text`` after every newline followed by a non-whitespace character."""
+    return _CUT.split(text)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TokenArrays:
+    """A tokenization as columns: id, byte start, byte end, kind code."""
+
+    ids: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    kinds: np.ndarray
+
+    @classmethod
+    def of(cls, tokens: Sequence[Token], kinds_by_id: np.ndarray) -> TokenArrays:
+        n = len(tokens)
+        ids = np.fromiter((t.id for t in tokens), dtype=np.int64, count=n)
+        return cls(
+            ids=ids,
+            starts=np.fromiter((t.start for t in tokens), dtype=np.int64, count=n),
+            ends=np.fromiter((t.end for t in tokens), dtype=np.int64, count=n),
+            kinds=kinds_by_id[ids] if n else np.zeros(0, dtype=np.uint8),
+        )
+
+
+class ChunkCache:
+    """Tokens of each chunk (spans relative to the chunk), per ``parse_special`` setting."""
+
+    def __init__(self, encode: Callable[[str, bool], Sequence[Token]], kinds_by_id: np.ndarray) -> None:
+        self._encode = encode
+        self._kinds = kinds_by_id
+        self._cache: dict[tuple[str, bool], TokenArrays] = {}
+
+    def get(self, chunk: str, parse_special: bool) -> TokenArrays:
+        key = (chunk, parse_special)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = TokenArrays.of(self._encode(chunk, parse_special), self._kinds)
+            if len(self._cache) >= MAX_CACHED:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[key] = hit
+        return hit
+
+
+def tokenize_chunked(
+    text: str, cache: ChunkCache, *, parse_special: bool, before: TokenArrays, after: TokenArrays
+) -> TokenArrays:
+    """Concatenate cached chunk tokenizations, shifted to their place in ``text``.
+
+    ``before``/``after`` are the tokens added around the text (BOS, EOS), with empty spans.
+    """
+    parts = [before]
+    offset = 0
+    for chunk in split_chunks(text):
+        arr = cache.get(chunk, parse_special)
+        parts.append(TokenArrays(arr.ids, arr.starts + offset, arr.ends + offset, arr.kinds))
+        offset += len(chunk.encode("utf-8", "surrogatepass"))
+    parts.append(TokenArrays(after.ids, after.starts + offset, after.ends + offset, after.kinds))
+    return TokenArrays(
+        ids=np.concatenate([p.ids for p in parts]),
+        starts=np.concatenate([p.starts for p in parts]),
+        ends=np.concatenate([p.ends for p in parts]),
+        kinds=np.concatenate([p.kinds for p in parts]).astype(np.uint8),
+    )
+
+
+PROBES: tuple[str, ...] = (
+    "a\r\nb",
+    "x  \ny",
+    "trailing  \nmultiple   spaces\n\ttab\tsep\t\nz",
+    "\r\n\na\r\nb\nHello world\n Hello world\nHello World",
+    "line1\nline2\ttab\nfn main() { println!(\"hello\"); }\nThe capital",
+    "foo.\nbar!!\n\n\nbaz 12\n345",
+    "日本\n語 🙂\n\u00a0x\n\u3000y",
+    "a \n b\n c\n\n  d",
+)
+"""Texts where a line cut would show a pre-tokenizer's dependence on what follows a newline."""
+
+
+def probes_agree(full: Callable[[str, bool], list[int]], cache: ChunkCache) -> bool:
+    """Does line-by-line tokenization give the whole-text ids on every probe, both ways?
+
+    GPT-2-style ``\\s+(?!\\S)`` pre-tokenizers fail here (the end of a line looks like the end
+    of the text to the lookahead); the llama-3 / qwen2 family passes.
+    """
+    empty = TokenArrays(*(np.zeros(0, dtype=np.int64) for _ in range(3)), np.zeros(0, dtype=np.uint8))
+    for parse_special in (False, True):
+        for text in PROBES:
+            got = tokenize_chunked(text, cache, parse_special=parse_special, before=empty, after=empty)
+            if got.ids.tolist() != full(text, parse_special):
+                return False
+    return True
+
+
+def chunkable(*, is_bpe: bool, special_texts: Sequence[str], any_lstrip: bool) -> bool:
+    """May ``tokenize_chunked`` be tried for this vocabulary?
+
+    Only BPE (the others merge across lines), only when no special or user-defined token
+    holds a newline (a cut could split it) and none strips whitespace to its left (it would
+    reach across a cut).
+    """
+    return is_bpe and not any_lstrip and not any("\n" in t for t in special_texts)
