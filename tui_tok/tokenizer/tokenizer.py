@@ -119,8 +119,11 @@ class Tokenizer:
 
         ``text`` may be ``str`` (encoded as UTF-8) or raw ``bytes``.
         """
-        pieces = self._encode(_as_bytes(text), add_special, parse_special)
-        return list(next(zip(*pieces))) if pieces else []
+        ids_only = getattr(self.encoder, "encode_fragment_ids", None)
+        if ids_only is None:
+            pieces = self._encode(_as_bytes(text), add_special, parse_special)
+            return list(next(zip(*pieces))) if pieces else []
+        return self._encode_ids(_as_bytes(text), add_special, parse_special, ids_only)
 
     def tokenize(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> list[Token]:
         """Tokens with byte spans into the UTF-8 input and a display kind.
@@ -131,16 +134,36 @@ class Tokenizer:
         kinds = self._kind_table()
         return [Token(tid, s, e, kinds[tid]) for tid, s, e in self._encode(_as_bytes(text), add_special, parse_special)]
 
+    def _added(self, add_special: bool) -> tuple[bool, bool, bool]:
+        """Whether llama.cpp adds (BOS, EOS, SEP) for this family (§4.8)."""
+        v = self.vocab
+        if v.type in (VocabType.SPM, VocabType.UGM, VocabType.BPE):
+            return add_special and v.add_bos, add_special and v.add_eos, False
+        if v.type is VocabType.WPM:
+            return add_special, False, add_special
+        return False, False, False
+
+    def _encode_ids(self, data: bytes, add_special: bool, parse_special: bool, ids_only: Any) -> list[int]:
+        """``encode`` for encoders with an ids-only fast path ``encode_fragment_ids(text)``; such
+        encoders ignore ``after_special`` (BPE does)."""
+        v = self.vocab
+        bos, eos, sep = self._added(add_special)
+        out: list[int] = [_need(v.bos_id, "BOS", v)] if bos else []
+        for start, end, tid in self._partitioner.partition(data, parse_special=parse_special):
+            if tid != RAW:
+                out.append(tid)
+            else:
+                out += ids_only(data[start:end])
+        if eos:
+            out.append(_need(v.eos_id, "EOS", v))
+        if sep:
+            out.append(_need(v.sep_id, "SEP", v))
+        return out
+
     def _encode(self, data: bytes, add_special: bool, parse_special: bool) -> list[Piece]:
         v = self.vocab
-        t = v.type
         out: list[Piece] = []
-        bos = eos = sep = False
-        if t in (VocabType.SPM, VocabType.UGM, VocabType.BPE):
-            bos = add_special and v.add_bos
-            eos = add_special and v.add_eos
-        elif t is VocabType.WPM:
-            bos = sep = add_special
+        bos, eos, sep = self._added(add_special)
         if bos:
             out.append((_need(v.bos_id, "BOS", v), 0, 0))
         encoder = self.encoder
