@@ -311,8 +311,8 @@ class TokenizeScreen(ViewScreen):
         self.query_one("#tok-ids", IdStrip).show(layout.ids, layout.kinds, pieces=message.pieces)
         summary = text_stats(layout.text, n_tokens=layout.n_tokens, n_bytes=layout.n_bytes).summary()
         timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
-        note = " · provisional (line by line)" if message.provisional else ""
-        stats.show(summary + timing + note)
+        note = "provisional (line by line) · " if message.provisional else ""
+        stats.show(note + summary + timing)
         stats.set_class(message.provisional, "-provisional")
         if message.provisional:
             self.provisional_shown += 1
