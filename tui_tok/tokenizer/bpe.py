@@ -75,9 +75,9 @@ class BpeEncoder:
             return self._encode_whitespace(text)
         return self._encode_raw(text)
 
-    def encode_fragment_ids(self, text: bytes) -> list[int]:
+    def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
         """Just the ids of ``encode_fragment`` (no spans, no offset map): the fast path for
-        ``Tokenizer.encode``, which throws the spans away."""
+        ``Tokenizer.encode``, which throws the spans away (``after_special`` is unused)."""
         if not text:
             return []
         if self.vocab.model in ("hybriddna", "whitespace"):

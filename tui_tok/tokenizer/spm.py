@@ -28,6 +28,9 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
+from itertools import accumulate, repeat
+
+import numpy as np
 
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.spm_chunks import Chunker
@@ -39,6 +42,11 @@ _ESC_BYTES = _ESC.encode()
 _CACHE_LIMIT = 200_000
 _FINE_AFTER = 50_000  # distinct chunks seen before the vocab's pair set (0.05-0.2 s to build) pays off
 _FINE_MIN_LEN = 12  # shorter chunks: merging them whole is cheaper than cutting them
+_LIST_MAX = 64  # longer chunks merge with the heap (llama.cpp's queue); shorter ones with a list scan
+_NEG = float("-inf")
+
+ChunkResult = tuple[tuple[int, ...], tuple[int, ...]]
+"""A chunk's token ids and each token's byte end (relative to the chunk; tokens tile it)."""
 
 
 class SpmEncoder:
@@ -48,8 +56,10 @@ class SpmEncoder:
         self._vocab = vocab
         self._t2id = vocab.token_to_id
         self._scores: list[float] = vocab.scores.tolist()
+        self._score_of: dict[str, float] | None = None  # token text -> score, built on the first miss
+        self._list_merge = bool(np.isfinite(vocab.scores).all())  # -inf marks "no token" in the scan
         self._add_space_prefix = vocab.add_space_prefix
-        self._cache: dict[str, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
+        self._cache: dict[str, ChunkResult] = {}
         self._byte_ids: list[int | None] | None = None
         self._chunker = Chunker(vocab.tokens)
         self._misses = 0
@@ -72,32 +82,50 @@ class SpmEncoder:
             if prefix:
                 pieces = [(t, s - 1 if s else 0, e - 1 if e else 0) for t, s, e in pieces]
             return pieces
-        return self._encode_chunked(decoded, data.isascii(), -1 if prefix else 0)
+        return self._encode_chunked(decoded, -1 if prefix else 0)
+
+    def encode_fragment_ids(self, text: bytes, *, after_special: bool) -> list[int]:
+        """Just the ids of ``encode_fragment``: the fast path for ``Tokenizer.encode``."""
+        data = b" " + text if self._add_space_prefix and after_special else text
+        try:
+            decoded = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return [t for t, _, _ in self._encode_exact(data)]
+        cache = self._cache
+        out: list[int] = []
+        for chunk in self._chunker.coarse(decoded) if decoded else ():
+            hit = cache.get(chunk)
+            out += (hit if hit is not None else self._encode_miss(chunk))[0]
+        return out
 
     # --- chunked fast path (valid UTF-8) ------------------------------------------------------
 
-    def _encode_chunked(self, text: str, ascii_only: bool, shift: int) -> list[Piece]:
-        """``shift`` -1 removes the inserted prefix space from the offsets (clamped at 0)."""
+    def _encode_chunked(self, text: str, shift: int) -> list[Piece]:
+        """``shift`` -1 removes the inserted prefix space from the offsets (clamped at 0).
+
+        A chunk's tokens tile it (see ``_encode_valid``), so each start is the previous end.
+        """
         cache = self._cache
         out: list[Piece] = []
         off = shift
-        first = True
+        prev = 0
+        first = shift < 0
         for chunk in self._chunker.coarse(text):
             hit = cache.get(chunk)
             if hit is None:
                 hit = self._encode_miss(chunk)
-            ids, starts, ends = hit
+            ids, ends = hit
             if first:
-                out.extend([(t, max(a + off, 0), max(b + off, 0)) for t, a, b in zip(ids, starts, ends)])
+                e = [max(b + off, 0) for b in ends]
                 first = False
-            elif off:
-                out.extend(zip(ids, map(off.__add__, starts), map(off.__add__, ends)))
             else:
-                out.extend(zip(ids, starts, ends))
-            off += len(chunk) if ascii_only else len(chunk.encode())
+                e = list(map(off.__add__, ends)) if off else list(ends)
+            out.extend(zip(ids, [prev, *e[:-1]], e))
+            prev = e[-1]
+            off = prev
         return out
 
-    def _encode_miss(self, chunk: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    def _encode_miss(self, chunk: str) -> ChunkResult:
         """Encode a coarse chunk not in the cache, reusing cached fine sub-chunks once warm."""
         cache = self._cache
         if len(cache) >= _CACHE_LIMIT:
@@ -109,7 +137,6 @@ class SpmEncoder:
             hit = cache[chunk] = self._encode_valid(chunk)
             return hit
         ids: list[int] = []
-        starts: list[int] = []
         ends: list[int] = []
         off = 0
         for part in parts:
@@ -117,46 +144,58 @@ class SpmEncoder:
             if sub is None:
                 sub = cache[part] = self._encode_valid(part)
             ids += sub[0]
-            starts += map(off.__add__, sub[1])
-            ends += map(off.__add__, sub[2])
-            off += len(part.encode())
-        hit = cache[chunk] = (tuple(ids), tuple(starts), tuple(ends))
+            ends += map(off.__add__, sub[1])
+            off = ends[-1]
+        hit = cache[chunk] = (tuple(ids), tuple(ends))
         return hit
 
-    def _encode_valid(self, orig: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-        """(ids, byte starts, byte ends) of one chunk, merging characters of the escaped string."""
+    def _encode_valid(self, orig: str) -> ChunkResult:
+        """(ids, byte ends) of one chunk, merging characters of the escaped string.
+
+        The tokens tile the chunk: a merged symbol covers its characters' bytes, a ▁ made from a
+        space covers 1 byte (a byte-fallback run for it: the first token takes the byte, the
+        other two are empty), any other character covers its UTF-8 bytes one token per byte.
+        """
         s = orig.replace(" ", _ESC)
         t2id = self._t2id
-        if orig.isascii():
-            offs: range | list[int] = range(len(s) + 1)
+        if self._list_merge and len(s) <= _LIST_MAX:
+            score_of = self._score_of
+            if score_of is None:
+                scores = self._scores
+                score_of = self._score_of = {text: scores[tid] for text, tid in t2id.items()}
+            syms = _merge_list(s, score_of.get)
         else:
-            # input byte offset of each character (a ▁ made from a space stands for 1 byte)
-            offs = [0]
-            acc = 0
-            for ch in orig:
-                acc += 1 if ch == " " else len(ch.encode())
-                offs.append(acc)
-        ids: list[int] = []
-        starts: list[int] = []
+            syms = [s[a:b] for a, b in _merge_str(s, t2id, self._scores)]
+        ids = list(map(t2id.get, syms))
+        if None not in ids:  # every symbol is a token (no byte fallback)
+            if orig.isascii():
+                return tuple(ids), tuple(accumulate(map(len, syms)))
+            if _ESC not in orig:  # each ▁ stands for a 1-byte space
+                lens = map(int.__sub__, map(len, map(str.encode, syms)), map(_twice_esc, syms))
+                return tuple(ids), tuple(accumulate(lens))
+        ids = []
         ends: list[int] = []
-        for a, b in _merge_str(s, t2id, self._scores):
-            tid = t2id.get(s[a:b])
+        pos = 0  # character index into orig
+        end = 0  # byte offset into orig
+        for sym in syms:
+            k = len(sym)
+            tid = t2id.get(sym)
             if tid is not None:
                 ids.append(tid)
-                starts.append(offs[a])
-                ends.append(offs[b])
-                continue
-            for i in range(a, b):
-                p = offs[i]
-                for k, byte in enumerate(s[i].encode()):
-                    ids.append(self._byte_token(byte))
-                    if orig[i] == " ":
-                        starts.append(p if k == 0 else p + 1)
-                        ends.append(p + 1)
+                end += len(orig[pos : pos + k].encode())
+                ends.append(end)
+            else:
+                for ch in orig[pos : pos + k]:
+                    raw = (_ESC if ch == " " else ch).encode()
+                    ids += map(self._byte_token, raw)
+                    if ch == " ":
+                        end += 1
+                        ends += (end, end, end)
                     else:
-                        starts.append(p + k)
-                        ends.append(p + k + 1)
-        return tuple(ids), tuple(starts), tuple(ends)
+                        ends += range(end + 1, end + len(raw) + 1)
+                        end += len(raw)
+            pos += k
+        return tuple(ids), tuple(ends)
 
     # --- byte-exact path ----------------------------------------------------------------------
 
@@ -207,6 +246,41 @@ class SpmEncoder:
         if tid is None:
             tid = self._t2id.get(bytes([byte]).decode("utf-8", "surrogateescape"))
         return tid
+
+
+def _twice_esc(sym: str) -> int:
+    """Bytes a symbol's ▁ add beyond the 1-byte spaces they stand for."""
+    return 2 * sym.count(_ESC)
+
+
+def _merge_list(s: str, score: Callable[[str, float], float]) -> list[str]:
+    """llama.cpp's merge loop as a scan over a list of pair scores (short chunks only: O(n²)).
+
+    Equivalent to the heap: the heap's live entries are exactly the adjacent pairs whose
+    concatenation is a token, and it pops the highest score, ties to the lowest left index; here
+    ``max`` finds the highest score and ``index`` its leftmost pair. ``score(text, -inf)`` is the
+    token's score or -inf; every score is finite, so -inf marks "not a token".
+    """
+    syms = list(s)
+    n = len(syms)
+    if n < 2:
+        return syms
+    neg = _NEG
+    sc = list(map(score, map(str.__add__, syms, syms[1:]), repeat(neg, n - 1)))
+    best = max(sc)
+    while best != neg:
+        i = sc.index(best)
+        syms[i] = left = syms[i] + syms.pop(i + 1)
+        del sc[i]
+        if i < n - 2:
+            sc[i] = score(left + syms[i + 1], neg)
+        if i:
+            sc[i - 1] = score(syms[i - 1] + left, neg)
+        n -= 1
+        if n < 2:
+            break
+        best = max(sc)
+    return syms
 
 
 def _merge_str(s: str, t2id: dict[str, int], scores: list[float]) -> list[tuple[int, int]]:

@@ -144,16 +144,19 @@ class Tokenizer:
         return False, False, False
 
     def _encode_ids(self, data: bytes, add_special: bool, parse_special: bool, ids_only: Any) -> list[int]:
-        """``encode`` for encoders with an ids-only fast path ``encode_fragment_ids(text)``; such
-        encoders ignore ``after_special`` (BPE does)."""
+        """``encode`` for encoders with an ids-only fast path ``encode_fragment_ids(text, *,
+        after_special)`` (same ids as ``encode_fragment``, no spans)."""
         v = self.vocab
         bos, eos, sep = self._added(add_special)
         out: list[int] = [_need(v.bos_id, "BOS", v)] if bos else []
+        after_special = True
         for start, end, tid in self._partitioner.partition(data, parse_special=parse_special):
             if tid != RAW:
                 out.append(tid)
+                after_special = True
             else:
-                out += ids_only(data[start:end])
+                out += ids_only(data[start:end], after_special=after_special)
+                after_special = False
         if eos:
             out.append(_need(v.eos_id, "EOS", v))
         if sep:
