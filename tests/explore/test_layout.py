@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui_tok.explore.layout import layout_tokens, row_segments, token_at, wrap_rows, flow_rows
+from tui_tok.explore.layout import flow_rows, layout_tokens, row_span, row_segments, token_at, wrap_rows
 from tui_tok.tokenizer.types import Token, TokenKind
 from support import vocab_file
 
@@ -26,6 +26,8 @@ def test_rows_redraw_the_text_exactly(text: str, cuts: list[int], width: int) ->
     rows = wrap_rows(lay, width=width)
     drawn = []
     for y in range(rows.n_rows):
+        a, b = row_span(lay, rows, y)
+        assert sum(2 if (0x3000 <= ord(c) <= 0xDFFF or 0x10000 <= ord(c) <= 0x3FFFF) else 1 for c in text[a:b]) <= width
         for seg in row_segments(lay, rows, y):
             drawn.append(text[seg.start : seg.end])
             if seg.token >= 0:
@@ -62,10 +64,11 @@ def test_bos_covers_nothing() -> None:
     assert token_at(lay, 0) == 1
 
 
-def test_wide_lines_wrap_at_half_width() -> None:
+def test_wide_characters_take_two_cells() -> None:
     lay = layout_tokens("日本語日本語\nabcdef", [])
-    rows = wrap_rows(lay, width=6)
-    assert rows.row_starts.tolist() == [0, 3, 4]  # 7 chars (with newline) at 3 per row; 6 at 6
+    rows = wrap_rows(lay, width=6)  # rows hold character starts in 5 cells
+    assert rows.row_starts.tolist() == [0, 3, 5]
+    assert [row_span(lay, rows, y) for y in range(5)] == [(0, 3), (3, 5), (5, 7), (7, 12), (12, 13)]
 
 
 def test_flow_rows_never_overflows() -> None:

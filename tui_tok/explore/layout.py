@@ -3,9 +3,10 @@
 The tokenizer reports byte spans into the UTF-8 input; the screen works in characters and
 rows. ``layout_tokens`` converts once (vectorised, so a 1 MB text costs milliseconds) and
 the view then asks only for the rows it shows (``row_segments``), so nothing here is
-proportional to the text per repaint. Lines wrap at a fixed width in characters; a line
-holding wide (CJK, emoji) characters wraps at half the width, a cheap stand-in for measuring
-cells that never overflows. Does not pick colours: it hands back token indices and the
+proportional to the text per repaint. Lines wrap by cells: a character whose UTF-8 lead
+byte starts U+3000-U+DFFF (CJK, kana, Hangul) or U+10000-U+3FFFF (emoji ...) counts two
+cells, others one (a cheap, vectorised stand-in for East-Asian width). Rows hold ``width - 1``
+cells of character starts, so a wide character beginning in the last column still fits. Does not pick colours: it hands back token indices and the
 ``TokenKind`` code of each token; the UI maps them to styles.
 
 >>> from tui_tok.tokenizer.types import Token, TokenKind
@@ -54,8 +55,8 @@ class TokenLayout:
     """uint8 ``KIND_CODES`` per token."""
     line_starts: np.ndarray
     """int64 character index where each line starts; a line includes its trailing newline."""
-    wide_lines: np.ndarray
-    """bool per line: holds a character that may take two cells."""
+    cells_before: np.ndarray
+    """int64 cells taken by the characters before each character (length ``len(text) + 1``)."""
     n_bytes: int
     """UTF-8 length of ``text``."""
 
@@ -85,10 +86,11 @@ class Rows:
     """The wrapped rows of a ``TokenLayout`` at one width."""
 
     width: int
+    """The width asked for."""
+    wrap: int
+    """Cells of character starts per row (``width - 1``)."""
     row_starts: np.ndarray
     """int64 first row of each line, plus the total row count at the end."""
-    line_width: np.ndarray
-    """int64 characters per row for each line."""
 
     @property
     def n_rows(self) -> int:
@@ -142,11 +144,9 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
     ends = np.where(bend > bstart, char_of_byte[last] + 1, starts)
     newline_bytes = np.flatnonzero(raw == 0x0A)
     line_starts = np.concatenate(([0], char_of_byte[newline_bytes] + 1)).astype(np.int64)
-    # lines holding a 3- or 4-byte character may contain wide ones
-    wide_bytes = np.flatnonzero(raw >= 0xE1)
-    wide_lines = np.zeros(len(line_starts), dtype=bool)
-    if len(wide_bytes):
-        wide_lines[np.searchsorted(line_starts, char_of_byte[wide_bytes], side="right") - 1] = True
+    leads = raw[is_lead]
+    widths = 1 + (((leads >= 0xE3) & (leads <= 0xED)) | (leads == 0xF0))
+    cells_before = np.concatenate(([0], np.cumsum(widths, dtype=np.int64)))
     return TokenLayout(
         text=text,
         ids=ids,
@@ -154,30 +154,38 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         ends=ends,
         kinds=kinds,
         line_starts=line_starts,
-        wide_lines=wide_lines,
+        cells_before=cells_before,
         n_bytes=len(data),
     )
 
 
 def wrap_rows(layout: TokenLayout, *, width: int) -> Rows:
-    """Wrap every line at ``width`` characters (half that for lines with wide characters)."""
-    width = max(2, width)
-    ends = np.append(layout.line_starts[1:], len(layout.text))
-    lengths = ends - layout.line_starts
-    line_width = np.where(layout.wide_lines, max(1, width // 2), width).astype(np.int64)
-    rows = np.maximum(1, -(-lengths // line_width))
+    """Wrap every line into rows of ``width`` cells."""
+    wrap = max(1, width - 1)
+    starts = layout.line_starts
+    ends = np.append(starts[1:], len(layout.text))
+    cells = layout.cells_before
+    # a line's rows: where its last character starts, in rows of `wrap` cells
+    last = np.maximum(ends - 1, starts)
+    rows = np.where(ends > starts, (cells[last] - cells[starts]) // wrap + 1, 1)
     row_starts = np.concatenate(([0], np.cumsum(rows))).astype(np.int64)
-    return Rows(width=width, row_starts=row_starts, line_width=line_width)
+    return Rows(width=width, wrap=wrap, row_starts=row_starts)
+
+
+def _line_of_row(layout: TokenLayout, rows: Rows, y: int) -> int:
+    line = int(np.searchsorted(rows.row_starts, y, side="right")) - 1
+    return min(max(line, 0), layout.n_lines - 1)
 
 
 def row_span(layout: TokenLayout, rows: Rows, y: int) -> tuple[int, int]:
     """Character range ``[start, end)`` shown on row ``y``."""
-    line = int(np.searchsorted(rows.row_starts, y, side="right")) - 1
-    line = min(max(line, 0), layout.n_lines - 1)
+    line = _line_of_row(layout, rows, y)
     k = y - int(rows.row_starts[line])
-    lw = int(rows.line_width[line])
-    start = int(layout.line_starts[line]) + k * lw
-    end = min(start + lw, layout.line_end(line))
+    ls, le = int(layout.line_starts[line]), layout.line_end(line)
+    starts = layout.cells_before[ls:le]
+    base = int(layout.cells_before[ls])
+    start = ls + int(np.searchsorted(starts, base + k * rows.wrap, side="left"))
+    end = ls + int(np.searchsorted(starts, base + (k + 1) * rows.wrap, side="left"))
     return start, max(start, end)
 
 
@@ -185,8 +193,9 @@ def row_of_char(layout: TokenLayout, rows: Rows, char: int) -> int:
     """The row showing character ``char``."""
     line = int(np.searchsorted(layout.line_starts, char, side="right")) - 1
     line = min(max(line, 0), layout.n_lines - 1)
-    offset = char - int(layout.line_starts[line])
-    return int(rows.row_starts[line]) + offset // int(rows.line_width[line])
+    char = min(max(char, 0), len(layout.text))
+    rel = int(layout.cells_before[char] - layout.cells_before[int(layout.line_starts[line])])
+    return int(rows.row_starts[line]) + rel // rows.wrap
 
 
 def row_segments(layout: TokenLayout, rows: Rows, y: int) -> list[Segment]:
