@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import regex
-from textual.widgets import Input, TextArea
+from textual.widgets import Input
 
 from tui_tok.errors import GGUFFormatError
 from tui_tok.explore.display import display_piece

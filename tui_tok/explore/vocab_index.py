@@ -28,7 +28,6 @@ import numpy as np
 import regex
 
 from tui_tok.explore.display import display_piece
-from tui_tok.tokenizer.byte_level import CHAR_TO_BYTE
 from tui_tok.tokenizer.types import TokenType
 
 BYTE_LEVEL_MODELS = frozenset({"gpt2", "hybriddna", "whitespace"})
