@@ -44,6 +44,7 @@ _FINE_AFTER = 50_000  # distinct chunks seen before the vocab's pair set (0.05-0
 _FINE_MIN_LEN = 12  # shorter chunks: merging them whole is cheaper than cutting them
 _LIST_MAX = 64  # longer chunks merge with the heap (llama.cpp's queue); shorter ones with a list scan
 _NEG = float("-inf")
+_FRAGMENT_MAX = 256  # longer fragments are not cached whole (their chunks are)
 
 ChunkResult = tuple[tuple[int, ...], tuple[int, ...]]
 """A chunk's token ids and each token's byte end (relative to the chunk; tokens tile it)."""
@@ -60,6 +61,7 @@ class SpmEncoder:
         self._list_merge = bool(np.isfinite(vocab.scores).all())  # -inf marks "no token" in the scan
         self._add_space_prefix = vocab.add_space_prefix
         self._cache: dict[str, ChunkResult] = {}
+        self._fragments: tuple[dict[bytes, tuple[int, ...]], ...] = ({}, {})  # [prefix space?]
         self._byte_ids: list[int | None] | None = None
         self._chunker = Chunker(vocab.tokens)
         self._misses = 0
@@ -85,8 +87,17 @@ class SpmEncoder:
         return self._encode_chunked(decoded, -1 if prefix else 0)
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool) -> list[int]:
-        """Just the ids of ``encode_fragment``: the fast path for ``Tokenizer.encode``."""
-        data = b" " + text if self._add_space_prefix and after_special else text
+        """Just the ids of ``encode_fragment``: the fast path for ``Tokenizer.encode``.
+
+        Short fragments are cached whole (gemma's whitespace tokens cut code into many small
+        fragments, and lines repeat).
+        """
+        prefix = self._add_space_prefix and after_special
+        frags = self._fragments[prefix]
+        hit = frags.get(text)
+        if hit is not None:
+            return list(hit)
+        data = b" " + text if prefix else text
         try:
             decoded = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -96,6 +107,10 @@ class SpmEncoder:
         for chunk in self._chunker.coarse(decoded) if decoded else ():
             hit = cache.get(chunk)
             out += (hit if hit is not None else self._encode_miss(chunk))[0]
+        if len(text) <= _FRAGMENT_MAX:
+            if len(frags) >= _CACHE_LIMIT:
+                frags.clear()
+            frags[text] = tuple(out)
         return out
 
     # --- chunked fast path (valid UTF-8) ------------------------------------------------------
@@ -161,8 +176,7 @@ class SpmEncoder:
         if self._list_merge and len(s) <= _LIST_MAX:
             score_of = self._score_of
             if score_of is None:
-                scores = self._scores
-                score_of = self._score_of = {text: scores[tid] for text, tid in t2id.items()}
+                score_of = self._score_of = _score_dict(self._vocab.tokens, t2id, self._scores)
             syms = _merge_list(s, score_of.get)
         else:
             syms = [s[a:b] for a, b in _merge_str(s, t2id, self._scores)]
@@ -246,6 +260,13 @@ class SpmEncoder:
         if tid is None:
             tid = self._t2id.get(bytes([byte]).decode("utf-8", "surrogateescape"))
         return tid
+
+
+def _score_dict(tokens: list[str], t2id: dict[str, int], scores: list[float]) -> dict[str, float]:
+    """Token text -> its token's score (the id ``token_to_id`` gives, when texts repeat)."""
+    if len(t2id) == len(tokens):
+        return dict(zip(tokens, scores))
+    return {text: scores[tid] for text, tid in t2id.items()}
 
 
 def _twice_esc(sym: str) -> int:
