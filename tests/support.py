@@ -87,3 +87,17 @@ def llama_test_cases(name: str) -> list[tuple[str, list[int]]]:
     texts = v.inp.read_text(encoding="utf-8").split("\n__ggml_vocab_test__\n")[:-1]
     outs = v.out.read_text(encoding="utf-8").split("\n")
     return [(t, [int(x) for x in o.split()]) for t, o in zip(texts, outs)]
+
+
+def gguf_py():  # type: ignore[no-untyped-def]
+    """gguf-py (llama.cpp's Python package), as an optional second opinion; skip when absent.
+
+    ``tests/`` is on sys.path, so without the real package ``import gguf`` finds the
+    ``tests/gguf`` folder as a namespace package: check for the reader class.
+    """
+    import pytest
+
+    module = pytest.importorskip("gguf")
+    if not hasattr(module, "GGUFReader"):
+        pytest.skip("gguf-py is not installed (pip install gguf)")
+    return module

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import ASSETS, ROOT
+from support import ASSETS, ROOT, gguf_py
 
 from tui_tok.cli import main
 from tui_tok.gguf import GGUFValue, GGUFValueType, read_gguf, write_gguf
@@ -119,7 +119,7 @@ def test_export_of_real_vocab_is_identical(capsys: pytest.CaptureFixture[str], t
 
 
 def test_gguf_py_reads_our_export(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    gguf = pytest.importorskip("gguf")
+    gguf = gguf_py()
     src = write_gguf(tmp_path / "model.gguf", {
         "general.architecture": "llama",
         "tokenizer.ggml.model": "llama",

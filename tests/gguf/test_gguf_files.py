@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import ASSETS, vocab_files
+from support import ASSETS, gguf_py, vocab_files
 
 from tui_tok.errors import GGUFFormatError
 from tui_tok.gguf import GGUFFile, GGUFValueType, read_gguf, write_gguf
@@ -73,7 +73,7 @@ GGUF_PY_FILES = [ASSETS / "ggml-vocab-phi-3.gguf", ASSETS / "ggml-vocab-bert-bge
 
 @pytest.mark.parametrize("path", GGUF_PY_FILES, ids=lambda p: p.name)
 def test_agrees_with_gguf_py(path: Path) -> None:
-    gguf = pytest.importorskip("gguf")
+    gguf = gguf_py()
     compare_with_gguf_py(read(path), gguf.GGUFReader(str(path)))
 
 

@@ -16,7 +16,7 @@ from tui_tok.ui.screens.stream import StreamScreen
 from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
 from tui_tok.ui.widgets.vocab_table import VocabTable
 from support import vocab_file
-from conftest import make_app, settle
+from ui_support import make_app, settle
 
 
 async def _search(app, pilot, query: str) -> list[int]:  # type: ignore[no-untyped-def]

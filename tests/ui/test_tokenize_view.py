@@ -9,7 +9,7 @@ from tui_tok.ui.screens.tokenize import TokenizeScreen
 from tui_tok.ui.widgets.token_details import TokenDetails
 from tui_tok.ui.widgets.token_view import TokenView
 from support import conformance_rows, vocab_file
-from conftest import make_app, settle
+from ui_support import make_app, settle
 
 NAMES = ["qwen3-vocab", "phi-3"]
 
