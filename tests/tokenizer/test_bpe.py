@@ -335,6 +335,7 @@ def test_subword_cut_changes_nothing(text: str) -> None:
     if not found:
         pytest.skip("gemma-4 vocab not available")
     plain = _uncut(str(found[0].path))
+    assert _encoder(str(found[0].path))._subword_cut() is not None  # noqa: SLF001 - short texts use it once built
     data = text.encode("utf-8", "surrogatepass")
     assert _encoder(str(found[0].path)).encode_fragment(data, after_special=True) == plain.encode_fragment(data, after_special=True)
 
@@ -350,3 +351,18 @@ def test_ids_fast_path_equals_pieces(data: bytes) -> None:
                 enc.encode_fragment_ids(data)
             continue
         assert enc.encode_fragment_ids(data) == want
+
+
+def test_lazy_rank_search_equals_the_rank_dict() -> None:
+    """Before the rank dict exists, ranks come from a search in the joined merges: same answers,
+    duplicates keep their first (lowest) rank, and the dict takes over once the budget is spent."""
+    merges = ["a b", "ab c", "a b", "x y", "b c"]
+    enc = BpeEncoder(_toy(["a", "b", "c", "ab", "abc", "x", "y", "bc"], merges))
+    lookup = enc._rank_get()  # noqa: SLF001
+    assert enc._ranks is None  # noqa: SLF001 - still lazy
+    keys = [*merges, "a", "b c d", "", "c a", "ab"]
+    assert [lookup(k, -1) for k in keys] == [enc.merge_ranks().get(k, -1) for k in keys]
+    qwen = BpeEncoder(_qwen().vocab)
+    lazy = qwen._rank_get()  # noqa: SLF001
+    sample = qwen.vocab.merges[:50] + qwen.vocab.merges[-50:] + ["no such", "Ġ t"]
+    assert [lazy(k, -1) for k in sample] == [qwen.merge_ranks().get(k, -1) for k in sample]

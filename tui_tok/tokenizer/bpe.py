@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections.abc import Callable
 from itertools import accumulate, chain, repeat
 from operator import itemgetter
 
@@ -40,6 +41,11 @@ _HEAP_FROM = 150
 """Words with more symbols than this merge with a heap (llama.cpp's queue); shorter ones with
 a list scan, which is faster in Python for short words and gives the same result."""
 _CACHE_MAX = 1 << 17
+_CUT_FROM = 256
+"""Texts shorter than this are not cut before ▁ (``_subword_cut``) until the cut exists: it only
+helps the word cache, and building it costs ~0.1 s for gemma4's merges."""
+_LAZY_SCANS = 8
+"""How many times over the lazy rank search may scan the joined merges before the dict is built."""
 
 WordResult = tuple[tuple[int, ...], tuple[int, ...]]
 """One word's token ids and how many bytes of the re-encoded word each covers, in order.
@@ -59,6 +65,7 @@ class BpeEncoder:
         self._byte_encode = self.spec.byte_encode
         self._gemma4 = self.spec.pre_type == "GEMMA4"
         self._ranks: dict[str, int] | None = None
+        self._lazy: _LazyRanks | None = None
         self._cut: re.Pattern[str] | None | bool = False  # False = not computed yet
         self._cache: dict[str, WordResult] = {}
 
@@ -94,7 +101,20 @@ class BpeEncoder:
             merges = self.vocab.merges
             n = len(merges)
             self._ranks = dict(zip(reversed(merges), range(n - 1, -1, -1)))
+            self._lazy = None
         return self._ranks
+
+    def _rank_get(self) -> Callable[[str, int], int]:
+        """``merge_ranks().get``, or until the first few lookups have scanned the merge list a
+        few times over, a search in the joined merges (the dict costs ~0.1-0.3 s for 515k merges,
+        which a first short text need not pay)."""
+        if self._ranks is not None:
+            return self._ranks.get
+        if self._lazy is None:
+            self._lazy = _LazyRanks.build(self.vocab.merges, self.merge_ranks)
+            if self._lazy is None:
+                return self.merge_ranks().get
+        return self._lazy.get
 
     def bpe_word(self, word: str) -> WordResult:
         """Token ids and byte lengths of one pre-tokenized word (code points, before byte encoding)."""
@@ -131,7 +151,11 @@ class BpeEncoder:
         """BPE of every word of ``text``, in order. Written for speed: one C-level pass for
         cache hits, Python only for distinct missing words."""
         words = split_words(text, self.spec.regexes)
-        if not self._byte_encode and (cut := self._subword_cut()) is not None:
+        if (
+            not self._byte_encode
+            and (self._cut is not False or len(text) >= _CUT_FROM)
+            and (cut := self._subword_cut()) is not None
+        ):
             words = [part for word in words for part in cut.split(word)]
         cache = self._cache
         results = list(map(cache.get, words))
@@ -190,7 +214,7 @@ class BpeEncoder:
         return self._to_ids(symbols)
 
     def _merge(self, symbols: list[str]) -> list[str]:
-        get = self.merge_ranks().get
+        get = self._rank_get()
         if not self._byte_encode and " " in "".join(symbols):
             return self._merge_checked(symbols)
         if len(symbols) > _HEAP_FROM:
@@ -371,3 +395,33 @@ def _merge_heap(symbols: list[str], rank) -> list[str]:  # noqa: ANN001 - local 
             if r2 != _NO_RANK:
                 heapq.heappush(heap, (r2, left, q, len(text[left]) + len(text[q])))
     return [t for t in text if t]
+
+
+class _LazyRanks:
+    """Merge ranks by searching ``"\\0left right\\0"`` in the joined merge list: the first match
+    is the lowest rank (as ``emplace`` keeps), its rank the number of separators before it.
+    Frequent merges have low ranks, so hits end early; each lookup's scan is charged to a budget,
+    and once it is spent lookups go to the full dict (``full()``)."""
+
+    def __init__(self, joined: str, full: Callable[[], dict[str, int]]) -> None:
+        self._joined = joined
+        self._full = full
+        self._budget = _LAZY_SCANS * len(joined)
+
+    @classmethod
+    def build(cls, merges: list[str], full: Callable[[], dict[str, int]]) -> _LazyRanks | None:
+        """None when a merge string holds the NUL separator itself."""
+        joined = "\x00" + "\x00".join(merges) + "\x00"
+        if joined.count("\x00") != len(merges) + 1:
+            return None
+        return cls(joined, full)
+
+    def get(self, key: str, default: int) -> int:
+        if self._budget <= 0:
+            return self._full().get(key, default)
+        joined = self._joined
+        pos = joined.find("\x00" + key + "\x00")
+        self._budget -= len(joined) if pos < 0 else pos
+        if pos < 0:
+            return default
+        return joined.count("\x00", 0, pos)
