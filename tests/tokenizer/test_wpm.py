@@ -12,8 +12,9 @@ from fixtures.simple_vocab import pipeline_ids, vocab_from_file
 from fixtures.wpm_literal import tokenize as literal_tokenize
 from support import conformance_rows, llama_test_cases, vocab_file
 from tui_tok.errors import TokenizeError
+from tui_tok.tokenizer.spans import decode_with_offsets
 from tui_tok.tokenizer.vocab import Vocab
-from tui_tok.tokenizer.wpm import WpmEncoder, decode_with_offsets, word_classes
+from tui_tok.tokenizer.wpm import WpmEncoder, word_classes
 
 NAME = "bert-bge"
 

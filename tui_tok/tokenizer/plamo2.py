@@ -32,10 +32,10 @@ import math
 import numpy as np
 
 from tui_tok.errors import VocabError
+from tui_tok.tokenizer.spans import decode_with_offsets, expand_pieces
 from tui_tok.tokenizer.types import Piece, TokenAttr
 from tui_tok.tokenizer.unicode_data import MAX_CODEPOINTS, cpt_to_utf8
 from tui_tok.tokenizer.vocab import Vocab
-from tui_tok.tokenizer.wpm import decode_with_offsets, expand_pieces
 
 INVALID_SCORE = -20_000_000
 UNKNOWN_SCORE = -10_000_000

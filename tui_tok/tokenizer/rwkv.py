@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from tui_tok.errors import TokenizeError
+from tui_tok.tokenizer.spans import expand_pieces
 from tui_tok.tokenizer.types import Piece
 from tui_tok.tokenizer.vocab import Vocab
-from tui_tok.tokenizer.wpm import expand_pieces
 
 _VALUE = -1  # key under which a trie node stores its token id
 _CACHE_LIMIT = 1 << 17

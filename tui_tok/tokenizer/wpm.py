@@ -27,16 +27,13 @@ llama.cpp throws ``std::invalid_argument`` out of ``llama_tokenize``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
 from functools import cache
-from itertools import count
-from typing import TypeVar
 
 import numpy as np
 
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer import _unicode_tables
-from tui_tok.tokenizer.pretokenize.offsets import decode_spans, utf8_lens
+from tui_tok.tokenizer.spans import decode_spans, expand_pieces, utf8_offsets
 from tui_tok.tokenizer.types import Piece
 from tui_tok.tokenizer.unicode_data import (
     ACCENT_MARK,
@@ -73,7 +70,6 @@ CJK_RANGES: tuple[tuple[int, int], ...] = (
 )
 
 _CACHE_LIMIT = 1 << 17
-K = TypeVar("K", bound=Hashable)
 
 
 @cache
@@ -116,28 +112,6 @@ def word_classes(text: str, *, strip_accents: bool = True) -> str:
     """One class letter per character: ' ' space, 'd' dropped, 'i' alone, 'k' kept (for tests/UI)."""
     cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
     return class_table(strip_accents)[cps].tobytes().decode("ascii")
-
-
-def decode_with_offsets(data: bytes) -> tuple[list[int], list[int]]:
-    """llama.cpp's lenient UTF-8 decode (§5.5) plus each code point's start byte.
-
-    Returns ``(cps, offsets)`` with ``len(offsets) == len(cps) + 1`` and ``offsets[-1] == len(data)``.
-
-    >>> decode_with_offsets(b"a\\xe2\\x82A\\xc3\\xa9")
-    ([97, 65533, 65533, 65, 233], [0, 1, 2, 3, 4, 6])
-    """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return decode_spans(data)
-    cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
-    return cps.tolist(), _utf8_offsets(cps)
-
-
-def _utf8_offsets(cps: np.ndarray) -> list[int]:
-    offsets = np.zeros(len(cps) + 1, dtype=np.int64)
-    np.cumsum(utf8_lens(cps), out=offsets[1:])
-    return offsets.tolist()
 
 
 class WpmEncoder:
@@ -201,9 +175,7 @@ class WpmEncoder:
                 ) from None
             return arr.astype(np.uint32), self._classes[arr], np.array(offs, dtype=np.int64)
         arr = np.frombuffer(chars.encode("utf-32-le"), dtype="<u4")
-        offsets = np.zeros(len(arr) + 1, dtype=np.int64)
-        np.cumsum(utf8_lens(arr), out=offsets[1:])
-        return arr, self._classes[arr], offsets
+        return arr, self._classes[arr], utf8_offsets(arr)
 
     def _word_pieces(self, word: str) -> tuple[Piece, ...]:
         pieces = self._cache.get(word)
@@ -264,48 +236,6 @@ class WpmEncoder:
             matches.append((best, best_end))
             i = best_end
         return tuple(_char_spans(matches, kept, starts))
-
-
-def expand_pieces(
-    chunks: list[K],
-    starts: np.ndarray,
-    encode: Callable[[K], tuple[Piece, ...]],
-    offsets: np.ndarray | None = None,
-) -> list[Piece]:
-    """Pieces of a whole text from per-chunk pieces, encoding each *distinct* chunk once.
-
-    ``chunks[k]`` starts at ``starts[k]`` (in the units its pieces' spans use); ``encode`` gives
-    a chunk's pieces with spans relative to the chunk; ``offsets`` then maps those units to
-    bytes. The occurrences are expanded with numpy gathers, not a Python loop per chunk.
-
-    >>> expand_pieces(["ab", "c", "ab"], np.array([0, 3, 5]), lambda w: tuple((ord(ch), i, i + 1) for i, ch in enumerate(w)))
-    [(97, 0, 1), (98, 1, 2), (99, 3, 4), (97, 5, 6), (98, 6, 7)]
-    """
-    if not chunks:
-        return []
-    first_seen: dict[K, int] = {}
-    occ = list(map(first_seen.setdefault, chunks, count()))
-    dense = np.empty(len(occ), dtype=np.int64)
-    dense[list(first_seen.values())] = np.arange(len(first_seen))
-    occ_idx = dense[occ]
-    flat: list[Piece] = []
-    firsts: list[int] = []
-    for chunk in first_seen:
-        firsts.append(len(flat))
-        flat.extend(encode(chunk))
-    if not flat:
-        return []
-    counts = np.diff(np.array([*firsts, len(flat)], dtype=np.int64))[occ_idx]
-    flat_arr = np.array(flat, dtype=np.int64).reshape(-1, 3)
-    total = int(counts.sum())
-    gidx = np.repeat(np.array(firsts, dtype=np.int64)[occ_idx] - (np.cumsum(counts) - counts), counts) + np.arange(total)
-    base = np.repeat(np.asarray(starts, dtype=np.int64), counts)
-    lo = base + flat_arr[gidx, 1]
-    hi = base + flat_arr[gidx, 2]
-    if offsets is not None:
-        lo = offsets[lo]
-        hi = offsets[hi]
-    return list(zip(flat_arr[gidx, 0].tolist(), lo.tolist(), hi.tolist()))
 
 
 def _word_spans(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

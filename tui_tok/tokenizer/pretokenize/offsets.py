@@ -5,6 +5,9 @@ llama.cpp decodes leniently (TOKENIZER-PARITY §5.5: each bad byte becomes U+FFF
 change on the way. These helpers give the code points as a ``str`` plus a map from byte offsets
 of the re-encoding back to offsets in the input, so token spans point at the user's bytes.
 
+The lenient decode itself (``decode_spans``) and ``utf8_lens`` live in ``tui_tok/tokenizer/spans.py``
+(shared with WPM, RWKV and PLaMo2); they stay importable from here for ``bpe.py``.
+
 Does not split or tokenize: see ``split.py`` and ``bpe.py``.
 """
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from tui_tok.errors import TokenizeError
+from tui_tok.tokenizer.spans import decode_spans, utf8_lens
 
 
 def check_range(cps: list[int]) -> None:
@@ -54,10 +58,6 @@ def decode(data: bytes, *, escape: bool, offsets: bool = True) -> tuple[str, np.
     return escaped, offset_map(starts, src_lens, utf8_lens(arr), len(data))
 
 
-def utf8_lens(cps: np.ndarray) -> np.ndarray:
-    return 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)
-
-
 def offset_map(src_starts: np.ndarray, src_lens: np.ndarray, enc_lens: np.ndarray, src_total: int) -> np.ndarray:
     """enc byte offset -> source byte offset: byte k of a character maps to start + min(k, source length)."""
     total = int(enc_lens.sum())
@@ -67,30 +67,3 @@ def offset_map(src_starts: np.ndarray, src_lens: np.ndarray, enc_lens: np.ndarra
     k = np.arange(total) - np.repeat(enc_starts, enc_lens)
     mapped = np.repeat(src_starts, enc_lens) + np.minimum(k, np.repeat(src_lens, enc_lens))
     return np.concatenate((mapped, [src_total])).astype(np.int64)
-
-
-def decode_spans(data: bytes) -> tuple[list[int], list[int]]:
-    """``unicode_cpts_from_utf8`` with where each code point starts (plus the end) in ``data``."""
-    cps: list[int] = []
-    src: list[int] = []
-    n = len(data)
-    i = 0
-    while i < n:
-        src.append(i)
-        b0 = data[i]
-        if b0 < 0x80:
-            cps.append(b0)
-            i += 1
-            continue
-        need = 1 if b0 & 0xE0 == 0xC0 else 2 if b0 & 0xF0 == 0xE0 else 3 if b0 & 0xF8 == 0xF0 else -1
-        if need < 0 or i + need >= n or any(data[i + k] & 0xC0 != 0x80 for k in range(1, need + 1)):
-            cps.append(0xFFFD)
-            i += 1
-            continue
-        cp = b0 & (0x1F, 0x0F, 0x07)[need - 1]
-        for k in range(1, need + 1):
-            cp = (cp << 6) | (data[i + k] & 0x3F)
-        cps.append(cp)
-        i += need + 1
-    src.append(n)
-    return cps, src
