@@ -33,6 +33,16 @@ def names(ids: list[int]) -> list[str]:
     return [toks[i][0] for i in ids]
 
 
+def assert_matches_literal(enc: Plamo2Encoder, literal: LiteralPlamo2, data: bytes) -> None:
+    """Same ids as the literal port, spans in order and inside ``data``."""
+    pieces = enc.encode_fragment(data, after_special=True)
+    assert [p[0] for p in pieces] == literal.encode(data)
+    prev = 0
+    for _, s, e in pieces:
+        assert prev <= s <= e <= len(data)
+        prev = e
+
+
 @pytest.mark.parametrize("data,expected", CASES, ids=[repr(c[0]) for c in CASES])
 def test_hand_derived(data: bytes, expected: list[int]) -> None:
     _, enc, literal = fixture()
@@ -126,12 +136,7 @@ def test_valid_text_decodes_back(text: str) -> None:
 @given(st.binary(max_size=40))
 def test_arbitrary_bytes(data: bytes) -> None:
     _, enc, literal = fixture()
-    pieces = enc.encode_fragment(data, after_special=True)
-    assert [p[0] for p in pieces] == literal.encode(data)
-    prev = 0
-    for _, s, e in pieces:
-        assert prev <= s <= e <= len(data)
-        prev = e
+    assert_matches_literal(enc, literal, data)
 
 
 @pytest.fixture(scope="module")
@@ -161,9 +166,4 @@ def test_long_inputs_cut_into_pieces_match_literal_port(text: str, junk: bytes) 
     """Inputs past 64 code points are cut where no token spans and solved piece by piece."""
     _, enc, literal = fixture()
     data = text.encode() + junk + text[::-1].encode()
-    pieces = enc.encode_fragment(data, after_special=True)
-    assert [p[0] for p in pieces] == literal.encode(data)
-    prev = 0
-    for _, s, e in pieces:
-        assert prev <= s <= e <= len(data)
-        prev = e
+    assert_matches_literal(enc, literal, data)
