@@ -28,8 +28,10 @@ Encoders are imported lazily from a registry so opening a file costs only the vo
 
 from __future__ import annotations
 
+import gc
 import importlib
 from collections.abc import Iterable, Mapping
+from itertools import repeat
 from typing import Any
 
 from tui_tok.errors import TokenizeError, UnsupportedTokenizerError, VocabError
@@ -50,6 +52,8 @@ ENCODERS: dict[VocabType, tuple[str, str]] = {
 }
 """Family -> (module, class) of its FragmentEncoder."""
 
+_new_tuple = tuple.__new__
+_GC_PAUSE_FROM = 10_000
 _CONTROL = int(TokenAttr.CONTROL)
 _UNKNOWN = int(TokenAttr.UNKNOWN)
 _USER_DEFINED = int(TokenAttr.USER_DEFINED)
@@ -131,8 +135,22 @@ class Tokenizer:
         Added BOS/EOS/SEP have empty spans (at 0 and at the end). Whitespace that an
         LSTRIP/RSTRIP special token swallowed belongs to no token.
         """
-        kinds = self._kind_table()
-        return [Token(tid, s, e, kinds[tid]) for tid, s, e in self._encode(_as_bytes(text), add_special, parse_special)]
+        pieces = self._encode(_as_bytes(text), add_special, parse_special)
+        if not pieces:
+            return []
+        ids, starts, ends = zip(*pieces)
+        rows = zip(ids, starts, ends, map(self._kind_table().__getitem__, ids))
+        # Token(*row) without a Python-level call; the collector is paused meanwhile, as 100k new
+        # tuples that all survive would trigger full collections of the whole heap (they hold no
+        # cycles, so nothing is left for it to find)
+        paused = gc.isenabled() and len(pieces) > _GC_PAUSE_FROM
+        if paused:
+            gc.disable()
+        try:
+            return list(map(_new_tuple, repeat(Token), rows))
+        finally:
+            if paused:
+                gc.enable()
 
     def _added(self, add_special: bool) -> tuple[bool, bool, bool]:
         """Whether llama.cpp adds (BOS, EOS, SEP) for this family (§4.8)."""

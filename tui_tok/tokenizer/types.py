@@ -7,8 +7,7 @@ Does not hold any algorithm: see ``vocab.py`` for how attributes are derived.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 
 class TokenType(enum.IntEnum):
@@ -62,13 +61,15 @@ class TokenKind(enum.Enum):
     USER_DEFINED = "user_defined"
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
     """One token of a tokenization, with the byte span of the input it came from.
 
     ``start``/``end`` are byte offsets into the UTF-8 encoding of the input. Tokens that
     consume no input (an added BOS/EOS) have ``start == end``. Spans never overlap and
     are in order; for lossless tokenizers (BPE, SPM, RWKV) they tile the input.
+
+    A named tuple (immutable, ``Token(id=..., start=..., end=..., kind=...)``) rather than a
+    dataclass so that ``Tokenizer.tokenize`` can build 100k of them with C-level loops.
     """
 
     id: int
@@ -79,6 +80,12 @@ class Token:
     """One past the last byte of the input this token covers."""
     kind: TokenKind
     """Display class: normal, special, byte fallback, unknown or user-defined."""
+
+
+Token.id.__doc__ = "Token id, exactly as llama.cpp assigns it."  # type: ignore[attr-defined]
+Token.start.__doc__ = "First byte of the input this token covers."  # type: ignore[attr-defined]
+Token.end.__doc__ = "One past the last byte of the input this token covers."  # type: ignore[attr-defined]
+Token.kind.__doc__ = "Display class: normal, special, byte fallback, unknown or user-defined."  # type: ignore[attr-defined]
 
 
 Piece = tuple[int, int, int]
