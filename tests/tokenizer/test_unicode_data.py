@@ -58,6 +58,21 @@ def test_nfd_first() -> None:
     assert u.nfd_first(ord("x")) == ord("x")
 
 
+def test_lowercase_map_agrees_with_to_lower() -> None:
+    table = u.lowercase_map()
+    assert table[ord("Σ")] == ord("σ") and ord("a") not in table
+    assert all(u.to_lower(cp) == low != cp for cp, low in table.items())
+
+
+def test_nfd_ranges_agree_with_nfd_first() -> None:
+    firsts, lasts, values = u.nfd_ranges()
+    assert len(firsts) == len(lasts) == len(values) > 0
+    assert (firsts <= lasts).all() and (lasts[:-1] < firsts[1:]).all()
+    for first, last, value in zip(firsts.tolist(), lasts.tolist(), values.tolist()):
+        assert u.nfd_first(first) == u.nfd_first(last) == value
+        assert u.nfd_first(last + 1) == last + 1 or (last + 1) in set(firsts.tolist())
+
+
 def test_category_class_matches_table() -> None:
     table = u.flags_table()
     pattern = regex.compile(f"[{u.category_class(u.NUMBER)}]")

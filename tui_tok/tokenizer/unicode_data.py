@@ -16,7 +16,9 @@ Does not tokenize or split: see ``pretokenize/`` and the algorithm modules.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from functools import cache
+from types import MappingProxyType
 
 import numpy as np
 
@@ -42,6 +44,7 @@ _FLAG_STARTS: list[int] = list(_t.RANGES_FLAGS[0::2])
 _FLAG_VALUES: list[int] = list(_t.RANGES_FLAGS[1::2])
 WHITESPACE_CPS: frozenset[int] = frozenset(_t.WHITESPACE)
 _LOWER: dict[int, int] = dict(zip(_t.LOWERCASE[0::2], _t.LOWERCASE[1::2]))
+_LOWER_VIEW: Mapping[int, int] = MappingProxyType(_LOWER)
 _NFD_FIRST: list[int] = list(_t.RANGES_NFD[0::3])
 _NFD_LAST: list[int] = list(_t.RANGES_NFD[1::3])
 _NFD_VALUE: list[int] = list(_t.RANGES_NFD[2::3])
@@ -77,6 +80,26 @@ def is_whitespace(cp: int) -> bool:
 def to_lower(cp: int) -> int:
     """Simple lowercase mapping (no final sigma, no multi-char folds), as ``unicode_tolower``."""
     return _LOWER.get(cp, cp)
+
+
+def lowercase_map() -> Mapping[int, int]:
+    """The whole simple lowercase table (cp -> lowercase cp, only cps that change), read-only.
+
+    For callers that need the inverse (which code points lower to a given one); ``to_lower``
+    is the per-code-point lookup.
+    """
+    return _LOWER_VIEW
+
+
+@cache
+def nfd_ranges() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """llama.cpp's NFD-first ranges as int64 arrays ``(first, last, value)``: every cp in
+    ``first[k]..last[k]`` (inclusive) maps to ``value[k]``; cps in no range map to themselves."""
+    return (
+        np.array(_NFD_FIRST, dtype=np.int64),
+        np.array(_NFD_LAST, dtype=np.int64),
+        np.array(_NFD_VALUE, dtype=np.int64),
+    )
 
 
 def nfd_first(cp: int) -> int:

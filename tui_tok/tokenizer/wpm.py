@@ -32,7 +32,6 @@ from functools import cache
 import numpy as np
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer import _unicode_tables
 from tui_tok.tokenizer.spans import decode_spans, expand_pieces, utf8_offsets
 from tui_tok.tokenizer.types import Piece
 from tui_tok.tokenizer.unicode_data import (
@@ -43,6 +42,7 @@ from tui_tok.tokenizer.unicode_data import (
     SYMBOL,
     WHITESPACE,
     flags_table,
+    nfd_ranges,
     to_lower,
 )
 from tui_tok.tokenizer.vocab import Vocab
@@ -76,9 +76,8 @@ _CACHE_LIMIT = 1 << 17
 def _nfd_first_table() -> np.ndarray:
     """int64 map cp -> first cp of its NFD for every cp (llama.cpp's unicode_cpts_normalize_nfd)."""
     table = np.arange(MAX_CODEPOINTS, dtype=np.int64)
-    ranges = _unicode_tables.RANGES_NFD
-    for k in range(0, len(ranges), 3):
-        first, last, value = ranges[k], ranges[k + 1], ranges[k + 2]
+    firsts, lasts, values = nfd_ranges()
+    for first, last, value in zip(firsts.tolist(), lasts.tolist(), values.tolist()):
         table[first : last + 1] = value
     return table
 

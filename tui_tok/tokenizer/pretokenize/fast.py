@@ -80,7 +80,7 @@ def _cls(flag: int, marker: str) -> str:
 
 
 def _lowers_to(ch: str) -> str:
-    found = sorted({ord(ch)} | {cp for cp, low in ud._LOWER.items() if low == ord(ch)})  # noqa: SLF001
+    found = sorted({ord(ch)} | {cp for cp, low in ud.lowercase_map().items() if low == ord(ch)})
     if any(cp >= 128 for cp in found):
         raise AssertionError(f"non-ASCII code point lowers to {ch!r}: collapsed contractions would be wrong")
     return "".join(chr(cp) for cp in found)
