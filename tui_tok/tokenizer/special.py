@@ -318,14 +318,35 @@ def _run_end(text: bytes, start: int, c: int) -> int:
 def _resolve_run(out: list[Fragment], start: int, end: int, family: tuple[tuple[int, int], ...]) -> None:
     """llama.cpp's loop on a run of one byte whose only candidates are runs of it: longer runs are
     tried first and each claims its leftmost copies, which is the same as taking, from the left,
-    the longest candidate that still fits."""
+    the longest candidate that still fits. Plans per (family, run length) are memoised."""
+    key = (id(family), end - start)
+    plan = _RUN_PLANS.get(key)
+    if plan is None or plan[2] is not family:  # the family held in the plan keeps its id unique
+        if len(_RUN_PLANS) >= 4096:
+            _RUN_PLANS.clear()
+        plan = _RUN_PLANS[key] = (*_run_plan(end - start, family), family)
+    lengths, raw_from, _ = plan
     pos = start
-    for n, tid in family:
-        while end - pos >= n:
-            out.append((pos, pos + n, tid))
-            pos += n
-    if pos < end:
+    for n, tid in lengths:
+        out.append((pos, pos + n, tid))
+        pos += n
+    if raw_from < end - start:
         _append_raw(out, pos, end)
+
+
+_RunFamily = tuple[tuple[int, int], ...]
+_RUN_PLANS: dict[tuple[int, int], tuple[_RunFamily, int, _RunFamily]] = {}
+
+
+def _run_plan(size: int, family: tuple[tuple[int, int], ...]) -> tuple[tuple[tuple[int, int], ...], int]:
+    """(length, id) of each claimed run in order, and where the raw rest starts (relative)."""
+    pos = 0
+    claimed: list[tuple[int, int]] = []
+    for n, tid in family:
+        while size - pos >= n:
+            claimed.append((n, tid))
+            pos += n
+    return tuple(claimed), pos
 
 
 def _append_raw(out: list[Fragment], start: int, end: int) -> None:
