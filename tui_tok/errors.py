@@ -51,6 +51,16 @@ class GGUFFormatError(TuiTokError):
         return ": ".join(parts)
 
 
+class GGUFOpenError(TuiTokError):
+    """A GGUF file cannot be opened (missing, a directory, no permission): the message names it.
+
+    Raised by ``tui_tok.gguf.read_gguf`` (and re-exported there); a file that opens but is
+    malformed is a ``GGUFFormatError`` instead.
+    """
+
+    exit_code = 2
+
+
 class UnsupportedTokenizerError(TuiTokError):
     """``tokenizer.ggml.model`` or ``tokenizer.ggml.pre`` names something we cannot run.
 

@@ -253,9 +253,17 @@ def test_open_errors_are_one_line(tmp_path: Path) -> None:
         with pytest.raises(GGUFOpenError) as info:
             read_gguf(path)
         assert isinstance(info.value, TuiTokError) and match in str(info.value) and "\n" not in str(info.value)
+        assert info.value.exit_code == 2
     empty = tmp_path / "empty.gguf"
     empty.write_bytes(b"")
     fails(b"", tmp_path, match="empty")
+
+
+def test_open_error_lives_in_errors_and_stays_importable_from_gguf() -> None:
+    import tui_tok.errors
+    import tui_tok.gguf.reader
+
+    assert GGUFOpenError is tui_tok.errors.GGUFOpenError is tui_tok.gguf.reader.GGUFOpenError
 
 
 def test_reader_never_writes(tmp_path: Path) -> None:

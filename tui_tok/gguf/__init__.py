@@ -2,10 +2,12 @@
 
 Knows nothing of tokenizers. ``read_gguf(path)`` returns a ``GGUFFile`` (fields in
 file order, values as Python scalars, numpy arrays or ``list[str]``); ``write_gguf``
-writes metadata with inferred or forced (``GGUFValue``) types.
+writes metadata with inferred or forced (``GGUFValue``) types. ``GGUFOpenError`` is defined in
+``tui_tok.errors`` with the other errors and re-exported here.
 """
 
-from tui_tok.gguf.reader import GGUFOpenError, parse_gguf_bytes, read_gguf
+from tui_tok.errors import GGUFOpenError
+from tui_tok.gguf.reader import parse_gguf_bytes, read_gguf
 from tui_tok.gguf.types import (
     GGML_TYPES,
     GGUFField,

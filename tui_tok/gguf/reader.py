@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from tui_tok.errors import GGUFFormatError, TuiTokError
+from tui_tok.errors import GGUFFormatError, GGUFOpenError
 from tui_tok.gguf.strings import read_string_array, read_strings_plain
 from tui_tok.gguf.types import (
     GGML_TYPES,
@@ -43,12 +43,6 @@ _MIN_TENSOR_INFO_SIZE = 8 + 4 + 4 + 8
 _MIN_ITEM_SIZE = {GGUFValueType.STRING: 8, GGUFValueType.ARRAY: 12}
 
 _T = GGUFValueType
-
-
-class GGUFOpenError(TuiTokError):
-    """The file cannot be opened (missing, a directory, no permission)."""
-
-    exit_code = 2
 
 
 def read_gguf(path: str | os.PathLike[str]) -> GGUFFile:
