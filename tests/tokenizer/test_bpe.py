@@ -366,3 +366,8 @@ def test_lazy_rank_search_equals_the_rank_dict() -> None:
     lazy = qwen._rank_get()  # noqa: SLF001
     sample = qwen.vocab.merges[:50] + qwen.vocab.merges[-50:] + ["no such", "Ġ t"]
     assert [lazy(k, -1) for k in sample] == [qwen.merge_ranks().get(k, -1) for k in sample]
+
+
+def test_lazy_rank_search_never_matches_across_entries() -> None:
+    enc = BpeEncoder(_toy(["a", "b", "c", "d"], ["a b", "c d"]))
+    assert enc._rank_get()("a b\x00c d", -1) == -1  # noqa: SLF001 - spans two entries: not a merge

@@ -27,6 +27,7 @@ from operator import itemgetter
 
 import numpy as np
 
+from tui_tok.tokenizer.bpe_ranks import LazyRanks
 from tui_tok.tokenizer.byte_level import ENCODE_TABLE
 from tui_tok.tokenizer.pre_spec import PreSpec
 from tui_tok.tokenizer.pretokenize.offsets import check_range, decode, decode_spans, offset_map, utf8_lens
@@ -44,8 +45,6 @@ _CACHE_MAX = 1 << 17
 _CUT_FROM = 256
 """Texts shorter than this are not cut before ▁ (``_subword_cut``) until the cut exists: it only
 helps the word cache, and building it costs ~0.1 s for gemma4's merges."""
-_LAZY_SCANS = 8
-"""How many times over the lazy rank search may scan the joined merges before the dict is built."""
 
 WordResult = tuple[tuple[int, ...], tuple[int, ...]]
 """One word's token ids and how many bytes of the re-encoded word each covers, in order.
@@ -65,7 +64,7 @@ class BpeEncoder:
         self._byte_encode = self.spec.byte_encode
         self._gemma4 = self.spec.pre_type == "GEMMA4"
         self._ranks: dict[str, int] | None = None
-        self._lazy: _LazyRanks | None = None
+        self._lazy: LazyRanks | None = None
         self._cut: re.Pattern[str] | None | bool = False  # False = not computed yet
         self._cache: dict[str, WordResult] = {}
 
@@ -111,7 +110,7 @@ class BpeEncoder:
         if self._ranks is not None:
             return self._ranks.get
         if self._lazy is None:
-            self._lazy = _LazyRanks.build(self.vocab.merges, self.merge_ranks)
+            self._lazy = LazyRanks.build(self.vocab.merges, self.merge_ranks)
             if self._lazy is None:
                 return self.merge_ranks().get
         return self._lazy.get
@@ -395,33 +394,3 @@ def _merge_heap(symbols: list[str], rank) -> list[str]:  # noqa: ANN001 - local 
             if r2 != _NO_RANK:
                 heapq.heappush(heap, (r2, left, q, len(text[left]) + len(text[q])))
     return [t for t in text if t]
-
-
-class _LazyRanks:
-    """Merge ranks by searching ``"\\0left right\\0"`` in the joined merge list: the first match
-    is the lowest rank (as ``emplace`` keeps), its rank the number of separators before it.
-    Frequent merges have low ranks, so hits end early; each lookup's scan is charged to a budget,
-    and once it is spent lookups go to the full dict (``full()``)."""
-
-    def __init__(self, joined: str, full: Callable[[], dict[str, int]]) -> None:
-        self._joined = joined
-        self._full = full
-        self._budget = _LAZY_SCANS * len(joined)
-
-    @classmethod
-    def build(cls, merges: list[str], full: Callable[[], dict[str, int]]) -> _LazyRanks | None:
-        """None when a merge string holds the NUL separator itself."""
-        joined = "\x00" + "\x00".join(merges) + "\x00"
-        if joined.count("\x00") != len(merges) + 1:
-            return None
-        return cls(joined, full)
-
-    def get(self, key: str, default: int) -> int:
-        if self._budget <= 0:
-            return self._full().get(key, default)
-        joined = self._joined
-        pos = joined.find("\x00" + key + "\x00")
-        self._budget -= len(joined) if pos < 0 else pos
-        if pos < 0:
-            return default
-        return joined.count("\x00", 0, pos)

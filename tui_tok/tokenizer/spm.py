@@ -7,8 +7,11 @@ with the highest score, ties to the leftmost; finally emit each symbol's id, or 
 ``<0xHH>`` tokens (else the 1-byte token; neither -> ``TokenizeError``, where llama.cpp throws).
 
 Speed: results are cached per chunk; ``spm_chunks.py`` finds cut points that provably do not
-change the result. A fragment that is not valid UTF-8 takes the uncached byte-exact path
-(lead-byte symbols may then swallow a space, so no cut is safe).
+change the result. Chunks of up to 64 characters merge by scanning a list of pair scores (same
+choices as the heap, see ``_merge_list``), longer ones with the heap. ``encode_fragment_ids``
+(what ``Tokenizer.encode`` uses) skips spans and caches short fragments whole. A fragment that
+is not valid UTF-8 takes the uncached byte-exact path (lead-byte symbols may then swallow a
+space, so no cut is safe).
 
 Spans map to input bytes: a ▁ made from a space covers that 1 byte (a byte-fallback run for it
 gives the byte to its first token); the inserted prefix space covers nothing (the first token
@@ -26,14 +29,15 @@ Does not split special tokens (``special.py``) and never emits UNK: llama.cpp's 
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Callable
-from itertools import accumulate, repeat
+from itertools import accumulate
 
 import numpy as np
 
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.spm_chunks import Chunker
+from tui_tok.tokenizer.spm_merge import merge as _merge
+from tui_tok.tokenizer.spm_merge import merge_list as _merge_list
+from tui_tok.tokenizer.spm_merge import merge_str as _merge_str
 from tui_tok.tokenizer.types import Piece
 from tui_tok.tokenizer.vocab import Vocab
 
@@ -43,7 +47,6 @@ _CACHE_LIMIT = 200_000
 _FINE_AFTER = 50_000  # distinct chunks seen before the vocab's pair set (0.05-0.2 s to build) pays off
 _FINE_MIN_LEN = 12  # shorter chunks: merging them whole is cheaper than cutting them
 _LIST_MAX = 64  # longer chunks merge with the heap (llama.cpp's queue); shorter ones with a list scan
-_NEG = float("-inf")
 _FRAGMENT_MAX = 256  # longer fragments are not cached whole (their chunks are)
 
 ChunkResult = tuple[tuple[int, ...], tuple[int, ...]]
@@ -272,137 +275,6 @@ def _score_dict(tokens: list[str], t2id: dict[str, int], scores: list[float]) ->
 def _twice_esc(sym: str) -> int:
     """Bytes a symbol's ▁ add beyond the 1-byte spaces they stand for."""
     return 2 * sym.count(_ESC)
-
-
-def _merge_list(s: str, score: Callable[[str, float], float]) -> list[str]:
-    """llama.cpp's merge loop as a scan over a list of pair scores (short chunks only: O(n²)).
-
-    Equivalent to the heap: the heap's live entries are exactly the adjacent pairs whose
-    concatenation is a token, and it pops the highest score, ties to the lowest left index; here
-    ``max`` finds the highest score and ``index`` its leftmost pair. ``score(text, -inf)`` is the
-    token's score or -inf; every score is finite, so -inf marks "not a token".
-    """
-    syms = list(s)
-    n = len(syms)
-    if n < 2:
-        return syms
-    neg = _NEG
-    sc = list(map(score, map(str.__add__, syms, syms[1:]), repeat(neg, n - 1)))
-    best = max(sc)
-    while best != neg:
-        i = sc.index(best)
-        syms[i] = left = syms[i] + syms.pop(i + 1)
-        del sc[i]
-        if i < n - 2:
-            sc[i] = score(left + syms[i + 1], neg)
-        if i:
-            sc[i - 1] = score(syms[i - 1] + left, neg)
-        n -= 1
-        if n < 2:
-            break
-        best = max(sc)
-    return syms
-
-
-def _merge_str(s: str, t2id: dict[str, int], scores: list[float]) -> list[tuple[int, int]]:
-    """``_merge`` specialised to one symbol per character of ``s`` (the hot path).
-
-    A symbol keeps its start index for life, so only ends are tracked; a merged-away symbol gets
-    size 0 (``ends[i] == i``), which is what makes llama.cpp's staleness test work.
-    """
-    n = len(s)
-    if n < 2:
-        return [(0, n)] if n else []
-    get = t2id.get
-    heap = []
-    for i in range(n - 1):
-        tid = get(s[i : i + 2])
-        if tid is not None:
-            heap.append((-scores[tid], i, i + 1, 2))
-    if not heap:
-        return [(i, i + 1) for i in range(n)]
-    heapq.heapify(heap)
-    ends = list(range(1, n + 1))
-    nxt = list(range(1, n + 1))
-    nxt[-1] = -1
-    prv = list(range(-1, n - 1))
-    push = heapq.heappush
-    pop = heapq.heappop
-    while heap:
-        _, left, right, size = pop(heap)
-        el = ends[left]
-        er = ends[right]
-        if el == left or er == right or (el - left) + (er - right) != size:
-            continue
-        ends[left] = er
-        ends[right] = right
-        nr = nxt[right]
-        nxt[left] = nr
-        if nr >= 0:
-            prv[nr] = left
-            tid = get(s[left : ends[nr]])
-            if tid is not None:
-                push(heap, (-scores[tid], left, nr, ends[nr] - left))
-        p = prv[left]
-        if p >= 0:
-            tid = get(s[p:er])
-            if tid is not None:
-                push(heap, (-scores[tid], p, left, er - p))
-    out = []
-    i = 0
-    while i != -1:
-        out.append((i, ends[i]))
-        i = nxt[i]
-    return out
-
-
-def _merge(
-    bounds: list[int], end: int, key: Callable, t2id: dict[str, int], scores: list[float]
-) -> list[tuple[int, int]]:
-    """llama.cpp's SPM merge loop over symbols starting at ``bounds``; returns final (start, end)."""
-    n = len(bounds)
-    if n == 0:
-        return []
-    starts = bounds
-    ends = bounds[1:] + [end]
-    nxt = list(range(1, n)) + [-1]
-    prv = list(range(-1, n - 1))
-    heap = []
-    get = t2id.get
-    for i in range(n - 1):
-        tid = get(key(starts[i], ends[i + 1]))
-        if tid is not None:
-            heap.append((-scores[tid], i, i + 1, ends[i + 1] - starts[i]))
-    heapq.heapify(heap)
-    push = heapq.heappush
-    pop = heapq.heappop
-    while heap:
-        _, left, right, size = pop(heap)
-        ln = ends[left] - starts[left]
-        rn = ends[right] - starts[right]
-        if ln == 0 or rn == 0 or ln + rn != size:
-            continue
-        ends[left] = ends[right]
-        ends[right] = starts[right]
-        nr = nxt[right]
-        nxt[left] = nr
-        if nr >= 0:
-            prv[nr] = left
-        p = prv[left]
-        if p >= 0:
-            tid = get(key(starts[p], ends[left]))
-            if tid is not None:
-                push(heap, (-scores[tid], p, left, ends[left] - starts[p]))
-        if nr >= 0:
-            tid = get(key(starts[left], ends[nr]))
-            if tid is not None:
-                push(heap, (-scores[tid], left, nr, ends[nr] - starts[left]))
-    out = []
-    i = 0
-    while i != -1:
-        out.append((starts[i], ends[i]))
-        i = nxt[i]
-    return out
 
 
 def _utf8_len(lead: int) -> int:
