@@ -12,6 +12,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 GEMMA4 = ROOT.parent / "shared" / "vocabs" / "ggml-vocab-gemma-4.gguf"
@@ -26,6 +27,19 @@ def _pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
+async def _settle(app: Any, pilot: Any) -> None:
+    """Let the app's start-up workers (tokenizer, index) finish and the screen catch up."""
+    for _ in range(3):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def _until_painted(widget: Any, since: float) -> None:
+    """Wait until ``widget`` (a ``PaintClock``) has drawn its top row after ``since``."""
+    while widget.painted_at < since:
+        await asyncio.sleep(0.0005)
+
+
 async def _keystrokes(path: Path, size: int, n: int) -> tuple[list[float], float]:
     from textual.widgets import TextArea
 
@@ -38,9 +52,7 @@ async def _keystrokes(path: Path, size: int, n: int) -> tuple[list[float], float
     app = TuiTokApp(read_gguf(path), text=text)
     times: list[float] = []
     async with app.run_test(size=(120, 40)) as pilot:
-        for _ in range(3):
-            await app.workers.wait_for_complete()
-            await pilot.pause()
+        await _settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, TokenizeScreen)
         editor = screen.query_one("#tok-input", TextArea)
@@ -54,8 +66,7 @@ async def _keystrokes(path: Path, size: int, n: int) -> tuple[list[float], float
             editor.insert("abcdefghij"[i % 10])
             while screen._generation == before or screen._shown_generation != screen._generation:  # noqa: SLF001
                 await asyncio.sleep(0.0005)
-            while view.painted_at < screen.last_result_at:
-                await asyncio.sleep(0.0005)
+            await _until_painted(view, screen.last_result_at)
             times.append(view.painted_at - start)
             await pilot.pause()
         # typing stops: how long until the exact whole-text result is drawn
@@ -99,9 +110,7 @@ async def _search_ui(path: Path, queries: list[str]) -> list[tuple[str, float, i
         await pilot.press("f3")
         while app.vocab_index is None:
             await asyncio.sleep(0.01)
-        for _ in range(3):
-            await app.workers.wait_for_complete()
-            await pilot.pause()
+        await _settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, VocabScreen)
         box = screen.query_one("#vocab-search", Input)
@@ -111,8 +120,7 @@ async def _search_ui(path: Path, queries: list[str]) -> list[tuple[str, float, i
             box.value = q
             while screen.last_result is None or screen.last_result.query != q:
                 await asyncio.sleep(0.0005)
-            while table.painted_at < screen.last_result_at:
-                await asyncio.sleep(0.0005)
+            await _until_painted(table, screen.last_result_at)
             out.append((q, table.painted_at - start, len(screen.last_result.ids)))
             await pilot.pause()
     return out

@@ -7,7 +7,6 @@ posts ``TokenView.Selected``.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from rich.segment import Segment as RichSegment
@@ -21,10 +20,11 @@ from textual.strip import Strip
 
 from tui_tok.explore.display import visible_text
 from tui_tok.explore.layout import Rows, TokenLayout, layout_tokens, row_of_char, row_segments, row_span, token_at, wrap_rows
+from tui_tok.ui.widgets.paint_clock import PaintClock
 from tui_tok.ui.widgets.palette import TOKEN_CLASSES, CachedStyles
 
 
-class TokenView(CachedStyles, ScrollView, can_focus=True):
+class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
     """Coloured token spans over the text."""
 
     COMPONENT_CLASSES = TOKEN_CLASSES
@@ -106,12 +106,8 @@ class TokenView(CachedStyles, ScrollView, can_focus=True):
         if row < top or row >= top + height:
             self.scroll_to(y=max(0, row - height // 2), animate=False)
 
-    painted_at = 0.0
-    """perf_counter() when the top row was last drawn (benchmarks wait for it)."""
-
     def render_line(self, y: int) -> Strip:
-        if y == 0:
-            self.painted_at = time.perf_counter()
+        self.mark_paint(y)
         row = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
         rows = self.rows

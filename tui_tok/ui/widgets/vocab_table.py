@@ -6,7 +6,6 @@ to show and formats a row when it scrolls into view.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui_tok.explore.vocab_index import VocabIndex, type_name
+from tui_tok.ui.widgets.paint_clock import PaintClock
 
 ID_W, TYPE_W, VALUE_W, BYTES_W = 8, 13, 12, 6
 
@@ -35,7 +35,7 @@ def header_text(*, value_label: str, piece_width: int) -> str:
     )
 
 
-class VocabTable(ScrollView, can_focus=True):
+class VocabTable(PaintClock, ScrollView, can_focus=True):
     """Rows ``ids`` of ``index``; a highlighted row under the cursor."""
 
     COMPONENT_CLASSES = {"vocab-table--cursor", "vocab-table--special", "vocab-table--byte", "vocab-table--dim"}
@@ -156,12 +156,8 @@ class VocabTable(ScrollView, can_focus=True):
             f"{value:>{VALUE_W}}  {int(index.byte_lengths[token_id]):>{BYTES_W}}"
         )
 
-    painted_at = 0.0
-    """perf_counter() when the top row was last drawn (benchmarks wait for it)."""
-
     def render_line(self, y: int) -> Strip:
-        if y == 0:
-            self.painted_at = time.perf_counter()
+        self.mark_paint(y)
         row = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
         styles = self._styles()
