@@ -7,21 +7,15 @@ import json
 import sys
 
 import pytest
+from cli_support import run_cli
 from support import ASSETS
 
-from tui_tok.cli import main
 from tui_tok.cli.encode import unescape
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.byte_level import BYTE_TO_CHAR
 
 PHI3 = ASSETS / "ggml-vocab-phi-3.gguf"
 QWEN3 = ASSETS / "qwen3-vocab.gguf"
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("model", [PHI3, QWEN3], ids=["phi-3", "qwen3"])

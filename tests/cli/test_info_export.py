@@ -11,20 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_support import run_cli
 from support import ASSETS, ROOT, gguf_py
 
-from tui_tok.cli import main
 from tui_tok.gguf import GGUFValue, GGUFValueType, read_gguf, write_gguf
 
 QWEN3 = ASSETS / "qwen3-vocab.gguf"
 PHI3 = ASSETS / "ggml-vocab-phi-3.gguf"
 T5 = ASSETS / "t5-botchan-en-unigram-1000.gguf"
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_info_summary(capsys: pytest.CaptureFixture[str]) -> None:
