@@ -1,8 +1,9 @@
 """Encode speed per vocab on the ~0.5 MB mixed corpus (``corpus.py``), against the targets.
 
 For every vocab file that loads (all families): cold MB/s (a fresh tokenizer, empty caches) and
-warm MB/s (the same text again), with ``add_special=False, parse_special=False``. Targets:
-BPE >= 2 MB/s, SPM >= 1.2 MB/s (cold). A calibration line says how loaded the machine is.
+warm MB/s (the same text again), with ``add_special=False, parse_special=False``, and warm
+``tokenize`` MB/s (ids, spans and ``Token`` objects). Targets: BPE >= 2 MB/s, SPM >= 1.2 MB/s
+(cold encode). A calibration line says how loaded the machine is.
 
     python -m benchmarks encode [--size MB] [--only NAME ...]
 """
@@ -50,8 +51,8 @@ def main(argv: list[str]) -> int:
     scale = calib / IDLE_CALIBRATION_MS
     print(f"corpus {mb:.3f} MB; calibration sum(range(10**6)) = {calib:.1f} ms (idle ~{IDLE_CALIBRATION_MS} ms); "
           f"'idle' = cold MB/s x {scale:.2f}, an estimate for an unloaded core")  # fmt: skip
-    print(f"{'vocab':28s} {'family':6s} {'tokens':>8s} {'cold MB/s':>10s} {'warm MB/s':>10s} {'cpu cold':>9s} "
-          f"{'idle':>6s}  target")  # fmt: skip
+    print(f"{'vocab':28s} {'family':6s} {'tokens':>8s} {'cold MB/s':>10s} {'warm MB/s':>10s} {'tokenize':>9s} "
+          f"{'cpu cold':>9s} {'idle':>6s}  target")  # fmt: skip
     for vf in vocab_files():
         if args.only and vf.name not in args.only:
             continue
@@ -62,6 +63,8 @@ def main(argv: list[str]) -> int:
             t1, c1 = time.perf_counter(), time.process_time()
             tok.encode(data, add_special=False)
             t2 = time.perf_counter()
+            tok.tokenize(data, add_special=False)
+            t3 = time.perf_counter()
         except TuiTokError as exc:
             print(f"{vf.name:28s} cannot encode: {exc}")
             continue
@@ -70,6 +73,6 @@ def main(argv: list[str]) -> int:
         cold = mb / (t1 - t0)
         # judged on the idle estimate: a loaded shared machine says little about the code
         verdict = "" if target is None else f">= {target} {'ok' if cold * scale >= target else 'SLOW'} (idle)"
-        print(f"{vf.name:28s} {family:6s} {len(ids):8d} {cold:10.2f} {mb / (t2 - t1):10.2f} "
+        print(f"{vf.name:28s} {family:6s} {len(ids):8d} {cold:10.2f} {mb / (t2 - t1):10.2f} {mb / (t3 - t2):9.2f} "
               f"{mb / max(c1 - c0, 1e-9):9.2f} {cold * scale:6.2f}  {verdict}")  # fmt: skip
     return 0

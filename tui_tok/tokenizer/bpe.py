@@ -43,8 +43,9 @@ _HEAP_FROM = 150
 a list scan, which is faster in Python for short words and gives the same result."""
 _CACHE_MAX = 1 << 17
 _CUT_FROM = 256
-"""Texts shorter than this are not cut before ▁ (``_subword_cut``) until the cut exists: it only
-helps the word cache, and building it costs ~0.1 s for gemma4's merges."""
+"""Texts shorter than this are not cut before ▁ (``_subword_cut``) until the cut exists (it only
+helps the word cache, and building it costs ~0.1 s for gemma4's merges), and search for their
+merge ranks (``bpe_ranks.py``) until the rank dict exists; longer ones build both."""
 
 WordResult = tuple[tuple[int, ...], tuple[int, ...]]
 """One word's token ids and how many bytes of the re-encoded word each covers, in order.
@@ -150,6 +151,8 @@ class BpeEncoder:
         """BPE of every word of ``text``, in order. Written for speed: one C-level pass for
         cache hits, Python only for distinct missing words."""
         words = split_words(text, self.spec.regexes)
+        if len(text) >= _CUT_FROM and self._ranks is None:
+            self.merge_ranks()  # a long text needs many ranks: searching for them would cost more
         if (
             not self._byte_encode
             and (self._cut is not False or len(text) >= _CUT_FROM)
