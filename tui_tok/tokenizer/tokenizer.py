@@ -53,7 +53,7 @@ ENCODERS: dict[VocabType, tuple[str, str]] = {
 """Family -> (module, class) of its FragmentEncoder."""
 
 _new_tuple = tuple.__new__
-_GC_PAUSE_FROM = 10_000
+_GC_PAUSE_FROM = 1 << 16  # input bytes
 _CONTROL = int(TokenAttr.CONTROL)
 _UNKNOWN = int(TokenAttr.UNKNOWN)
 _USER_DEFINED = int(TokenAttr.USER_DEFINED)
@@ -82,7 +82,8 @@ class Tokenizer:
     """llama.cpp-exact text <-> ids for one vocab.
 
     Can be shared between threads (CPython): its caches only fill up, and a race at worst computes
-    an entry twice. A ``StreamDecoder`` has state: use one per stream.
+    an entry twice. A ``StreamDecoder`` has state: use one per stream. ``tokenize`` of a long
+    input pauses the cyclic garbage collector while it runs (and re-enables it only if it was on).
     """
 
     def __init__(self, vocab: Vocab) -> None:
@@ -135,19 +136,19 @@ class Tokenizer:
         Added BOS/EOS/SEP have empty spans (at 0 and at the end). Whitespace that an
         LSTRIP/RSTRIP special token swallowed belongs to no token.
         """
-        pieces = self._encode(_as_bytes(text), add_special, parse_special)
-        if not pieces:
-            return []
-        ids, starts, ends = zip(*pieces)
-        rows = zip(ids, starts, ends, map(self._kind_table().__getitem__, ids))
-        # Token(*row) without a Python-level call; the collector is paused meanwhile, as 100k new
-        # tuples that all survive would trigger full collections of the whole heap (they hold no
-        # cycles, so nothing is left for it to find)
-        paused = gc.isenabled() and len(pieces) > _GC_PAUSE_FROM
+        data = _as_bytes(text)
+        # the collector is paused for long inputs: 100k new tuples that all survive would trigger
+        # full collections of the whole heap, and they hold no cycles for it to find
+        paused = gc.isenabled() and len(data) > _GC_PAUSE_FROM
         if paused:
             gc.disable()
         try:
-            return list(map(_new_tuple, repeat(Token), rows))
+            pieces = self._encode(data, add_special, parse_special)
+            if not pieces:
+                return []
+            ids, starts, ends = zip(*pieces)
+            rows = zip(ids, starts, ends, map(self._kind_table().__getitem__, ids))
+            return list(map(_new_tuple, repeat(Token), rows))  # Token(*row) without a Python-level call
         finally:
             if paused:
                 gc.enable()
