@@ -44,8 +44,10 @@ from tui_tok.tokenizer.vocab import Vocab
 _ESC = "\u2581"
 _ESC_BYTES = _ESC.encode()
 _CACHE_LIMIT = 200_000
-_FINE_AFTER = 50_000  # distinct chunks seen before the vocab's pair set (0.05-0.2 s to build) pays off
-_FINE_MIN_LEN = 12  # shorter chunks: merging them whole is cheaper than cutting them
+_FINE_PER_TOKENS = 16
+"""Fine cuts start after n_tokens / 16 distinct chunks (2k for 32k tokens, 16k for 262k): then the
+vocab's pair set (~0.05 s to build per 32k tokens) pays for itself in shared sub-chunks."""
+_FINE_MIN_LEN = 3  # shorter chunks: merging them whole is cheaper than cutting them
 _LIST_MAX = 64  # longer chunks merge with the heap (llama.cpp's queue); shorter ones with a list scan
 _FRAGMENT_MAX = 256  # longer fragments are not cached whole (their chunks are)
 
@@ -68,7 +70,7 @@ class SpmEncoder:
         self._byte_ids: list[int | None] | None = None
         self._chunker = Chunker(vocab.tokens)
         self._misses = 0
-        self.fine_after = _FINE_AFTER
+        self.fine_after = max(vocab.n_tokens // _FINE_PER_TOKENS, 1000)
         """Distinct chunks to see before cutting chunks finer (tests set -1 to always cut)."""
         self.fine_min_len = _FINE_MIN_LEN
 
