@@ -153,6 +153,7 @@ def test_fine_cuts_do_not_change_the_result(path, text: str) -> None:
     if path not in _FINE:
         enc = _FINE[path] = SpmEncoder(_tok(path).vocab)
         enc.fine_after, enc.fine_min_len = -1, 1  # every new chunk goes through the fine cuts
+        enc.list_after = -1  # and short ones through the list-scan merge (the default encoder starts with the heap)
     data = text.encode()
     got = _FINE[path].encode_fragment(data, after_special=True)
     assert [p[0] for p in got] == reference_spm(_tok(path).vocab, data, True)

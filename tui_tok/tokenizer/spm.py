@@ -8,7 +8,8 @@ with the highest score, ties to the leftmost; finally emit each symbol's id, or 
 
 Speed: results are cached per chunk; ``spm_chunks.py`` finds cut points that provably do not
 change the result. Chunks of up to 64 characters merge by scanning a list of pair scores (same
-choices as the heap, see ``_merge_list``), longer ones with the heap. ``encode_fragment_ids``
+choices as the heap, see ``spm_merge.py``) once a few hundred chunks have been seen, longer ones
+(and the first ones) with the heap. ``encode_fragment_ids``
 (what ``Tokenizer.encode`` uses) skips spans and caches short fragments whole. A fragment that
 is not valid UTF-8 takes the uncached byte-exact path (lead-byte symbols may then swallow a
 space, so no cut is safe).
@@ -49,6 +50,8 @@ _FINE_PER_TOKENS = 16
 vocab's pair set (~0.05 s to build per 32k tokens) pays for itself in shared sub-chunks."""
 _FINE_MIN_LEN = 3  # shorter chunks: merging them whole is cheaper than cutting them
 _LIST_MAX = 64  # longer chunks merge with the heap (llama.cpp's queue); shorter ones with a list scan
+_SCORE_DICT_AFTER = 256  # distinct chunks merged with the heap before the list scan's text -> score
+# dict (0.01-0.1 s for 32k-262k tokens) is built: a first short text need not pay for it
 _FRAGMENT_MAX = 256  # longer fragments are not cached whole (their chunks are)
 
 ChunkResult = tuple[tuple[int, ...], tuple[int, ...]]
@@ -73,6 +76,8 @@ class SpmEncoder:
         self.fine_after = max(vocab.n_tokens // _FINE_PER_TOKENS, 1000)
         """Distinct chunks to see before cutting chunks finer (tests set -1 to always cut)."""
         self.fine_min_len = _FINE_MIN_LEN
+        self.list_after = _SCORE_DICT_AFTER
+        """Distinct chunks to merge with the heap before the list scan (tests set -1)."""
 
     # --- public -------------------------------------------------------------------------------
 
@@ -178,10 +183,10 @@ class SpmEncoder:
         """
         s = orig.replace(" ", _ESC)
         t2id = self._t2id
-        if self._list_merge and len(s) <= _LIST_MAX:
-            score_of = self._score_of
-            if score_of is None:
-                score_of = self._score_of = _score_dict(self._vocab.tokens, t2id, self._scores)
+        score_of = self._score_of
+        if score_of is None and self._list_merge and self._misses > self.list_after:
+            score_of = self._score_of = _score_dict(self._vocab.tokens, t2id, self._scores)
+        if score_of is not None and len(s) <= _LIST_MAX:
             syms = _merge_list(s, score_of.get)
         else:
             syms = [s[a:b] for a, b in _merge_str(s, t2id, self._scores)]
