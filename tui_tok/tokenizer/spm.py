@@ -7,12 +7,11 @@ with the highest score, ties to the leftmost; finally emit each symbol's id, or 
 ``<0xHH>`` tokens (else the 1-byte token; neither -> ``TokenizeError``, where llama.cpp throws).
 
 Speed: results are cached per chunk; ``spm_chunks.py`` finds cut points that provably do not
-change the result. Chunks of up to 64 characters merge by scanning a list of pair scores (same
-choices as the heap, see ``spm_merge.py``) once a few hundred chunks have been seen, longer ones
-(and the first ones) with the heap. ``encode_fragment_ids``
-(what ``Tokenizer.encode`` uses) skips spans and caches short fragments whole. A fragment that
-is not valid UTF-8 takes the uncached byte-exact path (lead-byte symbols may then swallow a
-space, so no cut is safe).
+change the result. Once a few hundred chunks have been seen, chunks of up to 64 characters merge
+by scanning a list of pair scores (same choices as the heap, see ``spm_merge.py``); longer ones,
+and the first ones, with the heap. ``encode_fragment_ids`` (what ``Tokenizer.encode`` uses)
+skips spans and caches short fragments whole. A fragment that is not valid UTF-8 takes the
+uncached byte-exact path (lead-byte symbols may then swallow a space, so no cut is safe).
 
 Spans map to input bytes: a ▁ made from a space covers that 1 byte (a byte-fallback run for it
 gives the byte to its first token); the inserted prefix space covers nothing (the first token
@@ -65,7 +64,7 @@ class SpmEncoder:
         self._vocab = vocab
         self._t2id = vocab.token_to_id
         self._scores: list[float] = vocab.scores.tolist()
-        self._score_of: dict[str, float] | None = None  # token text -> score, built on the first miss
+        self._score_of: dict[str, float] | None = None  # token text -> score, for the list scan
         self._list_merge = bool(np.isfinite(vocab.scores).all())  # -inf marks "no token" in the scan
         self._add_space_prefix = vocab.add_space_prefix
         self._cache: dict[str, ChunkResult] = {}
