@@ -10,7 +10,7 @@ Speed: results are cached per chunk; ``spm_chunks.py`` finds cut points that pro
 change the result. Once a few hundred chunks have been seen, chunks of up to 64 characters merge
 by scanning a list of pair scores (same choices as the heap, see ``spm_merge.py``); longer ones,
 and the first ones, with the heap. ``encode_fragment_ids`` (what ``Tokenizer.encode`` uses)
-skips spans and caches short fragments whole. A fragment that is not valid UTF-8 takes the
+skips spans; both cache short fragments whole. A fragment that is not valid UTF-8 takes the
 uncached byte-exact path (lead-byte symbols may then swallow a space, so no cut is safe).
 
 Spans map to input bytes: a ▁ made from a space covers that 1 byte (a byte-fallback run for it
@@ -69,6 +69,7 @@ class SpmEncoder:
         self._add_space_prefix = vocab.add_space_prefix
         self._cache: dict[str, ChunkResult] = {}
         self._fragments: tuple[dict[bytes, tuple[int, ...]], ...] = ({}, {})  # [prefix space?]
+        self._piece_fragments: tuple[dict[bytes, tuple[Piece, ...]], ...] = ({}, {})
         self._byte_ids: list[int | None] | None = None
         self._chunker = Chunker(vocab.tokens)
         self._misses = 0
@@ -81,8 +82,12 @@ class SpmEncoder:
     # --- public -------------------------------------------------------------------------------
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
-        """Pieces for one raw fragment; offsets are bytes of ``text``."""
+        """Pieces for one raw fragment; offsets are bytes of ``text``. Short ones are cached."""
         prefix = self._add_space_prefix and after_special
+        frags = self._piece_fragments[prefix]
+        hit = frags.get(text)
+        if hit is not None:
+            return list(hit)
         data = b" " + text if prefix else text
         if not data:
             return []
@@ -93,7 +98,12 @@ class SpmEncoder:
             if prefix:
                 pieces = [(t, s - 1 if s else 0, e - 1 if e else 0) for t, s, e in pieces]
             return pieces
-        return self._encode_chunked(decoded, -1 if prefix else 0)
+        pieces = self._encode_chunked(decoded, -1 if prefix else 0)
+        if len(text) <= _FRAGMENT_MAX:
+            if len(frags) >= _CACHE_LIMIT:
+                frags.clear()
+            frags[text] = tuple(pieces)
+        return pieces
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool) -> list[int]:
         """Just the ids of ``encode_fragment``: the fast path for ``Tokenizer.encode``.
