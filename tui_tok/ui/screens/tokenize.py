@@ -1,7 +1,8 @@
 """The tokenize view: type text, see each token's span coloured, its ids, counts and details.
 
-Every edit starts an exclusive worker (older results are dropped by generation number);
-texts above ``DEBOUNCE_CHARS`` wait ``DEBOUNCE_S`` for typing to pause first. Texts above
+Texts up to ``SYNC_CHARS`` are tokenized right in the edit handler (a few milliseconds; a
+thread hop would cost more than the work) unless a worker holds the tokenizer. Longer edits start
+an exclusive worker (older results are dropped by generation number); texts above ``DEBOUNCE_CHARS`` wait ``DEBOUNCE_S`` for typing to pause first. Texts above
 ``PROVISIONAL_CHARS`` in a BPE vocabulary are first re-tokenized line by line with a cache
 (``explore.incremental``: only the touched lines are encoded) and shown as *provisional*;
 ``CONFIRM_S`` after typing stops the whole text is tokenized again and that exact result
@@ -42,6 +43,7 @@ from tui_tok.ui.widgets.token_details import TokenDetails
 from tui_tok.ui.widgets.token_view import TokenView
 from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
 
+SYNC_CHARS = 4_000
 DEBOUNCE_CHARS = 20_000
 DEBOUNCE_S = 0.05
 PROVISIONAL_CHARS = 8_000
@@ -205,7 +207,8 @@ class TokenizeScreen(ViewScreen):
             show_pieces=self.show_pieces,
             provisional=provisional,
         )
-        self._run(request)
+        if len(text) > SYNC_CHARS or not self._run_now(tok, request):
+            self._run(request)
         if self._confirm is not None:
             self._confirm.stop()
             self._confirm = None
@@ -250,6 +253,27 @@ class TokenizeScreen(ViewScreen):
                 cache = None
         self._chunks = (tok, cache)
 
+    def _run_now(self, tok: Tokenizer, request: TokenizeRequest) -> bool:
+        """Tokenize a short text on the UI thread; False if a worker holds the tokenizer."""
+        if not self.session.lock.acquire(blocking=False):
+            return False
+        start = time.perf_counter()
+        try:
+            layout = self._layout(tok, request)
+            pieces = self._pieces(tok, layout) if request.show_pieces else None
+        except TuiTokError as exc:
+            self.on_tokenize_screen_tokenized(self.Tokenized(request.generation, None, None, 0.0, str(exc)))
+            return True
+        finally:
+            self.session.lock.release()
+        elapsed = time.perf_counter() - start
+        self.on_tokenize_screen_tokenized(self.Tokenized(request.generation, layout, pieces, elapsed))
+        return True
+
+    @staticmethod
+    def _pieces(tok: Tokenizer, layout: TokenLayout) -> dict[int, str]:
+        return {i: display_bytes(tok.token_to_piece(i)) for i in np.unique(layout.ids).tolist()}
+
     @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
     def _run(self, request: TokenizeRequest) -> None:
         worker = get_current_worker()
@@ -262,9 +286,7 @@ class TokenizeScreen(ViewScreen):
                 if worker.is_cancelled:
                     return
                 layout = self._layout(tok, request)
-                pieces = None
-                if request.show_pieces:
-                    pieces = {i: display_bytes(tok.token_to_piece(i)) for i in np.unique(layout.ids).tolist()}
+                pieces = self._pieces(tok, layout) if request.show_pieces else None
         except TuiTokError as exc:
             self.post_message(self.Tokenized(request.generation, None, None, 0.0, str(exc)))
             return
