@@ -235,7 +235,10 @@ class Tokenizer:
 
     def _kind_table(self) -> list[TokenKind]:
         if self._kinds is None:
-            self._kinds = [_kind(a) for a in self.vocab.attrs.tolist()]
+            attrs = self.vocab.attrs.tolist()
+            for a in set(attrs):
+                _kind(a)  # fills _KIND_CACHE, so the lookup below runs at C level
+            self._kinds = list(map(_KIND_CACHE.__getitem__, attrs))
         return self._kinds
 
 
