@@ -117,10 +117,7 @@ _NEWLINE_RUNS = re.compile(r"\n+|[^\n]+")
 
 def _finditer_chunks(pattern: re.Pattern[str], subject: str, chunks: Chunks) -> Chunks:
     """Pieces of patterns that tile their chunk (custom splitters never leave gaps)."""
-    out: Chunks = []
-    for start, end in chunks:
-        out.extend(m.span() for m in pattern.finditer(subject, start, end))
-    return out
+    return stdregex.split_chunks(pattern, subject, chunks, gaps=False)
 
 
 def _digit_groups(collapsed: str, chunks: Chunks) -> Chunks:
