@@ -36,6 +36,7 @@ from tui_tok.explore.vocab_index import token_facts
 from tui_tok.tokenizer.tokenizer import Tokenizer, token_kind
 from tui_tok.tokenizer.types import TokenAttr, VocabType
 from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.widgets.editor import Editor
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
@@ -107,7 +108,7 @@ class TokenizeScreen(ViewScreen):
         yield InfoBar(self.facts(), self.VIEW)
         with Horizontal(id="tok-main"):
             with Vertical(id="tok-left"):
-                yield TextArea(self.tui.initial_text, id="tok-input", soft_wrap=True)
+                yield Editor(self.tui.initial_text, id="tok-input", soft_wrap=True, on_edit=self._text_changed)
                 yield TokenView(id="tok-view")
                 yield IdStrip(id="tok-ids")
                 yield Readout("", id="tok-stats")
@@ -177,7 +178,12 @@ class TokenizeScreen(ViewScreen):
     # --- tokenizing ---------------------------------------------------------------------------
 
     @on(TextArea.Changed, "#tok-input")
+    def _changed_message(self) -> None:
+        if not self.query_one("#tok-input", Editor).consume_changed():
+            self._text_changed()
+
     def _text_changed(self) -> None:
+        """The text changed: called from inside the edit (``Editor.on_edit``), before the repaint."""
         text_area = self.query_one("#tok-input", TextArea)
         if self._debounce is not None:
             self._debounce.stop()

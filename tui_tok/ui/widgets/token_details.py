@@ -14,6 +14,8 @@ class TokenDetails(Readout):
     """What is shown, as (label, value) pairs."""
 
     def show_rows(self, rows: list[tuple[str, str]], *, title: str = "Token") -> None:
+        if rows == self.rows and title == self.border_title:
+            return  # typing keeps the same token selected: skip the re-render
         self.rows = rows
         table = Table.grid(padding=(0, 1))
         table.add_column(style="bold", no_wrap=True)
