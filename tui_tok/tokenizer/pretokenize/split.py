@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import cache
+from itertools import accumulate, chain
 
 import numpy as np
 
@@ -54,7 +56,71 @@ def split_words(text: str, regexes: Sequence[str]) -> list[str]:
         if collapsed is not text:
             _restore_non_ascii(text, pieces)
         return pieces
+    steps = _steps(tuple(regexes))
+    if steps is not None:
+        return _split_keyed(text, regexes, steps)
     return [text[a:b] for a, b in split_spans(text, regexes)]
+
+
+Step = tuple[re.Pattern, str, bool]
+"""(pattern, name of the view it runs on, whether gaps between matches are pieces)."""
+
+
+@cache
+def _steps(regexes: tuple[str, ...]) -> tuple[Step, ...] | None:
+    steps = tuple(map(_step, regexes))
+    return steps if all(steps) else None  # type: ignore[return-value]
+
+
+def _step(regex_expr: str) -> Step | None:
+    """How ``split_chunks`` would run this regex, when its pieces depend on the chunk text only
+    (None for the digit splitters and for patterns that look before a chunk)."""
+    if regex_expr == rx.NEWLINES:
+        step: Step = (_NEWLINE_RUNS, "text", False)
+    elif regex_expr in _FAST:
+        step = (_FAST[regex_expr](), "fast", False)
+    elif regex_expr == rx.K2:
+        step = (fast.kimi_k2(), "k2", False)
+    elif regex_expr in _DIGITS:
+        return None
+    else:
+        step = _std_step(regex_expr)
+    return step if stdregex.is_context_free(step[0]) else None
+
+
+def _std_step(regex_expr: str) -> Step:
+    if stdregex.uses_collapsed(regex_expr):
+        return (stdregex.compile_collapsed(regex_expr), "collapsed", True)
+    return (stdregex.compile_wide(regex_expr), "wide", True)
+
+
+def _split_keyed(text: str, regexes: Sequence[str], steps: Sequence[Step]) -> list[str]:
+    """``split_spans`` with chunks carried as their texts in the current view: every view has one
+    unit per code point, so a change of view re-slices by the pieces' lengths."""
+    views = _Views(text)
+    subject: str | bytes = text
+    keys: list = [text]
+    for regex_expr, (pattern, view, gaps) in zip(regexes, steps):
+        if not keys:
+            break
+        keys, subject = _reslice(views.get(view), subject, keys), views.get(view)
+        out = stdregex.split_keys(pattern, keys, gaps=gaps)
+        if not out and not gaps:  # llama.cpp falls through to std::regex when a custom splitter returns nothing
+            pattern, view, gaps = _std_step(regex_expr)
+            if not stdregex.is_context_free(pattern):
+                return [text[a:b] for a, b in split_spans(text, regexes)]
+            keys, subject = _reslice(views.get(view), subject, keys), views.get(view)
+            out = stdregex.split_keys(pattern, keys, gaps=gaps)
+        keys = out
+    return _reslice(text, subject, keys)
+
+
+def _reslice(new: str | bytes, old: str | bytes, keys: list) -> list:
+    """``keys`` (slices of ``old`` tiling it) as the same spans of ``new``."""
+    if new is old or new == old:
+        return keys
+    ends = list(accumulate(map(len, keys)))
+    return list(map(new.__getitem__, map(slice, chain((0,), ends), ends)))
 
 
 def split_spans(text: str, regexes: Sequence[str]) -> Chunks:
@@ -85,6 +151,17 @@ class _Views:
         self._collapsed: bytes | None = None
         self._wide: str | None = None
         self._fast: str | None = None
+        self._k2: str | None = None
+
+    def get(self, name: str) -> str | bytes:
+        """The view called ``name``: text, collapsed, wide, fast or k2."""
+        if name == "text":
+            return self.text
+        if name == "k2":
+            if self._k2 is None:
+                self._k2 = fast.collapse_k2(self.text)
+            return self._k2
+        return getattr(self, name)()
 
     def collapsed(self) -> bytes:
         if self._collapsed is None:
