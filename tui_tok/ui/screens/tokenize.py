@@ -1,8 +1,10 @@
 """The tokenize view: type text, see each token's span coloured, its ids, counts and details.
 
-Texts up to ``SYNC_CHARS`` are tokenized right in the edit handler (a few milliseconds; a
-thread hop would cost more than the work) unless a worker holds the tokenizer. Longer edits start
-an exclusive worker (older results are dropped by generation number); texts above ``DEBOUNCE_CHARS`` wait ``DEBOUNCE_S`` for typing to pause first. Texts above
+Edits are handled inside the edit itself (``Editor.on_edit``), so the text and its tokens are
+repainted in the same frame. Texts up to ``SYNC_CHARS`` are tokenized right there (a few
+milliseconds; a thread hop would cost more than the work), and so are provisional results
+whose line cache lacks at most ``SYNC_CHARS`` characters, unless a worker holds the
+tokenizer. Other edits start an exclusive worker (older results are dropped by generation number); texts above ``DEBOUNCE_CHARS`` wait ``DEBOUNCE_S`` for typing to pause first. Texts above
 ``PROVISIONAL_CHARS`` in a BPE vocabulary are first re-tokenized line by line with a cache
 (``explore.incremental``: only the touched lines are encoded) and shown as *provisional*;
 ``CONFIRM_S`` after typing stops the whole text is tokenized again and that exact result
@@ -28,7 +30,7 @@ from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.display import display_bytes
-from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, tokenize_chunked
+from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, split_chunks, tokenize_chunked
 from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_arrays, layout_tokens
 from tui_tok.explore.stats import text_stats
 from tui_tok.explore.token_info import token_rows
@@ -213,7 +215,7 @@ class TokenizeScreen(ViewScreen):
             show_pieces=self.show_pieces,
             provisional=provisional,
         )
-        if len(text) > SYNC_CHARS or not self._run_now(tok, request):
+        if not self._run_now(tok, request):
             self._run(request)
         if self._confirm is not None:
             self._confirm.stop()
@@ -260,12 +262,29 @@ class TokenizeScreen(ViewScreen):
         self._chunks = (tok, cache)
 
     def _run_now(self, tok: Tokenizer, request: TokenizeRequest) -> bool:
-        """Tokenize a short text on the UI thread; False if a worker holds the tokenizer."""
+        """Tokenize on the UI thread when that is cheap; False to leave it to a worker.
+
+        Cheap: up to ``SYNC_CHARS`` characters, or a provisional result whose line cache
+        lacks at most that many characters (an edit touches one line). Not when a worker
+        holds the tokenizer.
+        """
+        if len(request.text) > SYNC_CHARS and not request.provisional:
+            return False
         if not self.session.lock.acquire(blocking=False):
             return False
         start = time.perf_counter()
         try:
-            layout = self._layout(tok, request)
+            chunks = None
+            if len(request.text) > SYNC_CHARS:
+                cache = self._chunk_cache()
+                if cache is None:
+                    return False
+                chunks = split_chunks(request.text)
+                if cache.missing_chars(chunks, request.parse_special) > SYNC_CHARS:
+                    return False
+            layout = self._layout(tok, request, chunks=chunks)
+            if layout is None:
+                return False
             pieces = self._pieces(tok, layout) if request.show_pieces else None
         except TuiTokError as exc:
             self.on_tokenize_screen_tokenized(self.Tokenized(request.generation, None, None, 0.0, str(exc)))
@@ -273,7 +292,8 @@ class TokenizeScreen(ViewScreen):
         finally:
             self.session.lock.release()
         elapsed = time.perf_counter() - start
-        self.on_tokenize_screen_tokenized(self.Tokenized(request.generation, layout, pieces, elapsed))
+        message = self.Tokenized(request.generation, layout, pieces, elapsed, provisional=request.provisional)
+        self.on_tokenize_screen_tokenized(message)
         return True
 
     @staticmethod
@@ -300,8 +320,12 @@ class TokenizeScreen(ViewScreen):
             elapsed = time.perf_counter() - start
             self.post_message(self.Tokenized(request.generation, layout, pieces, elapsed, provisional=request.provisional))
 
-    def _layout(self, tok: Tokenizer, request: TokenizeRequest) -> TokenLayout:
-        """Tokenize (line by line from the cache when provisional) and lay out; holds the lock."""
+    def _layout(self, tok: Tokenizer, request: TokenizeRequest, *, chunks: list[str] | None = None) -> TokenLayout | None:
+        """Tokenize (line by line from the cache when provisional) and lay out; holds the lock.
+
+        With ``chunks`` (the UI thread's fast path) only the line-by-line result is allowed:
+        None when the whole text would have to be tokenized.
+        """
         kinds = self._kinds_by_id(tok)
         self._check_chunking(tok)
         cache = self._chunk_cache() if request.provisional else None
@@ -312,9 +336,11 @@ class TokenizeScreen(ViewScreen):
                 cut = lambda a, s: TokenArrays(a.ids[s], a.starts[s], a.ends[s], a.kinds[s])  # noqa: E731
                 arr = tokenize_chunked(
                     request.text, cache, parse_special=request.parse_special,
-                    before=cut(added, slice(0, n_bos)), after=cut(added, slice(n_bos, None)),
+                    before=cut(added, slice(0, n_bos)), after=cut(added, slice(n_bos, None)), chunks=chunks,
                 )
                 return layout_arrays(request.text, ids=arr.ids, starts=arr.starts, ends=arr.ends, kinds=arr.kinds)
+        if chunks is not None:
+            return None
         tokens = tok.tokenize(request.text, add_special=request.add_special, parse_special=request.parse_special)
         return layout_tokens(request.text, tokens, kinds_by_id=kinds)
 
