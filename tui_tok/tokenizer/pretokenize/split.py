@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import cache
-from itertools import accumulate, chain
+from itertools import chain
 
 import numpy as np
 
@@ -94,33 +94,54 @@ def _std_step(regex_expr: str) -> Step:
     return (stdregex.compile_wide(regex_expr), "wide", True)
 
 
-def _split_keyed(text: str, regexes: Sequence[str], steps: Sequence[Step]) -> list[str]:
-    """``split_spans`` with chunks carried as their texts in the current view: every view has one
-    unit per code point, so a change of view re-slices by the pieces' lengths."""
-    views = _Views(text)
-    subject: str | bytes = text
-    keys: list = [text]
-    for regex_expr, (pattern, view, gaps) in zip(regexes, steps):
-        if not keys:
-            break
-        keys, subject = _reslice(views.get(view), subject, keys), views.get(view)
-        out = stdregex.split_keys(pattern, keys, gaps=gaps)
-        if not out and not gaps:  # llama.cpp falls through to std::regex when a custom splitter returns nothing
-            pattern, view, gaps = _std_step(regex_expr)
-            if not stdregex.is_context_free(pattern):
-                return [text[a:b] for a, b in split_spans(text, regexes)]
-            keys, subject = _reslice(views.get(view), subject, keys), views.get(view)
-            out = stdregex.split_keys(pattern, keys, gaps=gaps)
-        keys = out
-    return _reslice(text, subject, keys)
+def _split_keyed(text: str, regexes: Sequence[str], steps: tuple[Step, ...]) -> list[str]:
+    """``split_spans`` as a function of chunk texts, memoised.
+
+    Every view is a per-code-point map of the text, so the pieces a chunk ends up as after
+    regexes i.. depend on its own text only (the steps are context-free, see ``_step``); a
+    chunk's text is looked up in the memo of steps i.. and only distinct, unseen chunks are cut.
+    llama.cpp's fall-through after an empty custom result cannot happen here: pieces always tile
+    the (non-empty) text, and the custom splitters give at least one piece per non-empty chunk.
+    """
+    return _run(steps, 0, [text])
 
 
-def _reslice(new: str | bytes, old: str | bytes, keys: list) -> list:
-    """``keys`` (slices of ``old`` tiling it) as the same spans of ``new``."""
-    if new is old or new == old:
+_LONG = 64
+"""Chunks longer than this are cut but not kept in a memo (they rarely repeat)."""
+_KEYED_MEMOS: dict[tuple[tuple[Step, ...], int], dict[str, tuple[str, ...]]] = {}
+_KEYED_MAX = 1 << 16
+
+
+def _run(steps: tuple[Step, ...], i: int, keys: list[str]) -> list[str]:
+    """Final pieces of the chunks ``keys`` (texts) after steps i.. ."""
+    if i == len(steps):
         return keys
-    ends = list(accumulate(map(len, keys)))
-    return list(map(new.__getitem__, map(slice, chain((0,), ends), ends)))
+    memo = _KEYED_MEMOS.get((steps, i))
+    if memo is None or len(memo) > _KEYED_MAX:
+        memo = _KEYED_MEMOS[(steps, i)] = {}
+    missing = set(keys).difference(memo)
+    if missing:
+        pattern, view, gaps = steps[i]
+        to_view = _VIEW_OF[view]
+        for key in missing:
+            spans = stdregex.cut_spans(pattern, to_view(key), gaps=gaps)
+            sub = [key] if spans == [(0, len(key))] else [key[a:b] for a, b in spans]
+            memo[key] = tuple(_run(steps, i + 1, sub))
+    out = list(chain.from_iterable(map(memo.__getitem__, keys)))
+    for key in missing:
+        if len(key) > _LONG:
+            del memo[key]
+    return out
+
+
+_VIEW_OF: dict[str, Callable[[str], str | bytes]] = {
+    "text": lambda text: text,
+    "collapsed": stdregex.collapse_text,
+    "wide": stdregex.wide_text,
+    "fast": fast.collapse,
+    "k2": fast.collapse_k2,
+}
+"""Each view, as a function of the text (all are per code point, so a slice's view is the view's slice)."""
 
 
 def split_spans(text: str, regexes: Sequence[str]) -> Chunks:
@@ -151,17 +172,6 @@ class _Views:
         self._collapsed: bytes | None = None
         self._wide: str | None = None
         self._fast: str | None = None
-        self._k2: str | None = None
-
-    def get(self, name: str) -> str | bytes:
-        """The view called ``name``: text, collapsed, wide, fast or k2."""
-        if name == "text":
-            return self.text
-        if name == "k2":
-            if self._k2 is None:
-                self._k2 = fast.collapse_k2(self.text)
-            return self._k2
-        return getattr(self, name)()
 
     def collapsed(self) -> bytes:
         if self._collapsed is None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import warnings
 from functools import cache
-from itertools import chain, compress, count, repeat
+from itertools import compress, count, repeat
 from operator import is_, is_not
 
 import numpy as np
@@ -240,23 +240,10 @@ def split_chunks(
     return out
 
 
-def split_keys(pattern: re.Pattern, keys: list, *, gaps: bool = True) -> list:
-    """``split_chunks`` for chunks given as their own text (a context-free ``pattern`` only):
-    each chunk's pieces as texts, in order. Distinct chunks are cut once (and short ones
-    memoised across calls); the flattening is one C-level pass over the memo."""
-    memo = _memo(pattern, gaps, texts=True)
-    if len(memo) > _MEMO_MAX:
-        memo.clear()
-    missing = set(keys).difference(memo)
-    if missing:
-        for key in missing:
-            cut: list[tuple[int, int]] = []
-            _cut_into(cut, pattern, key, 0, len(key), gaps)
-            memo[key] = (key,) if cut == [(0, len(key))] else tuple(key[a:b] for a, b in cut)
-    out = list(chain.from_iterable(map(memo.__getitem__, keys)))
-    for key in missing:
-        if len(key) > _MEMO_LEN:
-            del memo[key]
+def cut_spans(pattern: re.Pattern, subject: str | bytes, *, gaps: bool = True) -> list[tuple[int, int]]:
+    """``split_chunks`` of one chunk that is the whole ``subject``."""
+    out: list[tuple[int, int]] = []
+    _cut_into(out, pattern, subject, 0, len(subject), gaps)
     return out
 
 
@@ -282,7 +269,7 @@ _MEMOS: dict[tuple[re.Pattern, bool, bool], dict] = {}
 
 
 def _memo(pattern: re.Pattern, gaps: bool, *, texts: bool) -> dict:
-    """The memo of one pattern: relative spans (``split_chunks``) or piece texts (``split_keys``)."""
+    """The memo of one pattern (relative spans per chunk text)."""
     memo = _MEMOS.get((pattern, gaps, texts))
     if memo is None:
         memo = _MEMOS[(pattern, gaps, texts)] = {}
