@@ -157,12 +157,14 @@ def collapse_text(text: str) -> bytes:
     return _collapse_table()[cps].tobytes()
 
 
-_WIDE_WS = {cp: 0x0B for cp in ud.WHITESPACE_CPS if cp > 0x7F}
+_WIDE_WS = re.compile("[" + "".join(re.escape(chr(cp)) for cp in sorted(ud.WHITESPACE_CPS) if cp > 0x7F) + "]")
 
 
 def wide_text(text: str) -> str:
     """The wregex input: non-ASCII whitespace replaced by U+000B (U:1367-1372)."""
-    return text.translate(_WIDE_WS)
+    if text.isascii():
+        return text
+    return _WIDE_WS.sub("\x0b", text)
 
 
 _MEMO_LEN = 64
