@@ -211,12 +211,17 @@ def segments_between(layout: TokenLayout, start: int, end: int) -> list[Segment]
     out: list[Segment] = []
     pos = start
     i = int(np.searchsorted(layout.ends, start, side="right"))
-    n = layout.n_tokens
+    # tokens from i that start before `end`; starts are sorted, so one searchsorted bounds them
+    # (read as Python ints in one go: indexing numpy arrays per token costs more than the loop)
+    n = max(i, int(np.searchsorted(layout.starts, end, side="left")))
+    starts = layout.starts[i:n].tolist()
+    ends = layout.ends[i:n].tolist()
+    first = i
     while pos < end and i < n:
-        s = int(layout.starts[i])
+        s = starts[i - first]
         if s >= end:
             break
-        e = int(layout.ends[i])
+        e = ends[i - first]
         if e <= pos:  # empty (BOS) or already painted by an overlapping byte token
             i += 1
             continue

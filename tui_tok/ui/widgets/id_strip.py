@@ -87,7 +87,14 @@ class IdStrip(CachedStyles, ScrollView):
         if row >= len(starts) - 1:
             return Strip.blank(width, styles.base)
         out: list[RichSegment] = []
-        for i in range(int(starts[row]), int(starts[row + 1])):
-            out.append(RichSegment(self.label(i), styles.of(i, int(self.kinds[i]), cursor=i == self.cursor)))
-            out.append(RichSegment(" ", styles.base))
+        first, stop = int(starts[row]), int(starts[row + 1])
+        ids = self.ids[first:stop].tolist()
+        kinds = self.kinds[first:stop].tolist()
+        pieces = self.pieces
+        cursor = self.cursor
+        space = RichSegment(" ", styles.base)
+        for i, token_id, kind in zip(range(first, stop), ids, kinds):
+            label = pieces[token_id] if pieces is not None else str(token_id)
+            out.append(RichSegment(label, styles.of(i, kind, cursor=i == cursor)))
+            out.append(space)
         return Strip(out).extend_cell_length(width, styles.base).crop(0, width)

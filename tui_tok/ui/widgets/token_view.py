@@ -115,12 +115,19 @@ class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
         if row >= rows.n_rows:
             return Strip.blank(width, styles.base)
         lay = self.token_layout
-        text = lay.text
+        segments = row_segments(lay, rows, row)
+        if not segments:
+            return Strip.blank(width, styles.base)
+        # one translate per row (it maps character to character, so spans keep their offsets)
+        first = segments[0].start
+        shown = visible_text(lay.text[first : segments[-1].end], show_whitespace=self.show_whitespace)
+        cursor = self.cursor
+        kinds = lay.kinds
         out: list[RichSegment] = []
-        for seg in row_segments(lay, rows, row):
-            shown = visible_text(text[seg.start : seg.end], show_whitespace=self.show_whitespace)
-            kind = int(lay.kinds[seg.token]) if seg.token >= 0 else 0
-            out.append(RichSegment(shown, styles.of(seg.token, kind, cursor=seg.token == self.cursor)))
+        for seg in segments:
+            token = seg.token
+            kind = int(kinds[token]) if token >= 0 else 0
+            out.append(RichSegment(shown[seg.start - first : seg.end - first], styles.of(token, kind, cursor=token == cursor)))
         return Strip(out).extend_cell_length(width, styles.base).crop(0, width)
 
     def on_click(self, event: events.Click) -> None:
