@@ -108,30 +108,48 @@ def _split_keyed(text: str, regexes: Sequence[str], steps: tuple[Step, ...]) -> 
 
 _LONG = 64
 """Chunks longer than this are cut but not kept in a memo (they rarely repeat)."""
-_KEYED_MEMOS: dict[tuple[tuple[Step, ...], int], dict[str, tuple[str, ...]]] = {}
 _KEYED_MAX = 1 << 16
+
+
+@cache
+def _memos(steps: tuple[Step, ...]) -> list[dict[str, tuple[str, ...]]]:
+    """Per step i: chunk text -> its final pieces after steps i.. (plus an always-empty end)."""
+    return [{} for _ in range(len(steps) + 1)]
 
 
 def _run(steps: tuple[Step, ...], i: int, keys: list[str]) -> list[str]:
     """Final pieces of the chunks ``keys`` (texts) after steps i.. ."""
     if i == len(steps):
         return keys
-    memo = _KEYED_MEMOS.get((steps, i))
-    if memo is None or len(memo) > _KEYED_MAX:
-        memo = _KEYED_MEMOS[(steps, i)] = {}
+    memo = _memos(steps)[i]
+    if len(memo) > _KEYED_MAX:
+        memo.clear()
     missing = set(keys).difference(memo)
-    if missing:
-        pattern, view, gaps = steps[i]
-        to_view = _VIEW_OF[view]
-        for key in missing:
-            spans = stdregex.cut_spans(pattern, to_view(key), gaps=gaps)
-            sub = [key] if spans == [(0, len(key))] else [key[a:b] for a, b in spans]
-            memo[key] = tuple(_run(steps, i + 1, sub))
+    for key in missing:
+        memo[key] = _final(steps, i, key)
     out = list(chain.from_iterable(map(memo.__getitem__, keys)))
     for key in missing:
         if len(key) > _LONG:
             del memo[key]
     return out
+
+
+def _final(steps: tuple[Step, ...], i: int, key: str) -> tuple[str, ...]:
+    """Final pieces of one chunk after steps i.. ; steps that leave it whole are skipped in a loop."""
+    memos = _memos(steps)
+    views: dict[str, str | bytes] = {}
+    while i < len(steps):
+        if i and (hit := memos[i].get(key)) is not None:
+            return hit
+        pattern, view, gaps = steps[i]
+        subject = views.get(view)
+        if subject is None:
+            subject = views[view] = _VIEW_OF[view](key)
+        spans = stdregex.cut_or_none(pattern, subject, gaps=gaps)
+        if spans is not None:
+            return tuple(_run(steps, i + 1, [key[a:b] for a, b in spans]))
+        i += 1
+    return (key,)
 
 
 _VIEW_OF: dict[str, Callable[[str], str | bytes]] = {

@@ -249,6 +249,22 @@ def cut_spans(pattern: re.Pattern, subject: str | bytes, *, gaps: bool = True) -
     return out
 
 
+def cut_or_none(pattern: re.Pattern, subject: str | bytes, *, gaps: bool = True) -> list[tuple[int, int]] | None:
+    """``cut_spans``, or None when that would be the whole subject as one piece (checked with
+    one C-level search or match: no match at all, or one match of everything and no empty match
+    after it)."""
+    n = len(subject)
+    if n:
+        m = pattern.search(subject) if gaps else pattern.match(subject)
+        if m is None:
+            if gaps:
+                return None
+        elif m.end() == n and m.start() == 0 and pattern.match(subject, n) is None:
+            return None
+    spans = cut_spans(pattern, subject, gaps=gaps)
+    return None if spans == [(0, n)] else spans
+
+
 def is_context_free(pattern: re.Pattern) -> bool:
     """``context_free`` of a compiled pattern (cached)."""
     return _is_context_free(pattern)
