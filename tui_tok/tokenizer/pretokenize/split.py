@@ -145,9 +145,9 @@ def _final(steps: tuple[Step, ...], i: int, key: str) -> tuple[str, ...]:
         subject = views.get(view)
         if subject is None:
             subject = views[view] = _VIEW_OF[view](key)
-        spans = stdregex.cut_or_none(pattern, subject, gaps=gaps)
-        if spans is not None:
-            return tuple(_run(steps, i + 1, [key[a:b] for a, b in spans]))
+        pieces = stdregex.cut_texts(pattern, subject, key, gaps=gaps)
+        if pieces is not None:
+            return tuple(_run(steps, i + 1, pieces))
         i += 1
     return (key,)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import warnings
 from functools import cache
-from itertools import compress, count, repeat
+from itertools import chain, compress, count, repeat
 from operator import is_, is_not
 
 import numpy as np
@@ -242,17 +242,10 @@ def split_chunks(
     return out
 
 
-def cut_spans(pattern: re.Pattern, subject: str | bytes, *, gaps: bool = True) -> list[tuple[int, int]]:
-    """``split_chunks`` of one chunk that is the whole ``subject``."""
-    out: list[tuple[int, int]] = []
-    _cut_into(out, pattern, subject, 0, len(subject), gaps)
-    return out
-
-
-def cut_or_none(pattern: re.Pattern, subject: str | bytes, *, gaps: bool = True) -> list[tuple[int, int]] | None:
-    """``cut_spans``, or None when that would be the whole subject as one piece (checked with
-    one C-level search or match: no match at all, or one match of everything and no empty match
-    after it)."""
+def cut_texts(pattern: re.Pattern, subject: str | bytes, text: str, *, gaps: bool = True) -> list[str] | None:
+    """``split_chunks`` of one chunk whose view is ``subject`` and whose text is ``text`` (same
+    length), as text pieces; None when that is ``text`` whole (found with one C-level search or
+    match: no match at all, or one match of everything and no empty match after it)."""
     n = len(subject)
     if n:
         m = pattern.search(subject) if gaps else pattern.match(subject)
@@ -261,8 +254,24 @@ def cut_or_none(pattern: re.Pattern, subject: str | bytes, *, gaps: bool = True)
                 return None
         elif m.end() == n and m.start() == 0 and pattern.match(subject, n) is None:
             return None
-    spans = cut_spans(pattern, subject, gaps=gaps)
-    return None if spans == [(0, n)] else spans
+    spans = list(map(_SPAN, pattern.finditer(subject)))
+    if not gaps:
+        pieces = [text[a:b] for a, b in spans]
+    elif not spans:
+        return None if n else []
+    else:
+        # bounds 0, a1, b1, a2, b2, ..., n: even pieces are gaps (dropped when empty), odd are matches
+        bounds = [0, *chain.from_iterable(spans), n]
+        pieces = list(map(text.__getitem__, map(slice, bounds, bounds[1:])))
+        matches = pieces[1::2]
+        if all(matches):
+            pieces = list(filter(None, pieces))
+        else:
+            pieces = [p for k, p in enumerate(pieces) if p or k & 1]
+    return None if len(pieces) == 1 and len(pieces[0]) == n else pieces
+
+
+_SPAN = re.Match.span
 
 
 def is_context_free(pattern: re.Pattern) -> bool:
