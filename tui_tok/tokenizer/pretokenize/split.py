@@ -9,6 +9,11 @@ independent: lookaheads and "end of text" stop at chunk ends.
 Returns the words as ``str`` slices of the text, in order, tiling it; zero-length words (from
 empty regex matches) are kept, as llama.cpp keeps them (they produce no tokens). Byte-level
 encoding of words is left to the caller (``bpe.py``).
+
+Speed: a regex list whose patterns never look before a chunk (no ``^``, ``\\b``, lookbehind) runs
+on chunk *texts*: a chunk's final pieces depend on its text only, so each distinct chunk is cut
+once and memoised (``_split_keyed``); ``split_spans`` is the plain per-chunk form, kept for the
+digit splitters and as the reference the memoised path is tested against.
 """
 
 from __future__ import annotations
