@@ -114,6 +114,7 @@ def _split_keyed(text: str, regexes: Sequence[str], steps: tuple[Step, ...]) -> 
 _LONG = 64
 """Chunks longer than this are cut but not kept in a memo (they rarely repeat)."""
 _KEYED_MAX = 1 << 16
+_FEW = 16
 
 
 @cache
@@ -151,9 +152,23 @@ def _final(steps: tuple[Step, ...], i: int, key: str) -> tuple[str, ...]:
         if subject is None:
             subject = views[view] = _VIEW_OF[view](key)
         pieces = stdregex.cut_texts(pattern, subject, key, gaps=gaps)
-        if pieces is not None:
+        if pieces is None:
+            i += 1
+        elif len(pieces) > _FEW or i + 1 == len(steps):
             return tuple(_run(steps, i + 1, pieces))
-        i += 1
+        else:  # a few pieces: plain lookups beat building a set
+            memo = memos[i + 1]
+            if len(memo) > _KEYED_MAX:
+                memo.clear()
+            out: list[str] = []
+            for piece in pieces:
+                final = memo.get(piece)
+                if final is None:
+                    final = _final(steps, i + 1, piece)
+                    if len(piece) <= _LONG:
+                        memo[piece] = final
+                out += final
+            return tuple(out)
     return (key,)
 
 
