@@ -21,7 +21,7 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.document._wrapped_document import WrappedDocument
+from textual.widgets.text_area import WrappedDocument
 from textual.widgets import TextArea
 
 
