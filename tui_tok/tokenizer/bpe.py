@@ -27,6 +27,7 @@ from operator import itemgetter
 
 import numpy as np
 
+from tui_tok.tokenizer.bpe_batch import BpeBatch
 from tui_tok.tokenizer.bpe_ranks import LazyRanks
 from tui_tok.tokenizer.byte_level import ENCODE_TABLE
 from tui_tok.tokenizer.pre_spec import PreSpec
@@ -42,12 +43,15 @@ _HEAP_FROM = 150
 """Words with more symbols than this merge with a heap (llama.cpp's queue); shorter ones with
 a list scan, which is faster in Python for short words and gives the same result."""
 _CACHE_MAX = 1 << 17
+_BATCH_FROM = 48
+"""From this many distinct new words in one text (and once the rank dict exists), merge them
+together (``bpe_batch.py``); fewer are cheaper one by one."""
 _CUT_FROM = 256
 """Texts shorter than this are not cut before ▁ (``_subword_cut``) until the cut exists (it only
 helps the word cache, and building it costs ~0.1 s for gemma4's merges), and search for their
 merge ranks (``bpe_ranks.py``) until the rank dict exists; longer ones build both."""
 
-WordResult = tuple[tuple[int, ...], tuple[int, ...]]
+WordResult = tuple[tuple[int, ...], tuple[int, ...]]  # = bpe_batch.WordResult
 """One word's token ids and how many bytes of the re-encoded word each covers, in order.
 Id -1 marks bytes whose token is missing (llama.cpp drops them); lengths may be 0."""
 
@@ -68,6 +72,7 @@ class BpeEncoder:
         self._lazy: LazyRanks | None = None
         self._cut: re.Pattern[str] | None | bool = False  # False = not computed yet
         self._cache: dict[str, WordResult] = {}
+        self._batch: BpeBatch | None = None
 
     # ----------------------------------------------------------------- public
 
@@ -163,7 +168,12 @@ class BpeEncoder:
         results = list(map(cache.get, words))
         if None in results:  # BPE each distinct missing word once, then look all up again
             get = cache.get
-            local = {w: get(w) or self._bpe_word(w) for w in dict.fromkeys(words)}
+            local = {w: get(w) for w in dict.fromkeys(words)}
+            missing = [w for w, r in local.items() if r is None]
+            if len(missing) >= _BATCH_FROM and self._ranks is not None:
+                local.update(zip(missing, self._batch_words(missing)))
+            else:
+                local.update(zip(missing, map(self._bpe_word, missing)))
             results = list(map(local.__getitem__, words))
             if len(cache) + len(local) > _CACHE_MAX:
                 cache.clear()
@@ -196,23 +206,48 @@ class BpeEncoder:
 
     # -------------------------------------------------------------- one word
 
-    def _bpe_word(self, word: str) -> WordResult:
-        raw = word.encode("utf-8", "surrogatepass")
-        if not raw:
-            return (), ()
+    def _batch_words(self, words: list[str]) -> list[WordResult]:
+        """``_bpe_word`` of many distinct words, most merged together (``bpe_batch.py``)."""
+        if self._batch is None:
+            self._batch = BpeBatch(
+                self.vocab.tokens, self._token_to_id, self.merge_ranks(), byte_encode=self._byte_encode
+            )
+        if self.vocab.ignore_merges or self._gemma4:  # whole-word shortcuts stay per word
+            results = dict.fromkeys(words)
+            plain = []
+            for w in words:
+                if self._shortcut(self._encoded(w)):
+                    results[w] = self._bpe_word(w)
+                else:
+                    plain.append(w)
+            results.update(zip(plain, self._batch.encode(plain, self._bpe_word)))
+            return list(results.values())  # type: ignore[arg-type]
+        return self._batch.encode(words, self._bpe_word)
+
+    def _encoded(self, word: str) -> str:
+        """The word as vocab text: byte-mapped, or raw with bad bytes as surrogate escapes."""
         if self._byte_encode:
-            encoded = raw.decode("latin-1").translate(ENCODE_TABLE)
-            symbols = list(encoded)
+            return word.encode("utf-8", "surrogatepass").decode("latin-1").translate(ENCODE_TABLE)
+        if _has_surrogates(word):
+            return word.encode("utf-8", "surrogatepass").decode("utf-8", "surrogateescape")
+        return word
+
+    def _shortcut(self, encoded: str) -> bool:
+        """Whether the whole word is one token without merging (ignore_merges, gemma4's newlines)."""
+        if self.vocab.ignore_merges and encoded in self._token_to_id:
+            return True
+        return self._gemma4 and not encoded.strip("\n") and encoded in self._token_to_id
+
+    def _bpe_word(self, word: str) -> WordResult:
+        if not word:
+            return (), ()
+        encoded = self._encoded(word)
+        if self._shortcut(encoded):
+            symbols = [encoded]
         else:
-            encoded = raw.decode("utf-8", "surrogateescape") if _has_surrogates(word) else word
-            symbols = _raw_symbols(word)
-        token_to_id = self._token_to_id
-        if self.vocab.ignore_merges and encoded in token_to_id:
-            symbols = [encoded]
-        elif self._gemma4 and not encoded.strip("\n") and encoded in token_to_id:
-            symbols = [encoded]
-        elif len(symbols) > 1:
-            symbols = self._merge(symbols)
+            symbols = list(encoded) if self._byte_encode else _raw_symbols(word)
+            if len(symbols) > 1:
+                symbols = self._merge(symbols)
         return self._to_ids(symbols)
 
     def _merge(self, symbols: list[str]) -> list[str]:

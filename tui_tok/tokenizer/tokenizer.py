@@ -124,11 +124,19 @@ class Tokenizer:
 
         ``text`` may be ``str`` (encoded as UTF-8) or raw ``bytes``.
         """
-        ids_only = getattr(self.encoder, "encode_fragment_ids", None)
-        if ids_only is None:
-            pieces = self._encode(_as_bytes(text), add_special, parse_special)
-            return list(next(zip(*pieces))) if pieces else []
-        return self._encode_ids(_as_bytes(text), add_special, parse_special, ids_only)
+        data = _as_bytes(text)
+        paused = gc.isenabled() and len(data) > _GC_PAUSE_FROM  # as in ``tokenize``: caches fill up
+        if paused:
+            gc.disable()
+        try:
+            ids_only = getattr(self.encoder, "encode_fragment_ids", None)
+            if ids_only is None:
+                pieces = self._encode(data, add_special, parse_special)
+                return list(next(zip(*pieces))) if pieces else []
+            return self._encode_ids(data, add_special, parse_special, ids_only)
+        finally:
+            if paused:
+                gc.enable()
 
     def tokenize(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> list[Token]:
         """Tokens with byte spans into the UTF-8 input and a display kind.

@@ -1,0 +1,137 @@
+"""The batched merge loop (``batch_merge.py``, ``bpe_batch.py``) against the per-word merges.
+
+The per-word paths are the ones the conformance rows check (rows are short, so they never reach
+the batch); here both run over the same words and must agree exactly:
+- on every BPE vocab, all distinct words of a long mixed text (every conformance text of every
+  vocab, llama.cpp's .inp texts, long runs that take the heap, bytes that are no token);
+- on random merge tables with Hypothesis, against a plain sequential loop written from the rule.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import inspect
+import json
+import textwrap
+from functools import cache
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import vocab_files
+
+from tui_tok.tokenizer.batch_merge import NO_PRIO, SymbolMerger
+from tui_tok.tokenizer.bpe import BpeEncoder
+from tui_tok.tokenizer.pretokenize.split import split_words
+from tui_tok.tokenizer.types import VocabType
+
+# --- on real vocabs -------------------------------------------------------------------------
+
+
+@cache
+def _mixed_text() -> str:
+    """Every conformance and .inp text we have, plus cases aimed at the batch's edges."""
+    texts: list[str] = []
+    for vf in vocab_files():
+        if vf.conformance is not None:
+            for line in vf.conformance.read_text(encoding="utf-8").splitlines():
+                texts.append(json.loads(line)["text"])
+        if vf.inp is not None:
+            texts += vf.inp.read_text(encoding="utf-8").split("__ggml_vocab_test__")
+    for module in (textwrap, difflib, argparse):  # prose and code: thousands of distinct words
+        texts.append(inspect.getsource(module))
+    texts += [
+        "a" * 300, "ab" * 200, " " * 257, "\n" * 140, "z" * 129, "x" * 128, "9" * 400,
+        "Supercalifragilisticexpialidocious" * 5, "🦙" * 50, "ஸ்ரீ" * 40, "\u2581\u2581x\u2581 y" * 30,
+    ]  # fmt: skip
+    return "\n".join(dict.fromkeys(texts))
+
+
+def _bpe_vocab_files():  # noqa: ANN202
+    from tui_tok.loader import load_tokenizer
+
+    out = []
+    for vf in vocab_files():
+        tok = load_tokenizer(vf.path)
+        if tok.vocab.type == VocabType.BPE and tok.vocab.model in ("gpt2", "gemma4"):
+            out.append(pytest.param(tok.vocab, id=vf.name))
+    return out
+
+
+@pytest.mark.parametrize("vocab", _bpe_vocab_files())
+def test_batch_equals_per_word(vocab) -> None:  # noqa: ANN001
+    """Every distinct word of the mixed text: batch result == per-word result."""
+    per_word = BpeEncoder(vocab)
+    batch = BpeEncoder(vocab)
+    text = _mixed_text()
+    words = split_words(text, per_word.spec.regexes)
+    cut = None if per_word.spec.byte_encode else (batch.merge_ranks() and batch._subword_cut())
+    if cut is not None:
+        words = [part for word in words for part in cut.split(word)]
+    words = [w for w in dict.fromkeys(words) if w]
+    assert len(words) > 3000
+    per_word.merge_ranks()
+    expected = [per_word._bpe_word(w) for w in words]
+    got = batch._batch_words(words)
+    assert got == expected
+
+
+@pytest.mark.parametrize("vocab", _bpe_vocab_files()[:3])
+def test_encode_long_text_equals_short_pieces(vocab) -> None:  # noqa: ANN001
+    """End to end: a long text's ids (batched) == the same text encoded by a fresh encoder with
+    the batch switched off."""
+    text = _mixed_text().encode("utf-8", "surrogatepass")
+    fast = BpeEncoder(vocab).encode_fragment_ids(text)
+    slow_encoder = BpeEncoder(vocab)
+    slow_encoder._batch_words = lambda words: [slow_encoder._bpe_word(w) for w in words]  # type: ignore[method-assign]
+    assert fast == slow_encoder.encode_fragment_ids(text)
+
+
+# --- on random merge tables -----------------------------------------------------------------
+
+
+def _reference(word: list[str], prio: dict[tuple[str, str], int]) -> list[str]:
+    """The rule, literally: merge the best pair (lowest priority, then leftmost) until none."""
+    syms = list(word)
+    while True:
+        found = [(prio[p], i) for i, p in enumerate(zip(syms, syms[1:])) if p in prio]
+        if not found:
+            return syms
+        _, i = min(found)
+        syms[i : i + 2] = [syms[i] + syms[i + 1]]
+
+
+ALPHABET = "abcd"
+pair_tables = st.dictionaries(
+    st.tuples(st.text(ALPHABET, min_size=1, max_size=3), st.text(ALPHABET, min_size=1, max_size=3)),
+    st.integers(0, 20),  # repeated priorities: ties go to the leftmost pair
+    max_size=40,
+)
+
+
+def _merger(table: dict[tuple[str, str], int], tokens: list[str]) -> SymbolMerger:
+    def resolve(lefts: list[str], rights: list[str]) -> tuple[list[int | None], list[str]]:
+        return [table.get(p) for p in zip(lefts, rights)], [a + b for a, b in zip(lefts, rights)]
+
+    return SymbolMerger(tokens, {t: i for i, t in enumerate(tokens)}, resolve)
+
+
+@settings(max_examples=150, deadline=None)
+@given(pair_tables, st.lists(st.text(ALPHABET, min_size=1, max_size=30), min_size=1, max_size=40))
+def test_merger_equals_rule(table: dict[tuple[str, str], int], words: list[str]) -> None:
+    """merge (numpy rounds + Python tail), merge_long (heap) and the rule agree; some symbols
+    are no token (ids past the vocab) and that must not matter."""
+    merger = _merger(table, ["a", "b", "ab", "abc", "dd"])
+    expected = [_reference(list(w), table) for w in words]
+    got = merger.merge([merger.char_symbols(w) for w in words])
+    assert [[merger.text(s) for s in syms] for syms in got] == expected
+    for w, exp in zip(words, expected):
+        assert [merger.text(s) for s in merger.merge_long(merger.char_symbols(w))] == exp
+
+
+def test_no_prio_is_above_every_priority() -> None:
+    merger = _merger({("a", "b"): NO_PRIO - 1}, ["a", "b"])
+    assert [merger.text(s) for s in merger.merge([merger.char_symbols("ab")])[0]] == ["ab"]
+    assert merger.merge_flat(np.array([0, 1], dtype=np.int64), np.array([1, 1])) == [[0], [1]]

@@ -1,0 +1,99 @@
+"""BPE of many distinct words at once: ``batch_merge.py``'s loop with merge ranks as priorities.
+
+A cold encode of real text meets thousands of distinct words; merging them one by one in Python
+is most of its time (``bpe.py``). Here each word becomes symbol ids (one per byte through GPT-2's
+byte map, or one per character for raw vocabs like gemma4), all merge together, and the final
+symbols become ids and byte lengths with whole-list operations.
+
+A pair's rank is looked up in the ``"left right" -> rank`` dict the first time the pair is met
+(for all new pairs of a round at once, with ``map`` at C speed), then remembered by symbol ids.
+
+Words the batch leaves to ``bpe.py``'s per-word path (same answers): the ``ignore_merges`` and
+gemma4 whole-word shortcuts (``bpe.py`` keeps them out), raw words holding surrogates, and words
+whose final symbols include a non-token (byte fallback). Words longer than ``LONG_WORD`` merge
+alone with llama.cpp's heap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from tui_tok.tokenizer.batch_merge import SymbolMerger
+from tui_tok.tokenizer.byte_level import BYTE_TO_CHAR
+
+LONG_WORD = 128
+"""Longer words (in symbols) merge alone with a heap (the batch loop's steps are O(length))."""
+
+WordResult = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+class BpeBatch:
+    """Batch BPE for one vocab: its token texts, text -> id map and merge strings."""
+
+    def __init__(self, tokens: list[str], token_to_id: dict[str, int], ranks: dict[str, int], *, byte_encode: bool) -> None:
+        self._tokens = tokens
+        self._byte_encode = byte_encode
+        get = ranks.get
+
+        def resolve(lefts: list[str], rights: list[str]) -> tuple[list[int | None], list[str]]:
+            prios = list(map(get, map(" ".join, zip(lefts, rights))))
+            if not byte_encode and " " in "".join(lefts):
+                # llama.cpp splits a merge string at its first ' ' from byte 1: "left right"
+                # names (left, right) only if left has no ' ' after its first byte
+                prios = [None if " " in left[1:] else p for left, p in zip(lefts, prios)]
+            return prios, list(map(str.__add__, lefts, rights))
+
+        self._merger = merger = SymbolMerger(tokens, token_to_id, resolve)
+        self._byte_symbols = np.array([merger.symbol(BYTE_TO_CHAR[b]) for b in range(256)], dtype=np.int64)
+
+    def encode(self, words: Sequence[str], fallback: Callable[[str], WordResult]) -> list[WordResult]:
+        """BPE results of ``words`` (distinct, non-empty, already cut by the pre-tokenizer);
+        ``fallback(word)`` answers the words the batch leaves out (module docstring)."""
+        results: list[WordResult | None] = [None] * len(words)
+        merger = self._merger
+        batch: list[int] = []
+        if self._byte_encode:
+            raws = [w.encode("utf-8", "surrogatepass") for w in words]
+            lens = list(map(len, raws))
+            for i, n in enumerate(lens):
+                if 0 < n <= LONG_WORD:
+                    batch.append(i)
+                elif n:
+                    sids = self._byte_symbols[np.frombuffer(raws[i], dtype=np.uint8)].tolist()
+                    results[i] = self._result(words[i], merger.merge_long(sids), fallback)
+                else:
+                    results[i] = fallback(words[i])
+            syms = self._byte_symbols[np.frombuffer(b"".join([raws[i] for i in batch]), dtype=np.uint8)]
+        else:
+            lens = list(map(len, words))
+            for i, (w, n) in enumerate(zip(words, lens)):
+                if not n or not (w.isascii() or not _has_surrogates(w)):
+                    results[i] = fallback(w)
+                elif n <= LONG_WORD:
+                    batch.append(i)
+                else:
+                    results[i] = self._result(w, merger.merge_long(merger.char_symbols(w)), fallback)
+            syms = np.array(merger.char_symbols("".join([words[i] for i in batch])), dtype=np.int64)
+        if batch:
+            merged = merger.merge_flat(syms, np.array([lens[i] for i in batch], dtype=np.int64))
+            for i, sids in zip(batch, merged):
+                results[i] = self._result(words[i], sids, fallback)
+        return results  # type: ignore[return-value]
+
+    def _result(self, word: str, sids: list[int], fallback: Callable[[str], WordResult]) -> WordResult:
+        """Final symbols -> (ids, byte lengths): a token's symbol id is its id; its length is its
+        text's length for byte-level vocabs (one character per byte), its UTF-8 size otherwise."""
+        if max(sids) >= self._merger.n_tokens:
+            return fallback(word)
+        size: Callable[[str], int] = len if self._byte_encode else _utf8_size
+        return tuple(sids), tuple(map(size, map(self._tokens.__getitem__, sids)))
+
+
+def _utf8_size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogateescape"))
+
+
+def _has_surrogates(word: str) -> bool:
+    return any("\ud800" <= c <= "\udfff" for c in word)
