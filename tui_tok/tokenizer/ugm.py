@@ -43,17 +43,33 @@ Does not split specials or add BOS/EOS: see ``tokenizer.py``.
 
 from __future__ import annotations
 
+from itertools import chain, compress, repeat
+from operator import itemgetter, not_
+from typing import Any
+
 import numpy as np
 
 from tui_tok.tokenizer.charsmap import Charsmap, parse_charsmap
 from tui_tok.tokenizer.types import Piece, TokenAttr
 from tui_tok.tokenizer.ugm_normalize import ESCAPED_SPACE, UgmNormalizer
-from tui_tok.tokenizer.ugm_tables import UgmTables, build_tables, byte_tables
+from tui_tok.tokenizer.ugm_hash import TokenHash
+from tui_tok.tokenizer.ugm_tables import UgmTables, build_tables, byte_tables, trie_hash
+from tui_tok.tokenizer.ugm_units import encode_units
 from tui_tok.tokenizer.ugm_viterbi import viterbi_bytes, viterbi_str
 from tui_tok.tokenizer.vocab import Vocab
 
 _CACHE_LIMIT = 100_000
 _CACHE_UNIT_BYTES = 256
+_BATCH_FROM = 16
+"""Missing units from which ``ugm_units.encode_units`` beats encoding them one by one."""
+
+
+def _keep_one_unknown(ids: np.ndarray, unk: int) -> np.ndarray:
+    """Mask dropping every unknown token followed by another: consecutive unknown tokens
+    collapse into one (the last keeps its end; the merged span starts where the first did)."""
+    keep = np.ones(ids.size, dtype=bool)
+    keep[:-1] = ~((ids[:-1] == unk) & (ids[1:] == unk))
+    return keep
 
 
 class UgmEncoder:
@@ -84,9 +100,16 @@ class UgmEncoder:
         )
         self._tables: UgmTables | None = None
         self._byte_tables: tuple[dict[bytes, tuple[int, float]], int] | None = None
+        self._token_hash: TokenHash | None = None
+        self.batch_from = _BATCH_FROM
+        """Missing units from which they are encoded together (``ugm_units.py``)."""
         self._cache: dict[object, tuple[list[int], list[int], bool, int]] = {}
         """Unit results: key ``word`` (or ``(word, is_space_prepended)`` when prepend and not
         merge) for a separator + word, ``(True, word, False)`` for a fragment's first word."""
+
+    def clear_cache(self) -> None:
+        """Forget every unit result (the next encode is cold again; tables are kept)."""
+        self._cache.clear()
 
     @property
     def tables(self) -> UgmTables:
@@ -104,10 +127,21 @@ class UgmEncoder:
             return []
         tables = self.tables
         if tables.units_ok:
-            pieces = self._encode_units(text, tables)
+            pieces = self._encode_units(text, tables, spans=True)
             if pieces is not None:
                 return pieces
         return self.encode_whole(text)
+
+    def encode_fragment_ids(self, text: bytes, *, after_special: bool) -> list[int]:
+        """``[p[0] for p in encode_fragment(text)]`` without computing the spans."""
+        if not text:
+            return []
+        tables = self.tables
+        if tables.units_ok:
+            ids = self._encode_units(text, tables, spans=False)
+            if ids is not None:
+                return ids
+        return [p[0] for p in self.encode_whole(text)]
 
     def encode_whole(self, text: bytes) -> list[Piece]:
         """Normalise and search the whole fragment at once: llama.cpp's exact computation (same
@@ -133,65 +167,97 @@ class UgmEncoder:
         offsets = norm.offsets
         return [(tid, offsets[s], offsets[e]) for tid, s, e in raw]
 
-    def _encode_units(self, text: bytes, tables: UgmTables) -> list[Piece] | None:
+    def _encode_units(self, text: bytes, tables: UgmTables, *, spans: bool) -> list[Any] | None:
         """Conditions 1-3 hold: encode unit by unit through the cache (None: use the slow path).
 
-        Spans tile the normalised output (a token starts where the previous one ended, input
-        that vanished in between belongs to the next token), so only ends are kept.
+        Pieces if ``spans``, else only ids. Spans tile the normalised output (a token starts
+        where the previous one ended, input that vanished in between belongs to the next
+        token), so only ends are kept. Missing units are encoded together (``ugm_units.py``)
+        when there are enough of them, so the per-unit Python work is the lookups.
         """
         keyed = self.normalizer.prepend and not self.normalizer.merge
-        cache = self._cache
-        ids: list[int] = []
-        ends: list[int] = []
-        unit_pos: list[int] = []
-        unit_count: list[int] = []
         spaced = text if tables.separators is None else text.translate(tables.separators)
         words = spaced.split(b" ")
         hit = self._unit((True, words[0], False), words[0], False, tables)
         if hit is None:
             return None
-        ids.extend(hit[0])
-        ends.extend(hit[1])
-        unit_pos.append(0)
-        unit_count.append(len(hit[0]))
+        done = [hit]  # units encoded one at a time, in order
         flag = hit[2]
-        norm_len = hit[3]
-        pos = len(words[0])
-        for k in range(1, len(words)):
-            word = words[k]
-            key = (word, flag) if keyed else word
-            hit = cache.get(key)
+        k = 1
+        while keyed and not flag and k < len(words):  # is_space_prepended only changes once
+            hit = self._unit((words[k], flag), b" " + words[k], flag, tables)
             if hit is None:
-                hit = self._unit(key, b" " + word, flag, tables)
-                if hit is None:
-                    return None
-            if hit[0]:
-                ids.extend(hit[0])
-                ends.extend(hit[1])
-                unit_pos.append(pos)
-                unit_count.append(len(hit[0]))
+                return None
+            done.append(hit)
             flag = hit[2]
-            norm_len += hit[3]
-            pos += len(word) + 1
+            k += 1
+        rest = words[k:]
+        keys: list[Any] = list(zip(rest, repeat(True))) if keyed else rest
+        cache = self._cache
+        hits = list(map(cache.get, keys))
+        if None in hits:
+            missing = list(dict.fromkeys(compress(keys, map(not_, hits))))
+            if not self._fill(missing, [key[0] for key in missing] if keyed else missing, flag, tables):
+                return None
+            hits = list(map(cache.get, keys))
+            for key, word in zip(missing, [key[0] for key in missing] if keyed else missing):
+                if len(word) > _CACHE_UNIT_BYTES:
+                    del cache[key]
+            if len(cache) > _CACHE_LIMIT:
+                cache.clear()
+        units = done + hits
+        norm_len = sum(map(itemgetter(3), units))
         if norm_len > tables.max_exact_bytes:
             return None
+        ids = list(chain.from_iterable(map(itemgetter(0), units)))
         if not ids:
             return []
-        id_arr = np.array(ids, dtype=np.int64)
-        end_arr = np.array(ends, dtype=np.int64) + np.repeat(
-            np.array(unit_pos, dtype=np.int64), np.array(unit_count, dtype=np.int64)
-        )
-        # consecutive unknown tokens collapse across units (inside a unit they already have)
         unk = self.vocab.unk_id
-        keep = np.ones(id_arr.size, dtype=bool)
-        keep[:-1] = ~((id_arr[:-1] == unk) & (id_arr[1:] == unk))
-        if not keep.all():
+        if not spans:
+            if unk not in ids:
+                return ids
+            id_arr = np.array(ids, dtype=np.int64)
+            return id_arr[_keep_one_unknown(id_arr, unk)].tolist()
+        lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        unit_pos = np.cumsum(lens + 1) - lens - 2  # each separator (word 0: -1, made 0)
+        unit_pos[0] = 0
+        counts = np.fromiter(map(len, map(itemgetter(0), units)), dtype=np.int64, count=len(units))
+        id_arr = np.array(ids, dtype=np.int64)
+        end_arr = np.fromiter(chain.from_iterable(map(itemgetter(1), units)), dtype=np.int64, count=id_arr.size)
+        end_arr += np.repeat(unit_pos, counts)
+        if unk in ids:
+            keep = _keep_one_unknown(id_arr, unk)
             id_arr = id_arr[keep]
             end_arr = end_arr[keep]
         start_arr = np.empty_like(end_arr)
         start_arr[0] = 0
         start_arr[1:] = end_arr[:-1]
         return list(zip(id_arr.tolist(), start_arr.tolist(), end_arr.tolist()))
+
+    def _fill(self, keys: list[Any], words: list[bytes], flag: bool, tables: UgmTables) -> bool:
+        """Encode the units ``b" " + word`` into the cache under ``keys`` (False: some unit's
+        normalised bytes are not valid UTF-8)."""
+        if len(keys) < self.batch_from:
+            for key, word in zip(keys, words):
+                hit = self._encode_unit(b" " + word, flag, tables)
+                if hit is None:
+                    return False
+                self._cache[key] = hit
+            return True
+        if self._token_hash is None:
+            self._token_hash = trie_hash(tables)
+        results = encode_units(
+            words,
+            flag=flag,
+            normalizer=self.normalizer,
+            tables=tables,
+            token_hash=self._token_hash,
+            unk_id=self.vocab.unk_id,
+        )
+        if results is None:
+            return False
+        self._cache.update(zip(keys, results))
+        return True
 
     def _unit(
         self, key: object, unit: bytes, flag: bool, tables: UgmTables

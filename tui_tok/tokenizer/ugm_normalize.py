@@ -94,6 +94,7 @@ class UgmNormalizer:
     _ud_first: frozenset[int] = field(init=False, repr=False)
     _memo: dict[bytes, tuple[bytes, int, frozenset[int]]] = field(init=False, repr=False)
     _plain: re.Pattern[bytes] = field(init=False, repr=False)
+    _plain_ascii: bytes = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         prefixes = _prefixes(tuple(t for t in self.user_defined if t))
@@ -101,6 +102,32 @@ class UgmNormalizer:
         object.__setattr__(self, "_ud_first", frozenset(p[0] for p in prefixes))
         object.__setattr__(self, "_memo", {})
         object.__setattr__(self, "_plain", self._plain_pattern())
+        object.__setattr__(self, "_plain_ascii", self._plain_ascii_bytes())
+
+    def _plain_ascii_bytes(self) -> bytes:
+        """ASCII bytes that are their own chunk, copied unchanged, not a space, whatever ASCII
+        byte follows (no user-defined token starts with one; a charsmap walk from one can only
+        go on with a non-ASCII byte)."""
+        found = []
+        for b in range(0x80):
+            if b == 0x20 or b in self._ud_first:
+                continue
+            try:
+                rep, used, cont = self.isolated_chunk(bytes((b,)))
+            except VocabError:
+                continue
+            if used == 1 and rep == bytes((b,)) and all(c >= 0x80 for c in cont):
+                found.append(b)
+        return bytes(found)
+
+    def is_plain_ascii(self, data: bytes) -> bool:
+        """Whether ``data`` normalises to itself byte for byte (each byte its own chunk, no
+        space, no charsmap change) when an ASCII byte or nothing follows it.
+
+        >>> UgmNormalizer(charsmap=None, user_defined=(), prepend=True, merge=True).is_plain_ascii(b"a.b")
+        True
+        """
+        return data.isascii() and not data.translate(None, self._plain_ascii)
 
     def _plain_pattern(self) -> re.Pattern[bytes]:
         """Runs of ASCII bytes that are each their own chunk, copied unchanged, not spaces.

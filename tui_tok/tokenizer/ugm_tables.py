@@ -19,6 +19,7 @@ import numpy as np
 
 from tui_tok.errors import VocabError
 from tui_tok.tokenizer.types import TokenAttr
+from tui_tok.tokenizer.ugm_hash import TokenHash, build_token_hash_arrays
 from tui_tok.tokenizer.ugm_normalize import UgmNormalizer
 from tui_tok.tokenizer.vocab import Vocab
 
@@ -45,6 +46,20 @@ class UgmTables:
     """Condition 3 of ``ugm.py`` holds for normalised fragments up to this many bytes (0: never)."""
     separators: bytes | None
     """``bytes.translate`` table turning every separator into 0x20 (None: 0x20 is the only one)."""
+    in_trie_mask: np.ndarray
+    """``in_trie`` as a bool array (for the batched search of ``ugm_batch.py``)."""
+    score_array: np.ndarray
+    """``scores`` as a float64 array."""
+    pair_keys: np.ndarray
+    """Sorted int64 keys ``(first << 21) | second`` of the code-point pairs in ``pair_max_len``."""
+    pair_lens: np.ndarray
+    """``pair_max_len`` of each key in ``pair_keys``."""
+    token_cps: np.ndarray
+    """Code points of all token texts joined with NUL (uint32), for ``trie_hash``."""
+    token_starts: np.ndarray
+    """Where each token's text starts in ``token_cps`` (int64, by id)."""
+    token_lengths: np.ndarray
+    """Each token's length in characters (int64, by id)."""
 
 
 def _frac_bits(values: np.ndarray) -> int:
@@ -56,14 +71,17 @@ def _frac_bits(values: np.ndarray) -> int:
     return int(max(0, int((24 - exp).max())))
 
 
-def _pair_max_len(cps: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> dict[str, int]:
-    """Longest token per first two characters, from the joined code points of all tokens.
+def _pair_max_len(
+    cps: np.ndarray, starts: np.ndarray, lengths: np.ndarray
+) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """Longest token per first two characters, from the joined code points of all tokens: as a
+    dict, and as sorted ``(first << 21) | second`` keys with their lengths.
 
     One sort of ``(pair << 20) | length`` keys; the last entry of each pair holds its maximum.
     """
     two = lengths >= 2
     if not two.any():
-        return {}
+        return {}, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     length = lengths[two]
     if int(length.max()) >= 1 << 20:  # cannot pack: an exact (slower) two-key sort
         pair = (cps[starts[two]].astype(np.int64) << 21) | cps[starts[two] + 1].astype(np.int64)
@@ -79,7 +97,8 @@ def _pair_max_len(cps: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> d
     chars[0::2] = pair >> 21
     chars[1::2] = pair & 0x1FFFFF
     text = chars.tobytes().decode("utf-32-le", "surrogatepass")
-    return dict(zip([text[i : i + 2] for i in range(0, len(text), 2)], longest.tolist()))
+    as_dict = dict(zip([text[i : i + 2] for i in range(0, len(text), 2)], longest.tolist()))
+    return as_dict, pair.astype(np.int64), longest.astype(np.int64)
 
 
 def search_scores(vocab: Vocab) -> np.ndarray:
@@ -117,7 +136,7 @@ def build_tables(vocab: Vocab, normalizer: UgmNormalizer) -> UgmTables:
     starts = np.cumsum(lengths + 1) - (lengths + 1)
     last = max(cps.size - 1, 0)
     first_cp = np.where(lengths > 0, cps[np.minimum(starts, last)], 0)
-    pair_max_len = _pair_max_len(cps, starts, lengths)
+    pair_max_len, pair_keys, pair_lens = _pair_max_len(cps, starts, lengths)
 
     space = normalizer.space.decode("utf-8")
     inner = joined.count(space) - int(np.count_nonzero((first_cp == ord(space)) & (lengths > 0)))
@@ -128,6 +147,7 @@ def build_tables(vocab: Vocab, normalizer: UgmNormalizer) -> UgmTables:
     search = np.append(scores32[in_trie], np.float32(unk_score)).astype(np.float64)
     single = in_trie & (lengths == 1)
     single_max = float(np.abs(scores32[single]).max()) if single.any() else 0.0
+    score_array = scores32.astype(np.float64)
     max_exact = 0
     if np.isfinite(search).all():
         f = _frac_bits(search)
@@ -138,12 +158,29 @@ def build_tables(vocab: Vocab, normalizer: UgmNormalizer) -> UgmTables:
     return UgmTables(
         ids=ids,
         in_trie=in_trie.astype(np.uint8).tobytes(),
-        scores=scores32.astype(np.float64).tolist(),
+        scores=score_array.tolist(),
         pair_max_len=pair_max_len,
         unk_score=unk_score,
         units_ok=units_ok,
         max_exact_bytes=max_exact,
         separators=bytes.maketrans(separators, b" " * len(separators)) if len(separators) > 1 else None,
+        in_trie_mask=in_trie,
+        score_array=score_array,
+        pair_keys=pair_keys,
+        pair_lens=pair_lens,
+        token_cps=cps,
+        token_starts=starts,
+        token_lengths=lengths,
+    )
+
+
+def trie_hash(tables: UgmTables) -> TokenHash:
+    """The bulk-lookup table of the trie tokens (``ugm_hash.py``): each text in ``ids`` whose
+    id is in the trie (empty texts never match in llama.cpp's trie walk)."""
+    chosen = np.fromiter(tables.ids.values(), dtype=np.int64, count=len(tables.ids))
+    chosen = chosen[tables.in_trie_mask[chosen] & (tables.token_lengths[chosen] > 0)]
+    return build_token_hash_arrays(
+        tables.token_cps, tables.token_starts[chosen], tables.token_lengths[chosen], chosen
     )
 
 
