@@ -135,3 +135,42 @@ def test_no_prio_is_above_every_priority() -> None:
     merger = _merger({("a", "b"): NO_PRIO - 1}, ["a", "b"])
     assert [merger.text(s) for s in merger.merge([merger.char_symbols("ab")])[0]] == ["ab"]
     assert merger.merge_flat(np.array([0, 1], dtype=np.int64), np.array([1, 1])) == [[0], [1]]
+
+
+# --- SPM --------------------------------------------------------------------------------------
+
+
+def _spm_vocab_files():  # noqa: ANN202
+    from tui_tok.loader import load_tokenizer
+
+    out = []
+    for vf in vocab_files():
+        tok = load_tokenizer(vf.path)
+        if tok.vocab.type == VocabType.SPM:
+            out.append(pytest.param(tok.vocab, id=vf.name))
+    return out
+
+
+@pytest.mark.parametrize("vocab", _spm_vocab_files())
+def test_spm_batch_equals_per_chunk(vocab) -> None:  # noqa: ANN001
+    """Every distinct chunk of the mixed text: batched (ids, ends) == ``_encode_valid``'s, and a
+    whole long text encodes the same with the batch as without."""
+    from tui_tok.tokenizer.spm import SpmEncoder
+
+    text = _mixed_text()
+    batch = SpmEncoder(vocab)
+    chunks = list(dict.fromkeys(batch._chunker.coarse(text)))
+    assert len(chunks) > 2000
+    batch._encode_batch(chunks)
+    per_chunk = SpmEncoder(vocab)
+    assert [batch._cache[c] for c in chunks] == [per_chunk._encode_valid(c) for c in chunks]
+
+    data = text.encode("utf-8", "surrogatepass")
+    slow = SpmEncoder(vocab)
+    slow._encode_batch = lambda chunks: None  # type: ignore[method-assign]
+    assert SpmEncoder(vocab).encode_fragment_ids(data, after_special=True) == slow.encode_fragment_ids(
+        data, after_special=True
+    )
+    assert SpmEncoder(vocab).encode_fragment(data, after_special=True) == slow.encode_fragment(
+        data, after_special=True
+    )

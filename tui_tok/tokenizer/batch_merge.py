@@ -37,22 +37,27 @@ _TAIL_WORDS = 12
 """Below this many unfinished words, the rest is merged per word in Python (cheaper than a
 round of a dozen numpy calls)."""
 
-Resolver = Callable[[list[str], list[str]], "tuple[list[int | None], list[str]]"]
-"""(left texts, right texts) -> (priorities, merged texts), one per pair; priority None if the
-pair never merges, else 0 <= priority < ``NO_PRIO``, lower merging first. Called with many pairs
-at once so that it can work with ``map`` at C speed."""
+Resolver = Callable[[list[str], list[str]], "tuple[list[int | None], list[str] | list[int | None]]"]
+"""(left texts, right texts) -> (priorities, merged), one per pair; priority None if the pair
+never merges, else 0 <= priority < ``NO_PRIO``, lower merging first; merged: the merged texts, or
+their token ids (any value where the priority is None) with ``merges_to_ids``. Called with
+many pairs at once so that it can work with ``map`` at C speed."""
 
 
 class SymbolMerger:
     """The symbol table and pair memo of one vocab and one priority rule."""
 
-    def __init__(self, tokens: list[str], token_to_id: dict[str, int], resolve: Resolver) -> None:
+    def __init__(
+        self, tokens: list[str], token_to_id: dict[str, int], resolve: Resolver, *, merges_to_ids: bool = False
+    ) -> None:
+        """``merges_to_ids``: the resolver gives merged token ids (every merge makes a token)."""
+        self._merges_to_ids = merges_to_ids
         self._tokens = tokens
         self._t2id = token_to_id
         self._resolve = resolve
         self._n_tokens = len(tokens)
         self._extra_ids: dict[str, int] = {}
-        self._extra_texts: list[str] = []
+        self._texts = list(tokens)  # id -> text, extras appended (a copy: ~1 ms for 262k)
         self._memo: dict[int, int] = {}  # (left << _ID_BITS | right) -> priority << _ID_BITS | merged
 
     @property
@@ -68,22 +73,27 @@ class SymbolMerger:
         if sid is None:
             sid = self._extra_ids.get(text)
             if sid is None:
-                sid = self._n_tokens + len(self._extra_texts)
+                sid = len(self._texts)
                 if sid > _ID_MASK:
                     raise OverflowError("too many distinct non-token symbols for the pair memo")
                 self._extra_ids[text] = sid
-                self._extra_texts.append(text)
+                self._texts.append(text)
         return sid
 
     def text(self, sid: int) -> str:
         """The text of a symbol id."""
-        return self._tokens[sid] if sid < self._n_tokens else self._extra_texts[sid - self._n_tokens]
+        return self._texts[sid]
+
+    def texts(self, sids: list[int]) -> list[str]:
+        """The texts of symbol ids."""
+        return list(map(self._texts.__getitem__, sids))
 
     def char_symbols(self, text: str) -> list[int]:
         """One symbol per character of ``text``."""
         sids = list(map(self._t2id.get, text))
         if None in sids:
-            sids = [self.symbol(c) if s is None else s for c, s in zip(text, sids)]
+            table = {c: self.symbol(c) for c in set(text)}
+            sids = list(map(table.__getitem__, text))
         return sids  # type: ignore[return-value]
 
     # --- pairs ------------------------------------------------------------------------------
@@ -92,39 +102,37 @@ class SymbolMerger:
         key = left << _ID_BITS | right
         val = self._memo.get(key)
         if val is None:
-            self._learn([key])
-            val = self._memo[key]
+            val = int(self._learn(np.array([key], dtype=np.int64))[0])
         return val
 
     def _pairs(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         """Pair values of two aligned id arrays (memo lookups at C speed; the resolver only for
         pairs never seen before)."""
         keys, where = np.unique((left << _ID_BITS) | right, return_inverse=True)
-        keys = keys.tolist()
-        vals = list(map(self._memo.get, keys))
-        if None in vals:
-            self._learn([k for k, v in zip(keys, vals) if v is None])
-            vals = list(map(self._memo.__getitem__, keys))
-        return np.array(vals, dtype=np.int64)[where]
+        vals = np.fromiter(map(self._memo.get, keys.tolist(), repeat(-1)), dtype=np.int64, count=len(keys))
+        new = np.flatnonzero(vals < 0)
+        if len(new):
+            vals[new] = self._learn(keys[new])
+        return vals[where]
 
-    def _learn(self, keys: list[int]) -> None:
-        """Resolve new pairs and remember them."""
-        k = np.array(keys, dtype=np.int64)
-        lefts = self._texts((k >> _ID_BITS).tolist())
-        rights = self._texts((k & _ID_MASK).tolist())
+    def _learn(self, keys: np.ndarray) -> np.ndarray:
+        """Resolve new pairs, remember them and return their values."""
+        texts = self._texts.__getitem__
+        lefts = list(map(texts, (keys >> _ID_BITS).tolist()))
+        rights = list(map(texts, (keys & _ID_MASK).tolist()))
         prios, merged = self._resolve(lefts, rights)
-        sids = list(map(self._t2id.get, merged))
-        if None in sids:
-            sids = [self.symbol(t) if s is None and p is not None else s or 0 for t, s, p in zip(merged, sids, prios)]
+        if self._merges_to_ids:
+            sids = merged
+        else:
+            sids = list(map(self._t2id.get, merged))
+            if None in sids:
+                sids = [self.symbol(t) if s is None and p is not None else s or 0 for t, s, p in zip(merged, sids, prios)]
         if None in prios:
             prios = [NO_PRIO if p is None else p for p in prios]
+            sids = [s or 0 for s in sids]
         vals = (np.array(prios, dtype=np.int64) << _ID_BITS) | np.array(sids, dtype=np.int64)
-        self._memo.update(zip(keys, vals.tolist()))
-
-    def _texts(self, sids: list[int]) -> list[str]:
-        if max(sids) < self._n_tokens:
-            return list(map(self._tokens.__getitem__, sids))
-        return list(map(self.text, sids))
+        self._memo.update(zip(keys.tolist(), vals.tolist()))
+        return vals
 
     # --- the loop ---------------------------------------------------------------------------
 

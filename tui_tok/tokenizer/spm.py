@@ -29,11 +29,13 @@ Does not split special tokens (``special.py``) and never emits UNK: llama.cpp's 
 
 from __future__ import annotations
 
-from itertools import accumulate
+from itertools import accumulate, chain
+from operator import itemgetter
 
 import numpy as np
 
 from tui_tok.errors import TokenizeError
+from tui_tok.tokenizer.batch_merge import SymbolMerger
 from tui_tok.tokenizer.spm_chunks import Chunker
 from tui_tok.tokenizer.spm_merge import merge as _merge
 from tui_tok.tokenizer.spm_merge import merge_list as _merge_list
@@ -51,6 +53,8 @@ _FINE_MIN_LEN = 3  # shorter chunks: merging them whole is cheaper than cutting 
 _LIST_MAX = 64  # longer chunks merge with the heap (llama.cpp's queue); shorter ones with a list scan
 _SCORE_DICT_AFTER = 256  # distinct chunks merged with the heap before the list scan's text -> score
 # dict (0.01-0.1 s for 32k-262k tokens) is built: a first short text need not pay for it
+_BATCH_FROM = 48
+"""From this many distinct new chunks in one fragment, merge them together (``batch_merge.py``)."""
 _FRAGMENT_MAX = 256  # longer fragments are not cached whole (their chunks are)
 
 ChunkResult = tuple[tuple[int, ...], tuple[int, ...]]
@@ -72,6 +76,8 @@ class SpmEncoder:
         self._piece_fragments: tuple[dict[bytes, tuple[Piece, ...]], ...] = ({}, {})
         self._byte_ids: list[int | None] | None = None
         self._chunker = Chunker(vocab.tokens)
+        self._batch: SymbolMerger | bool | None = None  # False: cannot batch this vocab
+        self._symbol_parts: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._misses = 0
         self.fine_after = max(vocab.n_tokens // _FINE_PER_TOKENS, 1000)
         """Distinct chunks to see before cutting chunks finer (tests set -1 to always cut)."""
@@ -123,7 +129,10 @@ class SpmEncoder:
             return [t for t, _, _ in self._encode_exact(data)]
         cache = self._cache
         out: list[int] = []
-        for chunk in self._chunker.coarse(decoded) if decoded else ():
+        chunks = self._chunker.coarse(decoded) if decoded else []
+        if len(chunks) >= _BATCH_FROM:
+            self._encode_batch(chunks)
+        for chunk in chunks:
             hit = cache.get(chunk)
             out += (hit if hit is not None else self._encode_miss(chunk))[0]
         if len(text) <= _FRAGMENT_MAX:
@@ -144,7 +153,10 @@ class SpmEncoder:
         off = shift
         prev = 0
         first = shift < 0
-        for chunk in self._chunker.coarse(text):
+        chunks = self._chunker.coarse(text)
+        if len(chunks) >= _BATCH_FROM:
+            self._encode_batch(chunks)
+        for chunk in chunks:
             hit = cache.get(chunk)
             if hit is None:
                 hit = self._encode_miss(chunk)
@@ -158,6 +170,49 @@ class SpmEncoder:
             prev = e[-1]
             off = prev
         return out
+
+    def _encode_batch(self, chunks: list[str]) -> None:
+        """Cache the distinct new chunks of a long text, merged together (``batch_merge.py``)
+        when there are enough of them; the rest of the encoder then finds them all cached."""
+        get = self._cache.get
+        new = [c for c in dict.fromkeys(chunks) if get(c) is None]
+        if len(new) < _BATCH_FROM:
+            return
+        merger = self._merger()
+        if merger is None:
+            return
+        if len(self._cache) + len(new) >= _CACHE_LIMIT:
+            self._cache.clear()
+        self._misses += len(new)
+        short = [c for c in new if len(c) <= _LIST_MAX]
+        syms = np.array(merger.char_symbols("".join(short).replace(" ", _ESC)), dtype=np.int64)
+        merged = merger.merge_flat(syms, np.fromiter(map(len, short), dtype=np.int64, count=len(short)))
+        cache = self._cache
+        for chunk, sids in zip(short, merged):
+            cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
+        if len(short) < len(new):
+            for chunk in new:
+                if len(chunk) > _LIST_MAX:
+                    cache[chunk] = self._encode_valid(chunk)
+
+    def _merger(self) -> SymbolMerger | None:
+        """The batch merger: priority = the merged token's score, highest first (None when a
+        score is NaN, which has no order)."""
+        if self._batch is None:
+            scores = self._vocab.scores
+            if np.isnan(scores).any():
+                self._batch = False
+                return None
+            _, rank = np.unique(scores, return_inverse=True)  # equal scores, equal rank
+            prio = (int(rank.max(initial=0)) - rank).tolist()  # highest score -> 0
+            get = self._t2id.get
+
+            def resolve(lefts: list[str], rights: list[str]) -> tuple[list[int | None], list[int | None]]:
+                tids = list(map(get, map(str.__add__, lefts, rights)))  # SPM merges only into tokens
+                return [None if t is None else prio[t] for t in tids], tids
+
+            self._batch = SymbolMerger(self._vocab.tokens, self._t2id, resolve, merges_to_ids=True)
+        return self._batch or None
 
     def _encode_miss(self, chunk: str) -> ChunkResult:
         """Encode a coarse chunk not in the cache, reusing cached fine sub-chunks once warm."""
@@ -199,6 +254,11 @@ class SpmEncoder:
             syms = _merge_list(s, score_of.get)
         else:
             syms = [s[a:b] for a, b in _merge_str(s, t2id, self._scores)]
+        return self._chunk_result(orig, syms)
+
+    def _chunk_result(self, orig: str, syms: list[str]) -> ChunkResult:
+        """(ids, byte ends) of a chunk from its final symbols (of the escaped chunk)."""
+        t2id = self._t2id
         ids = list(map(t2id.get, syms))
         if None not in ids:  # every symbol is a token (no byte fallback)
             if orig.isascii():
@@ -206,6 +266,15 @@ class SpmEncoder:
             if _ESC not in orig:  # each ▁ stands for a 1-byte space
                 lens = map(int.__sub__, map(len, map(str.encode, syms)), map(_twice_esc, syms))
                 return tuple(ids), tuple(accumulate(lens))
+        elif _ESC not in orig:  # byte fallback: each symbol's (ids, byte lengths), memoised
+            parts = self._symbol_parts
+            found = list(map(parts.get, syms))
+            if None in found:
+                found = [p if p is not None else self._parts_of(sym) for sym, p in zip(syms, found)]
+            return (
+                tuple(chain.from_iterable(map(itemgetter(0), found))),  # type: ignore[arg-type]
+                tuple(accumulate(chain.from_iterable(map(itemgetter(1), found)))),  # type: ignore[arg-type]
+            )
         ids = []
         ends: list[int] = []
         pos = 0  # character index into orig
@@ -229,6 +298,21 @@ class SpmEncoder:
                         end += len(raw)
             pos += k
         return tuple(ids), tuple(ends)
+
+    def _parts_of(self, sym: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """A final symbol's token ids and the input bytes each covers, when every ▁ is a space:
+        a token; else (one character) its UTF-8 bytes as byte tokens, a ▁'s 3 bytes covering
+        its 1-byte space with the first."""
+        tid = self._t2id.get(sym)
+        if tid is not None:
+            found = (tid,), (len(sym.encode()) - _twice_esc(sym),)
+        elif sym == _ESC:
+            found = tuple(map(self._byte_token, _ESC_BYTES)), (1, 0, 0)
+        else:
+            raw = sym.encode()
+            found = tuple(map(self._byte_token, raw)), (1,) * len(raw)
+        self._symbol_parts[sym] = found
+        return found
 
     # --- byte-exact path ----------------------------------------------------------------------
 
