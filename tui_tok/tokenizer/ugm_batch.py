@@ -120,7 +120,8 @@ def viterbi_batch(texts: Sequence[str], tables: UgmTables, token_hash: TokenHash
     base = first + np.arange(count, dtype=np.int64)
     begin = base[unit[start]] + local[start]
     step = local[start]
-    order = np.argsort(step, kind="stable")
+    # a stable sort of small integers is a radix sort in numpy (texts shorter than 32k here)
+    order = np.argsort(step.astype(np.int16) if lens.max() < 1 << 15 else step, kind="stable")
     begin, length, tid, score, step = begin[order], length[order], tid[order], score[order], step[order]
     finish = begin + length
     cuts = np.searchsorted(step, np.arange(int(lens.max()) + 1)).tolist()

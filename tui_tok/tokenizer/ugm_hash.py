@@ -60,8 +60,8 @@ class TokenHash:
     def lookup(self, cps: np.ndarray, pos: np.ndarray, length: np.ndarray) -> np.ndarray:
         """Token id of ``text[pos:pos+length]`` for each pair (-1: no trie token), where
         ``cps = text_code_points(text)``."""
-        sums = _prefix_sums(self.radix, cps) if length.size and int(length.max()) > 3 else cps
-        key = _keys(cps, sums, pos, length, self.radix)
+        sums, powers = _prefix_sums(self.radix, cps) if length.size and int(length.max()) > 3 else (cps, cps)
+        key = _keys(cps, sums, powers, pos, length, self.radix)
         found = np.full(key.size, -1, dtype=np.int64)
         if key.size == 0:
             return found
@@ -108,15 +108,20 @@ def _powers(radix: int, n: int) -> np.ndarray:
     return np.cumprod(out, dtype=np.uint64)
 
 
-def _prefix_sums(radix: int, cps: np.ndarray) -> np.ndarray:
-    """``G[k] = sum_{j<k} (cps[j] + 1) * R**j mod 2**64``, k in 0..len(cps) (uint64)."""
+def _prefix_sums(radix: int, cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``G[k] = sum_{j<k} (cps[j] + 1) * R**j mod 2**64``, k in 0..len(cps), and the powers
+    ``R**j`` (both uint64)."""
     out = np.zeros(cps.size + 1, dtype=np.uint64)
-    np.cumsum((cps.astype(np.uint64) + np.uint64(1)) * _powers(radix, cps.size), out=out[1:])
-    return out
+    powers = _powers(radix, cps.size)
+    np.cumsum((cps.astype(np.uint64) + np.uint64(1)) * powers, out=out[1:])
+    return out, powers
 
 
-def _keys(cps: np.ndarray, sums: np.ndarray, pos: np.ndarray, length: np.ndarray, radix: int) -> np.ndarray:
-    """The key of ``text[pos:pos+length]`` per pair (uint64), ``sums`` the prefix sums."""
+def _keys(
+    cps: np.ndarray, sums: np.ndarray, powers: np.ndarray, pos: np.ndarray, length: np.ndarray, radix: int
+) -> np.ndarray:
+    """The key of ``text[pos:pos+length]`` per pair (uint64), from ``_prefix_sums(radix, cps)``
+    (only read for pairs longer than 3)."""
     one = np.uint64(1)
     key = (cps[pos].astype(np.uint64) + one)
     if key.size == 0:
@@ -130,8 +135,10 @@ def _keys(cps: np.ndarray, sums: np.ndarray, pos: np.ndarray, length: np.ndarray
         poly = length > 3
         if poly.any():
             p, n = pos[poly], length[poly]
-            inverse = pow(radix, -1, 1 << 64)
-            key[poly] = (sums[p + n] - sums[p]) * _powers(inverse, int(p.max()) + 1)[p]
+            # R**-p = R**(m-p) * R**-m: one table of powers serves both directions
+            m = int(p.max())
+            scale = powers[m - p] * np.uint64(pow(radix, -m, 1 << 64))
+            key[poly] = (sums[p + n] - sums[p]) * scale
     return key
 
 
@@ -155,7 +162,8 @@ def build_token_hash_arrays(cps: np.ndarray, starts: np.ndarray, lengths: np.nda
     size = 1 << max(4, (2 * max(count, 1) - 1).bit_length() + 1)  # load <= 1/4
     shift = np.uint64(64 - (size.bit_length() - 1))
     for radix in _RADICES:
-        keys = _keys(cps, _prefix_sums(radix, cps), starts, lengths, radix)
+        sums, powers = _prefix_sums(radix, cps)
+        keys = _keys(cps, sums, powers, starts, lengths, radix)
         mixed = keys * _FIB  # a bijection: equal keys <=> equal mixed keys
         order = np.argsort(mixed)
         mixed = mixed[order]

@@ -120,6 +120,11 @@ class UgmNormalizer:
                 found.append(b)
         return bytes(found)
 
+    @property
+    def plain_ascii_bytes(self) -> bytes:
+        """The bytes ``is_plain_ascii`` accepts (``data.translate(None, these)`` is empty)."""
+        return self._plain_ascii
+
     def is_plain_ascii(self, data: bytes) -> bool:
         """Whether ``data`` normalises to itself byte for byte (each byte its own chunk, no
         space, no charsmap change) when an ASCII byte or nothing follows it.

@@ -19,7 +19,7 @@ units or join their tokens: see ``ugm.py``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import accumulate
+from itertools import accumulate, repeat
 
 from tui_tok.tokenizer.ugm_batch import viterbi_batch
 from tui_tok.tokenizer.ugm_hash import TokenHash
@@ -44,30 +44,31 @@ def encode_units(
     """
     space = normalizer.space
     space_str = space.decode("utf-8")
-    merge = normalizer.merge
-    plain_ok = merge or not (normalizer.prepend and not flag)
-    is_plain = normalizer.is_plain_ascii
-    texts: list[str] = []
-    out_flags: list[bool] = []
-    norm_lens: list[int] = []
+    merge, prepend = normalizer.merge, normalizer.prepend
+    count = len(words)
+    # the plain ASCII path for every word first (built with C-level maps), then the others
+    texts = list(map(space_str.__add__, map(bytes.decode, words, repeat("latin-1"))))
+    norm_lens = list(map(len(space).__add__, map(len, words)))
+    if flag or not (merge or prepend):
+        out_flags = [flag] * count
+    else:
+        out_flags = list(map(bool, words))
+    left = map(len, map(bytes.translate, words, repeat(None), repeat(normalizer.plain_ascii_bytes)))
+    plain_ok = merge or not (prepend and not flag)
+    others = [k for k, n in enumerate(left) if n or not plain_ok]
+    if merge and plain_ok and b"" in words:  # a lone separator vanishes
+        for k in [k for k, word in enumerate(words) if not word]:
+            texts[k] = ""
+            norm_lens[k] = 0
     generic: list[tuple[int, bytes, list[int]]] = []  # (unit index, normalised bytes, offsets)
-    for k, word in enumerate(words):
-        if plain_ok and is_plain(word):
-            if word or not merge:
-                texts.append(space_str + word.decode("ascii"))
-                norm_lens.append(len(space) + len(word))
-            else:
-                texts.append("")
-                norm_lens.append(0)
-            out_flags.append(flag or (bool(word) and (merge or normalizer.prepend)))
-            continue
-        norm = normalizer.normalize(b" " + word, space_prepended=flag)
+    for k in others:
+        norm = normalizer.normalize(b" " + words[k], space_prepended=flag)
         try:
-            texts.append(norm.text.decode("utf-8"))
+            texts[k] = norm.text.decode("utf-8")
         except UnicodeDecodeError:
             return None
-        norm_lens.append(len(norm.text))
-        out_flags.append(norm.space_prepended)
+        norm_lens[k] = len(norm.text)
+        out_flags[k] = norm.space_prepended
         generic.append((k, norm.text, norm.offsets))
 
     batch = viterbi_batch(texts, tables, token_hash, unk_id=unk_id)
