@@ -6,8 +6,12 @@ the view then asks only for the rows it shows (``row_segments``), so nothing her
 proportional to the text per repaint. Lines wrap by cells: a character whose UTF-8 lead
 byte starts U+3000-U+DFFF (CJK, kana, Hangul) or U+10000-U+3FFFF (emoji ...) counts two
 cells, others one (a cheap, vectorised stand-in for East-Asian width). Rows hold ``width - 1``
-cells of character starts, so a wide character beginning in the last column still fits. Does not pick colours: it hands back token indices and the
-``TokenKind`` code of each token; the UI maps them to styles.
+cells of character starts, so a wide character beginning in the last column still fits. Does not pick colours: it hands back token indices, the
+``TokenKind`` code of each token and its *phase* (its position in the run of tokens since
+the last token that begins a line); the UI maps them to styles. Colouring by phase rather than
+by token index keeps neighbours on a row different while an edit recolours only its own line:
+by index, one token more near the top would shift the colour of every token below it, and
+every row would have to be drawn again.
 
 >>> from tui_tok.tokenizer.types import Token, TokenKind
 >>> lay = layout_tokens("ab\\ncd", [Token(5, 0, 2, TokenKind.NORMAL), Token(6, 2, 5, TokenKind.NORMAL)])
@@ -53,6 +57,9 @@ class TokenLayout:
     """int64 one past the last character of each token (``== starts`` for BOS/EOS)."""
     kinds: np.ndarray
     """uint8 ``KIND_CODES`` per token."""
+    phases: np.ndarray
+    """int64 position of each token in its run: a token that starts where a line starts has
+    phase 0 (so does the first token), each following token one more (``line_phases``)."""
     line_starts: np.ndarray
     """int64 character index where each line starts; a line includes its trailing newline."""
     cells_before: np.ndarray
@@ -153,10 +160,27 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         starts=starts,
         ends=ends,
         kinds=kinds,
+        phases=line_phases(starts, line_starts),
         line_starts=line_starts,
         cells_before=cells_before,
         n_bytes=len(data),
     )
+
+
+def line_phases(starts: np.ndarray, line_starts: np.ndarray) -> np.ndarray:
+    """Each token's position since the last token starting at a line start (character ``starts``).
+
+    >>> line_phases(np.array([0, 2, 3, 5, 7]), np.array([0, 5])).tolist()
+    [0, 1, 2, 0, 1]
+    """
+    n = len(starts)
+    index = np.arange(n, dtype=np.int64)
+    if not n:
+        return index
+    at = np.minimum(np.searchsorted(line_starts, starts), len(line_starts) - 1)
+    begins_line = line_starts[at] == starts
+    run_start = np.maximum.accumulate(np.where(begins_line, index, 0))
+    return index - run_start
 
 
 def wrap_rows(layout: TokenLayout, *, width: int) -> Rows:
@@ -187,6 +211,27 @@ def row_span(layout: TokenLayout, rows: Rows, y: int) -> tuple[int, int]:
     start = ls + int(np.searchsorted(starts, base + k * rows.wrap, side="left"))
     end = ls + int(np.searchsorted(starts, base + (k + 1) * rows.wrap, side="left"))
     return start, max(start, end)
+
+
+def row_spans(layout: TokenLayout, rows: Rows, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``row_span`` of rows ``first .. first + count - 1`` (clipped to the rows there are), as two arrays.
+
+    One vectorised pass, for a view that needs every visible row's span on each keystroke.
+    Works on the whole text's ``cells_before`` (it increases strictly, so a search from a line's
+    first cell lands inside that line).
+    """
+    y = np.arange(max(0, first), max(0, min(first + count, rows.n_rows)), dtype=np.int64)
+    if not len(y):
+        return y, y
+    line = np.clip(np.searchsorted(rows.row_starts, y, side="right") - 1, 0, layout.n_lines - 1)
+    k = y - rows.row_starts[line]
+    ls = layout.line_starts[line]
+    le = np.append(layout.line_starts[1:], len(layout.text))[line]
+    base = layout.cells_before[ls]
+    cells = layout.cells_before
+    start = np.minimum(np.searchsorted(cells, base + k * rows.wrap, side="left"), le)
+    end = np.minimum(np.searchsorted(cells, base + (k + 1) * rows.wrap, side="left"), le)
+    return start, np.maximum(start, end)
 
 
 def row_of_char(layout: TokenLayout, rows: Rows, char: int) -> int:

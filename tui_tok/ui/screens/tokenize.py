@@ -362,7 +362,7 @@ class TokenizeScreen(ViewScreen):
         layout = message.layout
         view = self.query_one("#tok-view", TokenView)
         view.show(layout)
-        self.query_one("#tok-ids", IdStrip).show(layout.ids, layout.kinds, pieces=message.pieces)
+        self.query_one("#tok-ids", IdStrip).show(layout.ids, layout.kinds, phases=layout.phases, pieces=message.pieces)
         summary = text_stats(layout.text, n_tokens=layout.n_tokens, n_bytes=layout.n_bytes).summary()
         timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
         note = "provisional (line by line) · " if message.provisional else ""
@@ -374,13 +374,13 @@ class TokenizeScreen(ViewScreen):
             self.tui.ids = tuple(layout.ids.tolist())
         self._shown_generation = message.generation
         self.last_result_at = time.perf_counter()
-        if view.has_focus and view.cursor >= 0:
-            self._describe(view.cursor)
-        else:  # follow the editor's cursor
+        if not (view.has_focus and view.cursor >= 0):  # follow the editor's cursor
             text_area = self.query_one("#tok-input", TextArea)
             view.select_char(text_area.document.get_index_from_location(text_area.selection.end))
-            if view.cursor >= 0:
-                self._describe(view.cursor)
+        if view.cursor >= 0:
+            # now, not on TokenView.Selected: that arrives after this frame and would draw another
+            self.query_one("#tok-ids", IdStrip).cursor = view.cursor
+            self._describe(view.cursor)
 
     # --- selection ----------------------------------------------------------------------------
 

@@ -10,19 +10,23 @@ It also applies its colour theme's CSS once per style change rather than on ever
 (``TextArea.render_lines`` does it each frame: about a quarter of the editor's draw time),
 and keeps its wrapped document's height until the next re-wrap (``WrappedDocument.height``
 sums over every line and ``TextArea`` asks for it once per drawn row: ~10k steps per frame
-with 100 KB of text).
+with 100 KB of text). With soft wrapping its outer size never depends on the text, so a
+change of its wrapped height updates the scrollbar without a layout pass of the whole screen
+(``quiet_size``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets.text_area import WrappedDocument
 from textual.widgets import TextArea
+
+from tui_tok.ui.widgets.quiet_size import set_virtual_size
 
 
 class _HeightCachedWrappedDocument(WrappedDocument):
@@ -79,6 +83,13 @@ class Editor(TextArea):
         if type(value) is WrappedDocument:
             value.__class__ = _HeightCachedWrappedDocument
         self.__dict__["wrapped_document"] = value
+
+    def _refresh_size(self) -> None:
+        # TextArea's own version assigns virtual_size (a layout of the screen per new wrapped row)
+        if not self.soft_wrap:
+            super()._refresh_size()
+            return
+        set_virtual_size(self, Size(0, self.wrapped_document.height))
 
     def notify_style_update(self) -> None:
         self._css_key = None

@@ -18,6 +18,7 @@ from textual.strip import Strip
 
 from tui_tok.explore.layout import flow_rows
 from tui_tok.ui.widgets.palette import TOKEN_CLASSES, CachedStyles
+from tui_tok.ui.widgets.quiet_size import set_virtual_size
 
 
 class IdStrip(CachedStyles, ScrollView):
@@ -31,14 +32,19 @@ class IdStrip(CachedStyles, ScrollView):
         super().__init__(id=id)
         self.ids = np.zeros(0, dtype=np.int64)
         self.kinds = np.zeros(0, dtype=np.uint8)
+        self.phases = np.zeros(0, dtype=np.int64)
         self.pieces: Mapping[int, str] | None = None
         self._row_starts: np.ndarray | None = None
         self._width = -1
 
-    def show(self, ids: np.ndarray, kinds: np.ndarray, *, pieces: Mapping[int, str] | None = None) -> None:
-        """Label each token with its id, or with ``pieces[id]`` when given."""
+    def show(
+        self, ids: np.ndarray, kinds: np.ndarray, *, phases: np.ndarray | None = None, pieces: Mapping[int, str] | None = None
+    ) -> None:
+        """Label each token with its id, or with ``pieces[id]`` when given; coloured by ``phases``
+        (``TokenLayout.phases``, so each label matches its span; default: the token index)."""
         self.ids = ids
         self.kinds = kinds
+        self.phases = phases if phases is not None else np.arange(len(ids), dtype=np.int64)
         self.pieces = pieces
         self._row_starts = None
         self._update_size()
@@ -65,7 +71,7 @@ class IdStrip(CachedStyles, ScrollView):
         return lengths[inverse.reshape(-1)] if len(unique) else np.zeros(0, dtype=np.int64)
 
     def _update_size(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self.row_starts) - 1)
+        set_virtual_size(self, Size(self.scrollable_content_region.width, len(self.row_starts) - 1))
 
     def on_resize(self, event: events.Resize) -> None:
         self._row_starts = None
@@ -90,11 +96,12 @@ class IdStrip(CachedStyles, ScrollView):
         first, stop = int(starts[row]), int(starts[row + 1])
         ids = self.ids[first:stop].tolist()
         kinds = self.kinds[first:stop].tolist()
+        phases = self.phases[first:stop].tolist()
         pieces = self.pieces
         cursor = self.cursor
         space = RichSegment(" ", styles.base)
-        for i, token_id, kind in zip(range(first, stop), ids, kinds):
+        for i, token_id, kind, phase in zip(range(first, stop), ids, kinds, phases):
             label = pieces[token_id] if pieces is not None else str(token_id)
-            out.append(RichSegment(label, styles.of(i, kind, cursor=i == cursor)))
+            out.append(RichSegment(label, styles.of(phase, kind, cursor=i == cursor)))
             out.append(space)
         return Strip(out).extend_cell_length(width, styles.base).crop(0, width)

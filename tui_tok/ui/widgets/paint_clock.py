@@ -1,22 +1,27 @@
-"""``PaintClock``: when a Line-API widget last drew its top row, for the UI benchmarks.
+"""``PaintClock``: when a Line-API widget was last drawn into a frame, for the UI benchmarks.
 
 ``benchmarks/ui.py`` measures "input changed -> widget repainted" by waiting until
-``painted_at`` passes the time the screen received its result. Widgets call ``mark_paint(y)``
-first thing in ``render_line``. Costs one comparison per drawn line; does not draw anything.
+``painted_at`` passes the time the screen received its result. The stamp is taken after
+the widget's rows for the frame were built (``render_lines``), whichever rows those are: a
+widget that repaints only its changed rows may not draw its top row at all. Costs one clock
+read per frame; draws nothing.
 """
 
 from __future__ import annotations
 
 import time
 
+from textual.geometry import Region
+from textual.strip import Strip
+
 
 class PaintClock:
-    """Mixin: ``painted_at`` is the ``perf_counter()`` of the last draw of row 0 (0.0: never)."""
+    """Mixin (before the widget class): ``painted_at`` is the ``perf_counter()`` after the last ``render_lines``."""
 
     painted_at = 0.0
-    """perf_counter() when the top row was last drawn (benchmarks wait for it)."""
+    """perf_counter() when the widget's rows were last drawn for a frame (0.0: never)."""
 
-    def mark_paint(self, y: int) -> None:
-        """Call at the start of ``render_line(y)``."""
-        if y == 0:
-            self.painted_at = time.perf_counter()
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines: list[Strip] = super().render_lines(crop)  # type: ignore[misc]
+        self.painted_at = time.perf_counter()
+        return lines

@@ -8,7 +8,7 @@ from textual.widget import Widget
 from tui_tok.explore.layout import KIND_NAMES
 
 N_COLOURS = 6
-"""Normal tokens cycle through this many backgrounds, so neighbours always differ."""
+"""Normal tokens cycle through this many backgrounds by phase (``TokenLayout.phases``), so neighbours on a row differ."""
 
 TOKEN_CLASSES: frozenset[str] = frozenset(
     {f"tok--c{i}" for i in range(N_COLOURS)}
@@ -32,11 +32,11 @@ class TokenStyles:
         self.cursor = widget.get_component_rich_style("tok--cursor", partial=True)
         self.none = widget.get_component_rich_style("tok--none")
 
-    def of(self, index: int, kind: int, *, cursor: bool) -> Style:
-        """Style of token ``index`` (its kind code from ``KIND_CODES``)."""
-        if index < 0:
+    def of(self, phase: int, kind: int, *, cursor: bool) -> Style:
+        """Style of a token with ``TokenLayout.phases`` value ``phase`` (-1: no token) and kind code ``kind``."""
+        if phase < 0:
             return self.none
-        style = self.colours[index % N_COLOURS] if kind == 0 else self.kinds[kind]
+        style = self.colours[phase % N_COLOURS] if kind == 0 else self.kinds[kind]
         return style + self.cursor if cursor else style
 
 

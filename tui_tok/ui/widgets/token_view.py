@@ -3,25 +3,62 @@
 Only visible rows are built, from a ``TokenLayout`` computed off the UI thread, so a 1 MB
 text scrolls as fast as a short one. A cursor moves over tokens (left/right, click) and
 posts ``TokenView.Selected``.
+
+A keystroke usually changes one line: a new layout, or a cursor that moved, repaints only
+the visible rows whose content changed (``RowKey``: the row's text, its tokens' spans,
+colours and the cursor), and a row whose content was drawn before (a line that moved up or
+down) comes from a cache of drawn strips. Colours follow ``TokenLayout.phases``, so an edit
+does not recolour the lines below it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
 
 from rich.segment import Segment as RichSegment
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui_tok.explore.display import visible_text
-from tui_tok.explore.layout import Rows, TokenLayout, layout_tokens, row_of_char, row_segments, row_span, token_at, wrap_rows
+from tui_tok.explore.layout import (
+    Rows,
+    TokenLayout,
+    layout_tokens,
+    row_of_char,
+    row_segments,
+    row_span,
+    row_spans,
+    token_at,
+    wrap_rows,
+)
 from tui_tok.ui.widgets.paint_clock import PaintClock
-from tui_tok.ui.widgets.palette import TOKEN_CLASSES, CachedStyles
+from tui_tok.ui.widgets.palette import N_COLOURS, TOKEN_CLASSES, CachedStyles
+from tui_tok.ui.widgets.quiet_size import set_virtual_size
+
+
+MAX_CACHED_ROWS = 2_000
+"""Drawn rows kept by content (the cache is emptied when it reaches this)."""
+
+
+class RowKey(NamedTuple):
+    """Everything a drawn row depends on besides width, styles and whitespace display."""
+
+    text: str
+    starts: tuple[int, ...]
+    """Starts of the tokens on the row, relative to the row's first character."""
+    ends: tuple[int, ...]
+    looks: tuple[int, ...]
+    """Colour of each token: phase modulo ``N_COLOURS`` plus ``N_COLOURS`` times its kind code."""
+    cursor: int
+    """The cursor's token, relative to the row's first token (-1: not on this row)."""
 
 
 class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
@@ -37,8 +74,8 @@ class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
     ]
 
     show_whitespace: reactive[bool] = reactive(True)
-    cursor: reactive[int] = reactive(-1)
-    """Index of the selected token (-1: none)."""
+    cursor: reactive[int] = reactive(-1, repaint=False)
+    """Index of the selected token (-1: none). Repaints only the rows it leaves and enters."""
 
     @dataclass
     class Selected(Message):
@@ -66,15 +103,41 @@ class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
         super().__init__(id=id)
         self.token_layout = layout_tokens("", [])
         self._rows: Rows | None = None
+        self._strips: dict[RowKey, Strip] = {}
+        """Drawn rows by content (cleared when width, styles or whitespace display change)."""
+        self._drawn: dict[int, RowKey | None] = {}
+        """What each visible row (y) was last drawn from."""
+        self._frame_keys: list[RowKey | None] = []
 
     def show(self, layout: TokenLayout) -> None:
         """Draw ``layout``; the cursor stays on the same token index when it still exists."""
+        old_rows = self._rows
         self.token_layout = layout
         self._rows = None
         self._update_size()
         if self.cursor >= layout.n_tokens:
             self.cursor = layout.n_tokens - 1
-        self.refresh()
+        if old_rows is not None and old_rows.width == self.rows.width:
+            self.refresh_changed()
+        else:
+            self.refresh()
+
+    def refresh_changed(self) -> None:
+        """Repaint the visible rows whose content differs from what they last showed."""
+        if not self._drawn:
+            self.refresh()
+            return
+        width = self.scrollable_content_region.width
+        drawn = self._drawn
+        changed = [y for y, key in enumerate(self._row_keys()) if y not in drawn or drawn[y] != key]
+        # one region per run of changed rows
+        run_start = None
+        for k, y in enumerate(changed):
+            if run_start is None:
+                run_start = y
+            if k + 1 == len(changed) or changed[k + 1] != y + 1:
+                self.refresh(Region(0, run_start, width, y - run_start + 1))
+                run_start = None
 
     @property
     def rows(self) -> Rows:
@@ -84,17 +147,23 @@ class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
         return self._rows
 
     def _update_size(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, self.rows.n_rows)
+        set_virtual_size(self, Size(self.scrollable_content_region.width, self.rows.n_rows))
 
     def on_resize(self, event: events.Resize) -> None:
         self._rows = None
+        self._strips.clear()
         self._update_size()
 
+    def notify_style_update(self) -> None:
+        self._strips.clear()
+        super().notify_style_update()
+
     def watch_show_whitespace(self) -> None:
+        self._strips.clear()
         self.refresh()
 
     def watch_cursor(self, old: int, new: int) -> None:
-        self.refresh()
+        self.refresh_changed()
         if 0 <= new < self.token_layout.n_tokens:
             char = int(self.token_layout.starts[new])
             self.scroll_to_region_row(row_of_char(self.token_layout, self.rows, char))
@@ -106,9 +175,53 @@ class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
         if row < top or row >= top + height:
             self.scroll_to(y=max(0, row - height // 2), animate=False)
 
+    def _row_keys(self) -> list[RowKey | None]:
+        """What each visible row shows, as hashable values (None: past the end of the text)."""
+        region = self.scrollable_content_region
+        top, height = self.scroll_offset.y, region.height
+        rows = self.rows
+        lay = self.token_layout
+        starts, ends = row_spans(lay, rows, top, height)
+        keys: list[RowKey | None] = [None] * height
+        if not len(starts):
+            return keys
+        firsts = np.searchsorted(lay.ends, starts, side="right")
+        stops = np.maximum(firsts, np.searchsorted(lay.starts, ends, side="left"))
+        lo, hi = int(firsts[0]), int(stops.max())
+        # one conversion to Python values for all visible tokens; per row only slicing
+        t_starts = lay.starts[lo:hi].tolist()
+        t_ends = lay.ends[lo:hi].tolist()
+        t_looks = ((lay.phases[lo:hi] % N_COLOURS) + N_COLOURS * lay.kinds[lo:hi]).tolist()
+        text, cursor = lay.text, self.cursor
+        for y, (start, end, first, stop) in enumerate(zip(starts.tolist(), ends.tolist(), firsts.tolist(), stops.tolist())):
+            a, b = first - lo, stop - lo
+            keys[y] = RowKey(
+                text[start:end],
+                tuple([v - start for v in t_starts[a:b]]),
+                tuple([v - start for v in t_ends[a:b]]),
+                tuple(t_looks[a:b]),
+                cursor - first if first <= cursor < stop else -1,
+            )
+        return keys
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._frame_keys = self._row_keys()
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
-        self.mark_paint(y)
-        row = self.scroll_offset.y + y
+        keys = self._frame_keys
+        key = keys[y] if y < len(keys) else None
+        self._drawn[y] = key
+        strip = self._strips.get(key) if key is not None else None
+        if strip is None:
+            strip = self._build_row(self.scroll_offset.y + y)
+            if key is not None:
+                if len(self._strips) >= MAX_CACHED_ROWS:
+                    self._strips.clear()
+                self._strips[key] = strip
+        return strip
+
+    def _build_row(self, row: int) -> Strip:
         width = self.scrollable_content_region.width
         rows = self.rows
         styles = self.token_styles
@@ -123,11 +236,12 @@ class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
         shown = visible_text(lay.text[first : segments[-1].end], show_whitespace=self.show_whitespace)
         cursor = self.cursor
         kinds = lay.kinds
+        phases = lay.phases
         out: list[RichSegment] = []
         for seg in segments:
             token = seg.token
-            kind = int(kinds[token]) if token >= 0 else 0
-            out.append(RichSegment(shown[seg.start - first : seg.end - first], styles.of(token, kind, cursor=token == cursor)))
+            kind, phase = (int(kinds[token]), int(phases[token])) if token >= 0 else (0, -1)
+            out.append(RichSegment(shown[seg.start - first : seg.end - first], styles.of(phase, kind, cursor=token == cursor)))
         return Strip(out).extend_cell_length(width, styles.base).crop(0, width)
 
     def on_click(self, event: events.Click) -> None:

@@ -157,7 +157,6 @@ class VocabTable(PaintClock, ScrollView, can_focus=True):
         )
 
     def render_line(self, y: int) -> Strip:
-        self.mark_paint(y)
         row = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
         styles = self._styles()
