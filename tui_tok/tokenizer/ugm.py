@@ -43,6 +43,9 @@ Does not split specials or add BOS/EOS: see ``tokenizer.py``.
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import chain, compress, repeat
 from operator import itemgetter, not_
 from typing import Any
@@ -59,9 +62,24 @@ from tui_tok.tokenizer.ugm_viterbi import viterbi_bytes, viterbi_str
 from tui_tok.tokenizer.vocab import Vocab
 
 _CACHE_LIMIT = 100_000
-_CACHE_UNIT_BYTES = 256
+_CACHE_BYTES = 8 << 20  # normalised bytes of all cached units
 _BATCH_FROM = 16
+_GC_PAUSE_FROM = 1 << 16  # input bytes
 """Missing units from which ``ugm_units.encode_units`` beats encoding them one by one."""
+
+
+@contextmanager
+def _gc_paused(size: int) -> Iterator[None]:
+    """Pause the cyclic collector while a long input is encoded: its many new lists and tuples
+    all survive and hold no cycles, yet they would trigger full collections of the heap."""
+    paused = size > _GC_PAUSE_FROM and gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _keep_one_unknown(ids: np.ndarray, unk: int) -> np.ndarray:
@@ -106,10 +124,18 @@ class UgmEncoder:
         self._cache: dict[object, tuple[list[int], list[int], bool, int]] = {}
         """Unit results: key ``word`` (or ``(word, is_space_prepended)`` when prepend and not
         merge) for a separator + word, ``(True, word, False)`` for a fragment's first word."""
+        self._cache_bytes = 0
+        """Normalised bytes of the cached units (the cache is emptied past ``_CACHE_BYTES``)."""
 
     def clear_cache(self) -> None:
         """Forget every unit result (the next encode is cold again; tables are kept)."""
         self._cache.clear()
+        self._cache_bytes = 0
+
+    def _trim_cache(self) -> None:
+        """Empty the cache once it holds too many units or too many normalised bytes."""
+        if len(self._cache) > _CACHE_LIMIT or self._cache_bytes > _CACHE_BYTES:
+            self.clear_cache()
 
     @property
     def tables(self) -> UgmTables:
@@ -127,7 +153,8 @@ class UgmEncoder:
             return []
         tables = self.tables
         if tables.units_ok:
-            pieces = self._encode_units(text, tables, spans=True)
+            with _gc_paused(len(text)):
+                pieces = self._encode_units(text, tables, spans=True)
             if pieces is not None:
                 return pieces
         return self.encode_whole(text)
@@ -138,7 +165,8 @@ class UgmEncoder:
             return []
         tables = self.tables
         if tables.units_ok:
-            ids = self._encode_units(text, tables, spans=False)
+            with _gc_paused(len(text)):
+                ids = self._encode_units(text, tables, spans=False)
             if ids is not None:
                 return ids
         return [p[0] for p in self.encode_whole(text)]
@@ -200,11 +228,7 @@ class UgmEncoder:
             if not self._fill(missing, [key[0] for key in missing] if keyed else missing, flag, tables):
                 return None
             hits = list(map(cache.get, keys))
-            for key, word in zip(missing, [key[0] for key in missing] if keyed else missing):
-                if len(word) > _CACHE_UNIT_BYTES:
-                    del cache[key]
-            if len(cache) > _CACHE_LIMIT:
-                cache.clear()
+            self._trim_cache()
         units = done + hits
         norm_len = sum(map(itemgetter(3), units))
         if norm_len > tables.max_exact_bytes:
@@ -218,21 +242,20 @@ class UgmEncoder:
                 return ids
             id_arr = np.array(ids, dtype=np.int64)
             return id_arr[_keep_one_unknown(id_arr, unk)].tolist()
-        lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        # C-level lists first: np.array of a list is much faster than np.fromiter of a chain
+        lens = np.array(list(map(len, words)), dtype=np.int64)
         unit_pos = np.cumsum(lens + 1) - lens - 2  # each separator (word 0: -1, made 0)
         unit_pos[0] = 0
-        counts = np.fromiter(map(len, map(itemgetter(0), units)), dtype=np.int64, count=len(units))
-        id_arr = np.array(ids, dtype=np.int64)
-        end_arr = np.fromiter(chain.from_iterable(map(itemgetter(1), units)), dtype=np.int64, count=id_arr.size)
+        counts = np.array(list(map(len, map(itemgetter(0), units))), dtype=np.int64)
+        end_arr = np.array(list(chain.from_iterable(map(itemgetter(1), units))), dtype=np.int64)
         end_arr += np.repeat(unit_pos, counts)
         if unk in ids:
+            id_arr = np.array(ids, dtype=np.int64)
             keep = _keep_one_unknown(id_arr, unk)
-            id_arr = id_arr[keep]
+            ids = id_arr[keep].tolist()
             end_arr = end_arr[keep]
-        start_arr = np.empty_like(end_arr)
-        start_arr[0] = 0
-        start_arr[1:] = end_arr[:-1]
-        return list(zip(id_arr.tolist(), start_arr.tolist(), end_arr.tolist()))
+        ends = end_arr.tolist()
+        return list(zip(ids, [0, *ends[:-1]], ends))
 
     def _fill(self, keys: list[Any], words: list[bytes], flag: bool, tables: UgmTables) -> bool:
         """Encode the units ``b" " + word`` into the cache under ``keys`` (False: some unit's
@@ -243,6 +266,7 @@ class UgmEncoder:
                 if hit is None:
                     return False
                 self._cache[key] = hit
+                self._cache_bytes += hit[3]
             return True
         if self._token_hash is None:
             self._token_hash = trie_hash(tables)
@@ -257,19 +281,20 @@ class UgmEncoder:
         if results is None:
             return False
         self._cache.update(zip(keys, results))
+        self._cache_bytes += sum(map(itemgetter(3), results))
         return True
 
     def _unit(
         self, key: object, unit: bytes, flag: bool, tables: UgmTables
     ) -> tuple[list[int], list[int], bool, int] | None:
-        """``_encode_unit`` through the cache (short units only; cleared when full)."""
+        """``_encode_unit`` through the cache (emptied when full)."""
         hit = self._cache.get(key)
         if hit is None:
             hit = self._encode_unit(unit, flag, tables)
-            if hit is not None and len(unit) <= _CACHE_UNIT_BYTES:
-                if len(self._cache) >= _CACHE_LIMIT:
-                    self._cache.clear()
+            if hit is not None:
+                self._trim_cache()
                 self._cache[key] = hit
+                self._cache_bytes += hit[3]
         return hit
 
     def _encode_unit(

@@ -76,29 +76,27 @@ def _edges(
         np.minimum(at, tables.pair_keys.size - 1, out=at)
         bound[:-1] = np.where(tables.pair_keys[at] == key, tables.pair_lens[at], 0)
         np.minimum(bound, rem, out=bound)
-    count = np.maximum(bound - 1, 0)  # lengths 2..bound
-    total = int(count.sum())
-    pos = np.empty(n + total, dtype=np.int64)
-    length = np.empty(n + total, dtype=np.int64)
-    pos[:n] = np.arange(n)
-    length[:n] = 1
-    if total:
-        pos[n:] = np.repeat(pos[:n], count)
-        first = np.cumsum(count) - count
-        length[n:] = np.arange(2, total + 2) - np.repeat(first, count)
-    found = token_hash.lookup(cps, pos, length)
-    one = found[:n]
+    groups = [(1, np.arange(n, dtype=np.int64))]
+    sel = np.flatnonzero(bound >= 2)
+    length = 2
+    while sel.size:
+        groups.append((length, sel))
+        length += 1
+        sel = sel[bound[sel] >= length]
+    found = token_hash.find(cps, groups)
+    one = found[0]
     ok = one >= 0
-    found[:n] = np.where(ok, one, unk_id)  # the unknown edge where no single character matches
-    score = tables.score_array[np.where(ok, one, 0)]
-    score = np.where(ok, score, tables.unk_score)
-    hit = np.flatnonzero(found[n:] >= 0) + n
-    return (
-        np.concatenate((pos[:n], pos[hit])),
-        np.concatenate((length[:n], length[hit])),
-        np.concatenate((found[:n], found[hit])),
-        np.concatenate((score, tables.score_array[found[hit]])),
-    )
+    starts = [groups[0][1]]
+    lengths = [np.ones(n, dtype=np.int64)]
+    tids = [np.where(ok, one, unk_id)]  # the unknown edge where no single character matches
+    scores = [np.where(ok, tables.score_array[np.where(ok, one, 0)], tables.unk_score)]
+    for (size, pos), got in zip(groups[1:], found[1:]):
+        hit = np.flatnonzero(got >= 0)
+        starts.append(pos[hit])
+        lengths.append(np.full(hit.size, size, dtype=np.int64))
+        tids.append(got[hit])
+        scores.append(tables.score_array[got[hit]])
+    return np.concatenate(starts), np.concatenate(lengths), np.concatenate(tids), np.concatenate(scores)
 
 
 def viterbi_batch(texts: Sequence[str], tables: UgmTables, token_hash: TokenHash, *, unk_id: int) -> BatchResult:

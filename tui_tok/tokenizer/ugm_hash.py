@@ -13,10 +13,13 @@ Keys, over code points ``c`` (each ``c + 1`` so that NUL counts):
   with prefix sums ``G[k] = sum_{j<k} (c_j + 1) * R**j`` the key of ``text[i:i+L]`` is
   ``(G[i+L] - G[i]) * R**-i`` (``R`` odd, so invertible mod 2**64).
 
+Polynomial keys have bit 63 set, which packed keys (63 bits) never have.
+
 Exactness: the keys of all tokens are made distinct and non-zero (0 marks an empty slot) when
-the table is built (another ``R`` is tried otherwise), so a substring can only be the token stored under its key. A hit is kept
-if the lengths agree and, for 4 characters or more, if the code points agree (checked in bulk):
-a hash collision costs time, never a wrong id.
+the table is built (another ``R`` is tried otherwise), so a substring can only be the token
+stored under its key. A packed key is the text itself; a polynomial hit is kept only if the
+token has the same length and code points (checked in bulk): a hash collision costs time,
+never a wrong id.
 
 Does not search: see ``ugm_batch.py``.
 
@@ -35,7 +38,7 @@ import numpy as np
 
 _FIB = np.uint64(0x9E3779B97F4A7C15)
 _RADICES = (0xA0761D6478BD642F, 0xE7037ED1A0B428DB, 0x8EBC6AF09C88C6E3, 0x589965CC75374CC3)
-_MASK = (1 << 64) - 1
+_LONG = np.uint64(1 << 63)  # set in every polynomial key, never in a packed one (63 bits)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -47,9 +50,9 @@ class TokenHash:
     ids: np.ndarray
     """Token id per slot (int64), -1 for an empty slot."""
     lengths: np.ndarray
-    """Token length in characters per slot (int64)."""
+    """Token length in characters, by token id (int64)."""
     starts: np.ndarray
-    """Where the token's code points start in ``code_points`` per slot (int64)."""
+    """Where the token's code points start in ``code_points``, by token id (int64)."""
     code_points: np.ndarray
     """All tokens' code points, joined (int64)."""
     radix: int
@@ -60,15 +63,21 @@ class TokenHash:
     def lookup(self, cps: np.ndarray, pos: np.ndarray, length: np.ndarray) -> np.ndarray:
         """Token id of ``text[pos:pos+length]`` for each pair (-1: no trie token), where
         ``cps = text_code_points(text)``."""
-        sums, powers = _prefix_sums(self.radix, cps) if length.size and int(length.max()) > 3 else (cps, cps)
-        key = _keys(cps, sums, powers, pos, length, self.radix)
-        found = np.full(key.size, -1, dtype=np.int64)
-        if key.size == 0:
-            return found
+        found = np.full(pos.size, -1, dtype=np.int64)
+        sizes = np.unique(length).tolist()
+        groups = [np.flatnonzero(length == n) for n in sizes]
+        for at, got in zip(groups, self.find(cps, [(n, pos[at]) for n, at in zip(sizes, groups)])):
+            found[at] = got
+        return found
+
+    def find(self, cps: np.ndarray, groups: Sequence[tuple[int, np.ndarray]]) -> list[np.ndarray]:
+        """Per group ``(length, positions)``: the token id of ``text[p:p+length]`` at each
+        position (-1: no trie token), where ``cps = text_code_points(text)``."""
+        key = _group_keys(cps, groups, self.radix)
         slot = ((key * _FIB) >> self.shift).astype(np.int64)
         stored = self.keys[slot]
         hit = stored == key
-        found[hit] = slot[hit]  # the slot for now; checked below
+        found = np.where(hit, slot, -1)  # the slot for now
         going = ~hit & (stored != 0)  # key 0 marks an empty slot: the probe ends there
         todo = np.flatnonzero(going)
         while todo.size:
@@ -79,20 +88,28 @@ class TokenHash:
             going = ~hit & (stored != 0)
             todo = todo[going]
         at = np.flatnonzero(found >= 0)
-        slots = found[at]
-        good = self.lengths[slots] == length[at]
-        long = good & (length[at] > 3)
-        if long.any():
-            good[long] = self._same_text(cps, pos[at[long]], self.starts[slots[long]], length[at[long]])
-        found[at] = np.where(good, self.ids[slots], -1)
-        return found
+        found[at] = self.ids[found[at]]
+        out = []
+        first = 0
+        for n, p in groups:
+            got = found[first : first + p.size]
+            first += p.size
+            if n > 3:  # a polynomial key matched: check the text itself
+                at = np.flatnonzero(got >= 0)
+                if at.size:
+                    tid = got[at]
+                    same = self._same_text(cps, p[at], n, tid)
+                    got[at[~same]] = -1
+            out.append(got)
+        return out
 
-    def _same_text(self, cps: np.ndarray, pos: np.ndarray, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
-        """Whether ``cps[pos:pos+length]`` equals the token code points at ``starts``, per pair."""
-        first = np.cumsum(length) - length
-        step = np.arange(int(length.sum()), dtype=np.int64) - np.repeat(first, length)
-        differ = cps[np.repeat(pos, length) + step] != self.code_points[np.repeat(starts, length) + step]
-        return np.logical_or.reduceat(differ, first) == 0
+    def _same_text(self, cps: np.ndarray, pos: np.ndarray, length: int, ids: np.ndarray) -> np.ndarray:
+        """Whether ``cps[pos:pos+length]`` is the text of token ``ids``, per pair."""
+        same = self.lengths[ids] == length
+        starts = self.starts[ids]
+        for k in range(length):
+            same &= cps[pos + k] == self.code_points[np.minimum(starts + k, self.code_points.size - 1)]
+        return same
 
 
 def text_code_points(text: str) -> np.ndarray:
@@ -117,29 +134,26 @@ def _prefix_sums(radix: int, cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, powers
 
 
-def _keys(
-    cps: np.ndarray, sums: np.ndarray, powers: np.ndarray, pos: np.ndarray, length: np.ndarray, radix: int
-) -> np.ndarray:
-    """The key of ``text[pos:pos+length]`` per pair (uint64), from ``_prefix_sums(radix, cps)``
-    (only read for pairs longer than 3)."""
+def _group_keys(cps: np.ndarray, groups: Sequence[tuple[int, np.ndarray]], radix: int) -> np.ndarray:
+    """The keys of ``text[p:p+length]`` for every group ``(length, positions)``, concatenated
+    (uint64), where ``cps = text_code_points(text)``."""
     one = np.uint64(1)
-    key = (cps[pos].astype(np.uint64) + one)
-    if key.size == 0:
-        return key
-    longer = length >= 2
-    if longer.any():
-        key[longer] |= (cps[pos[longer] + 1].astype(np.uint64) + one) << np.uint64(21)
-        three = length == 3
-        if three.any():
-            key[three] |= (cps[pos[three] + 2].astype(np.uint64) + one) << np.uint64(42)
-        poly = length > 3
-        if poly.any():
-            p, n = pos[poly], length[poly]
-            # R**-p = R**(m-p) * R**-m: one table of powers serves both directions
-            m = int(p.max())
-            scale = powers[m - p] * np.uint64(pow(radix, -m, 1 << 64))
-            key[poly] = (sums[p + n] - sums[p]) * scale
-    return key
+    keys = []
+    if any(n > 3 for n, _ in groups):
+        sums, powers = _prefix_sums(radix, cps)
+        m = cps.size  # R**-p = R**(m-1-p) * R**-(m-1): one table of powers serves both ways
+        back = np.uint64(pow(radix, 1 - m, 1 << 64))
+    for n, p in groups:
+        if n > 3:
+            key = ((sums[p + n] - sums[p]) * (powers[m - 1 - p] * back)) | _LONG
+        else:
+            key = cps[p].astype(np.uint64) + one
+            if n > 1:
+                key |= (cps[p + 1].astype(np.uint64) + one) << np.uint64(21)
+            if n == 3:
+                key |= (cps[p + 2].astype(np.uint64) + one) << np.uint64(42)
+        keys.append(key)
+    return np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint64)
 
 
 def build_token_hash(texts: Sequence[str], ids: Sequence[int]) -> TokenHash:
@@ -147,23 +161,35 @@ def build_token_hash(texts: Sequence[str], ids: Sequence[int]) -> TokenHash:
     count = len(texts)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=count)
     cps = text_code_points("".join(texts))
-    return build_token_hash_arrays(cps, np.cumsum(lengths) - lengths, lengths, np.asarray(ids, dtype=np.int64))
+    id_arr = np.asarray(ids, dtype=np.int64).reshape(-1)
+    size = int(id_arr.max()) + 1 if count else 0
+    by_id_len = np.zeros(size, dtype=np.int64)
+    by_id_start = np.zeros(size, dtype=np.int64)
+    by_id_len[id_arr] = lengths
+    by_id_start[id_arr] = np.cumsum(lengths) - lengths
+    return build_token_hash_arrays(cps, by_id_start, by_id_len, id_arr)
 
 
 def build_token_hash_arrays(cps: np.ndarray, starts: np.ndarray, lengths: np.ndarray, ids: np.ndarray) -> TokenHash:
-    """The table of the tokens ``cps[starts[k] : starts[k] + lengths[k]]`` (distinct texts,
-    lengths >= 1) with ids ``ids[k]``.
+    """The table of the tokens ``ids``, token ``t`` being ``cps[starts[t] : starts[t] +
+    lengths[t]]`` (distinct texts, lengths >= 1; ``starts`` and ``lengths`` are by id).
 
     Linear probing without a probe loop: in order of home slot, token ``k`` lands at
     ``max(home_k, slot_{k-1} + 1)``, that is ``k + cummax(home - k)``; slots past the nominal
     size are kept (no wrap-around), followed by one empty slot so every probe ends.
     """
-    count = int(lengths.size)
+    count = int(ids.size)
     size = 1 << max(4, (2 * max(count, 1) - 1).bit_length() + 1)  # load <= 1/4
     shift = np.uint64(64 - (size.bit_length() - 1))
+    length = lengths[ids]
+    by_length = np.argsort(length.astype(np.int16) if count and length.max() < 1 << 15 else length, kind="stable")
+    ids = ids[by_length]  # grouped by length: one key formula per group
+    first = starts[ids]
+    sizes, cuts = np.unique(length[by_length], return_index=True)
+    bounds = [*cuts.tolist(), count]
+    groups = [(n, first[a:b]) for n, a, b in zip(sizes.tolist(), bounds[:-1], bounds[1:])]
     for radix in _RADICES:
-        sums, powers = _prefix_sums(radix, cps)
-        keys = _keys(cps, sums, powers, starts, lengths, radix)
+        keys = _group_keys(cps, groups, radix)
         mixed = keys * _FIB  # a bijection: equal keys <=> equal mixed keys
         order = np.argsort(mixed)
         mixed = mixed[order]
@@ -178,14 +204,12 @@ def build_token_hash_arrays(cps: np.ndarray, starts: np.ndarray, lengths: np.nda
     table = TokenHash(
         keys=np.zeros(total, dtype=np.uint64),
         ids=np.full(total, -1, dtype=np.int64),
-        lengths=np.zeros(total, dtype=np.int64),
-        starts=np.zeros(total, dtype=np.int64),
+        lengths=lengths,
+        starts=starts,
         code_points=cps,
         radix=radix,
         shift=shift,
     )
     table.keys[slot] = keys[order]
     table.ids[slot] = ids[order]
-    table.lengths[slot] = lengths[order]
-    table.starts[slot] = starts[order]
     return table

@@ -179,9 +179,7 @@ def trie_hash(tables: UgmTables) -> TokenHash:
     id is in the trie (empty texts never match in llama.cpp's trie walk)."""
     chosen = np.fromiter(tables.ids.values(), dtype=np.int64, count=len(tables.ids))
     chosen = chosen[tables.in_trie_mask[chosen] & (tables.token_lengths[chosen] > 0)]
-    return build_token_hash_arrays(
-        tables.token_cps, tables.token_starts[chosen], tables.token_lengths[chosen], chosen
-    )
+    return build_token_hash_arrays(tables.token_cps, tables.token_starts, tables.token_lengths, chosen)
 
 
 def separator_bytes(normalizer: UgmNormalizer) -> bytes:
