@@ -174,3 +174,37 @@ def test_spm_batch_equals_per_chunk(vocab) -> None:  # noqa: ANN001
     assert SpmEncoder(vocab).encode_fragment(data, after_special=True) == slow.encode_fragment(
         data, after_special=True
     )
+
+
+# --- end to end through the Tokenizer --------------------------------------------------------
+
+
+def _bpe_and_spm_files():  # noqa: ANN202
+    from tui_tok.loader import load_tokenizer
+
+    return [
+        pytest.param(vf.path, id=vf.name)
+        for vf in vocab_files()
+        if load_tokenizer(vf.path).vocab.type in (VocabType.BPE, VocabType.SPM)
+    ]
+
+
+@pytest.mark.parametrize("path", _bpe_and_spm_files())
+@pytest.mark.parametrize("parse_special", [False, True])
+def test_long_text_ids_equal_unbatched(path, parse_special: bool) -> None:  # noqa: ANN001
+    """A long mixed text (user-defined tokens cut it into many fragments for some vocabs):
+    ``encode`` with the batches and the many-fragment call == one fragment at a time, per word."""
+    from tui_tok.loader import load_tokenizer
+
+    text = _mixed_text() + "<s></s><|endoftext|><start_of_turn>\n\n\t  <mask> [CLS]"
+    fast = load_tokenizer(path)
+    slow = load_tokenizer(path)
+    encoder = slow.encoder
+    encoder.encode_fragments_ids = None  # type: ignore[attr-defined]
+    if hasattr(encoder, "_batch_words"):
+        encoder._batch_words = lambda words: [encoder._bpe_word(w) for w in words]  # type: ignore[attr-defined]
+    if hasattr(encoder, "_encode_batch"):
+        encoder._encode_batch = lambda chunks: None  # type: ignore[attr-defined]
+    expected = slow.encode(text, parse_special=parse_special)
+    assert fast.encode(text, parse_special=parse_special) == expected
+    assert [t.id for t in fast.tokenize(text, parse_special=parse_special)] == expected

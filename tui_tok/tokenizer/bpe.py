@@ -28,6 +28,7 @@ from operator import itemgetter
 import numpy as np
 
 from tui_tok.tokenizer.bpe_batch import BpeBatch
+from tui_tok.tokenizer.bpe_hashed_ranks import HashedRanks
 from tui_tok.tokenizer.bpe_ranks import LazyRanks
 from tui_tok.tokenizer.byte_level import ENCODE_TABLE
 from tui_tok.tokenizer.pre_spec import PreSpec
@@ -44,12 +45,12 @@ _HEAP_FROM = 150
 a list scan, which is faster in Python for short words and gives the same result."""
 _CACHE_MAX = 1 << 17
 _BATCH_FROM = 48
-"""From this many distinct new words in one text (and once the rank dict exists), merge them
-together (``bpe_batch.py``); fewer are cheaper one by one."""
+"""From this many distinct new words in one text of at least ``_CUT_FROM`` characters (or once
+the batch exists), merge them together (``bpe_batch.py``); fewer are cheaper one by one, with
+ranks from ``bpe_ranks.py`` until the rank dict exists."""
 _CUT_FROM = 256
 """Texts shorter than this are not cut before ▁ (``_subword_cut``) until the cut exists (it only
-helps the word cache, and building it costs ~0.1 s for gemma4's merges), and search for their
-merge ranks (``bpe_ranks.py``) until the rank dict exists; longer ones build both."""
+helps the word cache, and building it costs ~0.1 s for gemma4's merges); longer ones build it."""
 
 WordResult = tuple[tuple[int, ...], tuple[int, ...]]  # = bpe_batch.WordResult
 """One word's token ids and how many bytes of the re-encoded word each covers, in order.
@@ -152,25 +153,47 @@ class BpeEncoder:
             pieces = [p for p in pieces if p[0] >= 0]
         return pieces
 
+    def encode_fragments_ids(self, fragments: list[tuple[bytes, bool]]) -> list[list[int]]:
+        """``encode_fragment_ids`` of each (fragment, after_special) of one text, with the
+        distinct new words of all of them merged in one batch (user-defined tokens may cut a
+        text into thousands of short fragments, each too short to batch on its own)."""
+        if len(fragments) < 2 or self.vocab.model in ("hybriddna", "whitespace"):
+            return [self.encode_fragment_ids(f) for f, _ in fragments]
+        escape = self.vocab.escape_whitespaces
+        texts = [decode(f, escape=escape, offsets=False)[0] if f else "" for f, _ in fragments]
+        long = sum(map(len, texts)) >= _CUT_FROM
+        per_text = [self._words(t, long=long) for t in texts]
+        results = self._lookup(list(chain.from_iterable(per_text)), long=long)
+        out: list[list[int]] = []
+        pos = 0
+        for words in per_text:
+            ids = list(chain.from_iterable(map(itemgetter(0), results[pos : pos + len(words)])))
+            pos += len(words)
+            out.append([tid for tid in ids if tid >= 0] if -1 in ids else ids)
+        return out
+
     def _word_results(self, text: str) -> list[WordResult]:
-        """BPE of every word of ``text``, in order. Written for speed: one C-level pass for
-        cache hits, Python only for distinct missing words."""
-        words = split_words(text, self.spec.regexes)
-        if len(text) >= _CUT_FROM and self._ranks is None:
-            self.merge_ranks()  # a long text needs many ranks: searching for them would cost more
-        if (
-            not self._byte_encode
-            and (self._cut is not False or len(text) >= _CUT_FROM)
-            and (cut := self._subword_cut()) is not None
-        ):
+        """BPE of every word of ``text``, in order."""
+        long = len(text) >= _CUT_FROM
+        return self._lookup(self._words(text, long=long), long=long)
+
+    def _words(self, text: str, *, long: bool) -> list[str]:
+        """``text`` cut by the pre-tokenizer (and before ▁ where exact, ``_subword_cut``)."""
+        words = split_words(text, self.spec.regexes) if text else []
+        if not self._byte_encode and (self._cut is not False or long) and (cut := self._subword_cut()) is not None:
             words = [part for word in words for part in cut.split(word)]
+        return words
+
+    def _lookup(self, words: list[str], *, long: bool) -> list[WordResult]:
+        """BPE of each word. Written for speed: one C-level pass for cache hits, Python only for
+        distinct missing words, merged together when many (``long``: from a long text)."""
         cache = self._cache
         results = list(map(cache.get, words))
         if None in results:  # BPE each distinct missing word once, then look all up again
             get = cache.get
             local = {w: get(w) for w in dict.fromkeys(words)}
             missing = [w for w, r in local.items() if r is None]
-            if len(missing) >= _BATCH_FROM and self._ranks is not None:
+            if len(missing) >= _BATCH_FROM and (self._batch is not None or long):
                 local.update(zip(missing, self._batch_words(missing)))
             else:
                 local.update(zip(missing, map(self._bpe_word, missing)))
@@ -210,7 +233,7 @@ class BpeEncoder:
         """``_bpe_word`` of many distinct words, most merged together (``bpe_batch.py``)."""
         if self._batch is None:
             self._batch = BpeBatch(
-                self.vocab.tokens, self._token_to_id, self.merge_ranks(), byte_encode=self._byte_encode
+                self.vocab.tokens, self._token_to_id, self._ranks_many(), byte_encode=self._byte_encode
             )
         if self.vocab.ignore_merges or self._gemma4:  # whole-word shortcuts stay per word
             results = dict.fromkeys(words)
@@ -220,9 +243,17 @@ class BpeEncoder:
                     results[w] = self._bpe_word(w)
                 else:
                     plain.append(w)
-            results.update(zip(plain, self._batch.encode(plain, self._bpe_word)))
+            results.update(zip(plain, self._batch.encode(plain, self._bpe_word, self._to_ids)))
             return list(results.values())  # type: ignore[arg-type]
-        return self._batch.encode(words, self._bpe_word)
+        return self._batch.encode(words, self._bpe_word, self._to_ids)
+
+    def _ranks_many(self) -> Callable[[list[str]], list[int | None]]:
+        """Ranks of many merge strings at once: the rank dict if built, else a hashed index."""
+        merges = self.vocab.merges
+        if self._ranks is None and HashedRanks.fits(merges):
+            return HashedRanks(merges).get_many
+        get = self.merge_ranks().get
+        return lambda keys: list(map(get, keys))
 
     def _encoded(self, word: str) -> str:
         """The word as vocab text: byte-mapped, or raw with bad bytes as surrogate escapes."""

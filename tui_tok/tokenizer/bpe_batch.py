@@ -5,17 +5,18 @@ is most of its time (``bpe.py``). Here each word becomes symbol ids (one per byt
 byte map, or one per character for raw vocabs like gemma4), all merge together, and the final
 symbols become ids and byte lengths with whole-list operations.
 
-A pair's rank is looked up in the ``"left right" -> rank`` dict the first time the pair is met
-(for all new pairs of a round at once, with ``map`` at C speed), then remembered by symbol ids.
+A pair's rank is looked up the first time the pair is met (for all new pairs of a round at once:
+``bpe_hashed_ranks.py``, or the rank dict when it exists), then remembered by symbol ids.
 
 Words the batch leaves to ``bpe.py``'s per-word path (same answers): the ``ignore_merges`` and
-gemma4 whole-word shortcuts (``bpe.py`` keeps them out), raw words holding surrogates, and words
-whose final symbols include a non-token (byte fallback). Words longer than ``LONG_WORD`` merge
-alone with llama.cpp's heap.
+gemma4 whole-word shortcuts (``bpe.py`` keeps them out) and raw words holding surrogates. Words
+longer than ``LONG_WORD`` merge alone with llama.cpp's heap. Final symbols that are no token
+(byte fallback) are turned into ids by ``bpe.py``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -32,13 +33,22 @@ WordResult = tuple[tuple[int, ...], tuple[int, ...]]
 class BpeBatch:
     """Batch BPE for one vocab: its token texts, text -> id map and merge strings."""
 
-    def __init__(self, tokens: list[str], token_to_id: dict[str, int], ranks: dict[str, int], *, byte_encode: bool) -> None:
+    def __init__(
+        self,
+        tokens: list[str],
+        token_to_id: dict[str, int],
+        ranks: Callable[[list[str]], list[int | None]],
+        *,
+        byte_encode: bool,
+    ) -> None:
+        """``ranks``: the ranks of many ``"left right"`` strings at once (None: no merge)."""
         self._tokens = tokens
         self._byte_encode = byte_encode
-        get = ranks.get
+        self._sizes: dict[int, int] = {}  # token id -> UTF-8 size of its text (raw vocabs)
+        self._to_ids: Callable[[list[str]], WordResult] = lambda texts: ((), ())
 
         def resolve(lefts: list[str], rights: list[str]) -> tuple[list[int | None], list[str]]:
-            prios = list(map(get, map(" ".join, zip(lefts, rights))))
+            prios = ranks(list(map(" ".join, zip(lefts, rights))))
             if not byte_encode and " " in "".join(lefts):
                 # llama.cpp splits a merge string at its first ' ' from byte 1: "left right"
                 # names (left, right) only if left has no ' ' after its first byte
@@ -48,9 +58,16 @@ class BpeBatch:
         self._merger = merger = SymbolMerger(tokens, token_to_id, resolve)
         self._byte_symbols = np.array([merger.symbol(BYTE_TO_CHAR[b]) for b in range(256)], dtype=np.int64)
 
-    def encode(self, words: Sequence[str], fallback: Callable[[str], WordResult]) -> list[WordResult]:
+    def encode(
+        self,
+        words: Sequence[str],
+        fallback: Callable[[str], WordResult],
+        to_ids: Callable[[list[str]], WordResult],
+    ) -> list[WordResult]:
         """BPE results of ``words`` (distinct, non-empty, already cut by the pre-tokenizer);
-        ``fallback(word)`` answers the words the batch leaves out (module docstring)."""
+        ``fallback(word)`` answers the words the batch leaves out (module docstring), and
+        ``to_ids(symbol_texts)`` the words whose final symbols include a non-token."""
+        self._to_ids = to_ids
         results: list[WordResult | None] = [None] * len(words)
         merger = self._merger
         batch: list[int] = []
@@ -62,38 +79,41 @@ class BpeBatch:
                     batch.append(i)
                 elif n:
                     sids = self._byte_symbols[np.frombuffer(raws[i], dtype=np.uint8)].tolist()
-                    results[i] = self._result(words[i], merger.merge_long(sids), fallback)
+                    results[i] = self._result(merger.merge_long(sids))
                 else:
                     results[i] = fallback(words[i])
             syms = self._byte_symbols[np.frombuffer(b"".join([raws[i] for i in batch]), dtype=np.uint8)]
         else:
             lens = list(map(len, words))
+            surrogates = _SURROGATE.search("".join(words)) is not None
             for i, (w, n) in enumerate(zip(words, lens)):
-                if not n or not (w.isascii() or not _has_surrogates(w)):
+                if not n or (surrogates and _SURROGATE.search(w)):
                     results[i] = fallback(w)
                 elif n <= LONG_WORD:
                     batch.append(i)
                 else:
-                    results[i] = self._result(w, merger.merge_long(merger.char_symbols(w)), fallback)
+                    results[i] = self._result(merger.merge_long(merger.char_symbols(w)))
             syms = np.array(merger.char_symbols("".join([words[i] for i in batch])), dtype=np.int64)
         if batch:
             merged = merger.merge_flat(syms, np.array([lens[i] for i in batch], dtype=np.int64))
             for i, sids in zip(batch, merged):
-                results[i] = self._result(words[i], sids, fallback)
+                results[i] = self._result(sids)
         return results  # type: ignore[return-value]
 
-    def _result(self, word: str, sids: list[int], fallback: Callable[[str], WordResult]) -> WordResult:
+    def _result(self, sids: list[int]) -> WordResult:
         """Final symbols -> (ids, byte lengths): a token's symbol id is its id; its length is its
         text's length for byte-level vocabs (one character per byte), its UTF-8 size otherwise."""
         if max(sids) >= self._merger.n_tokens:
-            return fallback(word)
-        size: Callable[[str], int] = len if self._byte_encode else _utf8_size
-        return tuple(sids), tuple(map(size, map(self._tokens.__getitem__, sids)))
+            return self._to_ids(self._merger.texts(sids))
+        if self._byte_encode:
+            return tuple(sids), tuple(map(len, map(self._tokens.__getitem__, sids)))
+        sizes = self._sizes
+        found = list(map(sizes.get, sids))
+        if None in found:
+            for sid in sids:
+                sizes[sid] = len(self._tokens[sid].encode("utf-8", "surrogateescape"))
+            found = list(map(sizes.__getitem__, sids))
+        return tuple(sids), tuple(found)  # type: ignore[arg-type]
 
 
-def _utf8_size(text: str) -> int:
-    return len(text.encode("utf-8", "surrogateescape"))
-
-
-def _has_surrogates(word: str) -> bool:
-    return any("\ud800" <= c <= "\udfff" for c in word)
+_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -117,9 +117,29 @@ class SpmEncoder:
         Short fragments are cached whole (gemma's whitespace tokens cut code into many small
         fragments, and lines repeat).
         """
+        found = self._fragment_chunks(text, after_special)
+        if isinstance(found, list):
+            return found
+        if len(found) >= _BATCH_FROM:
+            self._encode_batch(found)
+        return self._fragment_ids(text, after_special, found)
+
+    def encode_fragments_ids(self, fragments: list[tuple[bytes, bool]]) -> list[list[int]]:
+        """``encode_fragment_ids`` of each (fragment, after_special) of one text, with the new
+        chunks of all of them merged in one batch (gemma's whitespace tokens cut code into
+        thousands of short fragments, each too short to batch on its own)."""
+        found = [self._fragment_chunks(text, after) for text, after in fragments]
+        self._encode_batch([c for f in found if isinstance(f, tuple) for c in f])
+        return [
+            f if isinstance(f, list) else self._fragment_ids(text, after, f)
+            for (text, after), f in zip(fragments, found)
+        ]
+
+    def _fragment_chunks(self, text: bytes, after_special: bool) -> list[int] | tuple[str, ...]:
+        """A fragment's ids when it needs no chunks (cached whole, or not valid UTF-8: the
+        byte-exact path), else its coarse chunks (a tuple)."""
         prefix = self._add_space_prefix and after_special
-        frags = self._fragments[prefix]
-        hit = frags.get(text)
+        hit = self._fragments[prefix].get(text)
         if hit is not None:
             return list(hit)
         data = b" " + text if prefix else text
@@ -127,15 +147,17 @@ class SpmEncoder:
             decoded = data.decode("utf-8")
         except UnicodeDecodeError:
             return [t for t, _, _ in self._encode_exact(data)]
+        return tuple(self._chunker.coarse(decoded)) if decoded else ()
+
+    def _fragment_ids(self, text: bytes, after_special: bool, chunks: tuple[str, ...]) -> list[int]:
+        """A fragment's ids from its chunks (cached, else encoded now); short ones cached whole."""
         cache = self._cache
         out: list[int] = []
-        chunks = self._chunker.coarse(decoded) if decoded else []
-        if len(chunks) >= _BATCH_FROM:
-            self._encode_batch(chunks)
         for chunk in chunks:
             hit = cache.get(chunk)
             out += (hit if hit is not None else self._encode_miss(chunk))[0]
         if len(text) <= _FRAGMENT_MAX:
+            frags = self._fragments[self._add_space_prefix and after_special]
             if len(frags) >= _CACHE_LIMIT:
                 frags.clear()
             frags[text] = tuple(out)
@@ -171,7 +193,7 @@ class SpmEncoder:
             off = prev
         return out
 
-    def _encode_batch(self, chunks: list[str]) -> None:
+    def _encode_batch(self, chunks: list[str] | tuple[str, ...]) -> None:
         """Cache the distinct new chunks of a long text, merged together (``batch_merge.py``)
         when there are enough of them; the rest of the encoder then finds them all cached."""
         get = self._cache.get
@@ -192,8 +214,9 @@ class SpmEncoder:
             cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
         if len(short) < len(new):
             for chunk in new:
-                if len(chunk) > _LIST_MAX:
-                    cache[chunk] = self._encode_valid(chunk)
+                if len(chunk) > _LIST_MAX:  # the heap: O(n log n)
+                    sids = merger.merge_long(merger.char_symbols(chunk.replace(" ", _ESC)))
+                    cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
 
     def _merger(self) -> SymbolMerger | None:
         """The batch merger: priority = the merged token's score, highest first (None when a
@@ -248,7 +271,7 @@ class SpmEncoder:
         s = orig.replace(" ", _ESC)
         t2id = self._t2id
         score_of = self._score_of
-        if score_of is None and self._list_merge and self._misses > self.list_after:
+        if score_of is None and self._list_merge and self._misses > self.list_after and len(s) <= _LIST_MAX:
             score_of = self._score_of = _score_dict(self._vocab.tokens, t2id, self._scores)
         if score_of is not None and len(s) <= _LIST_MAX:
             syms = _merge_list(s, score_of.get)

@@ -177,7 +177,14 @@ class Tokenizer:
         bos, eos, sep = self._added(add_special)
         out: list[int] = [_need(v.bos_id, "BOS", v)] if bos else []
         after_special = True
-        for start, end, tid in self._partitioner.partition(data, parse_special=parse_special):
+        parts = self._partitioner.partition(data, parse_special=parse_special)
+        many = getattr(self.encoder, "encode_fragments_ids", None)
+        if many is not None:
+            parts = list(parts)
+            if sum(tid == RAW for _, _, tid in parts) > 1:
+                out += self._encode_many(data, parts, many)
+                parts = []
+        for start, end, tid in parts:
             if tid != RAW:
                 out.append(tid)
                 after_special = True
@@ -188,6 +195,25 @@ class Tokenizer:
             out.append(_need(v.eos_id, "EOS", v))
         if sep:
             out.append(_need(v.sep_id, "SEP", v))
+        return out
+
+    @staticmethod
+    def _encode_many(data: bytes, parts: list[tuple[int, int, int]], many: Any) -> list[int]:
+        """The ids of partitioned text through ``encode_fragments_ids`` (all raw fragments in one
+        call, each with whether it follows a special token), special tokens in between."""
+        raw: list[tuple[bytes, bool]] = []
+        after_special = True
+        for start, end, tid in parts:
+            if tid == RAW:
+                raw.append((data[start:end], after_special))
+            after_special = tid != RAW
+        encoded = iter(many(raw))
+        out: list[int] = []
+        for _, _, tid in parts:
+            if tid == RAW:
+                out += next(encoded)
+            else:
+                out.append(tid)
         return out
 
     def _encode(self, data: bytes, add_special: bool, parse_special: bool) -> list[Piece]:
