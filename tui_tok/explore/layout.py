@@ -295,20 +295,26 @@ def token_at(layout: TokenLayout, char: int) -> int:
 def flow_rows(widths: Sequence[int] | np.ndarray, *, width: int) -> np.ndarray:
     """Greedy wrap of items of the given cell widths into rows of ``width`` cells.
 
-    Returns the index of the first item of each row, plus ``len(widths)`` at the end.
+    Returns the index of the first item of each row, plus ``len(widths)`` at the end. A row
+    takes items while they fit, and at least one. Each row's end is found by one vectorised
+    search over the running widths, so the Python loop runs once per row, not once per item
+    (a 100 KB text has ~30k ids but ~2k rows of them).
 
     >>> flow_rows([3, 3, 3], width=7).tolist()
     [0, 2, 3]
     """
     width = max(1, width)
+    w = np.maximum(np.asarray(widths, dtype=np.int64), 0)
+    n = len(w)
+    if n == 0:
+        return np.asarray([0, 0], dtype=np.int64)
+    cum = np.concatenate(([0], np.cumsum(w)))
+    # items i .. last[i]-1 fit in a row that starts at item i; a row holds at least one item
+    last = np.searchsorted(cum, cum[:-1] + width, side="right") - 1
+    nxt = np.maximum(last, np.arange(1, n + 1)).tolist()
     starts = [0]
-    used = 0
-    for i, w in enumerate(np.asarray(widths, dtype=np.int64).tolist()):
-        if used and used + w > width:
-            starts.append(i)
-            used = 0
-        used += w
-    starts.append(len(widths))
-    if len(widths) == 0:
-        starts = [0, 0]
+    i = 0
+    while i < n:
+        i = nxt[i]
+        starts.append(i)
     return np.asarray(starts, dtype=np.int64)

@@ -1,12 +1,13 @@
 """``IdStrip``: the token ids (or pieces) of the text, wrapped, coloured like their spans.
 
 Line API again: a 300k-token text builds only the rows on screen; the wrap points are
-computed once per width.
+computed once per width. Rows are repainted only when their labels, colours or cursor
+changed (``RowCache``): typing at the end of a text redraws the last row only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 
 import numpy as np
 from rich.segment import Segment as RichSegment
@@ -17,16 +18,17 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui_tok.explore.layout import flow_rows
-from tui_tok.ui.widgets.palette import TOKEN_CLASSES, CachedStyles
+from tui_tok.ui.widgets.palette import N_COLOURS, TOKEN_CLASSES, CachedStyles
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
+from tui_tok.ui.widgets.row_cache import RowCache
 
 
-class IdStrip(CachedStyles, ScrollView):
+class IdStrip(RowCache, CachedStyles, ScrollView):
     """Wrapped labels (ids or pieces), one per token."""
 
     COMPONENT_CLASSES = TOKEN_CLASSES
 
-    cursor: reactive[int] = reactive(-1)
+    cursor: reactive[int] = reactive(-1, repaint=False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -45,10 +47,14 @@ class IdStrip(CachedStyles, ScrollView):
         self.ids = ids
         self.kinds = kinds
         self.phases = phases if phases is not None else np.arange(len(ids), dtype=np.int64)
+        old_width = self._width
         self.pieces = pieces
         self._row_starts = None
         self._update_size()
-        self.refresh()
+        if old_width == max(1, self.scrollable_content_region.width):
+            self.refresh_changed()
+        else:
+            self.refresh()
 
     @property
     def row_starts(self) -> np.ndarray:
@@ -75,18 +81,43 @@ class IdStrip(CachedStyles, ScrollView):
 
     def on_resize(self, event: events.Resize) -> None:
         self._row_starts = None
+        self.clear_rows()
         self._update_size()
 
+    def notify_style_update(self) -> None:
+        self.clear_rows()
+        super().notify_style_update()
+
     def watch_cursor(self) -> None:
-        self.refresh()
+        self.refresh_changed()
         if 0 <= self.cursor < len(self.ids):
             row = int(np.searchsorted(self.row_starts, self.cursor, side="right")) - 1
             top, height = self.scroll_offset.y, self.scrollable_content_region.height
             if row < top or row >= top + height:
                 self.scroll_to(y=max(0, row - height // 2), animate=False)
 
-    def render_line(self, y: int) -> Strip:
-        row = self.scroll_offset.y + y
+    def row_keys(self) -> list[Hashable | None]:
+        """Per visible row: its labels (or ids), their colours and where the cursor is on it."""
+        region = self.scrollable_content_region
+        top, height = self.scroll_offset.y, region.height
+        starts = self.row_starts
+        keys: list[Hashable | None] = [None] * height
+        n_rows = len(starts) - 1
+        if top >= n_rows:
+            return keys
+        bounds = starts[top : min(n_rows, top + height) + 1].tolist()
+        lo, hi = bounds[0], bounds[-1]
+        ids = self.ids[lo:hi].tolist()
+        looks = ((self.phases[lo:hi] % N_COLOURS) + N_COLOURS * self.kinds[lo:hi]).tolist()
+        pieces = self.pieces
+        labels = ids if pieces is None else [pieces[i] for i in ids]
+        cursor = self.cursor
+        for y, (first, stop) in enumerate(zip(bounds, bounds[1:])):
+            a, b = first - lo, stop - lo
+            keys[y] = (tuple(labels[a:b]), tuple(looks[a:b]), cursor - first if first <= cursor < stop else -1)
+        return keys
+
+    def build_row(self, row: int) -> Strip:
         width = self.scrollable_content_region.width
         starts = self.row_starts
         styles = self.token_styles

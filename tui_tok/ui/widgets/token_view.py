@@ -5,9 +5,8 @@ text scrolls as fast as a short one. A cursor moves over tokens (left/right, cli
 posts ``TokenView.Selected``.
 
 A keystroke usually changes one line: a new layout, or a cursor that moved, repaints only
-the visible rows whose content changed (``RowKey``: the row's text, its tokens' spans,
-colours and the cursor), and a row whose content was drawn before (a line that moved up or
-down) comes from a cache of drawn strips. Colours follow ``TokenLayout.phases``, so an edit
+the visible rows whose content changed (``RowCache`` with ``RowKey``: the row's text, its
+tokens' spans and colours, the cursor). Colours follow ``TokenLayout.phases``, so an edit
 does not recolour the lines below it.
 """
 
@@ -42,10 +41,7 @@ from tui_tok.explore.layout import (
 from tui_tok.ui.widgets.paint_clock import PaintClock
 from tui_tok.ui.widgets.palette import N_COLOURS, TOKEN_CLASSES, CachedStyles
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
-
-
-MAX_CACHED_ROWS = 2_000
-"""Drawn rows kept by content (the cache is emptied when it reaches this)."""
+from tui_tok.ui.widgets.row_cache import RowCache
 
 
 class RowKey(NamedTuple):
@@ -61,7 +57,7 @@ class RowKey(NamedTuple):
     """The cursor's token, relative to the row's first token (-1: not on this row)."""
 
 
-class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
+class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
     """Coloured token spans over the text."""
 
     COMPONENT_CLASSES = TOKEN_CLASSES
@@ -103,11 +99,6 @@ class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
         super().__init__(id=id)
         self.token_layout = layout_tokens("", [])
         self._rows: Rows | None = None
-        self._strips: dict[RowKey, Strip] = {}
-        """Drawn rows by content (cleared when width, styles or whitespace display change)."""
-        self._drawn: dict[int, RowKey | None] = {}
-        """What each visible row (y) was last drawn from."""
-        self._frame_keys: list[RowKey | None] = []
 
     def show(self, layout: TokenLayout) -> None:
         """Draw ``layout``; the cursor stays on the same token index when it still exists."""
@@ -122,23 +113,6 @@ class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
         else:
             self.refresh()
 
-    def refresh_changed(self) -> None:
-        """Repaint the visible rows whose content differs from what they last showed."""
-        if not self._drawn:
-            self.refresh()
-            return
-        width = self.scrollable_content_region.width
-        drawn = self._drawn
-        changed = [y for y, key in enumerate(self._row_keys()) if y not in drawn or drawn[y] != key]
-        # one region per run of changed rows
-        run_start = None
-        for k, y in enumerate(changed):
-            if run_start is None:
-                run_start = y
-            if k + 1 == len(changed) or changed[k + 1] != y + 1:
-                self.refresh(Region(0, run_start, width, y - run_start + 1))
-                run_start = None
-
     @property
     def rows(self) -> Rows:
         width = max(2, self.scrollable_content_region.width)
@@ -151,15 +125,15 @@ class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self._rows = None
-        self._strips.clear()
+        self.clear_rows()
         self._update_size()
 
     def notify_style_update(self) -> None:
-        self._strips.clear()
+        self.clear_rows()
         super().notify_style_update()
 
     def watch_show_whitespace(self) -> None:
-        self._strips.clear()
+        self.clear_rows()
         self.refresh()
 
     def watch_cursor(self, old: int, new: int) -> None:
@@ -175,7 +149,7 @@ class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
         if row < top or row >= top + height:
             self.scroll_to(y=max(0, row - height // 2), animate=False)
 
-    def _row_keys(self) -> list[RowKey | None]:
+    def row_keys(self) -> list[RowKey | None]:  # type: ignore[override]
         """What each visible row shows, as hashable values (None: past the end of the text)."""
         region = self.scrollable_content_region
         top, height = self.scroll_offset.y, region.height
@@ -204,24 +178,7 @@ class TokenView(PaintClock, CachedStyles, ScrollView, can_focus=True):
             )
         return keys
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        self._frame_keys = self._row_keys()
-        return super().render_lines(crop)
-
-    def render_line(self, y: int) -> Strip:
-        keys = self._frame_keys
-        key = keys[y] if y < len(keys) else None
-        self._drawn[y] = key
-        strip = self._strips.get(key) if key is not None else None
-        if strip is None:
-            strip = self._build_row(self.scroll_offset.y + y)
-            if key is not None:
-                if len(self._strips) >= MAX_CACHED_ROWS:
-                    self._strips.clear()
-                self._strips[key] = strip
-        return strip
-
-    def _build_row(self, row: int) -> Strip:
+    def build_row(self, row: int) -> Strip:
         width = self.scrollable_content_region.width
         rows = self.rows
         styles = self.token_styles

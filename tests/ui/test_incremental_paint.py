@@ -1,0 +1,55 @@
+"""The token view and id strip repaint only changed rows: what they show must still be exactly
+what a full repaint draws (the oracle), after every kind of edit and cursor move."""
+
+from __future__ import annotations
+
+from textual.geometry import Region
+from textual.widgets import TextArea
+
+from tui_tok.ui.widgets.id_strip import IdStrip
+from tui_tok.ui.widgets.token_view import TokenView
+from support import vocab_file
+from ui_support import make_app, settle
+
+TEXT = "".join(f"line {i}: the quick brown fox, 日本語 {i * 37}\n" for i in range(30))
+
+
+def _shown(widget: TokenView | IdStrip) -> list[list[tuple[str, object]]]:
+    """The widget's rows as they are now (cached rows and repainted ones)."""
+    lines = widget.render_lines(Region(0, 0, widget.outer_size.width, widget.outer_size.height))
+    return [[(s.text, s.style) for s in line] for line in lines]
+
+
+def _fresh(widget: TokenView | IdStrip) -> list[list[tuple[str, object]]]:
+    """The same rows drawn from scratch."""
+    widget.clear_rows()
+    widget.refresh()
+    return _shown(widget)
+
+
+async def test_partial_repaints_match_full_repaints() -> None:
+    app = make_app(vocab_file("qwen3-vocab").path, text=TEXT)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        editor = screen.query_one("#tok-input", TextArea)
+        view = screen.query_one(TokenView)
+        ids = screen.query_one(IdStrip)
+        edits = [
+            lambda: editor.move_cursor((0, 0)),
+            lambda: editor.insert("x"),  # top line: tokens and the ids of everything after shift
+            lambda: editor.insert("yz "),
+            lambda: editor.move_cursor((3, 5)),
+            lambda: editor.insert("\n"),  # a line more: every row below moves down
+            lambda: editor.insert("a" * 90),  # the line wraps once more
+            lambda: editor.move_cursor((2, 0)),
+            lambda: editor.delete((2, 0), (4, 0)),  # lines removed: rows move up
+            lambda: editor.move_cursor((29, 3)),
+            lambda: editor.insert("END"),  # near the end: only the last rows change
+        ]
+        for k, edit in enumerate(edits):
+            edit()
+            await settle(app, pilot)
+            await pilot.pause()
+            for widget in (view, ids):
+                assert _shown(widget) == _fresh(widget), (k, type(widget).__name__)
