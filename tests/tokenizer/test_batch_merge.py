@@ -208,3 +208,32 @@ def test_long_text_ids_equal_unbatched(path, parse_special: bool) -> None:  # no
     expected = slow.encode(text, parse_special=parse_special)
     assert fast.encode(text, parse_special=parse_special) == expected
     assert [t.id for t in fast.tokenize(text, parse_special=parse_special)] == expected
+
+
+# --- the hashed rank index --------------------------------------------------------------------
+
+
+class _Colliding(str):
+    """A string whose hash is its length: every merge of a length shares one hash."""
+
+    def __hash__(self) -> int:
+        return len(self)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.text("ab ", min_size=1, max_size=4), max_size=30),
+    st.lists(st.text("ab ", min_size=1, max_size=4), max_size=30),
+    st.booleans(),
+)
+def test_hashed_ranks_equal_first_index(merges: list[str], keys: list[str], collide: bool) -> None:
+    """Rank = the first index of the key (llama.cpp's emplace), None if absent, also when many
+    merges share a hash and when merges repeat."""
+    from tui_tok.tokenizer.bpe_hashed_ranks import HashedRanks
+
+    if collide:
+        merges = [_Colliding(m) for m in merges]
+        keys = [_Colliding(k) for k in keys]
+    keys = keys + merges[:5]
+    index = HashedRanks(merges)
+    assert index.get_many(keys) == [merges.index(k) if k in merges else None for k in keys]

@@ -37,8 +37,8 @@ class HashedRanks:
 
     def get_many(self, keys: list[str]) -> list[int | None]:
         """The rank of each key, or None when it is no merge."""
-        if not keys:
-            return []
+        if not keys or not self._merges:
+            return [None] * len(keys)
         h = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys)) >> _RANK_BITS
         lo = np.searchsorted(self._hashes, h, side="left")
         hi = np.searchsorted(self._hashes, h, side="right")
