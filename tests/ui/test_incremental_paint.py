@@ -53,3 +53,36 @@ async def test_partial_repaints_match_full_repaints() -> None:
             await pilot.pause()
             for widget in (view, ids):
                 assert _shown(widget) == _fresh(widget), (k, type(widget).__name__)
+
+
+async def test_editor_rows_from_its_cache_match_textarea_drawing() -> None:
+    """The editor keeps drawn rows by content; after edits, cursor moves and selections its
+    rows must be what TextArea draws with every cache emptied."""
+    from tui_tok.ui.widgets.editor import Editor
+
+    app = make_app(vocab_file("qwen3-vocab").path, text=TEXT.replace("fox,", "fox,\t(x)"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        editor = app.screen.query_one("#tok-input", Editor)
+        steps = [
+            lambda: editor.move_cursor((0, 0)),
+            lambda: editor.insert("x"),
+            lambda: editor.move_cursor((1, 3)),
+            lambda: editor.insert("\n"),
+            lambda: editor.move_cursor((0, 2), select=True),  # a selection over three lines
+            lambda: editor.move_cursor((3, 4), select=True),  # now below the anchor: lines 0-1 unselected
+            lambda: editor.move_cursor((4, 30)),  # next to a bracket: its partner is highlighted
+            lambda: editor.insert("b" * 100),  # wraps
+            lambda: editor.delete((0, 0), (2, 0)),
+        ]
+        for k, step in enumerate(steps):
+            step()
+            await settle(app, pilot)
+            await pilot.pause()
+            region = Region(0, 0, editor.outer_size.width, editor.outer_size.height)
+            shown = [[(s.text, s.style) for s in line] for line in editor.render_lines(region)]
+            editor._row_strips.clear()  # noqa: SLF001 - the oracle: nothing cached
+            editor._line_cache.clear()  # noqa: SLF001
+            editor.refresh()
+            fresh = [[(s.text, s.style) for s in line] for line in editor.render_lines(region)]
+            assert shown == fresh, k
