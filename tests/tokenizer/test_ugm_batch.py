@@ -85,3 +85,23 @@ def test_token_hash_finds_exactly_the_tokens(tokens: set[str], text: str) -> Non
     pos, length = (np.array(column, dtype=np.int64) for column in zip(*pairs))
     got = table.lookup(text_code_points(probe), pos, length)
     assert got.tolist() == [index.get(probe[i : i + n], -1) for i, n in pairs]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(word=WORD.map(lambda t: t.encode("utf-8", "surrogatepass")))
+@SETTINGS
+def test_identity_words_normalise_to_the_space_and_themselves(name: str, word: bytes) -> None:
+    """What ugm_units assumes of UgmNormalizer.identity_text (merge vocabs: one ▁ per unit)."""
+    n = encoder(name).normalizer
+    same = n.identity_text(word.replace(b" ", b""))
+    if not same:  # None, or the empty word (a lone separator, handled apart)
+        return
+    unit = b" " + same.encode()
+    ref = n.normalize_reference(unit)
+    assert ref.text == n.space + same.encode()
+    assert n.normalize(unit) == ref
+    # every character boundary after the space string maps to the same boundary of the input
+    at = len(n.space)
+    for ch in same:
+        at += len(ch.encode())
+        assert ref.offsets[at] == at - len(n.space) + 1

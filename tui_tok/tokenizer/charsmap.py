@@ -155,6 +155,36 @@ class Charsmap:
         cont = frozenset(c for c in range(1, 256) if (node ^ c) >= size or xcda[node ^ c] & 0x800000FF == c)
         return best, cont
 
+    def walk_unit(self, unit: bytes) -> tuple[tuple[int, bytes] | None, int]:
+        """Walk ``unit`` alone: (longest match inside it or None, the node reached, or -1 if
+        the walk ended inside ``unit``). ``extends(node, b)`` then says whether a following
+        byte ``b`` would go on; if not, ``longest_match`` on the longer input gives the same
+        first item. Raises ``VocabError`` as ``match_unit`` does.
+        """
+        if not self.xcda:
+            return None, -1
+        node = self._base(0)
+        best: tuple[int, bytes] | None = None
+        for i, c in enumerate(unit):
+            if c == 0:
+                return best, -1
+            node ^= c
+            e = self._node(node)
+            if e & 0x800000FF != c:
+                return best, -1
+            node ^= (e >> 10) << (8 if e & 0x200 else 0)
+            if (e >> 8) & 1:
+                best = (i + 1, self.replacement(self._node(node) & 0x7FFFFFFF))
+        return best, node
+
+    def extends(self, node: int, byte: int) -> bool:
+        """Whether the walk at ``node`` (from ``walk_unit``) would step on ``byte`` (an index
+        out of bounds counts: a real walk then raises, as llama.cpp throws)."""
+        if byte == 0 or node < 0:
+            return False
+        at = node ^ byte
+        return at >= len(self.xcda) or self.xcda[at] & 0x800000FF == byte
+
     def label_count(self, byte: int) -> int:
         """How many entries carry LCHECK ``byte`` (1 means only the root can step on it)."""
         if "label_counts" not in self._cache:

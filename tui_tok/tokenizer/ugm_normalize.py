@@ -38,6 +38,7 @@ from tui_tok.tokenizer.charsmap import Charsmap
 
 ESCAPED_SPACE = "\u2581".encode()
 _FFFD = "\ufffd".encode()
+_UNKNOWN: frozenset[int] = frozenset({-1})  # marker: not yet in the per-character memo
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,8 @@ class UgmNormalizer:
     _memo: dict[bytes, tuple[bytes, int, frozenset[int]]] = field(init=False, repr=False)
     _plain: re.Pattern[bytes] = field(init=False, repr=False)
     _plain_ascii: bytes = field(init=False, repr=False)
+    _char_info: dict[str, frozenset[int] | None] = field(init=False, repr=False)
+    _pair_memo: dict[bytes, tuple[tuple[int, bytes] | None, int]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         prefixes = _prefixes(tuple(t for t in self.user_defined if t))
@@ -103,6 +106,8 @@ class UgmNormalizer:
         object.__setattr__(self, "_memo", {})
         object.__setattr__(self, "_plain", self._plain_pattern())
         object.__setattr__(self, "_plain_ascii", self._plain_ascii_bytes())
+        object.__setattr__(self, "_char_info", {})
+        object.__setattr__(self, "_pair_memo", {})
 
     def _plain_ascii_bytes(self) -> bytes:
         """ASCII bytes that are their own chunk, copied unchanged, not a space, whatever ASCII
@@ -167,6 +172,82 @@ class UgmNormalizer:
             return re.compile(b"(?!)")
         return re.compile(b"(?:" + b"|".join(alts) + b")+")
 
+    def identity_text(self, data: bytes) -> str | None:
+        """``data`` decoded, if every character of it is its own chunk copied unchanged (no
+        space, no user-defined prefix, no charsmap change, and no charsmap walk that the next
+        character could extend) when an ASCII separator or nothing follows it; else None.
+
+        Then ``normalize(b" " + data)`` is the space string followed by ``data`` whenever the
+        space string is emitted once (merge, or no pending prefix).
+
+        >>> UgmNormalizer(charsmap=None, user_defined=(), prepend=True, merge=True).identity_text("né".encode())
+        'né'
+        """
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if self._ud_first and not self._ud_first.isdisjoint(data):
+            return None
+        info = self._char_info
+        walks: list[frozenset[int]] = []
+        chars = set(text)
+        for c in chars:
+            cont = info.get(c, _UNKNOWN)
+            if cont is _UNKNOWN:
+                cont = self._char_cont(c)
+                info[c] = cont
+            if cont is None:
+                return None
+            if cont:
+                walks.append(cont)
+        if walks:
+            trigger = frozenset().union(*walks)
+            if any(c.encode("utf-8")[0] in trigger for c in chars):  # check each neighbour
+                for i in range(len(text) - 1):
+                    cont = info[text[i]]
+                    if cont and text[i + 1].encode("utf-8")[0] in cont and not self._stops_after(text, i):
+                        return None
+        return text
+
+    def _stops_after(self, text: str, i: int) -> bool:
+        """Whether the charsmap walk from ``text[i]``, going on into ``text[i + 1]``, still
+        makes ``text[i]`` alone its chunk (no longer key matches, the walk ends in time)."""
+        a = text[i].encode("utf-8")
+        match, node = self._walk(a + text[i + 1].encode("utf-8"))
+        if node == -2 or (match is not None and match[0] != len(a)):
+            return False
+        if node >= 0 and i + 2 < len(text):
+            assert self.charsmap is not None
+            return not self.charsmap.extends(node, text[i + 2].encode("utf-8")[0])
+        return True
+
+    def _walk(self, pair: bytes) -> tuple[tuple[int, bytes] | None, int]:
+        """``Charsmap.walk_unit`` memoised; node -2 if the walk raised (corrupt charsmap)."""
+        walk = self._pair_memo.get(pair)
+        if walk is None:
+            assert self.charsmap is not None
+            try:
+                walk = self.charsmap.walk_unit(pair)
+            except VocabError:  # let the real walk decide whether llama.cpp gets that far
+                walk = (None, -2)
+            self._pair_memo[pair] = walk
+        return walk
+
+    def _char_cont(self, c: str) -> frozenset[int] | None:
+        """None unless character ``c`` alone is a chunk copied unchanged (not a space); else the
+        bytes that would extend its charsmap walk."""
+        if c == " ":
+            return None
+        unit = c.encode("utf-8")
+        try:
+            rep, used, cont = self.isolated_chunk(unit)
+        except VocabError:
+            return None
+        if used != len(unit) or rep != unit:
+            return None
+        return cont
+
     def isolated_chunk(self, unit: bytes) -> tuple[bytes, int, frozenset[int]]:
         """Chunk for a character (or a lone invalid byte) when what follows cannot extend the
         charsmap walk: (output, consumed, bytes that would extend it)."""
@@ -191,6 +272,22 @@ class UgmNormalizer:
         while pos + k < len(data) and data[pos : pos + k + 1] in prefixes:
             k += 1
         return k
+
+    def _chunk_across(self, data: bytes, pos: int, size: int) -> tuple[bytes, int]:
+        """``chunk(data, pos)`` when the charsmap walk from the character at ``pos`` (``size``
+        bytes, no user-defined prefix) may go on into the next one: the walk over the two
+        characters is memoised, and valid while the byte after them cannot extend it."""
+        charsmap = self.charsmap
+        assert charsmap is not None  # only a charsmap walk has bytes that extend it
+        step = utf8_char_len(data, pos + size) or 1
+        end = pos + size + step
+        match, node = self._walk(data[pos:end])
+        if node == -2 or (end < len(data) and charsmap.extends(node, data[end])):
+            return self.chunk(data, pos)
+        if match is not None:
+            return match[1], match[0]
+        n = utf8_char_len(data, pos)
+        return (_FFFD, 1) if n == 0 else (data[pos : pos + n], n)
 
     def chunk(self, data: bytes, pos: int) -> tuple[bytes, int]:
         """One step of llama.cpp's ``normalize_prefix``: (output bytes, input bytes consumed)."""
@@ -245,7 +342,7 @@ class UgmNormalizer:
                     unit = data[pos : pos + size]
                     hit = memo_get(unit) or self.isolated_chunk(unit)
                     if hit[2] and pos + size < n and data[pos + size] in hit[2]:
-                        rep, used = self.chunk(data, pos)
+                        rep, used = self._chunk_across(data, pos, size)
                     else:
                         rep, used = hit[0], hit[1]
             end = pos + used

@@ -4,11 +4,12 @@ A *unit* of ``ugm.py`` is a separator followed by a word. Cold text brings thous
 distinct units; one at a time, each costs a normaliser call and a Python Viterbi search.
 Here:
 
-* a word of plain ASCII bytes (``UgmNormalizer.is_plain_ascii``) normalises to the space
-  string followed by the word, and its token ends map back unchanged (character ``c`` of the
-  normalised text ends at input offset ``c``: the space string stands for the separator),
-  whenever the space string is emitted exactly once: with ``merge``, or without a pending
-  prefix. Its normalised text is built directly;
+* a word of plain ASCII bytes (``UgmNormalizer.is_plain_ascii``), or of characters that are
+  each their own unchanged chunk (``UgmNormalizer.identity_text``), normalises to the space
+  string followed by the word whenever the space string is emitted exactly once (with
+  ``merge``, or without a pending prefix). Its normalised text is built directly, and a token
+  ending at normalised byte ``b`` ends at input offset ``b - len(space) + 1`` (the space
+  string stands for the one-byte separator; for ASCII, character ``c`` ends at ``c``);
 * any other word goes through ``UgmNormalizer.normalize`` as before;
 * the normalised texts are searched together by ``ugm_batch.viterbi_batch``.
 
@@ -21,8 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import accumulate, repeat
 
+import numpy as np
+
 from tui_tok.tokenizer.ugm_batch import viterbi_batch
-from tui_tok.tokenizer.ugm_hash import TokenHash
+from tui_tok.tokenizer.ugm_hash import TokenHash, text_code_points
 from tui_tok.tokenizer.ugm_normalize import UgmNormalizer
 from tui_tok.tokenizer.ugm_tables import UgmTables
 
@@ -61,8 +64,16 @@ def encode_units(
             texts[k] = ""
             norm_lens[k] = 0
     generic: list[tuple[int, bytes, list[int]]] = []  # (unit index, normalised bytes, offsets)
+    wide = False  # some unit on the fast path holds a non-ASCII character
     for k in others:
-        norm = normalizer.normalize(b" " + words[k], space_prepended=flag)
+        word = words[k]
+        if plain_ok:
+            same = normalizer.identity_text(word)
+            if same is not None:
+                texts[k] = space_str + same
+                wide = True
+                continue
+        norm = normalizer.normalize(b" " + word, space_prepended=flag)
         try:
             texts[k] = norm.text.decode("utf-8")
         except UnicodeDecodeError:
@@ -72,22 +83,34 @@ def encode_units(
         generic.append((k, norm.text, norm.offsets))
 
     batch = viterbi_batch(texts, tables, token_hash, unk_id=unk_id)
+    counts = batch.counts.tolist()
+    cuts = [0, *accumulate(counts)]
+    if wide:  # character ends -> input byte ends: the space string stands for the separator
+        lens = np.fromiter(map(len, texts), dtype=np.int64, count=count)
+        first = np.cumsum(lens) - lens
+        cps = text_code_points("".join(texts))
+        size = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
+        at = np.zeros(cps.size + 1, dtype=np.int64)
+        np.cumsum(size, out=at[1:])
+        start = first[np.repeat(np.arange(count), batch.counts)]
+        ends = (at[start + batch.ends] - at[start] - (len(space) - 1)).tolist()
+    else:  # plain ASCII: character c of the normalised text ends at input offset c
+        ends = batch.ends.tolist()
     ids = batch.ids.tolist()
-    ends = batch.ends.tolist()
-    cuts = [0, *accumulate(batch.counts.tolist())]
     for k, text, offsets in generic:
         a, b = cuts[k], cuts[k + 1]
+        local = batch.ends[a:b].tolist()
         if len(text) == len(texts[k]):
-            ends[a:b] = [offsets[e] for e in ends[a:b]]
+            ends[a:b] = [offsets[e] for e in local]
         else:  # character ends -> byte ends
             s = texts[k]
-            at = 0
+            at_byte = 0
             prev = 0
             mapped = []
-            for e in ends[a:b]:
-                at += len(s[prev:e].encode("utf-8"))
+            for e in local:
+                at_byte += len(s[prev:e].encode("utf-8"))
                 prev = e
-                mapped.append(offsets[at])
+                mapped.append(offsets[at_byte])
             ends[a:b] = mapped
     return [
         (ids[a:b], ends[a:b], f, n) for a, b, f, n in zip(cuts[:-1], cuts[1:], out_flags, norm_lens)
