@@ -1,4 +1,4 @@
-"""Run a benchmark by name: ``python -m benchmarks gguf|encode|load|ui|... [args]``.
+"""Run a benchmark by name: ``python -m benchmarks gguf|encode|llama_peer|load|ui|... [args]``.
 
 Each benchmark is a module in this package with ``main(argv) -> int``; it prints its figures.
 """
