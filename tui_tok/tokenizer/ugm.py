@@ -57,6 +57,7 @@ from tui_tok.tokenizer.types import Piece, TokenAttr
 from tui_tok.tokenizer.ugm_normalize import ESCAPED_SPACE, UgmNormalizer
 from tui_tok.tokenizer.ugm_hash import TokenHash
 from tui_tok.tokenizer.ugm_tables import UgmTables, build_tables, byte_tables, trie_hash
+from tui_tok.tokenizer.ugm_batch import viterbi_batch
 from tui_tok.tokenizer.ugm_units import encode_units
 from tui_tok.tokenizer.ugm_viterbi import viterbi_bytes, viterbi_str
 from tui_tok.tokenizer.vocab import Vocab
@@ -206,13 +207,16 @@ class UgmEncoder:
         keyed = self.normalizer.prepend and not self.normalizer.merge
         spaced = text if tables.separators is None else text.translate(tables.separators)
         words = spaced.split(b" ")
-        hit = self._unit((True, words[0], False), words[0], False, tables)
-        if hit is None:
-            return None
-        done = [hit]  # units encoded one at a time, in order
-        flag = hit[2]
+        done = []  # units encoded one at a time, in order
+        flag = False
         k = 1
-        while keyed and not flag and k < len(words):  # is_space_prepended only changes once
+        if keyed:  # is_space_prepended matters and only changes once: follow it to True
+            hit = self._unit((True, words[0], False), words[0], False, tables)
+            if hit is None:
+                return None
+            done.append(hit)
+            flag = hit[2]
+        while keyed and not flag and k < len(words):
             hit = self._unit((words[k], flag), b" " + words[k], flag, tables)
             if hit is None:
                 return None
@@ -229,6 +233,11 @@ class UgmEncoder:
                 return None
             hits = list(map(cache.get, keys))
             self._trim_cache()
+        if not keyed:  # the first word last: a batch above leaves the batched search ready
+            hit = self._unit((True, words[0], False), words[0], False, tables)
+            if hit is None:
+                return None
+            done.append(hit)
         units = done + hits
         norm_len = sum(map(itemgetter(3), units))
         if norm_len > tables.max_exact_bytes:
@@ -315,21 +324,28 @@ class UgmEncoder:
             s = text.decode("utf-8")
         except UnicodeDecodeError:
             return None
-        raw = viterbi_str(
-            s,
-            tables.ids,
-            tables.in_trie,
-            tables.scores,
-            tables.pair_max_len,
-            unk_id=self.vocab.unk_id,
-            unk_score=tables.unk_score,
-        )
+        if self._token_hash is not None:  # the tables of the batched search exist: use them
+            found = viterbi_batch([s], tables, self._token_hash, unk_id=self.vocab.unk_id)
+            tids, char_ends = found.ids.tolist(), found.ends.tolist()
+        else:
+            raw = viterbi_str(
+                s,
+                tables.ids,
+                tables.in_trie,
+                tables.scores,
+                tables.pair_max_len,
+                unk_id=self.vocab.unk_id,
+                unk_score=tables.unk_score,
+            )
+            tids, char_ends = [p[0] for p in raw], [p[2] for p in raw]
         if len(s) == len(text):
-            ends = [offsets[e] for _, _, e in raw]
+            ends = [offsets[e] for e in char_ends]
         else:  # character ends -> byte ends, one token at a time
             ends = []
             at = 0
-            for _, a, e in raw:
-                at += len(s[a:e].encode("utf-8"))
+            prev = 0
+            for e in char_ends:
+                at += len(s[prev:e].encode("utf-8"))
+                prev = e
                 ends.append(offsets[at])
-        return [p[0] for p in raw], ends
+        return tids, ends

@@ -127,23 +127,17 @@ def viterbi_batch(texts: Sequence[str], tables: UgmTables, token_hash: TokenHash
     size = n + count
     best = np.full(size, -DBL_MAX)
     best[base] = 0.0
-    best_id = np.full(size, unk_id, dtype=np.int64)
-    best_start = np.zeros(size, dtype=np.int64)
+    best_edge = np.full(size, -1, dtype=np.int64)  # the edge that won each boundary
+    edge = np.arange(begin.size, dtype=np.int64)
     for a, b in zip(cuts[:-1], cuts[1:]):
-        src = begin[a:b]
         dst = finish[a:b]
-        cand = best[src] + score[a:b]
-        better = cand > best[dst]
-        if not better.all():
-            dst = dst[better]
-            cand = cand[better]
-            src = src[better]
-            tok = tid[a:b][better]
-        else:
-            tok = tid[a:b]
-        best[dst] = cand
-        best_id[dst] = tok
-        best_start[dst] = src
+        cand = best[begin[a:b]] + score[a:b]
+        old = best[dst]
+        better = cand > old  # strictly: a tie keeps the earlier start
+        best[dst] = np.where(better, cand, old)
+        best_edge[dst] = np.where(better, edge[a:b], best_edge[dst])
+    best_id = np.where(best_edge >= 0, tid[best_edge], unk_id)
+    best_start = begin[best_edge]
 
     is_end = np.zeros(size, dtype=bool)
     nonempty = lens > 0

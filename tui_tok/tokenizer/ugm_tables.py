@@ -14,6 +14,7 @@ tokens). Does not search: see ``ugm_viterbi.py``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -26,18 +27,16 @@ from tui_tok.tokenizer.vocab import Vocab
 _FLT_MAX = float(np.finfo(np.float32).max)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class UgmTables:
-    """What the search needs, and what the unit cache may assume."""
+    """What the search needs, and what the unit cache may assume.
+
+    The per-text search (``viterbi_str``) reads Python containers (``in_trie``, ``scores``,
+    ``pair_max_len``), made from the arrays on first use: the batched search never needs them.
+    """
 
     ids: dict[str, int]
     """Token text -> id (the trie's id when texts repeat); check ``in_trie`` before use."""
-    in_trie: bytes
-    """1 at the ids of trie tokens (NORMAL, USER_DEFINED or UNUSED attribute), else 0."""
-    scores: list[float]
-    """Search score by id: the float32 score, 0 for USER_DEFINED."""
-    pair_max_len: dict[str, int]
-    """First two characters -> longest token (characters, >= 2) starting with them."""
     unk_score: float
     """float32 ``min(NORMAL scores) - 10`` as a Python float."""
     units_ok: bool
@@ -61,6 +60,25 @@ class UgmTables:
     token_lengths: np.ndarray
     """Each token's length in characters (int64, by id)."""
 
+    @cached_property
+    def in_trie(self) -> bytes:
+        """1 at the ids of trie tokens (NORMAL, USER_DEFINED or UNUSED attribute), else 0."""
+        return self.in_trie_mask.astype(np.uint8).tobytes()
+
+    @cached_property
+    def scores(self) -> list[float]:
+        """Search score by id: the float32 score, 0 for USER_DEFINED."""
+        return self.score_array.tolist()
+
+    @cached_property
+    def pair_max_len(self) -> dict[str, int]:
+        """First two characters -> longest token (characters, >= 2) starting with them."""
+        chars = np.empty(2 * self.pair_keys.size, dtype="<u4")
+        chars[0::2] = self.pair_keys >> 21
+        chars[1::2] = self.pair_keys & 0x1FFFFF
+        text = chars.tobytes().decode("utf-32-le", "surrogatepass")
+        return dict(zip([text[i : i + 2] for i in range(0, len(text), 2)], self.pair_lens.tolist()))
+
 
 def _frac_bits(values: np.ndarray) -> int:
     """Smallest f with every value a multiple of 2**-f (values finite float32 in float64)."""
@@ -71,17 +89,15 @@ def _frac_bits(values: np.ndarray) -> int:
     return int(max(0, int((24 - exp).max())))
 
 
-def _pair_max_len(
-    cps: np.ndarray, starts: np.ndarray, lengths: np.ndarray
-) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
-    """Longest token per first two characters, from the joined code points of all tokens: as a
-    dict, and as sorted ``(first << 21) | second`` keys with their lengths.
+def _pair_max_len(cps: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Longest token per first two characters, from the joined code points of all tokens: sorted
+    ``(first << 21) | second`` keys with their lengths.
 
     One sort of ``(pair << 20) | length`` keys; the last entry of each pair holds its maximum.
     """
     two = lengths >= 2
     if not two.any():
-        return {}, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     length = lengths[two]
     if int(length.max()) >= 1 << 20:  # cannot pack: an exact (slower) two-key sort
         pair = (cps[starts[two]].astype(np.int64) << 21) | cps[starts[two] + 1].astype(np.int64)
@@ -92,13 +108,7 @@ def _pair_max_len(
         packed.sort()
         packed_pair, packed_len = packed >> 20, packed & ((1 << 20) - 1)
     is_last = np.append(packed_pair[1:] != packed_pair[:-1], True)
-    pair, longest = packed_pair[is_last], packed_len[is_last]
-    chars = np.empty(2 * pair.size, dtype="<u4")
-    chars[0::2] = pair >> 21
-    chars[1::2] = pair & 0x1FFFFF
-    text = chars.tobytes().decode("utf-32-le", "surrogatepass")
-    as_dict = dict(zip([text[i : i + 2] for i in range(0, len(text), 2)], longest.tolist()))
-    return as_dict, pair.astype(np.int64), longest.astype(np.int64)
+    return packed_pair[is_last].astype(np.int64), packed_len[is_last].astype(np.int64)
 
 
 def search_scores(vocab: Vocab) -> np.ndarray:
@@ -136,7 +146,7 @@ def build_tables(vocab: Vocab, normalizer: UgmNormalizer) -> UgmTables:
     starts = np.cumsum(lengths + 1) - (lengths + 1)
     last = max(cps.size - 1, 0)
     first_cp = np.where(lengths > 0, cps[np.minimum(starts, last)], 0)
-    pair_max_len, pair_keys, pair_lens = _pair_max_len(cps, starts, lengths)
+    pair_keys, pair_lens = _pair_max_len(cps, starts, lengths)
 
     space = normalizer.space.decode("utf-8")
     inner = joined.count(space) - int(np.count_nonzero((first_cp == ord(space)) & (lengths > 0)))
@@ -157,9 +167,6 @@ def build_tables(vocab: Vocab, normalizer: UgmNormalizer) -> UgmTables:
         max_exact = int(max(0.0, limit / b - 1))
     return UgmTables(
         ids=ids,
-        in_trie=in_trie.astype(np.uint8).tobytes(),
-        scores=score_array.tolist(),
-        pair_max_len=pair_max_len,
         unk_score=unk_score,
         units_ok=units_ok,
         max_exact_bytes=max_exact,
@@ -177,8 +184,11 @@ def build_tables(vocab: Vocab, normalizer: UgmNormalizer) -> UgmTables:
 def trie_hash(tables: UgmTables) -> TokenHash:
     """The bulk-lookup table of the trie tokens (``ugm_hash.py``): each text in ``ids`` whose
     id is in the trie (empty texts never match in llama.cpp's trie walk)."""
-    chosen = np.fromiter(tables.ids.values(), dtype=np.int64, count=len(tables.ids))
-    chosen = chosen[tables.in_trie_mask[chosen] & (tables.token_lengths[chosen] > 0)]
+    if len(tables.ids) == tables.token_lengths.size:  # unique texts: every id is its text's id
+        chosen = np.flatnonzero(tables.in_trie_mask & (tables.token_lengths > 0))
+    else:
+        chosen = np.fromiter(tables.ids.values(), dtype=np.int64, count=len(tables.ids))
+        chosen = chosen[tables.in_trie_mask[chosen] & (tables.token_lengths[chosen] > 0)]
     return build_token_hash_arrays(tables.token_cps, tables.token_starts, tables.token_lengths, chosen)
 
 

@@ -20,7 +20,7 @@ units or join their tokens: see ``ugm.py``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, repeat
 
 import numpy as np
 
@@ -58,7 +58,7 @@ def encode_units(
         out_flags = list(map(bool, words))
     left = map(len, map(bytes.translate, words, repeat(None), repeat(normalizer.plain_ascii_bytes)))
     plain_ok = merge or not (prepend and not flag)
-    others = [k for k, n in enumerate(left) if n or not plain_ok]
+    others = list(compress(range(count), left)) if plain_ok else list(range(count))
     if merge and plain_ok and b"" in words:  # a lone separator vanishes
         for k in [k for k, word in enumerate(words) if not word]:
             texts[k] = ""
@@ -112,6 +112,5 @@ def encode_units(
                 prev = e
                 mapped.append(offsets[at_byte])
             ends[a:b] = mapped
-    return [
-        (ids[a:b], ends[a:b], f, n) for a, b, f, n in zip(cuts[:-1], cuts[1:], out_flags, norm_lens)
-    ]
+    spans = list(map(slice, cuts[:-1], cuts[1:]))
+    return list(zip(map(ids.__getitem__, spans), map(ends.__getitem__, spans), out_flags, norm_lens))
