@@ -96,6 +96,11 @@ class SymbolMerger:
             sids = list(map(table.__getitem__, text))
         return sids  # type: ignore[return-value]
 
+    def char_symbol_array(self, text: str) -> np.ndarray:
+        """``char_symbols`` as an int64 array (one dict lookup per character)."""
+        table = {c: self.symbol(c) for c in set(text)}
+        return np.fromiter(map(table.__getitem__, text), dtype=np.int64, count=len(text))
+
     # --- pairs ------------------------------------------------------------------------------
 
     def _pair(self, left: int, right: int) -> int:

@@ -93,7 +93,7 @@ class BpeBatch:
                     batch.append(i)
                 else:
                     results[i] = self._result(merger.merge_long(merger.char_symbols(w)))
-            syms = np.array(merger.char_symbols("".join([words[i] for i in batch])), dtype=np.int64)
+            syms = merger.char_symbol_array("".join([words[i] for i in batch]))
         if batch:
             merged = merger.merge_flat(syms, np.array([lens[i] for i in batch], dtype=np.int64))
             for i, sids in zip(batch, merged):

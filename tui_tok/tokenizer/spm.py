@@ -78,6 +78,7 @@ class SpmEncoder:
         self._chunker = Chunker(vocab.tokens)
         self._batch: SymbolMerger | bool | None = None  # False: cannot batch this vocab
         self._symbol_parts: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        self._space_sizes: dict[int, int] = {}
         self._misses = 0
         self.fine_after = max(vocab.n_tokens // _FINE_PER_TOKENS, 1000)
         """Distinct chunks to see before cutting chunks finer (tests set -1 to always cut)."""
@@ -207,16 +208,30 @@ class SpmEncoder:
             self._cache.clear()
         self._misses += len(new)
         short = [c for c in new if len(c) <= _LIST_MAX]
-        syms = np.array(merger.char_symbols("".join(short).replace(" ", _ESC)), dtype=np.int64)
+        syms = merger.char_symbol_array("".join(short).replace(" ", _ESC))
         merged = merger.merge_flat(syms, np.fromiter(map(len, short), dtype=np.int64, count=len(short)))
         cache = self._cache
+        n_tokens = merger.n_tokens
+        sizes = self._space_sizes
         for chunk, sids in zip(short, merged):
-            cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
+            if max(sids) < n_tokens and _ESC not in chunk:  # tokens only, every ▁ a space
+                found = list(map(sizes.get, sids))
+                if None in found:
+                    found = [self._space_size(sid) if f is None else f for sid, f in zip(sids, found)]
+                cache[chunk] = (tuple(sids), tuple(accumulate(found)))  # type: ignore[arg-type]
+            else:
+                cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
         if len(short) < len(new):
             for chunk in new:
                 if len(chunk) > _LIST_MAX:  # the heap: O(n log n)
                     sids = merger.merge_long(merger.char_symbols(chunk.replace(" ", _ESC)))
                     cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
+
+    def _space_size(self, tid: int) -> int:
+        """Input bytes a token covers when each of its ▁ stands for a 1-byte space."""
+        text = self._vocab.tokens[tid]
+        size = self._space_sizes[tid] = len(text.encode("utf-8", "surrogateescape")) - _twice_esc(text)
+        return size
 
     def _merger(self) -> SymbolMerger | None:
         """The batch merger: priority = the merged token's score, highest first (None when a
