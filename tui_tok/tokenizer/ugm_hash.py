@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 import numpy as np
 
@@ -156,6 +157,22 @@ def _group_keys(cps: np.ndarray, groups: Sequence[tuple[int, np.ndarray]], radix
     return np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint64)
 
 
+def _token_keys(cps: np.ndarray, groups: Sequence[tuple[int, np.ndarray]], radix: int) -> np.ndarray:
+    """``_group_keys`` for tokens, scattered in a long joined array: polynomial keys by Horner's
+    rule over each group (cheaper than prefix sums over every code point)."""
+    keys = []
+    one = np.uint64(1)
+    for n, p in groups:
+        if n <= 3:
+            keys.append(_group_keys(cps, [(n, p)], radix))
+            continue
+        key = cps[p].astype(np.uint64) + one
+        for m in range(1, n):
+            key += (cps[p + m].astype(np.uint64) + one) * np.uint64(pow(radix, m, 1 << 64))
+        keys.append(key | _LONG)
+    return np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint64)
+
+
 def build_token_hash(texts: Sequence[str], ids: Sequence[int]) -> TokenHash:
     """The table of the given token texts (distinct, non-empty) and their ids."""
     count = len(texts)
@@ -185,11 +202,11 @@ def build_token_hash_arrays(cps: np.ndarray, starts: np.ndarray, lengths: np.nda
     by_length = np.argsort(length.astype(np.int16) if count and length.max() < 1 << 15 else length, kind="stable")
     ids = ids[by_length]  # grouped by length: one key formula per group
     first = starts[ids]
-    sizes, cuts = np.unique(length[by_length], return_index=True)
-    bounds = [*cuts.tolist(), count]
-    groups = [(n, first[a:b]) for n, a, b in zip(sizes.tolist(), bounds[:-1], bounds[1:])]
+    per_length = np.bincount(length, minlength=1).tolist() if count else [0]
+    bounds = [0, *accumulate(per_length)]
+    groups = [(n, first[bounds[n] : bounds[n + 1]]) for n in range(len(per_length)) if per_length[n]]
     for radix in _RADICES:
-        keys = _group_keys(cps, groups, radix)
+        keys = _token_keys(cps, groups, radix)
         mixed = keys * _FIB  # a bijection: equal keys <=> equal mixed keys
         order = np.argsort(mixed)
         mixed = mixed[order]

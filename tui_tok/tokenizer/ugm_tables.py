@@ -25,6 +25,7 @@ from tui_tok.tokenizer.ugm_normalize import UgmNormalizer
 from tui_tok.tokenizer.vocab import Vocab
 
 _FLT_MAX = float(np.finfo(np.float32).max)
+_JOINER = "\0"
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class UgmTables:
     pair_lens: np.ndarray
     """``pair_max_len`` of each key in ``pair_keys``."""
     token_cps: np.ndarray
-    """Code points of all token texts joined with NUL (uint32), for ``trie_hash``."""
+    """Code points of all token texts, joined (uint32), for ``trie_hash``."""
     token_starts: np.ndarray
     """Where each token's text starts in ``token_cps`` (int64, by id)."""
     token_lengths: np.ndarray
@@ -140,10 +141,20 @@ def build_tables(vocab: Vocab, normalizer: UgmNormalizer) -> UgmTables:
         trie_ids = np.flatnonzero(in_trie).tolist()
         ids = dict(zip([texts[i] for i in trie_ids], trie_ids))
     # first character and length of every token, vectorised over one joined string
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    joined = "\0".join(texts)
+    # joined with NUL: token boundaries are where it is (no per-token len()) unless a text
+    # holds NUL itself
+    joined = _JOINER.join(texts)
     cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    starts = np.cumsum(lengths + 1) - (lengths + 1)
+    cuts = np.flatnonzero(cps == ord(_JOINER))
+    if cuts.size == len(texts) - 1:
+        starts = np.zeros(len(texts), dtype=np.int64)
+        starts[1:] = cuts + 1
+        lengths = np.empty(len(texts), dtype=np.int64)
+        lengths[:-1] = cuts - starts[:-1]
+        lengths[-1:] = cps.size - starts[-1:]
+    else:  # some text holds the joiner itself
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        starts = np.cumsum(lengths + 1) - (lengths + 1)
     last = max(cps.size - 1, 0)
     first_cp = np.where(lengths > 0, cps[np.minimum(starts, last)], 0)
     pair_keys, pair_lens = _pair_max_len(cps, starts, lengths)
