@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui_tok.explore.layout import flow_rows, layout_tokens, line_phases, row_span, row_spans, wrap_rows
+from tui_tok.explore.layout import flow_rows, layout_tokens, line_phases, reflow_rows, row_span, row_spans, wrap_rows
 from tui_tok.tokenizer.types import Token, TokenKind
 
 TEXTS = st.text(alphabet="ab \n\t日🙂é", max_size=80)
@@ -57,3 +57,22 @@ def test_line_phases_restart_at_lines_and_differ_between_neighbours(text: str, c
 
 def test_line_phases_example() -> None:
     assert line_phases(np.array([0, 2, 3, 5, 7]), np.array([0, 5])).tolist() == [0, 1, 2, 0, 1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(1, 9), max_size=50),
+    st.lists(st.tuples(st.integers(0, 60), st.integers(0, 5), st.lists(st.integers(1, 9), max_size=5)), max_size=3),
+    st.integers(1, 20),
+    st.integers(1, 12),
+)
+def test_reflow_after_edits_equals_a_fresh_flow(
+    old: list[int], edits: list[tuple[int, int, list[int]]], width: int, window: int
+) -> None:
+    new = list(old)
+    for at, length, items in edits:
+        at = min(at, len(new))
+        new[at : at + length] = items
+    starts = flow_rows(old, width=width)
+    got = reflow_rows(starts, np.array(old, dtype=np.int64), np.array(new, dtype=np.int64), width=width, window=window)
+    assert got.tolist() == flow_rows(new, width=width).tolist()

@@ -21,7 +21,7 @@ import numpy as np
 
 from tui_tok.tokenizer.types import Token
 
-_CUT = re.compile(r"(?<=\n)(?=\S)")
+_CUT = re.compile(r"\n(?=\S)")
 
 MAX_CACHED = 20_000
 """Chunks kept (oldest dropped first)."""
@@ -29,7 +29,9 @@ MAX_CACHED = 20_000
 
 def split_chunks(text: str) -> list[str]:
     """Cut ``text`` after every newline followed by a non-whitespace character."""
-    return _CUT.split(text)
+    # matching the newlines (not splitting on a look-behind, tried at every character) is ~8x faster
+    ends = [m.end() for m in _CUT.finditer(text)]
+    return [text[a:b] for a, b in zip([0, *ends], [*ends, len(text)])]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -59,17 +61,27 @@ class ChunkCache:
     def __init__(self, encode: Callable[[str, bool], Sequence[Token]], kinds_by_id: np.ndarray) -> None:
         self._encode = encode
         self._kinds = kinds_by_id
-        self._cache: dict[tuple[str, bool], TokenArrays] = {}
+        self._cache: dict[tuple[str, bool], tuple[TokenArrays, int]] = {}
+        """(chunk, parse_special) -> its tokens and its UTF-8 length."""
 
     def get(self, chunk: str, parse_special: bool) -> TokenArrays:
+        return self._entry(chunk, parse_special)[0]
+
+    def _entry(self, chunk: str, parse_special: bool) -> tuple[TokenArrays, int]:
         key = (chunk, parse_special)
         hit = self._cache.get(key)
         if hit is None:
-            hit = TokenArrays.of(self._encode(chunk, parse_special), self._kinds)
+            hit = (TokenArrays.of(self._encode(chunk, parse_special), self._kinds), len(chunk.encode("utf-8", "surrogatepass")))
             if len(self._cache) >= MAX_CACHED:
                 self._cache.pop(next(iter(self._cache)))
             self._cache[key] = hit
         return hit
+
+    def entries(self, chunks: Sequence[str], parse_special: bool) -> list[tuple[TokenArrays, int]]:
+        """``(tokens, UTF-8 length)`` of each chunk, encoding the ones not cached yet."""
+        get = self._cache.get
+        found = [get((c, parse_special)) for c in chunks]
+        return [hit if hit is not None else self._entry(c, parse_special) for c, hit in zip(chunks, found)]
 
     def missing_chars(self, chunks: Sequence[str], parse_special: bool) -> int:
         """Characters of ``chunks`` not cached yet: what ``tokenize_chunked`` would encode."""
@@ -94,12 +106,9 @@ def tokenize_chunked(
     """
     if chunks is None:
         chunks = split_chunks(text)
-    parts = [before]
-    sizes = [0, 0]  # before, first chunk; then each chunk shifts the next part
-    for chunk in chunks:
-        parts.append(cache.get(chunk, parse_special))
-        sizes.append(len(chunk.encode("utf-8", "surrogatepass")))
-    parts.append(after)
+    entries = cache.entries(chunks, parse_special)
+    parts = [before, *(tokens for tokens, _ in entries), after]
+    sizes = [0, 0, *(size for _, size in entries)]  # before, first chunk; then each chunk shifts the next part
     # byte offset of each part: 0 for `before`, the text's length for `after`
     offsets = np.cumsum(np.array(sizes, dtype=np.int64))
     counts = np.fromiter((len(p.ids) for p in parts), dtype=np.int64, count=len(parts))

@@ -1,7 +1,8 @@
 """``IdStrip``: the token ids (or pieces) of the text, wrapped, coloured like their spans.
 
 Line API again: a 300k-token text builds only the rows on screen; the wrap points are
-computed once per width. Rows are repainted only when their labels, colours or cursor
+computed once per width, and after an edit only the rows it moved are flowed again
+(``reflow_rows``). Rows are repainted only when their labels, colours or cursor
 changed (``RowCache``): typing at the end of a text redraws the last row only.
 """
 
@@ -17,7 +18,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui_tok.explore.layout import flow_rows
+from tui_tok.explore.layout import flow_rows, reflow_rows
 from tui_tok.ui.widgets.palette import N_COLOURS, TOKEN_CLASSES, CachedStyles
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
 from tui_tok.ui.widgets.row_cache import RowCache
@@ -38,6 +39,8 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         self.pieces: Mapping[int, str] | None = None
         self._row_starts: np.ndarray | None = None
         self._width = -1
+        self._flowed: tuple[np.ndarray, np.ndarray, int] | None = None
+        """The last flow: label widths, row starts and width (an edit reflows only what it moved)."""
 
     def show(
         self, ids: np.ndarray, kinds: np.ndarray, *, phases: np.ndarray | None = None, pieces: Mapping[int, str] | None = None
@@ -61,7 +64,13 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         width = max(1, self.scrollable_content_region.width)
         if self._row_starts is None or self._width != width:
             self._width = width
-            self._row_starts = flow_rows(self._label_widths(), width=width)
+            widths = self._label_widths()
+            last = self._flowed
+            if last is not None and last[2] == width:
+                self._row_starts = reflow_rows(last[1], last[0], widths, width=width)
+            else:
+                self._row_starts = flow_rows(widths, width=width)
+            self._flowed = (widths, self._row_starts, width)
         return self._row_starts
 
     def label(self, i: int) -> str:
