@@ -69,13 +69,8 @@ def _edges(
     """
     n = len(s)
     cps = text_code_points(s)
-    bound = np.zeros(n, dtype=np.int64)  # longest token worth trying at each position
-    if n > 1 and tables.pair_keys.size:
-        key = (cps[:-1] << 21) | cps[1:]
-        at = np.searchsorted(tables.pair_keys, key)
-        np.minimum(at, tables.pair_keys.size - 1, out=at)
-        bound[:-1] = np.where(tables.pair_keys[at] == key, tables.pair_lens[at], 0)
-        np.minimum(bound, rem, out=bound)
+    bound = token_hash.reach(cps)  # longest token worth trying at each position
+    np.minimum(bound, rem, out=bound)
     groups = [(1, np.arange(n, dtype=np.int64))]
     sel = np.flatnonzero(bound >= 2)
     length = 2

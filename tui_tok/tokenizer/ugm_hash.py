@@ -60,6 +60,24 @@ class TokenHash:
     """``R`` of the polynomial keys."""
     shift: np.uint64
     """64 - log2(nominal slot count): a key's home slot is ``(key * golden) >> shift``."""
+    pair_keys: np.ndarray
+    """Second table, same layout: packed key of each first-two-characters of a token (uint64)."""
+    pair_reach: np.ndarray
+    """Longest token starting with those two characters, per slot of ``pair_keys``."""
+    pair_shift: np.uint64
+    """``shift`` of the second table."""
+
+    def reach(self, cps: np.ndarray) -> np.ndarray:
+        """Per position of the text, the longest token starting with the two characters there
+        (0: none, and at the last position), where ``cps = text_code_points(text)``."""
+        out = np.zeros(cps.size, dtype=np.int64)
+        if cps.size > 1:
+            one = np.uint64(1)
+            key = (cps[:-1].astype(np.uint64) + one) | ((cps[1:].astype(np.uint64) + one) << np.uint64(21))
+            slot = _probe(self.pair_keys, self.pair_shift, key)
+            hit = slot >= 0
+            out[:-1][hit] = self.pair_reach[slot[hit]]
+        return out
 
     def lookup(self, cps: np.ndarray, pos: np.ndarray, length: np.ndarray) -> np.ndarray:
         """Token id of ``text[pos:pos+length]`` for each pair (-1: no trie token), where
@@ -75,19 +93,7 @@ class TokenHash:
         """Per group ``(length, positions)``: the token id of ``text[p:p+length]`` at each
         position (-1: no trie token), where ``cps = text_code_points(text)``."""
         key = _group_keys(cps, groups, self.radix)
-        slot = ((key * _FIB) >> self.shift).astype(np.int64)
-        stored = self.keys[slot]
-        hit = stored == key
-        found = np.where(hit, slot, -1)  # the slot for now
-        going = ~hit & (stored != 0)  # key 0 marks an empty slot: the probe ends there
-        todo = np.flatnonzero(going)
-        while todo.size:
-            slot = slot[going] + 1
-            stored = self.keys[slot]
-            hit = stored == key[todo]
-            found[todo[hit]] = slot[hit]
-            going = ~hit & (stored != 0)
-            todo = todo[going]
+        found = _probe(self.keys, self.shift, key)
         at = np.flatnonzero(found >= 0)
         found[at] = self.ids[found[at]]
         out = []
@@ -111,6 +117,45 @@ class TokenHash:
         for k in range(length):
             same &= cps[pos + k] == self.code_points[np.minimum(starts + k, self.code_points.size - 1)]
         return same
+
+
+def _probe(table: np.ndarray, shift: np.uint64, key: np.ndarray) -> np.ndarray:
+    """Slot of each key in ``table`` (linear probing from its home slot), -1 if absent."""
+    slot = ((key * _FIB) >> shift).astype(np.int64)
+    stored = table[slot]
+    hit = stored == key
+    found = np.where(hit, slot, -1)
+    going = ~hit & (stored != 0)  # key 0 marks an empty slot: the probe ends there
+    todo = np.flatnonzero(going)
+    while todo.size:
+        slot = slot[going] + 1
+        stored = table[slot]
+        hit = stored == key[todo]
+        found[todo[hit]] = slot[hit]
+        going = ~hit & (stored != 0)
+        todo = todo[going]
+    return found
+
+
+def _place(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.uint64, int] | None:
+    """Layout of distinct non-zero ``keys`` (None if some are equal or zero): (slot of each
+    key, the order keys were placed in, shift, table size with room to probe past the end).
+
+    In order of home slot, key ``k`` lands at ``max(home_k, slot_{k-1} + 1)``, that is
+    ``k + cummax(home - k)``: linear probing without a probe loop, and without wrap-around.
+    """
+    count = int(keys.size)
+    size = 1 << max(4, (2 * max(count, 1) - 1).bit_length() + 1)  # load <= 1/4
+    shift = np.uint64(64 - (size.bit_length() - 1))
+    mixed = keys * _FIB  # a bijection: equal keys <=> equal mixed keys
+    order = np.argsort(mixed)
+    mixed = mixed[order]
+    if (keys == 0).any() or (count > 1 and (mixed[1:] == mixed[:-1]).any()):
+        return None
+    home = (mixed >> shift).astype(np.int64)
+    rank = np.arange(count, dtype=np.int64)
+    slot = rank + np.maximum.accumulate(home - rank) if count else home
+    return slot, order, shift, max(size, int(slot[-1]) + 2 if count else 0)
 
 
 def text_code_points(text: str) -> np.ndarray:
@@ -184,20 +229,29 @@ def build_token_hash(texts: Sequence[str], ids: Sequence[int]) -> TokenHash:
     by_id_start = np.zeros(size, dtype=np.int64)
     by_id_len[id_arr] = lengths
     by_id_start[id_arr] = np.cumsum(lengths) - lengths
-    return build_token_hash_arrays(cps, by_id_start, by_id_len, id_arr)
+    longest: dict[int, int] = {}
+    for t in texts:
+        if len(t) >= 2:
+            key = (ord(t[0]) << 21) | ord(t[1])
+            longest[key] = max(longest.get(key, 0), len(t))
+    pairs = np.array(sorted(longest), dtype=np.uint64)
+    reach = np.array([longest[int(k)] for k in pairs], dtype=np.int64)
+    return build_token_hash_arrays(cps, by_id_start, by_id_len, id_arr, pairs, reach)
 
 
-def build_token_hash_arrays(cps: np.ndarray, starts: np.ndarray, lengths: np.ndarray, ids: np.ndarray) -> TokenHash:
+def build_token_hash_arrays(
+    cps: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    ids: np.ndarray,
+    pairs: np.ndarray,
+    reach: np.ndarray,
+) -> TokenHash:
     """The table of the tokens ``ids``, token ``t`` being ``cps[starts[t] : starts[t] +
-    lengths[t]]`` (distinct texts, lengths >= 1; ``starts`` and ``lengths`` are by id).
-
-    Linear probing without a probe loop: in order of home slot, token ``k`` lands at
-    ``max(home_k, slot_{k-1} + 1)``, that is ``k + cummax(home - k)``; slots past the nominal
-    size are kept (no wrap-around), followed by one empty slot so every probe ends.
-    """
+    lengths[t]]`` (distinct texts, lengths >= 1; ``starts`` and ``lengths`` are by id), and
+    the table of two-character prefixes: distinct ``pairs`` ``(first << 21) | second`` with
+    the longest token length ``reach`` starting with each."""
     count = int(ids.size)
-    size = 1 << max(4, (2 * max(count, 1) - 1).bit_length() + 1)  # load <= 1/4
-    shift = np.uint64(64 - (size.bit_length() - 1))
     length = lengths[ids]
     by_length = np.argsort(length.astype(np.int16) if count and length.max() < 1 << 15 else length, kind="stable")
     ids = ids[by_length]  # grouped by length: one key formula per group
@@ -207,17 +261,15 @@ def build_token_hash_arrays(cps: np.ndarray, starts: np.ndarray, lengths: np.nda
     groups = [(n, first[bounds[n] : bounds[n + 1]]) for n in range(len(per_length)) if per_length[n]]
     for radix in _RADICES:
         keys = _token_keys(cps, groups, radix)
-        mixed = keys * _FIB  # a bijection: equal keys <=> equal mixed keys
-        order = np.argsort(mixed)
-        mixed = mixed[order]
-        if not (keys == 0).any() and (count < 2 or not (mixed[1:] == mixed[:-1]).any()):
+        placed = _place(keys)
+        if placed is not None:
             break
     else:  # pragma: no cover - four 64-bit radices all colliding
         raise RuntimeError("no collision-free radix for the UGM token hash")
-    home = (mixed >> shift).astype(np.int64)
-    rank = np.arange(count, dtype=np.int64)
-    slot = rank + np.maximum.accumulate(home - rank) if count else home
-    total = max(size, int(slot[-1]) + 2 if count else 0)
+    slot, order, shift, total = placed
+    one = np.uint64(1)
+    packed = (pairs >> np.uint64(21)) + one | ((pairs & np.uint64(0x1FFFFF)) + one) << np.uint64(21)
+    pair_slot, pair_order, pair_shift, pair_total = _place(packed)  # type: ignore[misc]
     table = TokenHash(
         keys=np.zeros(total, dtype=np.uint64),
         ids=np.full(total, -1, dtype=np.int64),
@@ -226,7 +278,12 @@ def build_token_hash_arrays(cps: np.ndarray, starts: np.ndarray, lengths: np.nda
         code_points=cps,
         radix=radix,
         shift=shift,
+        pair_keys=np.zeros(pair_total, dtype=np.uint64),
+        pair_reach=np.zeros(pair_total, dtype=np.int64),
+        pair_shift=pair_shift,
     )
     table.keys[slot] = keys[order]
     table.ids[slot] = ids[order]
+    table.pair_keys[pair_slot] = packed[pair_order]
+    table.pair_reach[pair_slot] = reach[pair_order]
     return table

@@ -200,7 +200,14 @@ def trie_hash(tables: UgmTables) -> TokenHash:
     else:
         chosen = np.fromiter(tables.ids.values(), dtype=np.int64, count=len(tables.ids))
         chosen = chosen[tables.in_trie_mask[chosen] & (tables.token_lengths[chosen] > 0)]
-    return build_token_hash_arrays(tables.token_cps, tables.token_starts, tables.token_lengths, chosen)
+    return build_token_hash_arrays(
+        tables.token_cps,
+        tables.token_starts,
+        tables.token_lengths,
+        chosen,
+        tables.pair_keys.astype(np.uint64),
+        tables.pair_lens,
+    )
 
 
 def separator_bytes(normalizer: UgmNormalizer) -> bytes:
