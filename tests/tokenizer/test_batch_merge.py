@@ -41,7 +41,7 @@ def _mixed_text() -> str:
         if vf.inp is not None:
             texts += vf.inp.read_text(encoding="utf-8").split("__ggml_vocab_test__")
     for module in (textwrap, difflib, argparse):  # prose and code: thousands of distinct words
-        texts.append(inspect.getsource(module))
+        texts.append(inspect.getsource(module)[:20_000])
     texts += [
         "a" * 300, "ab" * 200, " " * 257, "\n" * 140, "z" * 129, "x" * 128, "9" * 400,
         "Supercalifragilisticexpialidocious" * 5, "🦙" * 50, "ஸ்ரீ" * 40, "\u2581\u2581x\u2581 y" * 30,
@@ -71,7 +71,7 @@ def test_batch_equals_per_word(vocab) -> None:  # noqa: ANN001
     if cut is not None:
         words = [part for word in words for part in cut.split(word)]
     words = [w for w in dict.fromkeys(words) if w]
-    assert len(words) > 3000
+    assert len(words) > 1000
     per_word.merge_ranks()
     expected = [per_word._bpe_word(w) for w in words]
     got = batch._batch_words(words)
@@ -160,7 +160,7 @@ def test_spm_batch_equals_per_chunk(vocab) -> None:  # noqa: ANN001
     text = _mixed_text()
     batch = SpmEncoder(vocab)
     chunks = list(dict.fromkeys(batch._chunker.coarse(text)))
-    assert len(chunks) > 2000
+    assert len(chunks) > 1500
     batch._encode_batch(chunks)
     per_chunk = SpmEncoder(vocab)
     assert [batch._cache[c] for c in chunks] == [per_chunk._encode_valid(c) for c in chunks]
@@ -190,8 +190,7 @@ def _bpe_and_spm_files():  # noqa: ANN202
 
 
 @pytest.mark.parametrize("path", _bpe_and_spm_files())
-@pytest.mark.parametrize("parse_special", [False, True])
-def test_long_text_ids_equal_unbatched(path, parse_special: bool) -> None:  # noqa: ANN001
+def test_long_text_ids_equal_unbatched(path) -> None:  # noqa: ANN001
     """A long mixed text (user-defined tokens cut it into many fragments for some vocabs):
     ``encode`` with the batches and the many-fragment call == one fragment at a time, per word."""
     from tui_tok.loader import load_tokenizer
@@ -205,9 +204,10 @@ def test_long_text_ids_equal_unbatched(path, parse_special: bool) -> None:  # no
         encoder._batch_words = lambda words: [encoder._bpe_word(w) for w in words]  # type: ignore[attr-defined]
     if hasattr(encoder, "_encode_batch"):
         encoder._encode_batch = lambda chunks: None  # type: ignore[attr-defined]
-    expected = slow.encode(text, parse_special=parse_special)
-    assert fast.encode(text, parse_special=parse_special) == expected
-    assert [t.id for t in fast.tokenize(text, parse_special=parse_special)] == expected
+    for parse_special in (False, True):
+        expected = slow.encode(text, parse_special=parse_special)
+        assert fast.encode(text, parse_special=parse_special) == expected
+        assert [t.id for t in fast.tokenize(text, parse_special=parse_special)] == expected
 
 
 # --- the hashed rank index --------------------------------------------------------------------
