@@ -252,9 +252,8 @@ class UgmEncoder:
             id_arr = np.array(ids, dtype=np.int64)
             return id_arr[_keep_one_unknown(id_arr, unk)].tolist()
         # C-level lists first: np.array of a list is much faster than np.fromiter of a chain
-        lens = np.array(list(map(len, words)), dtype=np.int64)
-        unit_pos = np.cumsum(lens + 1) - lens - 2  # each separator (word 0: -1, made 0)
-        unit_pos[0] = 0
+        unit_pos = np.zeros(len(words), dtype=np.int64)  # unit k > 0 starts at separator k - 1
+        unit_pos[1:] = np.flatnonzero(np.frombuffer(spaced, dtype=np.uint8) == 0x20)
         counts = np.array(list(map(len, map(itemgetter(0), units))), dtype=np.int64)
         end_arr = np.array(list(chain.from_iterable(map(itemgetter(1), units))), dtype=np.int64)
         end_arr += np.repeat(unit_pos, counts)
