@@ -129,7 +129,7 @@ class SymbolMerger:
         if self._merges_to_ids:
             sids = merged
         else:
-            sids = list(map(self._t2id.get, merged))
+            sids = list(map(self._t2id.get, merged))  # "" (no merge) is no token: None
             if None in sids:
                 sids = [self.symbol(t) if s is None and p is not None else s or 0 for t, s, p in zip(merged, sids, prios)]
         if None in prios:

@@ -53,7 +53,7 @@ class BpeBatch:
                 # llama.cpp splits a merge string at its first ' ' from byte 1: "left right"
                 # names (left, right) only if left has no ' ' after its first byte
                 prios = [None if " " in left[1:] else p for left, p in zip(lefts, prios)]
-            return prios, list(map(str.__add__, lefts, rights))
+            return prios, [left + right if p is not None else "" for left, right, p in zip(lefts, rights, prios)]
 
         self._merger = merger = SymbolMerger(tokens, token_to_id, resolve)
         self._byte_symbols = np.array([merger.symbol(BYTE_TO_CHAR[b]) for b in range(256)], dtype=np.int64)

@@ -40,13 +40,21 @@ class HashedRanks:
         if not keys or not self._merges:
             return [None] * len(keys)
         h = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys)) >> _RANK_BITS
-        lo = np.searchsorted(self._hashes, h, side="left")
-        hi = np.searchsorted(self._hashes, h, side="right")
-        first = np.minimum(lo, len(self._ranks) - 1)
-        ranks = self._ranks[first].tolist()
+        hashes = self._hashes
+        last = len(hashes) - 1
+        lo = np.minimum(np.searchsorted(hashes, h, side="left"), last)
+        hit = hashes[lo] == h
+        ranks = np.where(hit, self._ranks[lo], 0).tolist()  # rank 0 stands in for a miss below
         merges = self._merges
         found = list(map(eq, keys, map(merges.__getitem__, ranks)))
-        out: list[int | None] = [r if f and n else None for r, f, n in zip(ranks, found, (hi - lo).tolist())]
-        for i in np.flatnonzero(hi - lo > 1).tolist():  # a shared hash: try the run in rank order
-            out[i] = next((r for r in self._ranks[lo[i] : hi[i]].tolist() if merges[r] == keys[i]), None)
+        out: list[int | None] = [r if f else None for r, f in zip(ranks, found)]
+        shared = hit & (hashes[np.minimum(lo + 1, last)] == h) & (lo < last)
+        for i in np.flatnonzero(shared).tolist():  # a run of equal hashes: try it in rank order
+            j = int(lo[i])
+            while j <= last and hashes[j] == h[i]:
+                r = int(self._ranks[j])
+                if merges[r] == keys[i]:
+                    out[i] = r
+                    break
+                j += 1
         return out
