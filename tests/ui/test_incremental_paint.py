@@ -46,6 +46,8 @@ async def test_partial_repaints_match_full_repaints() -> None:
             lambda: editor.delete((2, 0), (4, 0)),  # lines removed: rows move up
             lambda: editor.move_cursor((29, 3)),
             lambda: editor.insert("END"),  # near the end: only the last rows change
+            lambda: view.action_move(-7),  # the token cursor alone moves (and the id strip's with it)
+            lambda: view.action_move(40),
         ]
         for k, edit in enumerate(edits):
             edit()

@@ -97,8 +97,10 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         self.clear_rows()
         super().notify_style_update()
 
-    def watch_cursor(self) -> None:
-        self.refresh_changed()
+    def watch_cursor(self, old: int, new: int) -> None:
+        starts = self.row_starts
+        # only the rows of the label it leaves and the one it enters look different
+        self.refresh_rows(int(np.searchsorted(starts, i, side="right")) - 1 for i in (old, new) if 0 <= i < len(self.ids))
         if 0 <= self.cursor < len(self.ids):
             row = int(np.searchsorted(self.row_starts, self.cursor, side="right")) - 1
             top, height = self.scroll_offset.y, self.scrollable_content_region.height

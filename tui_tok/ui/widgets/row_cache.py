@@ -15,7 +15,7 @@ itself when its width, styles or display options change.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from typing import Any
 
 from textual.geometry import Region
@@ -64,6 +64,18 @@ class RowCache:
             if k + 1 == len(changed) or changed[k + 1] != y + 1:
                 widget.refresh(Region(0, run_start, width, y - run_start + 1))
                 run_start = -1
+
+    def refresh_rows(self, rows: Iterable[int]) -> None:
+        """Repaint virtual rows ``rows`` (scroll offset included) if they are visible.
+
+        For a change whose rows are known (a cursor that moved), without computing every key.
+        """
+        widget: Widget = self  # type: ignore[assignment]
+        top, height = widget.scroll_offset.y, widget.scrollable_content_region.height
+        width = widget.scrollable_content_region.width
+        for row in set(rows):
+            if top <= row < top + height:
+                widget.refresh(Region(0, row - top, width, 1))
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._frame_keys = self.row_keys()

@@ -137,11 +137,21 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         self.refresh()
 
     def watch_cursor(self, old: int, new: int) -> None:
-        self.refresh_changed()
+        # only the rows of the token it leaves and the one it enters look different
+        self.refresh_rows(self._token_rows(old) + self._token_rows(new))
         if 0 <= new < self.token_layout.n_tokens:
             char = int(self.token_layout.starts[new])
             self.scroll_to_region_row(row_of_char(self.token_layout, self.rows, char))
             self.post_message(self.Selected(self, new))
+
+    def _token_rows(self, index: int) -> list[int]:
+        """The rows token ``index`` is drawn on (none for an index out of range)."""
+        lay = self.token_layout
+        if not 0 <= index < lay.n_tokens:
+            return []
+        start, end = int(lay.starts[index]), int(lay.ends[index])
+        first = row_of_char(lay, self.rows, start)
+        return list(range(first, max(first, row_of_char(lay, self.rows, max(start, end - 1))) + 1))
 
     def scroll_to_region_row(self, row: int) -> None:
         top = self.scroll_offset.y
