@@ -17,8 +17,11 @@ cold ones ("ids equal", or the first mismatch): a whole-corpus conformance check
 
 Columns: ``tables s`` is llama.cpp's table build from strings in memory (token_to_id, bpe_ranks,
 special-token cache; no GGUF reading), ``load s`` ours (``load_tokenizer``, GGUF reading
-included); neither is in the MB/s figures. ``part %`` is the share of llama.cpp's time spent in
-the special-token partition (user-defined tokens are split out even with parse_special=false).
+included); neither is in the MB/s figures. ``part %`` is roughly the share of llama.cpp's time spent in
+the special-token partition (user-defined tokens are split out even with parse_special=false),
+from one partition-only call before the timed runs. That partition walks a linked list from
+its head at every match (quadratic in matches), so its time also depends on where the heap put
+the list nodes: on a fragmented heap the same call took twice as long.
 
 What it leaves out: the other families (``python -m benchmarks wpm`` does WPM/RWKV), GGUF
 reading on llama.cpp's side, multi-threading (none on either side).
@@ -56,9 +59,10 @@ BINARY = Path(os.environ.get("TUI_TOK_LLAMA_PEER", ROOT / "build" / "llama-peer"
 WARM_UP = b"Tables first: the quick brown fox jumps over the lazy dog."
 
 PEER_MAIN = r"""
-// argv: VOCABFILE CORPUSFILE IDSFILE. Prints "LOAD seconds n_special"; then for each stdin line
+// argv: VOCABFILE CORPUSFILE IDSFILE. Prints "LOAD seconds n_special", then "PART seconds n_fragments"
+// (tokenizer_st_partition of the corpus alone, once, before any tokenize); then for each stdin line
 // tokenizes the whole corpus as llama_tokenize does (add_special=false, parse_special=false) and
-// prints "TIME seconds partition_seconds n_ids n_fragments"; the first run's ids go to IDSFILE (int32).
+// prints "TIME seconds n_ids"; the first run's ids go to IDSFILE (int32).
 int main(int argc, char ** argv) {
     if (argc != 4) { std::cerr << "usage: llama-peer VOCABFILE CORPUSFILE IDSFILE\n"; return 2; }
     using clock = std::chrono::steady_clock;
@@ -74,6 +78,17 @@ int main(int argc, char ** argv) {
     std::ifstream cf(argv[2], std::ios::binary);
     const std::string corpus((std::istreambuf_iterator<char>(cf)), std::istreambuf_iterator<char>());
     std::cout << "LOAD " << load << " " << impl.cache_special_tokens.size() << std::endl;
+    {
+        const auto t0 = clock::now();
+        std::forward_list<fragment_buffer_variant> buffer;
+        if (!corpus.empty()) {
+            buffer.emplace_front(corpus, 0, corpus.length());
+            impl.tokenizer_st_partition(buffer, false);
+        }
+        const auto t1 = clock::now();
+        std::cout << "PART " << std::chrono::duration<double>(t1 - t0).count() << " "
+                  << std::distance(buffer.begin(), buffer.end()) << std::endl;
+    }
     std::string line;
     bool first = true;
     while (std::getline(std::cin, line)) {
@@ -81,20 +96,12 @@ int main(int argc, char ** argv) {
             const auto t0 = clock::now();
             const std::vector<llama_token> ids = impl.tokenize(corpus, false, false);
             const auto t1 = clock::now();
-            std::forward_list<fragment_buffer_variant> buffer;
-            if (!corpus.empty()) {
-                buffer.emplace_front(corpus, 0, corpus.length());
-                impl.tokenizer_st_partition(buffer, false);
-            }
-            const auto t2 = clock::now();
             if (first) {
                 std::ofstream of(argv[3], std::ios::binary);
                 of.write((const char *) ids.data(), ids.size() * sizeof(llama_token));
                 first = false;
             }
-            std::cout << "TIME " << std::chrono::duration<double>(t1 - t0).count() << " "
-                      << std::chrono::duration<double>(t2 - t1).count() << " " << ids.size() << " "
-                      << std::distance(buffer.begin(), buffer.end()) << std::endl;
+            std::cout << "TIME " << std::chrono::duration<double>(t1 - t0).count() << " " << ids.size() << std::endl;
         } catch (const std::exception & e) {
             std::cout << "ERR " << e.what() << std::endl;
         }
@@ -102,18 +109,6 @@ int main(int argc, char ** argv) {
     return 0;
 }
 """
-
-
-@dataclass(frozen=True, slots=True)
-class PeerRun:
-    """One timed ``impl.tokenize`` of the corpus by llama.cpp's code."""
-
-    seconds: float
-    """Wall time of the tokenize call (partition + sessions)."""
-    partition_seconds: float
-    """Wall time of ``tokenizer_st_partition`` alone, measured separately just after."""
-    n_ids: int
-    n_fragments: int
 
 
 def ensure_binary() -> Path | None:
@@ -147,6 +142,8 @@ class Peer:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
         words = self._line().split()
         self.load_seconds, self.n_special = float(words[1]), int(words[2])
+        words = self._line().split()
+        self.partition_seconds, self.n_fragments = float(words[1]), int(words[2])
 
     def _line(self) -> str:
         assert self.proc.stdout is not None
@@ -157,12 +154,12 @@ class Peer:
             raise RuntimeError(f"llama.cpp: {line[4:].strip()}")
         return line
 
-    def run(self) -> PeerRun:
+    def run(self) -> float:
+        """Seconds of one ``impl.tokenize`` of the whole corpus (partition + sessions)."""
         assert self.proc.stdin is not None
         self.proc.stdin.write("run\n")
         self.proc.stdin.flush()
-        _, secs, part, n_ids, n_frag = self._line().split()
-        return PeerRun(float(secs), float(part), int(n_ids), int(n_frag))
+        return float(self._line().split()[1])
 
     def ids(self) -> np.ndarray:
         return np.fromfile(self.ids_file, dtype=np.int32)
@@ -216,7 +213,7 @@ class Row:
     """``load_tokenizer`` (GGUF reading included); not in any MB/s."""
     llama_mbps: float
     partition_share: float
-    """Fraction of llama.cpp's tokenize time spent in ``tokenizer_st_partition``."""
+    """``tokenizer_st_partition`` alone (once, before the runs) / the median tokenize time."""
     cold_mbps: float
     ready_mbps: float
     ids: str
@@ -237,7 +234,7 @@ def bench_vocab(exe: Path, name: str, path: Path, vocab: Any, data: bytes, corpu
     """Interleaved rounds of llama.cpp / ours cold / ours tables-ready on one vocab."""
     vocab_file = oracle.write_vocab_file(vocab, tmp / "vocab.txt")
     peer = Peer(exe, vocab_file, corpus_file, tmp / "ids.bin")
-    llama: list[PeerRun] = []
+    llama: list[float] = []
     loads, colds, readies = [], [], []
     check = ""
     try:
@@ -254,8 +251,7 @@ def bench_vocab(exe: Path, name: str, path: Path, vocab: Any, data: bytes, corpu
     mb = len(data) / 1e6
     return Row(
         name=name, family=vocab.type.value, llama_tables_s=peer.load_seconds, ours_load_s=statistics.median(loads),
-        llama_mbps=mb / statistics.median(r.seconds for r in llama),
-        partition_share=statistics.median(r.partition_seconds / r.seconds for r in llama),
+        llama_mbps=mb / statistics.median(llama), partition_share=peer.partition_seconds / statistics.median(llama),
         cold_mbps=mb / statistics.median(colds), ready_mbps=mb / statistics.median(readies), ids=check,
     )
 
