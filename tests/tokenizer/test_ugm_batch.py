@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_ugm import PIECES, encoder, flag_encoder
+from test_ugm import CHARSMAP, PIECES, encoder, flag_encoder
 
+from tui_tok.tokenizer.charsmap import Charsmap
 from tui_tok.tokenizer.ugm_batch import viterbi_batch
+from tui_tok.tokenizer.ugm_normalize import UgmNormalizer
 from tui_tok.tokenizer.ugm_hash import build_token_hash, text_code_points
 from tui_tok.tokenizer.ugm_tables import trie_hash
 from tui_tok.tokenizer.ugm_viterbi import viterbi_str
@@ -105,3 +107,30 @@ def test_identity_words_normalise_to_the_space_and_themselves(name: str, word: b
     for ch in same:
         at += len(ch.encode())
         assert ref.offsets[at] == at - len(n.space) + 1
+
+
+@pytest.mark.parametrize("prepend", [False, True])
+@pytest.mark.parametrize("merge", [False, True])
+@given(word=st.lists(st.sampled_from(["a", "b", "ｂ", "x", "e\u0301", "é", "①", "中文", "\t", "\xff", "ﬁ", "Ａ"]),
+                     max_size=8).map(lambda p: "".join(p).encode("utf-8", "surrogateescape")))
+@settings(max_examples=80, deadline=None)
+def test_replaced_words_normalise_as_the_normaliser_says(prepend: bool, merge: bool, word: bytes) -> None:
+    """What ugm_units assumes of UgmNormalizer.replaced_text: text and end map, every mode."""
+    n = UgmNormalizer(charsmap=Charsmap.from_blob(CHARSMAP), user_defined=(), prepend=prepend, merge=merge)
+    got = n.replaced_text(word)
+    if got is None:
+        return
+    out, ends, start = got
+    for flag in (False, True):
+        if not (merge or not (prepend and not flag)):
+            continue  # a pending prefix: ugm_units does not use the shortcut
+        ref = n.normalize_reference(b" " + word, space_prepended=flag)
+        if merge and not out:
+            assert ref.text == b""
+            continue
+        assert ref.text == n.space + out.encode()
+        at = len(n.space)
+        assert ref.offsets[at] == (start if merge else 1)
+        for ch, end in zip(out, ends):
+            at += len(ch.encode())
+            assert ref.offsets[at] == end

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate, chain, repeat
 
 from tui_tok.errors import VocabError
 from tui_tok.tokenizer.charsmap import Charsmap
@@ -98,6 +99,7 @@ class UgmNormalizer:
     _plain_ascii: bytes = field(init=False, repr=False)
     _char_info: dict[str, frozenset[int] | None] = field(init=False, repr=False)
     _pair_memo: dict[bytes, tuple[tuple[int, bytes] | None, int]] = field(init=False, repr=False)
+    _char_rep: dict[str, tuple[str, frozenset[int]] | tuple[()]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         prefixes = _prefixes(tuple(t for t in self.user_defined if t))
@@ -108,6 +110,7 @@ class UgmNormalizer:
         object.__setattr__(self, "_plain_ascii", self._plain_ascii_bytes())
         object.__setattr__(self, "_char_info", {})
         object.__setattr__(self, "_pair_memo", {})
+        object.__setattr__(self, "_char_rep", {})
 
     def _plain_ascii_bytes(self) -> bytes:
         """ASCII bytes that are their own chunk, copied unchanged, not a space, whatever ASCII
@@ -209,6 +212,70 @@ class UgmNormalizer:
                     if cont and text[i + 1].encode("utf-8")[0] in cont and not self._stops_after(text, i):
                         return None
         return text
+
+    def replaced_text(self, data: bytes) -> tuple[str, list[int], int] | None:
+        """``identity_text`` allowing changed characters: each character of ``data`` is its own
+        chunk, replaced by a string without a space (maybe empty). Returns (the replacements
+        joined, the end of each one's character in ``data`` + 1 per output character, where the
+        first non-empty replacement's character starts in ``data`` + 1), or None.
+
+        With ``merge`` (or no pending prefix), ``normalize(b" " + data)`` is then the space
+        string and the joined replacements (nothing at all when they are empty with ``merge``),
+        and a token ending after output character ``i`` of the replacements ends at input
+        offset ``ends[i]`` (after the space string: at the returned start, or 1 without merge).
+
+        >>> from tui_tok.tokenizer.charsmap import Charsmap, build_charsmap
+        >>> cm = Charsmap.from_blob(build_charsmap({"ﬁ".encode(): b"fi", b"x": b""}))
+        >>> UgmNormalizer(charsmap=cm, user_defined=(), prepend=True, merge=True).replaced_text("xﬁa".encode())
+        ('fia', [5, 5, 6], 2)
+        """
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if self._ud_first and not self._ud_first.isdisjoint(data):
+            return None
+        reps = self._char_rep
+        walks: list[frozenset[int]] = []
+        chars = set(text)
+        for c in chars:
+            hit = reps.get(c)
+            if hit is None:
+                hit = self._rep_of(c)
+                reps[c] = hit
+            if not hit:
+                return None
+            if hit[1]:
+                walks.append(hit[1])
+        if walks:
+            trigger = frozenset().union(*walks)
+            if any(c.encode("utf-8")[0] in trigger for c in chars):  # check each neighbour
+                for i in range(len(text) - 1):
+                    cont = reps[text[i]][1]  # type: ignore[index]
+                    if cont and text[i + 1].encode("utf-8")[0] in cont and not self._stops_after(text, i):
+                        return None
+        outs = [reps[c][0] for c in text]  # type: ignore[index]
+        sizes = list(map(len, outs))
+        ends = list(accumulate(map(len, map(str.encode, text)), initial=1))
+        first = next((k for k, n in enumerate(sizes) if n), 0)
+        return "".join(outs), list(chain.from_iterable(map(repeat, ends[1:], sizes))), ends[first]
+
+    def _rep_of(self, c: str) -> tuple[str, frozenset[int]] | tuple[()]:
+        """(replacement, walk-extending bytes) of character ``c`` as its own chunk, or () if its
+        chunk is not exactly ``c``, or the replacement holds a space or is not valid UTF-8."""
+        if c == " ":
+            return ()
+        unit = c.encode("utf-8")
+        try:
+            rep, used, cont = self.isolated_chunk(unit)
+        except VocabError:
+            return ()
+        if used != len(unit) or 0x20 in rep:
+            return ()
+        try:
+            return rep.decode("utf-8"), cont
+        except UnicodeDecodeError:
+            return ()
 
     def _stops_after(self, text: str, i: int) -> bool:
         """Whether the charsmap walk from ``text[i]``, going on into ``text[i + 1]``, still

@@ -10,6 +10,9 @@ Here:
   ``merge``, or without a pending prefix). Its normalised text is built directly, and a token
   ending at normalised byte ``b`` ends at input offset ``b - len(space) + 1`` (the space
   string stands for the one-byte separator; for ASCII, character ``c`` ends at ``c``);
+* a word whose characters are each their own chunk but some are replaced (by text without a
+  space: ``UgmNormalizer.replaced_text``) normalises to the space string and the joined
+  replacements, with a map from output characters to input ends;
 * any other word goes through ``UgmNormalizer.normalize`` as before;
 * the normalised texts are searched together by ``ugm_batch.viterbi_batch``.
 
@@ -65,6 +68,7 @@ def encode_units(
             norm_lens[k] = 0
     generic: list[tuple[int, bytes, list[int]]] = []  # (unit index, normalised bytes, offsets)
     wide = False  # some unit on the fast path holds a non-ASCII character
+    replaced: list[tuple[int, list[int]]] = []  # (unit index, input end per output character)
     for k in others:
         word = words[k]
         if plain_ok:
@@ -72,6 +76,18 @@ def encode_units(
             if same is not None:
                 texts[k] = space_str + same
                 wide = True
+                continue
+            swap = normalizer.replaced_text(word)
+            if swap is not None:
+                out, out_ends, start = swap
+                if out or not merge:
+                    texts[k] = space_str + out
+                    norm_lens[k] = len(space) + len(out.encode("utf-8"))
+                    replaced.append((k, [0, start if merge else 1, *out_ends]))
+                else:
+                    texts[k] = ""
+                    norm_lens[k] = 0
+                out_flags[k] = flag or (bool(out) and merge)
                 continue
         norm = normalizer.normalize(b" " + word, space_prepended=flag)
         try:
@@ -97,6 +113,9 @@ def encode_units(
     else:  # plain ASCII: character c of the normalised text ends at input offset c
         ends = batch.ends.tolist()
     ids = batch.ids.tolist()
+    for k, by_char in replaced:
+        a, b = cuts[k], cuts[k + 1]
+        ends[a:b] = [by_char[e] for e in batch.ends[a:b].tolist()]
     for k, text, offsets in generic:
         a, b = cuts[k], cuts[k + 1]
         local = batch.ends[a:b].tolist()
