@@ -218,11 +218,15 @@ class BpeEncoder:
             self._cut = None
             merges = self.vocab.merges
             if not self.vocab.ignore_merges and merges:
-                joined = "\x00".join(merges)
-                if joined.count(" ") == len(merges) and not joined.startswith(" ") and "\x00 " not in joined:
-                    cps = np.frombuffer(joined.replace(" ", "").encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-                    before = np.unique(cps[:-1][cps[1:] == 0x2581])  # every character seen before a ▁
-                    glued = set(map(chr, before.tolist())) | {"\x00"}
+                cps = np.frombuffer("\x00".join(merges).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+                space = cps == 0x20
+                if int(np.count_nonzero(space)) == len(merges) and not (space[1:] & (cps[:-1] == 0)).any() and not space[0]:
+                    at = np.flatnonzero(cps[1:] == 0x2581) + 1  # every ▁ but a first character
+                    before = cps[at - 1]
+                    across = before == 0x20  # "c ▁": left ends in c, right starts with ▁
+                    before[across] = cps[at[across] - 2]
+                    seen = np.flatnonzero(np.bincount(before))  # every character seen before a ▁
+                    glued = set(map(chr, seen.tolist())) | {"\x00"}
                     body = "".join(map(re.escape, sorted(glued)))
                     self._cut = re.compile(f"(?<=[^{body}])(?=\u2581)", re.S)
         return self._cut  # type: ignore[return-value]
