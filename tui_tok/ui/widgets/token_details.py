@@ -7,6 +7,7 @@ cursor); this wraps each value once with Rich's own word wrap, so the rows look 
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
@@ -42,7 +43,9 @@ class TokenDetails(Readout):
         out = Text(style=style, end="")
         for label, value in self.rows:
             # values hold [ ] that are not markup, hence Text, never markup strings
-            lines = Text(value).wrap(console, value_width, overflow="fold")
+            text = Text(value)
+            fits = "\n" not in value and cell_len(value) <= value_width
+            lines = [text] if fits else text.wrap(console, value_width, overflow="fold")
             for k, line in enumerate(lines):
                 if out:
                     out.append("\n")

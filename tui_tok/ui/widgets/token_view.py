@@ -20,7 +20,7 @@ import numpy as np
 from rich.segment import Segment as RichSegment
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
