@@ -15,6 +15,7 @@ from tui_tok.tokenizer.ugm_normalize import UgmNormalizer
 from tui_tok.tokenizer.ugm_hash import build_token_hash, text_code_points
 from tui_tok.tokenizer.ugm_tables import trie_hash
 from tui_tok.tokenizer.ugm_viterbi import viterbi_str
+from tui_tok.tokenizer.ugm_words import WordForms
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NAMES = ["t5-botchan-en-unigram-1000", "nomic-bert-moe"]
@@ -93,9 +94,9 @@ def test_token_hash_finds_exactly_the_tokens(tokens: set[str], text: str) -> Non
 @given(word=WORD.map(lambda t: t.encode("utf-8", "surrogatepass")))
 @SETTINGS
 def test_identity_words_normalise_to_the_space_and_themselves(name: str, word: bytes) -> None:
-    """What ugm_units assumes of UgmNormalizer.identity_text (merge vocabs: one ▁ per unit)."""
+    """What ugm_units assumes of WordForms.identity_text (merge vocabs: one ▁ per unit)."""
     n = encoder(name).normalizer
-    same = n.identity_text(word.replace(b" ", b""))
+    same = WordForms(n).identity_text(word.replace(b" ", b""))
     if not same:  # None, or the empty word (a lone separator, handled apart)
         return
     unit = b" " + same.encode()
@@ -115,9 +116,9 @@ def test_identity_words_normalise_to_the_space_and_themselves(name: str, word: b
                      max_size=8).map(lambda p: "".join(p).encode("utf-8", "surrogateescape")))
 @settings(max_examples=80, deadline=None)
 def test_replaced_words_normalise_as_the_normaliser_says(prepend: bool, merge: bool, word: bytes) -> None:
-    """What ugm_units assumes of UgmNormalizer.replaced_text: text and end map, every mode."""
+    """What ugm_units assumes of WordForms.replaced_text: text and end map, every mode."""
     n = UgmNormalizer(charsmap=Charsmap.from_blob(CHARSMAP), user_defined=(), prepend=prepend, merge=merge)
-    got = n.replaced_text(word)
+    got = WordForms(n).replaced_text(word)
     if got is None:
         return
     out, ends, start = got

@@ -59,6 +59,7 @@ from tui_tok.tokenizer.ugm_hash import TokenHash
 from tui_tok.tokenizer.ugm_tables import UgmTables, build_tables, byte_tables, trie_hash
 from tui_tok.tokenizer.ugm_batch import viterbi_batch
 from tui_tok.tokenizer.ugm_units import encode_units
+from tui_tok.tokenizer.ugm_words import WordForms
 from tui_tok.tokenizer.ugm_viterbi import viterbi_bytes, viterbi_str
 from tui_tok.tokenizer.vocab import Vocab
 
@@ -120,6 +121,7 @@ class UgmEncoder:
         self._tables: UgmTables | None = None
         self._byte_tables: tuple[dict[bytes, tuple[int, float]], int] | None = None
         self._token_hash: TokenHash | None = None
+        self._forms = WordForms(self.normalizer)
         self.batch_from = _BATCH_FROM
         """Missing units from which they are encoded together (``ugm_units.py``)."""
         self._cache: dict[object, tuple[list[int], list[int], bool, int]] = {}
@@ -281,7 +283,7 @@ class UgmEncoder:
         results = encode_units(
             words,
             flag=flag,
-            normalizer=self.normalizer,
+            forms=self._forms,
             tables=tables,
             token_hash=self._token_hash,
             unk_id=self.vocab.unk_id,

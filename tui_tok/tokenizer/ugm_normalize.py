@@ -32,14 +32,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, repeat
 
 from tui_tok.errors import VocabError
 from tui_tok.tokenizer.charsmap import Charsmap
 
 ESCAPED_SPACE = "\u2581".encode()
 _FFFD = "\ufffd".encode()
-_UNKNOWN: frozenset[int] = frozenset({-1})  # marker: not yet in the per-character memo
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +95,7 @@ class UgmNormalizer:
     _memo: dict[bytes, tuple[bytes, int, frozenset[int]]] = field(init=False, repr=False)
     _plain: re.Pattern[bytes] = field(init=False, repr=False)
     _plain_ascii: bytes = field(init=False, repr=False)
-    _char_info: dict[str, frozenset[int] | None] = field(init=False, repr=False)
     _pair_memo: dict[bytes, tuple[tuple[int, bytes] | None, int]] = field(init=False, repr=False)
-    _char_rep: dict[str, tuple[str, frozenset[int]] | tuple[()]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         prefixes = _prefixes(tuple(t for t in self.user_defined if t))
@@ -108,9 +104,7 @@ class UgmNormalizer:
         object.__setattr__(self, "_memo", {})
         object.__setattr__(self, "_plain", self._plain_pattern())
         object.__setattr__(self, "_plain_ascii", self._plain_ascii_bytes())
-        object.__setattr__(self, "_char_info", {})
         object.__setattr__(self, "_pair_memo", {})
-        object.__setattr__(self, "_char_rep", {})
 
     def _plain_ascii_bytes(self) -> bytes:
         """ASCII bytes that are their own chunk, copied unchanged, not a space, whatever ASCII
@@ -127,6 +121,11 @@ class UgmNormalizer:
             if used == 1 and rep == bytes((b,)) and all(c >= 0x80 for c in cont):
                 found.append(b)
         return bytes(found)
+
+    @property
+    def ud_first(self) -> frozenset[int]:
+        """First bytes of the user-defined tokens (a walk of their trie can start there)."""
+        return self._ud_first
 
     @property
     def plain_ascii_bytes(self) -> bytes:
@@ -175,122 +174,9 @@ class UgmNormalizer:
             return re.compile(b"(?!)")
         return re.compile(b"(?:" + b"|".join(alts) + b")+")
 
-    def identity_text(self, data: bytes) -> str | None:
-        """``data`` decoded, if every character of it is its own chunk copied unchanged (no
-        space, no user-defined prefix, no charsmap change, and no charsmap walk that the next
-        character could extend) when an ASCII separator or nothing follows it; else None.
-
-        Then ``normalize(b" " + data)`` is the space string followed by ``data`` whenever the
-        space string is emitted once (merge, or no pending prefix).
-
-        >>> UgmNormalizer(charsmap=None, user_defined=(), prepend=True, merge=True).identity_text("né".encode())
-        'né'
-        """
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        if self._ud_first and not self._ud_first.isdisjoint(data):
-            return None
-        info = self._char_info
-        walks: list[frozenset[int]] = []
-        chars = set(text)
-        for c in chars:
-            cont = info.get(c, _UNKNOWN)
-            if cont is _UNKNOWN:
-                cont = self._char_cont(c)
-                info[c] = cont
-            if cont is None:
-                return None
-            if cont:
-                walks.append(cont)
-        if walks:
-            trigger = frozenset().union(*walks)
-            if any(c.encode("utf-8")[0] in trigger for c in chars):  # check each neighbour
-                for i in range(len(text) - 1):
-                    cont = info[text[i]]
-                    if cont and text[i + 1].encode("utf-8")[0] in cont and not self._stops_after(text, i):
-                        return None
-        return text
-
-    def replaced_text(self, data: bytes) -> tuple[str, list[int], int] | None:
-        """``identity_text`` allowing changed characters: each character of ``data`` is its own
-        chunk, replaced by a string without a space (maybe empty). Returns (the replacements
-        joined, the end of each one's character in ``data`` + 1 per output character, where the
-        first non-empty replacement's character starts in ``data`` + 1), or None.
-
-        With ``merge`` (or no pending prefix), ``normalize(b" " + data)`` is then the space
-        string and the joined replacements (nothing at all when they are empty with ``merge``),
-        and a token ending after output character ``i`` of the replacements ends at input
-        offset ``ends[i]`` (after the space string: at the returned start, or 1 without merge).
-
-        >>> from tui_tok.tokenizer.charsmap import Charsmap, build_charsmap
-        >>> cm = Charsmap.from_blob(build_charsmap({"ﬁ".encode(): b"fi", b"x": b""}))
-        >>> UgmNormalizer(charsmap=cm, user_defined=(), prepend=True, merge=True).replaced_text("xﬁa".encode())
-        ('fia', [5, 5, 6], 2)
-        """
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        if self._ud_first and not self._ud_first.isdisjoint(data):
-            return None
-        reps = self._char_rep
-        walks: list[frozenset[int]] = []
-        chars = set(text)
-        for c in chars:
-            hit = reps.get(c)
-            if hit is None:
-                hit = self._rep_of(c)
-                reps[c] = hit
-            if not hit:
-                return None
-            if hit[1]:
-                walks.append(hit[1])
-        if walks:
-            trigger = frozenset().union(*walks)
-            if any(c.encode("utf-8")[0] in trigger for c in chars):  # check each neighbour
-                for i in range(len(text) - 1):
-                    cont = reps[text[i]][1]  # type: ignore[index]
-                    if cont and text[i + 1].encode("utf-8")[0] in cont and not self._stops_after(text, i):
-                        return None
-        outs = [reps[c][0] for c in text]  # type: ignore[index]
-        sizes = list(map(len, outs))
-        ends = list(accumulate(map(len, map(str.encode, text)), initial=1))
-        first = next((k for k, n in enumerate(sizes) if n), 0)
-        return "".join(outs), list(chain.from_iterable(map(repeat, ends[1:], sizes))), ends[first]
-
-    def _rep_of(self, c: str) -> tuple[str, frozenset[int]] | tuple[()]:
-        """(replacement, walk-extending bytes) of character ``c`` as its own chunk, or () if its
-        chunk is not exactly ``c``, or the replacement holds a space or is not valid UTF-8."""
-        if c == " ":
-            return ()
-        unit = c.encode("utf-8")
-        try:
-            rep, used, cont = self.isolated_chunk(unit)
-        except VocabError:
-            return ()
-        if used != len(unit) or 0x20 in rep:
-            return ()
-        try:
-            return rep.decode("utf-8"), cont
-        except UnicodeDecodeError:
-            return ()
-
-    def _stops_after(self, text: str, i: int) -> bool:
-        """Whether the charsmap walk from ``text[i]``, going on into ``text[i + 1]``, still
-        makes ``text[i]`` alone its chunk (no longer key matches, the walk ends in time)."""
-        a = text[i].encode("utf-8")
-        match, node = self._walk(a + text[i + 1].encode("utf-8"))
-        if node == -2 or (match is not None and match[0] != len(a)):
-            return False
-        if node >= 0 and i + 2 < len(text):
-            assert self.charsmap is not None
-            return not self.charsmap.extends(node, text[i + 2].encode("utf-8")[0])
-        return True
-
-    def _walk(self, pair: bytes) -> tuple[tuple[int, bytes] | None, int]:
-        """``Charsmap.walk_unit`` memoised; node -2 if the walk raised (corrupt charsmap)."""
+    def walk_pair(self, pair: bytes) -> tuple[tuple[int, bytes] | None, int]:
+        """``Charsmap.walk_unit`` of two characters, memoised; node -2 if the walk raised (a
+        corrupt charsmap: the caller walks for real, to raise only where llama.cpp would)."""
         walk = self._pair_memo.get(pair)
         if walk is None:
             assert self.charsmap is not None
@@ -300,20 +186,6 @@ class UgmNormalizer:
                 walk = (None, -2)
             self._pair_memo[pair] = walk
         return walk
-
-    def _char_cont(self, c: str) -> frozenset[int] | None:
-        """None unless character ``c`` alone is a chunk copied unchanged (not a space); else the
-        bytes that would extend its charsmap walk."""
-        if c == " ":
-            return None
-        unit = c.encode("utf-8")
-        try:
-            rep, used, cont = self.isolated_chunk(unit)
-        except VocabError:
-            return None
-        if used != len(unit) or rep != unit:
-            return None
-        return cont
 
     def isolated_chunk(self, unit: bytes) -> tuple[bytes, int, frozenset[int]]:
         """Chunk for a character (or a lone invalid byte) when what follows cannot extend the
@@ -348,7 +220,7 @@ class UgmNormalizer:
         assert charsmap is not None  # only a charsmap walk has bytes that extend it
         step = utf8_char_len(data, pos + size) or 1
         end = pos + size + step
-        match, node = self._walk(data[pos:end])
+        match, node = self.walk_pair(data[pos:end])
         if node == -2 or (end < len(data) and charsmap.extends(node, data[end])):
             return self.chunk(data, pos)
         if match is not None:

@@ -5,13 +5,13 @@ distinct units; one at a time, each costs a normaliser call and a Python Viterbi
 Here:
 
 * a word of plain ASCII bytes (``UgmNormalizer.is_plain_ascii``), or of characters that are
-  each their own unchanged chunk (``UgmNormalizer.identity_text``), normalises to the space
+  each their own unchanged chunk (``WordForms.identity_text``), normalises to the space
   string followed by the word whenever the space string is emitted exactly once (with
   ``merge``, or without a pending prefix). Its normalised text is built directly, and a token
   ending at normalised byte ``b`` ends at input offset ``b - len(space) + 1`` (the space
   string stands for the one-byte separator; for ASCII, character ``c`` ends at ``c``);
 * a word whose characters are each their own chunk but some are replaced (by text without a
-  space: ``UgmNormalizer.replaced_text``) normalises to the space string and the joined
+  space: ``WordForms.replaced_text``) normalises to the space string and the joined
   replacements, with a map from output characters to input ends;
 * any other word goes through ``UgmNormalizer.normalize`` as before;
 * the normalised texts are searched together by ``ugm_batch.viterbi_batch``.
@@ -29,8 +29,8 @@ import numpy as np
 
 from tui_tok.tokenizer.ugm_batch import viterbi_batch
 from tui_tok.tokenizer.ugm_hash import TokenHash, text_code_points
-from tui_tok.tokenizer.ugm_normalize import UgmNormalizer
 from tui_tok.tokenizer.ugm_tables import UgmTables
+from tui_tok.tokenizer.ugm_words import WordForms
 
 UnitResult = tuple[list[int], list[int], bool, int]
 """Token ids, token end offsets in the unit, is_space_prepended after it, normalised bytes."""
@@ -40,7 +40,7 @@ def encode_units(
     words: Sequence[bytes],
     *,
     flag: bool,
-    normalizer: UgmNormalizer,
+    forms: WordForms,
     tables: UgmTables,
     token_hash: TokenHash,
     unk_id: int,
@@ -48,6 +48,7 @@ def encode_units(
     """The result of each unit ``b" " + word`` normalised with ``is_space_prepended = flag``;
     None if some unit's normalised bytes are not valid UTF-8 (the caller takes a slower path).
     """
+    normalizer = forms.normalizer
     space = normalizer.space
     space_str = space.decode("utf-8")
     merge, prepend = normalizer.merge, normalizer.prepend
@@ -72,12 +73,12 @@ def encode_units(
     for k in others:
         word = words[k]
         if plain_ok:
-            same = normalizer.identity_text(word)
+            same = forms.identity_text(word)
             if same is not None:
                 texts[k] = space_str + same
                 wide = True
                 continue
-            swap = normalizer.replaced_text(word)
+            swap = forms.replaced_text(word)
             if swap is not None:
                 out, out_ends, start = swap
                 if out or not merge:
