@@ -11,7 +11,11 @@ Three ways to the same answer, fastest first:
 * **units** (``_encode_units``): the fragment is cut before every *separator* byte (0x20, and
   any ASCII byte the charsmap turns into exactly 0x20, e.g. \\n for XLM-R) into units: the
   first word, then each separator with the word after it. Each unit is normalised and
-  searched once and cached. Exact when the three conditions below hold (all checked);
+  searched once and cached. Exact when the three conditions below hold (all checked). A
+  long cold text brings thousands of new units: they are encoded together
+  (``ugm_units.py``: most words normalise character by character, ``ugm_words.py``; one
+  numpy Viterbi over all of them, ``ugm_batch.py``, its lattice found in an exact hash table
+  of the trie tokens, ``ugm_hash.py``), so the Python work per unit is a few dict lookups;
 * **whole** (``encode_whole``): normalise the whole fragment, one character search: the same
   additions in the same order as llama.cpp, so exact with no condition;
 * **reference** (``encode_reference``): the byte search, a line-by-line port; used when the
