@@ -54,6 +54,10 @@ ENCODERS: dict[VocabType, tuple[str, str]] = {
 
 _new_tuple = tuple.__new__
 _GC_PAUSE_FROM = 1 << 16  # input bytes
+_PRIME_FROM = 8
+"""``tokenize`` of a text cut into this many raw fragments first encodes them all in one call
+(ids only, ``encode_fragments_ids``): that batches their new words, which the per-fragment
+calls with spans then find cached."""
 _CONTROL = int(TokenAttr.CONTROL)
 _UNKNOWN = int(TokenAttr.UNKNOWN)
 _USER_DEFINED = int(TokenAttr.USER_DEFINED)
@@ -224,7 +228,11 @@ class Tokenizer:
             out.append((_need(v.bos_id, "BOS", v), 0, 0))
         encoder = self.encoder
         after_special = True
-        for start, end, tid in self._partitioner.partition(data, parse_special=parse_special):
+        parts = self._partitioner.partition(data, parse_special=parse_special)
+        many = getattr(encoder, "encode_fragments_ids", None)
+        if many is not None and sum(tid == RAW for _, _, tid in parts) >= _PRIME_FROM:
+            self._encode_many(data, parts, many)  # fills the encoder's caches in one batch
+        for start, end, tid in parts:
             if tid != RAW:
                 out.append((tid, start, end))
                 after_special = True
