@@ -70,6 +70,9 @@ from tui_tok.tokenizer.vocab import Vocab
 _CACHE_LIMIT = 100_000
 _CACHE_BYTES = 8 << 20  # normalised bytes of all cached units
 _BATCH_FROM = 16
+_TOKENS_PER_UNIT = 250
+"""Before the first batch, its hash table (~0.25 ms per 1000 trie tokens here) must pay off:
+a batch then needs a unit per this many tokens, as a unit costs ~60 us one at a time."""
 _GC_PAUSE_FROM = 1 << 16  # input bytes
 """Missing units from which ``ugm_units.encode_units`` beats encoding them one by one."""
 
@@ -127,7 +130,8 @@ class UgmEncoder:
         self._token_hash: TokenHash | None = None
         self._forms = WordForms(self.normalizer)
         self.batch_from = _BATCH_FROM
-        """Missing units from which they are encoded together (``ugm_units.py``)."""
+        """Missing units from which they are encoded together (``ugm_units.py``); before the
+        first batch also one per ``_TOKENS_PER_UNIT`` tokens; 0 always batches (tests)."""
         self._cache: dict[object, tuple[list[int], list[int], bool, int]] = {}
         """Unit results: key ``word`` (or ``(word, is_space_prepended)`` when prepend and not
         merge) for a separator + word, ``(True, word, False)`` for a fragment's first word."""
@@ -274,7 +278,10 @@ class UgmEncoder:
     def _fill(self, keys: list[Any], words: list[bytes], flag: bool, tables: UgmTables) -> bool:
         """Encode the units ``b" " + word`` into the cache under ``keys`` (False: some unit's
         normalised bytes are not valid UTF-8)."""
-        if len(keys) < self.batch_from:
+        need = self.batch_from
+        if need and self._token_hash is None:  # the first batch also builds the hash table
+            need = max(need, self.vocab.n_tokens // _TOKENS_PER_UNIT)
+        if len(keys) < need:
             for key, word in zip(keys, words):
                 hit = self._encode_unit(b" " + word, flag, tables)
                 if hit is None:
