@@ -21,6 +21,7 @@ from textual.screen import Screen
 from tui_tok.explore.vocab_index import VocabIndex, build_vocab_index
 from tui_tok.gguf import GGUFFile, read_gguf
 from tui_tok.tokenizer.tokenizer import Tokenizer
+from tui_tok.ui.gc_pacing import GcPacer
 from tui_tok.ui.messages import TokenizerLoaded, VocabIndexBuilt
 from tui_tok.ui.screens.metadata import MetadataScreen
 from tui_tok.ui.screens.stream import StreamScreen
@@ -72,10 +73,16 @@ class TuiTokApp(App[int]):
         """perf_counter() after the first screen was painted (for benchmarks)."""
         self.pending_vocab_token: int | None = None
         """A token the vocabulary view should put under its cursor when it next shows."""
+        self.gc_pacer = GcPacer(self)
+        """Collects garbage between frames (automatic collection is off while the app runs)."""
 
     def on_mount(self) -> None:
+        self.gc_pacer.start()
         # after the first paint: the builds hold the GIL for seconds and would delay it
         self.call_after_refresh(self._start_builds)
+
+    def on_unmount(self) -> None:
+        self.gc_pacer.stop()
 
     def _start_builds(self) -> None:
         self.first_paint_at = time.perf_counter()
