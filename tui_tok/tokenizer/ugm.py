@@ -236,9 +236,9 @@ class UgmEncoder:
         rest = words[k:]
         keys: list[Any] = list(zip(rest, repeat(True))) if keyed else rest
         cache = self._cache
-        hits = list(map(cache.get, keys))
+        hits = list(map(cache.get, keys)) if cache else [None]
         if None in hits:
-            missing = list(dict.fromkeys(compress(keys, map(not_, hits))))
+            missing = list(dict.fromkeys(compress(keys, map(not_, hits)) if cache else keys))
             if not self._fill(missing, [key[0] for key in missing] if keyed else missing, flag, tables):
                 return None
             hits = list(map(cache.get, keys))
