@@ -11,8 +11,8 @@ Per vocab (all SPM and BPE vocabs of ``tests/support.py``'s ``vocab_files()``), 
 rounds (default 3) of: llama.cpp ``impl.tokenize(corpus, add_special=false, parse_special=false)``
 timed with std::chrono around that call only; ours cold (``load_tokenizer`` then
 ``encode(data, add_special=False)`` timed, fresh caches); ours "tables ready" (a fresh tokenizer
-that first encoded a short sentence, so lazily built tables exist but the word caches are
-nearly empty). Medians are printed. The ids of llama.cpp's first run are checked against our
+after ``Tokenizer.prepare()`` and one short sentence, so the lazily built tables exist, as
+llama.cpp's do after its load, but the word caches are nearly empty). Medians are printed. The ids of llama.cpp's first run are checked against our
 cold ones ("ids equal", or the first mismatch): a whole-corpus conformance check.
 
 Columns: ``tables s`` is llama.cpp's table build from strings in memory (token_to_id, bpe_ranks,
@@ -194,6 +194,7 @@ def _timed_encode(path: Path, data: bytes, *, warm_up: bool) -> tuple[float, flo
     tok = load_tokenizer(path)
     t1 = time.perf_counter()
     if warm_up:
+        tok.prepare()
         tok.encode(WARM_UP, add_special=False)
         gc.collect()
         t1 = time.perf_counter()

@@ -237,3 +237,21 @@ def test_hashed_ranks_equal_first_index(merges: list[str], keys: list[str], coll
     keys = keys + merges[:5]
     index = HashedRanks(merges)
     assert index.get_many(keys) == [merges.index(k) if k in merges else None for k in keys]
+
+
+def _all_files():  # noqa: ANN202
+    return [pytest.param(vf, id=vf.name) for vf in vocab_files() if vf.conformance is not None]
+
+
+@pytest.mark.parametrize("vf", _all_files())
+def test_prepare_changes_no_ids(vf) -> None:  # noqa: ANN001
+    """``Tokenizer.prepare()`` only builds tables early: every conformance row still matches."""
+    from support import conformance_rows
+
+    from tui_tok.loader import load_tokenizer
+
+    tok = load_tokenizer(vf.path)
+    tok.prepare()
+    for row in conformance_rows(vf.name):
+        got = tok.encode(row["text"], add_special=row["add_special"], parse_special=row["parse_special"])
+        assert got == row["ids"], row["text"]

@@ -101,6 +101,14 @@ class BpeEncoder:
             ids = [tid for tid in ids if tid >= 0]
         return ids
 
+    def prepare(self) -> None:
+        """Build the batch tables (rank index, gemma4's cut) and compile the pre-tokenizer now."""
+        if self.vocab.model in ("hybriddna", "whitespace"):
+            return
+        self._words("prepare", long=True)
+        if self._batch is None:
+            self._batch = BpeBatch(self.vocab.tokens, self._token_to_id, self._ranks_many(), byte_encode=self._byte_encode)
+
     def merge_ranks(self) -> dict[str, int]:
         """``"left right"`` -> rank; duplicates keep the lowest rank (llama.cpp's ``emplace``)."""
         if self._ranks is None:

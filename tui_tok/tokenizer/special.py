@@ -119,6 +119,10 @@ class SpecialPartitioner:
             _append_raw(out, pos, len(text))
         return out
 
+    def prepare(self, *, parse_special: bool) -> None:
+        """Build the candidate matcher now rather than at the first text that needs it."""
+        self._matcher(parse_special)
+
     def _components(self, text: bytes, m: _Matcher) -> list[tuple[int, int, list[bytes] | int]]:
         """Groups of chained overlapping occurrences: (start, end, longest candidate at each start).
 

@@ -194,6 +194,11 @@ class SpmEncoder:
             off = prev
         return out
 
+    def prepare(self) -> None:
+        """Build the batch merger and the chunker's table now."""
+        self._merger()
+        self._chunker.coarse("a b")
+
     def _encode_batch(self, chunks: list[str] | tuple[str, ...]) -> None:
         """Cache the distinct new chunks of a long text, merged together (``batch_merge.py``)
         when there are enough of them; the rest of the encoder then finds them all cached."""

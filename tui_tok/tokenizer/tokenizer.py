@@ -110,6 +110,16 @@ class Tokenizer:
         """Build from GGUF-style metadata (key -> value), as ``vocab_from_metadata`` reads it."""
         return cls(vocab_from_metadata(meta))
 
+    def prepare(self) -> None:
+        """Build now the tables that are otherwise built on first need (the encoder's merge-rank
+        index and batch tables, the special-token matchers), as llama.cpp builds its own at load.
+        Encoding gives the same ids either way; this only moves the cost (e.g. before a paste)."""
+        prepare = getattr(self.encoder, "prepare", None)
+        if prepare is not None:
+            prepare()
+        for parse_special in (False, True):
+            self._partitioner.prepare(parse_special=parse_special)
+
     @property
     def encoder(self) -> FragmentEncoder:
         """The family's fragment encoder (built on first use)."""
