@@ -117,13 +117,22 @@ class Editor(TextArea):
         return Widget.render_lines(self, crop)
 
     def _rows_state(self) -> tuple[object, ...] | None:
+        """What every row depends on, read once per repaint (reactives are slow to read)."""
         if self.language is not None or (self.placeholder and not self.document.text):
             return None
+        selection = self.selection
         return (
-            self.size, self.scroll_offset.x, self.theme, self.soft_wrap, self.show_line_numbers,
-            self.line_number_start, self.read_only, self.show_cursor, self.has_focus,
-            self.highlight_cursor_line, self.match_cursor_bracket, self.indent_width,
-            self.selection.start == self.selection.end, self._has_cursor,
+            (
+                self.size, self.scroll_offset.x, self.theme, self.soft_wrap, self.show_line_numbers,
+                self.line_number_start, self.read_only, self.show_cursor, self.has_focus,
+                self.highlight_cursor_line, self.match_cursor_bracket, self.indent_width,
+                selection.start == selection.end, self._has_cursor,
+            ),
+            self.scroll_offset.y,
+            selection,
+            self._draw_cursor,
+            self.suggestion,
+            self._matching_bracket_location,
         )
 
     def render_line(self, y: int) -> Strip:
@@ -140,24 +149,22 @@ class Editor(TextArea):
 
     def _row_key(self, y: int) -> tuple[object, ...] | None:
         """What row ``y`` shows (None: not cached)."""
-        state = self._frame_state
-        if state is None:
+        frame = self._frame_state
+        if frame is None:
             return None
-        wrapped = self.wrapped_document
-        offset = self.scroll_offset.y + y
+        state, scroll_y, selection, draw_cursor, suggestion, bracket = frame
         try:
-            line_index, section = wrapped._offset_to_line_info[offset]  # noqa: SLF001 - as TextArea.render_line
+            line_index, section = self.wrapped_document._offset_to_line_info[scroll_y + y]  # noqa: SLF001 - as TextArea.render_line
         except (IndexError, AttributeError, TypeError, ValueError):
             return None
-        start, end = self.selection
+        start, end = selection
         top, bottom = sorted((start, end))
-        bracket = self._matching_bracket_location
         return (
             state,
             self.document[line_index],
             section,
-            line_index if self.show_line_numbers else None,
-            (end[1], self._draw_cursor, self.suggestion) if end[0] == line_index else None,
+            line_index if state[4] else None,  # line numbers shown
+            (end[1], draw_cursor, suggestion) if end[0] == line_index else None,
             (start, end) if start != end and top[0] <= line_index <= bottom[0] else None,
             bracket if bracket is not None and bracket[0] == line_index else None,
         )
