@@ -13,8 +13,8 @@ Every token keeps the byte span of the input it came from. Invalid UTF-8 (each b
 U+FFFD) and the U+2581 escape change byte lengths; an offset map carries spans back, and a
 token boundary inside such a replaced character snaps to its end.
 
-Models ``hybriddna`` (DNA k-mers) and ``whitespace`` (split on whitespace first) are here too
-(V:1653-1757). Does not handle special tokens or BOS/EOS: see ``tokenizer.py``.
+Models ``hybriddna`` (DNA k-mers) and ``whitespace`` (split on whitespace first) wrap this
+path in ``bpe_models.py``; many distinct words merge together in ``bpe_batch.py``. Does not handle special tokens or BOS/EOS: see ``tokenizer.py``.
 """
 
 from __future__ import annotations
@@ -29,14 +29,14 @@ import numpy as np
 
 from tui_tok.tokenizer.bpe_batch import BpeBatch
 from tui_tok.tokenizer.bpe_hashed_ranks import HashedRanks
+from tui_tok.tokenizer.bpe_models import encode_hybriddna, encode_whitespace
 from tui_tok.tokenizer.bpe_ranks import LazyRanks
 from tui_tok.tokenizer.byte_level import ENCODE_TABLE
 from tui_tok.tokenizer.pre_spec import PreSpec
-from tui_tok.tokenizer.pretokenize.offsets import check_range, decode, decode_spans, offset_map, utf8_lens
+from tui_tok.tokenizer.pretokenize.offsets import decode
 from tui_tok.tokenizer.pretokenize.split import split_words
 from tui_tok.tokenizer.pretokenize.table import pre_spec
 from tui_tok.tokenizer.types import Piece
-from tui_tok.tokenizer.unicode_data import is_whitespace, to_lower
 from tui_tok.tokenizer.vocab import Vocab
 
 _NO_RANK = 1 << 62
@@ -83,9 +83,9 @@ class BpeEncoder:
         if not text:
             return []
         if self.vocab.model == "hybriddna":
-            return self._encode_hybriddna(text)
+            return encode_hybriddna(self, text)
         if self.vocab.model == "whitespace":
-            return self._encode_whitespace(text)
+            return encode_whitespace(self, text)
         return self._encode_raw(text)
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
@@ -354,70 +354,6 @@ class BpeEncoder:
                     ids.append(token_to_id.get(f"<0x{b:02X}>", -1))
                     lens.append(1)
         return tuple(ids), tuple(lens)
-
-    # ------------------------------------------------- hybriddna, whitespace
-
-    def _encode_whitespace(self, data: bytes) -> list[Piece]:
-        """Model ``whitespace`` (V:1730-1757): whitespace code points end a segment and vanish;
-        each segment (lowercased if the vocab says so) is BPE-encoded on its own."""
-        cps, src = decode_spans(data)
-        check_range(cps)
-        if self.vocab.escape_whitespaces:
-            cps = [0x2581 if cp == 0x20 else cp for cp in cps]
-        lowercase = self.vocab.lowercase
-        out: list[Piece] = []
-        i, n = 0, len(cps)
-        while i < n:
-            if is_whitespace(cps[i]):
-                i += 1
-                continue
-            j = i
-            while j < n and not is_whitespace(cps[j]):
-                j += 1
-            seg = np.array([to_lower(cp) if lowercase else cp for cp in cps[i:j]], dtype=np.int64)
-            starts = np.array(src[i:j], dtype=np.int64)
-            omap = offset_map(starts, np.diff(src[i : j + 1]), utf8_lens(seg), src[j])
-            text = "".join(map(chr, seg.tolist()))
-            m = omap.tolist()
-            out.extend((tid, m[a], m[b]) for tid, a, b in self._encode_text(text))
-            i = j
-        return out
-
-    def _encode_hybriddna(self, data: bytes) -> list[Piece]:
-        """Model ``hybriddna`` (V:1653-1728): 6-mers between ``<dna>`` and ``</dna>``."""
-        t2i = self._token_to_id
-        begin, end_id, oov = t2i.get("<dna>"), t2i.get("</dna>"), t2i.get("<oov>")
-        if begin is None or end_id is None or oov is None:
-            return self._encode_raw(data)
-        out: list[Piece] = []
-        pos = 0
-        n = len(data)
-
-        def plain(a: int, b: int) -> None:
-            out.extend((tid, s + a, e + a) for tid, s, e in self._encode_raw(data[a:b]))
-
-        while pos < n:
-            start = data.find(b"<dna>", pos)
-            if start < 0:
-                plain(pos, n)
-                break
-            if start > pos:
-                plain(pos, start)
-            out.append((begin, start, start + 5))
-            content = start + 5
-            close = data.find(b"</dna>", content)
-            content_end = n if close < 0 else close
-            seq = bytes(c - 32 if 0x61 <= c <= 0x7A else c for c in data[content:content_end])
-            for i in range(0, len(seq), 6):
-                kmer = seq[i : i + 6].ljust(6, b"A")
-                key = kmer.decode("utf-8", "surrogateescape") + "\ue000"
-                out.append((t2i.get(key, oov), content + i, content + min(i + 6, len(seq))))
-            if close < 0:
-                break
-            out.append((end_id, close, close + 6))
-            pos = close + 6
-        return out
-
 
 # ------------------------------------------------------------------ helpers
 
