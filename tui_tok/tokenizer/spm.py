@@ -37,7 +37,7 @@ import numpy as np
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.batch_merge import SymbolMerger
 from tui_tok.tokenizer.spm_chunks import Chunker
-from tui_tok.tokenizer.spm_merge import merge as _merge
+from tui_tok.tokenizer.spm_exact import encode_exact
 from tui_tok.tokenizer.spm_merge import merge_list as _merge_list
 from tui_tok.tokenizer.spm_merge import merge_str as _merge_str
 from tui_tok.tokenizer.types import Piece
@@ -360,34 +360,8 @@ class SpmEncoder:
     # --- byte-exact path ----------------------------------------------------------------------
 
     def _encode_exact(self, data: bytes) -> list[Piece]:
-        """Any bytes: symbols by lead byte on the escaped bytes, spans via a per-byte map."""
-        esc = data.replace(b" ", _ESC_BYTES)
-        span_of: list[tuple[int, int]] = []
-        for i, byte in enumerate(data):
-            if byte == 0x20:
-                span_of += [(i, i + 1), (i + 1, i + 1), (i + 1, i + 1)]
-            else:
-                span_of.append((i, i + 1))
-        bounds = []
-        pos = 0
-        n = len(esc)
-        while pos < n:
-            bounds.append(pos)
-            pos += _utf8_len(esc[pos])
-        def key(a: int, b: int) -> str:
-            return esc[a:b].decode("utf-8", "surrogateescape")
-
-        syms = _merge(bounds, n, key, self._t2id, self._scores)
-        out: list[Piece] = []
-        for a, b in syms:
-            b = min(b, n)
-            tid = self._t2id.get(key(a, b))
-            if tid is not None:
-                out.append((tid, span_of[a][0], span_of[b - 1][1]))
-                continue
-            for i in range(a, b):
-                out.append((self._byte_token(esc[i]), *span_of[i]))
-        return out
+        """Any bytes (``spm_exact.py``)."""
+        return encode_exact(data, self._t2id, self._scores, self._byte_token)
 
     def _byte_token(self, byte: int) -> int:
         table = self._byte_ids
@@ -418,8 +392,3 @@ def _score_dict(tokens: list[str], t2id: dict[str, int], scores: list[float]) ->
 def _twice_esc(sym: str) -> int:
     """Bytes a symbol's ▁ add beyond the 1-byte spaces they stand for."""
     return 2 * sym.count(_ESC)
-
-
-def _utf8_len(lead: int) -> int:
-    """llama.cpp's ``unicode_len_utf8``: length from the lead byte's high nibble."""
-    return (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4)[lead >> 4]
