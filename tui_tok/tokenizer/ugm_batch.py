@@ -54,21 +54,19 @@ class BatchResult:
     ids: np.ndarray
     """Token ids (int64)."""
     ends: np.ndarray
-    """Each token's end, in characters from its text's start (int64); a token starts where
-    the previous token of its text ended (or at 0)."""
+    """Each token's end, in characters (or UTF-8 bytes) from its text's start (int64); a
+    token starts where the previous token of its text ended (or at 0)."""
     counts: np.ndarray
     """Number of tokens per text (int64), in input order."""
 
 
 def _edges(
-    s: str, rem: np.ndarray, tables: UgmTables, token_hash: TokenHash, unk_id: int
+    cps: np.ndarray, rem: np.ndarray, tables: UgmTables, token_hash: TokenHash, unk_id: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every lattice edge of the joined text ``s``: (start position, length, token id, score).
-
-    ``rem`` is the number of characters from each position to its text's end.
+    """Every lattice edge of the joined text (code points ``cps``): (start position, length,
+    token id, score). ``rem`` is the number of characters from each position to its text's end.
     """
-    n = len(s)
-    cps = text_code_points(s)
+    n = cps.size
     bound = token_hash.reach(cps)  # longest token worth trying at each position
     np.minimum(bound, rem, out=bound)
     groups = [(1, np.arange(n, dtype=np.int64))]
@@ -94,8 +92,13 @@ def _edges(
     return np.concatenate(starts), np.concatenate(lengths), np.concatenate(tids), np.concatenate(scores)
 
 
-def viterbi_batch(texts: Sequence[str], tables: UgmTables, token_hash: TokenHash, *, unk_id: int) -> BatchResult:
-    """Best tokenization of every text (each searched on its own), as llama.cpp's search."""
+def viterbi_batch(
+    texts: Sequence[str], tables: UgmTables, token_hash: TokenHash, *, unk_id: int, byte_ends: bool = False
+) -> BatchResult:
+    """Best tokenization of every text (each searched on its own), as llama.cpp's search.
+
+    With ``byte_ends``, token ends are counted in UTF-8 bytes instead of characters.
+    """
     count = len(texts)
     lens = np.fromiter(map(len, texts), dtype=np.int64, count=count)
     s = "".join(texts)
@@ -107,7 +110,8 @@ def viterbi_batch(texts: Sequence[str], tables: UgmTables, token_hash: TokenHash
     unit = np.repeat(np.arange(count, dtype=np.int64), lens)
     local = np.arange(n, dtype=np.int64) - first[unit]
     rem = lens[unit] - local
-    start, length, tid, score = _edges(s, rem, tables, token_hash, unk_id)
+    cps = text_code_points(s)
+    start, length, tid, score = _edges(cps, rem, tables, token_hash, unk_id)
 
     # boundaries: text u has lens[u] + 1 of them, from first[u] + u on
     base = first + np.arange(count, dtype=np.int64)
@@ -154,4 +158,9 @@ def viterbi_batch(texts: Sequence[str], tables: UgmTables, token_hash: TokenHash
     if drop.any():
         keep = ~drop
         ids, ends, owner = ids[keep], ends[keep], owner[keep]
+    if byte_ends:  # UTF-8 length of each character, summed from its text's start
+        size = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
+        at = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(size, out=at[1:])
+        ends = at[first[owner] + ends] - at[first[owner]]
     return BatchResult(ids=ids, ends=ends, counts=np.bincount(owner, minlength=count).astype(np.int64))

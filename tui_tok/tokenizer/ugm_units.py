@@ -25,10 +25,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import accumulate, compress, repeat
 
-import numpy as np
-
 from tui_tok.tokenizer.ugm_batch import viterbi_batch
-from tui_tok.tokenizer.ugm_hash import TokenHash, text_code_points
+from tui_tok.tokenizer.ugm_hash import TokenHash
 from tui_tok.tokenizer.ugm_tables import UgmTables
 from tui_tok.tokenizer.ugm_words import WordForms
 
@@ -99,27 +97,20 @@ def encode_units(
         out_flags[k] = norm.space_prepended
         generic.append((k, norm.text, norm.offsets))
 
-    batch = viterbi_batch(texts, tables, token_hash, unk_id=unk_id)
+    batch = viterbi_batch(texts, tables, token_hash, unk_id=unk_id, byte_ends=wide)
     counts = batch.counts.tolist()
     cuts = [0, *accumulate(counts)]
-    if wide:  # character ends -> input byte ends: the space string stands for the separator
-        lens = np.fromiter(map(len, texts), dtype=np.int64, count=count)
-        first = np.cumsum(lens) - lens
-        cps = text_code_points("".join(texts))
-        size = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
-        at = np.zeros(cps.size + 1, dtype=np.int64)
-        np.cumsum(size, out=at[1:])
-        start = first[np.repeat(np.arange(count), batch.counts)]
-        ends = (at[start + batch.ends] - at[start] - (len(space) - 1)).tolist()
+    if wide:  # byte ends -> input ends: the space string stands for the one-byte separator
+        ends = (batch.ends - (len(space) - 1)).tolist()
     else:  # plain ASCII: character c of the normalised text ends at input offset c
         ends = batch.ends.tolist()
     ids = batch.ids.tolist()
     for k, by_char in replaced:
         a, b = cuts[k], cuts[k + 1]
-        ends[a:b] = [by_char[e] for e in batch.ends[a:b].tolist()]
+        ends[a:b] = [by_char[e] for e in _char_ends(texts[k], batch.ends[a:b].tolist(), wide)]
     for k, text, offsets in generic:
         a, b = cuts[k], cuts[k + 1]
-        local = batch.ends[a:b].tolist()
+        local = _char_ends(texts[k], batch.ends[a:b].tolist(), wide)
         if len(text) == len(texts[k]):
             ends[a:b] = [offsets[e] for e in local]
         else:  # character ends -> byte ends
@@ -134,3 +125,11 @@ def encode_units(
             ends[a:b] = mapped
     spans = list(map(slice, cuts[:-1], cuts[1:]))
     return list(zip(map(ids.__getitem__, spans), map(ends.__getitem__, spans), out_flags, norm_lens))
+
+
+def _char_ends(text: str, ends: list[int], in_bytes: bool) -> list[int]:
+    """Token ends in characters of ``text``, from ends in characters or UTF-8 bytes."""
+    if not in_bytes or text.isascii():
+        return ends
+    at = dict(zip(accumulate(map(len, map(str.encode, text)), initial=0), range(len(text) + 1)))
+    return [at[e] for e in ends]
