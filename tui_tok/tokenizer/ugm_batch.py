@@ -2,8 +2,8 @@
 
 The per-text search spends its time in Python: a dict lookup per candidate substring and a
 comparison per lattice edge (a bulk ``map(dict.get, substrings)`` is no better: building and
-hashing the substrings dominates). Here the texts (normalised units, see ``ugm.py``) are joined and
-every step runs over all of them together:
+hashing the substrings dominates). Here the texts (normalised units, see ``ugm.py``) are
+joined and every step runs over all of them together:
 
 1. **lattice edges**: every (position, length) pair that may be a token (lengths up to the
    longest token starting with the position's two characters, clipped at its text's end) is
@@ -12,8 +12,9 @@ every step runs over all of them together:
 2. **forward pass**: position ``t`` of every text advances together. The edges leaving
    position ``t`` all end at different places (one per length, texts apart), so one fancy
    update per ``t`` applies llama.cpp's rule: a candidate ``best[start] + score`` (the same
-   double sum of float32 scores) replaces ``best[end]`` only if strictly greater. Starts are
-   visited in increasing order, so ties keep the earliest start as in llama.cpp;
+   double sum of float32 scores) replaces ``best[end]`` only if strictly greater (the
+   winning edge is kept per boundary). Starts are visited in increasing order, so ties keep
+   the earliest start as in llama.cpp;
 3. **backtracking**: every text follows its best-start links together; the token ends are
    marked in one array, and consecutive unknown tokens of a text collapse into one.
 
@@ -39,6 +40,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+
 import numpy as np
 
 from tui_tok.tokenizer.ugm_hash import TokenHash, text_code_points
