@@ -39,6 +39,7 @@ import numpy as np
 
 _FIB = np.uint64(0x9E3779B97F4A7C15)
 _RADICES = (0xA0761D6478BD642F, 0xE7037ED1A0B428DB, 0x8EBC6AF09C88C6E3, 0x589965CC75374CC3)
+_HORNER_MAX = 64  # longer tokens (rare) take the prefix sums: one numpy pass per character is slow
 _LONG = np.uint64(1 << 63)  # set in every polynomial key, never in a packed one (63 bits)
 
 
@@ -208,7 +209,7 @@ def _token_keys(cps: np.ndarray, groups: Sequence[tuple[int, np.ndarray]], radix
     keys = []
     one = np.uint64(1)
     for n, p in groups:
-        if n <= 3:
+        if n <= 3 or n > _HORNER_MAX:  # packed keys; or very long tokens: prefix sums
             keys.append(_group_keys(cps, [(n, p)], radix))
             continue
         key = cps[p].astype(np.uint64) + one
