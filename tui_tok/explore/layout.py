@@ -139,28 +139,27 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
     bstart, bend = starts, ends
     data = text.encode("utf-8", "surrogatepass")
     raw = np.frombuffer(data, dtype=np.uint8)
-    # byte -> index of the character it belongs to: the byte's offset minus the continuation
-    # bytes (10xxxxxx) up to it. Looked up only where needed (token bounds, newlines), not as a
-    # per-byte table: a cumulative sum over 100 KB cost ~1.5 ms per keystroke here.
-    cont = np.flatnonzero((raw & 0xC0) == 0x80)
-
-    def char_of(b: np.ndarray) -> np.ndarray:
-        return b - np.searchsorted(cont, b, side="right") if len(cont) else b
-
     bstart = np.clip(bstart, 0, len(data))
     bend = np.clip(bend, bstart, len(data))
-    starts = char_of(bstart)
-    # end: the character holding the last byte, plus one; empty spans stay empty
     last = np.maximum(bend - 1, 0)
-    ends = np.where(bend > bstart, char_of(last) + 1, starts)
     newline_bytes = np.flatnonzero(raw == 0x0A)
-    line_starts = np.concatenate(([0], char_of(newline_bytes) + 1)).astype(np.int64)
-    if len(cont):
-        leads = raw[(raw & 0xC0) != 0x80]
+    if text.isascii():  # one byte, one character, one cell
+        starts = bstart
+        ends = np.where(bend > bstart, last + 1, starts)
+        line_starts = np.concatenate(([0], newline_bytes + 1)).astype(np.int64)
+        cells_before = np.arange(len(text) + 1, dtype=np.int64)
+    else:
+        # byte -> index of the character it belongs to (continuation bytes 10xxxxxx join the previous)
+        is_lead = (raw & 0xC0) != 0x80
+        char_of_byte = np.cumsum(is_lead, dtype=np.int64) - 1
+        char_of_byte = np.append(char_of_byte, len(text))  # a span may end at len(data)
+        starts = char_of_byte[bstart]
+        # end: the character holding the last byte, plus one; empty spans stay empty
+        ends = np.where(bend > bstart, char_of_byte[last] + 1, starts)
+        line_starts = np.concatenate(([0], char_of_byte[newline_bytes] + 1)).astype(np.int64)
+        leads = raw[is_lead]
         widths = 1 + (((leads >= 0xE3) & (leads <= 0xED)) | (leads == 0xF0))
         cells_before = np.concatenate(([0], np.cumsum(widths, dtype=np.int64)))
-    else:  # ASCII: one cell per character
-        cells_before = np.arange(len(text) + 1, dtype=np.int64)
     return TokenLayout(
         text=text,
         ids=ids,
