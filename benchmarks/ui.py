@@ -5,6 +5,11 @@ Prints: start -> first paint; keystroke -> token view repainted (p50/p95) with 2
 headless, so the driver writes nothing; a real terminal adds the escape-code encoding); vocabulary
 regex search over gemma-4's 262k pieces (pure and through the UI).
 Targets: first paint <= 1 s; keystroke p95 <= 16 ms (2 KB) / <= 50 ms (100 KB); search <= 30 ms.
+
+"Repainted" is when the token view's rows for the first frame after the new tokens were
+built (``PaintClock``: the end of its ``render_lines``; before session 2 it was the start of
+its top row, a little earlier). Keystrokes are ``TextArea.insert`` calls at the top of the
+text (a key event adds ~60 ms of Pilot waiting); every keystroke changes the first line.
 """
 
 from __future__ import annotations
