@@ -135,3 +135,18 @@ def test_replaced_words_normalise_as_the_normaliser_says(prepend: bool, merge: b
         for ch, end in zip(out, ends):
             at += len(ch.encode())
             assert ref.offsets[at] == end
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_huge_units_in_a_batch_take_the_per_unit_search(name: str) -> None:
+    """Units over 512 bytes beside short ones: the same as the faithful path."""
+    enc = encoder(name)
+    data = ("hello world " * 30 + "中文字" * 300 + " " + "abc" * 400 + " the end").encode()
+    enc.batch_from = 0
+    try:
+        enc.clear_cache()
+        assert enc.encode_fragment(data, after_special=False) == enc.encode_reference(data)
+        enc.clear_cache()
+        assert enc.encode_fragment_ids(data, after_special=False) == [p[0] for p in enc.encode_reference(data)]
+    finally:
+        enc.batch_from = 16
