@@ -6,7 +6,16 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui_tok.explore.layout import flow_rows, layout_tokens, line_phases, reflow_rows, row_span, row_spans, wrap_rows
+from tui_tok.explore.layout import (
+    N_PHASES,
+    flow_rows,
+    layout_tokens,
+    line_phases,
+    reflow_rows,
+    row_span,
+    row_spans,
+    wrap_rows,
+)
 from tui_tok.tokenizer.types import Token, TokenKind
 
 TEXTS = st.text(alphabet="ab \n\t日🙂é", max_size=80)
@@ -48,15 +57,20 @@ def test_line_phases_restart_at_lines_and_differ_between_neighbours(text: str, c
     lay = layout_tokens(text, tokens)
     phases = lay.phases.tolist()
     line_starts = set(lay.line_starts.tolist())
+    runs = 0
     for i, (start, phase) in enumerate(zip(lay.starts.tolist(), phases)):
+        assert 0 <= phase < N_PHASES
+        if i:
+            assert phase != phases[i - 1]  # neighbours always differ, across line starts too
         if i == 0 or start in line_starts:
-            assert phase == 0
-        else:  # continues the run of the token before it, which ends on the same line
-            assert phase == phases[i - 1] + 1
+            runs += 1
+            assert phase == (0 if runs % 2 else 3)
+        else:  # continues the run of the token before it, in the same half
+            assert phase == phases[i - 1] // 3 * 3 + (phases[i - 1] + 1) % 3
 
 
 def test_line_phases_example() -> None:
-    assert line_phases(np.array([0, 2, 3, 5, 7]), np.array([0, 5])).tolist() == [0, 1, 2, 0, 1]
+    assert line_phases(np.array([0, 2, 3, 5, 7]), np.array([0, 5])).tolist() == [0, 1, 2, 3, 4]
 
 
 @settings(max_examples=200, deadline=None)

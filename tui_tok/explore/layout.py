@@ -58,8 +58,8 @@ class TokenLayout:
     kinds: np.ndarray
     """uint8 ``KIND_CODES`` per token."""
     phases: np.ndarray
-    """int64 position of each token in its run: a token that starts where a line starts has
-    phase 0 (so does the first token), each following token one more (``line_phases``)."""
+    """int64 colour phase of each token, 0 to ``N_PHASES`` - 1: neighbours always differ, and
+    an edit inside a line changes no other line's phases (``line_phases``)."""
     line_starts: np.ndarray
     """int64 character index where each line starts; a line includes its trailing newline."""
     cells_before: np.ndarray
@@ -173,11 +173,21 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
     )
 
 
-def line_phases(starts: np.ndarray, line_starts: np.ndarray) -> np.ndarray:
-    """Each token's position since the last token starting at a line start (character ``starts``).
+N_PHASES = 6
+"""Colour phases: a run of tokens (from one that starts a line to the next such token) cycles
+through one half, 0-2 or 3-5, and consecutive runs take alternate halves."""
 
-    >>> line_phases(np.array([0, 2, 3, 5, 7]), np.array([0, 5])).tolist()
-    [0, 1, 2, 0, 1]
+
+def line_phases(starts: np.ndarray, line_starts: np.ndarray) -> np.ndarray:
+    """Each token's colour phase (0 to ``N_PHASES`` - 1) from character ``starts``.
+
+    A token that starts where a line starts begins a run; within a run phases cycle through
+    three values, and runs alternate between 0-2 and 3-5. So any two neighbours differ, also
+    across a line start (the id strip shows them side by side), and an edit inside a line
+    changes no other line's phases; adding or removing a line start flips the runs after it.
+
+    >>> line_phases(np.array([0, 2, 3, 5, 7, 8, 9]), np.array([0, 5])).tolist()
+    [0, 1, 2, 3, 4, 5, 3]
     """
     n = len(starts)
     index = np.arange(n, dtype=np.int64)
@@ -185,8 +195,10 @@ def line_phases(starts: np.ndarray, line_starts: np.ndarray) -> np.ndarray:
         return index
     at = np.minimum(np.searchsorted(line_starts, starts), len(line_starts) - 1)
     begins_line = line_starts[at] == starts
+    begins_line[0] = True
     run_start = np.maximum.accumulate(np.where(begins_line, index, 0))
-    return index - run_start
+    half = N_PHASES // 2
+    return (index - run_start) % half + half * (np.cumsum(begins_line) % 2 == 0)
 
 
 def wrap_rows(layout: TokenLayout, *, width: int) -> Rows:

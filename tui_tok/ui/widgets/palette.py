@@ -5,10 +5,10 @@ from __future__ import annotations
 from rich.style import Style
 from textual.widget import Widget
 
-from tui_tok.explore.layout import KIND_NAMES
+from tui_tok.explore.layout import KIND_NAMES, N_PHASES
 
-N_COLOURS = 6
-"""Normal tokens cycle through this many backgrounds by phase (``TokenLayout.phases``), so neighbours on a row differ."""
+N_COLOURS = N_PHASES
+"""Normal tokens take the background of their colour phase (``TokenLayout.phases``), so neighbours differ."""
 
 TOKEN_CLASSES: frozenset[str] = frozenset(
     {f"tok--c{i}" for i in range(N_COLOURS)}
