@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui_tok.ui.widgets.quiet_size import set_virtual_size
 from tui_tok.explore.vocab_index import VocabIndex, type_name
 from tui_tok.ui.widgets.paint_clock import PaintClock
 
@@ -71,7 +72,7 @@ class VocabTable(PaintClock, ScrollView, can_focus=True):
         """Show rows ``ids``; keep the cursor on ``cursor_id`` when it is among them."""
         self.index = index
         self.ids = ids
-        self.virtual_size = Size(self.scrollable_content_region.width, len(ids))
+        set_virtual_size(self, Size(self.scrollable_content_region.width, len(ids)))  # no layout pass
         row = 0
         if cursor_id is not None and len(ids):
             pos = int(np.searchsorted(ids, cursor_id))
