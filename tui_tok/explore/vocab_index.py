@@ -247,8 +247,9 @@ def search(
     else:
         try:
             kind, pattern, haystack = _compile(q, index)
-            if kind == "regex":
-                matches = pattern.finditer(haystack, timeout=SEARCH_TIMEOUT_S)
+            if kind == "regex":  # concurrent: the regex engine lets go of the GIL while it
+                # scans, so the UI thread keeps drawing while a worker searches
+                matches = pattern.finditer(haystack, timeout=SEARCH_TIMEOUT_S, concurrent=True)
             else:
                 matches = pattern.finditer(haystack)
             starts = _starts(matches, cancelled)
