@@ -192,7 +192,8 @@ def _bpe_and_spm_files():  # noqa: ANN202
 @pytest.mark.parametrize("path", _bpe_and_spm_files())
 def test_long_text_ids_equal_unbatched(path) -> None:  # noqa: ANN001
     """A long mixed text (user-defined tokens cut it into many fragments for some vocabs):
-    ``encode`` with the batches and the many-fragment call == one fragment at a time, per word."""
+    ``encode`` and ``tokenize`` (spans included) with the batches and the many-fragment calls ==
+    one fragment at a time, per word."""
     from tui_tok.loader import load_tokenizer
 
     text = _mixed_text() + "<s></s><|endoftext|><start_of_turn>\n\n\t  <mask> [CLS]"
@@ -200,6 +201,7 @@ def test_long_text_ids_equal_unbatched(path) -> None:  # noqa: ANN001
     slow = load_tokenizer(path)
     encoder = slow.encoder
     encoder.encode_fragments_ids = None  # type: ignore[attr-defined]
+    encoder.encode_fragments = None  # type: ignore[attr-defined]
     if hasattr(encoder, "_batch_words"):
         encoder._batch_words = lambda words: [encoder._bpe_word(w) for w in words]  # type: ignore[attr-defined]
     if hasattr(encoder, "_encode_batch"):
@@ -207,7 +209,9 @@ def test_long_text_ids_equal_unbatched(path) -> None:  # noqa: ANN001
     for parse_special in (False, True):
         expected = slow.encode(text, parse_special=parse_special)
         assert fast.encode(text, parse_special=parse_special) == expected
-        assert [t.id for t in fast.tokenize(text, parse_special=parse_special)] == expected
+        tokens = fast.tokenize(text, parse_special=parse_special)
+        assert [t.id for t in tokens] == expected
+        assert tokens == slow.tokenize(text, parse_special=parse_special)  # spans and kinds too
 
 
 # --- the hashed rank index --------------------------------------------------------------------

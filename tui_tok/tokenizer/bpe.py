@@ -151,15 +151,30 @@ class BpeEncoder:
         m = omap.tolist()
         return [(tid, m[a], m[b]) for tid, a, b in pieces]
 
+    def encode_fragments(self, fragments: list[tuple[bytes, bool]]) -> list[list[Piece]]:
+        """``encode_fragment`` of each (fragment, after_special) of one text, the distinct new
+        words of all of them merged in one batch (see ``encode_fragments_ids``)."""
+        if len(fragments) < 2 or self.vocab.model in ("hybriddna", "whitespace"):
+            return [self.encode_fragment(f, after_special=a) for f, a in fragments]
+        escape = self.vocab.escape_whitespaces
+        decoded = [decode(f, escape=escape) if f else ("", None) for f, _ in fragments]
+        long = sum(len(t) for t, _ in decoded) >= _CUT_FROM
+        per_text = [self._words(t, long=long) for t, _ in decoded]
+        results = self._lookup(list(chain.from_iterable(per_text)), long=long)
+        out: list[list[Piece]] = []
+        pos = 0
+        for (_, omap), words in zip(decoded, per_text):
+            pieces = _pieces(results[pos : pos + len(words)])
+            pos += len(words)
+            if omap is not None:
+                m = omap.tolist()
+                pieces = [(tid, m[a], m[b]) for tid, a, b in pieces]
+            out.append(pieces)
+        return out
+
     def _encode_text(self, text: str) -> list[Piece]:
         """Tokens of decoded text, spans in bytes of llama.cpp's re-encoding of ``text``."""
-        results = self._word_results(text)
-        ids = list(chain.from_iterable(map(itemgetter(0), results)))
-        ends = list(accumulate(chain.from_iterable(map(itemgetter(1), results))))
-        pieces = list(zip(ids, chain((0,), ends), ends))
-        if -1 in ids:
-            pieces = [p for p in pieces if p[0] >= 0]
-        return pieces
+        return _pieces(self._word_results(text))
 
     def encode_fragments_ids(self, fragments: list[tuple[bytes, bool]]) -> list[list[int]]:
         """``encode_fragment_ids`` of each (fragment, after_special) of one text, with the
@@ -356,6 +371,16 @@ class BpeEncoder:
         return tuple(ids), tuple(lens)
 
 # ------------------------------------------------------------------ helpers
+
+
+def _pieces(results: list[WordResult]) -> list[Piece]:
+    """Words' results -> pieces with byte spans (tokens of missing bytes, id -1, dropped)."""
+    ids = list(chain.from_iterable(map(itemgetter(0), results)))
+    ends = list(accumulate(chain.from_iterable(map(itemgetter(1), results))))
+    pieces = list(zip(ids, chain((0,), ends), ends))
+    if -1 in ids:
+        pieces = [p for p in pieces if p[0] >= 0]
+    return pieces
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

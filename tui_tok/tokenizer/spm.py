@@ -136,6 +136,20 @@ class SpmEncoder:
             for (text, after), f in zip(fragments, found)
         ]
 
+    def encode_fragments(self, fragments: list[tuple[bytes, bool]]) -> list[list[Piece]]:
+        """``encode_fragment`` of each (fragment, after_special) of one text, the new chunks of
+        all of them merged in one batch first (see ``encode_fragments_ids``)."""
+        if len(fragments) >= 2:
+            chunks: list[str] = []
+            for text, after in fragments:
+                data = b" " + text if self._add_space_prefix and after else text
+                try:
+                    chunks += self._chunker.coarse(data.decode("utf-8")) if data else ()
+                except UnicodeDecodeError:
+                    continue
+            self._encode_batch(chunks)
+        return [self.encode_fragment(text, after_special=after) for text, after in fragments]
+
     def _fragment_chunks(self, text: bytes, after_special: bool) -> list[int] | tuple[str, ...]:
         """A fragment's ids when it needs no chunks (cached whole, or not valid UTF-8: the
         byte-exact path), else its coarse chunks (a tuple)."""

@@ -54,10 +54,6 @@ ENCODERS: dict[VocabType, tuple[str, str]] = {
 
 _new_tuple = tuple.__new__
 _GC_PAUSE_FROM = 1 << 16  # input bytes
-_PRIME_FROM = 8
-"""``tokenize`` of a text cut into this many raw fragments first encodes them all in one call
-(ids only, ``encode_fragments_ids``): that batches their new words, which the per-fragment
-calls with spans then find cached."""
 _CONTROL = int(TokenAttr.CONTROL)
 _UNKNOWN = int(TokenAttr.UNKNOWN)
 _USER_DEFINED = int(TokenAttr.USER_DEFINED)
@@ -239,15 +235,24 @@ class Tokenizer:
         encoder = self.encoder
         after_special = True
         parts = self._partitioner.partition(data, parse_special=parse_special)
-        many = getattr(encoder, "encode_fragments_ids", None)
-        if many is not None and sum(tid == RAW for _, _, tid in parts) >= _PRIME_FROM:
-            self._encode_many(data, parts, many)  # fills the encoder's caches in one batch
+        many = getattr(encoder, "encode_fragments", None)
+        encoded: Any = None
+        if many is not None and sum(tid == RAW for _, _, tid in parts) >= 2:
+            raw, after = [], True
+            for start, end, tid in parts:
+                if tid == RAW:
+                    raw.append((data[start:end], after))
+                after = tid != RAW
+            encoded = iter(many(raw))  # all raw fragments in one call: their new words batch
         for start, end, tid in parts:
             if tid != RAW:
                 out.append((tid, start, end))
                 after_special = True
                 continue
-            pieces = encoder.encode_fragment(data[start:end], after_special=after_special)
+            if encoded is not None:
+                pieces = next(encoded)
+            else:
+                pieces = encoder.encode_fragment(data[start:end], after_special=after_special)
             if start and pieces:
                 ids, starts, ends = zip(*pieces)
                 out.extend(zip(ids, map(start.__add__, starts), map(start.__add__, ends)))
