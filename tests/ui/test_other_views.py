@@ -138,3 +138,25 @@ async def test_metadata_filter_and_full_array() -> None:
 
         detail = app.screen.query_one("#meta-detail", LinesView)
         assert detail.count == 151669 and detail.line_of(279) == "   279  'Ġthe'"
+
+
+async def test_search_box_typing_long_query_scrolls_and_searches() -> None:
+    """The search box (its virtual size repaints instead of laying out the screen) still keeps
+    the cursor in view when the query is wider than the box, and the typed query is searched."""
+    app = make_app(vocab_file("qwen3-vocab").path)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f3")
+        await settle(app, pilot)
+        box = app.screen.query_one("#vocab-search", Input)
+        box.focus()
+        query = "/" + "(?:ab)?" * 12 + "the/"
+        await pilot.press(*query)
+        await settle(app, pilot)
+        assert box.value == query
+        assert box.scroll_x > 0 and box.virtual_size.width > box.content_region.width
+        index = app.vocab_index
+        assert index is not None
+        found = app.screen.query_one("#vocab-table", VocabTable).ids.tolist()
+        pattern = regex.compile(query[1:-1])
+        assert found and all(pattern.search(index.pieces[i].replace("Ġ", " ")) or pattern.search(index.pieces[i]) for i in found[:50])

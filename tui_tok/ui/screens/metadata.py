@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Footer, Input
 
 from tui_tok.explore.metadata import MetaRow, array_item_line, filter_rows, full_lines, metadata_rows
 from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.widgets.search_box import SearchBox
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.lines_view import LinesView
 
@@ -34,7 +35,7 @@ class MetadataScreen(ViewScreen):
 
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
-        yield Input(placeholder="filter keys and values", id="meta-search")
+        yield SearchBox(placeholder="filter keys and values", id="meta-search")
         with Horizontal(id="meta-main"):
             with Vertical(id="meta-left"):
                 yield DataTable(id="meta-table", cursor_type="row", zebra_stripes=True)

@@ -23,6 +23,7 @@ from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import SearchCancelled, SearchResult, VocabIndex, search, token_facts
 from tui_tok.tokenizer.types import TokenType
 from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.widgets.search_box import SearchBox
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.token_details import TokenDetails
@@ -60,7 +61,7 @@ class VocabScreen(ViewScreen):
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
         with Horizontal(id="vocab-bar"):
-            yield Input(placeholder="search: text, /regex/, #id", id="vocab-search")
+            yield SearchBox(placeholder="search: text, /regex/, #id", id="vocab-search")
             yield Select(TYPE_OPTIONS, prompt="any type", id="vocab-type", allow_blank=True)
         with Horizontal(id="vocab-main"):
             with Vertical(id="vocab-left"):
