@@ -90,16 +90,15 @@ class SymbolMerger:
 
     def char_symbols(self, text: str) -> list[int]:
         """One symbol per character of ``text``."""
-        sids = list(map(self._t2id.get, text))
-        if None in sids:
-            table = {c: self.symbol(c) for c in set(text)}
-            sids = list(map(table.__getitem__, text))
-        return sids  # type: ignore[return-value]
+        return list(map(self._char_table(text).__getitem__, text))
 
     def char_symbol_array(self, text: str) -> np.ndarray:
-        """``char_symbols`` as an int64 array (one dict lookup per character)."""
-        table = {c: self.symbol(c) for c in set(text)}
-        return np.fromiter(map(table.__getitem__, text), dtype=np.int64, count=len(text))
+        """``char_symbols`` as an int64 array."""
+        return np.fromiter(map(self._char_table(text).__getitem__, text), dtype=np.int64, count=len(text))
+
+    def _char_table(self, text: str) -> dict[str, int]:
+        """Character -> symbol id for the distinct characters of ``text``."""
+        return {c: self.symbol(c) for c in set(text)}
 
     # --- pairs ------------------------------------------------------------------------------
 
@@ -129,12 +128,12 @@ class SymbolMerger:
         if self._merges_to_ids:
             sids = merged
         else:
-            sids = list(map(self._t2id.get, merged))  # "" (no merge) is no token: None
-            if None in sids:
-                sids = [self.symbol(t) if s is None and p is not None else s or 0 for t, s, p in zip(merged, sids, prios)]
+            sids = list(map(self._t2id.get, merged))
+            if None in sids:  # a merge that makes no token gets an id past the vocab
+                sids = [self.symbol(t) if s is None and p is not None else s for t, s, p in zip(merged, sids, prios)]
         if None in prios:
             prios = [NO_PRIO if p is None else p for p in prios]
-            sids = [s or 0 for s in sids]
+            sids = [s or 0 for s in sids]  # no merge: the merged id is never read
         vals = (np.array(prios, dtype=np.int64) << _ID_BITS) | np.array(sids, dtype=np.int64)
         self._memo.update(zip(keys.tolist(), vals.tolist()))
         return vals

@@ -27,7 +27,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from tui_tok.tokenizer.bpe_batch import BpeBatch
+from tui_tok.tokenizer.bpe_batch import BpeBatch, WordResult, has_surrogates
 from tui_tok.tokenizer.bpe_hashed_ranks import HashedRanks
 from tui_tok.tokenizer.bpe_models import encode_hybriddna, encode_whitespace
 from tui_tok.tokenizer.bpe_ranks import LazyRanks
@@ -52,9 +52,6 @@ _CUT_FROM = 256
 """Texts shorter than this are not cut before ▁ (``_subword_cut``) until the cut exists (it only
 helps the word cache, and building it costs ~0.1 s for gemma4's merges); longer ones build it."""
 
-WordResult = tuple[tuple[int, ...], tuple[int, ...]]  # = bpe_batch.WordResult
-"""One word's token ids and how many bytes of the re-encoded word each covers, in order.
-Id -1 marks bytes whose token is missing (llama.cpp drops them); lengths may be 0."""
 
 
 class BpeEncoder:
@@ -106,8 +103,7 @@ class BpeEncoder:
         if self.vocab.model in ("hybriddna", "whitespace"):
             return
         self._words("prepare", long=True)
-        if self._batch is None:
-            self._batch = BpeBatch(self.vocab.tokens, self._token_to_id, self._ranks_many(), byte_encode=self._byte_encode)
+        self._get_batch()
 
     def merge_ranks(self) -> dict[str, int]:
         """``"left right"`` -> rank; duplicates keep the lowest rank (llama.cpp's ``emplace``)."""
@@ -156,20 +152,27 @@ class BpeEncoder:
         words of all of them merged in one batch (see ``encode_fragments_ids``)."""
         if len(fragments) < 2 or self.vocab.model in ("hybriddna", "whitespace"):
             return [self.encode_fragment(f, after_special=a) for f, a in fragments]
-        escape = self.vocab.escape_whitespaces
-        decoded = [decode(f, escape=escape) if f else ("", None) for f, _ in fragments]
-        long = sum(len(t) for t, _ in decoded) >= _CUT_FROM
-        per_text = [self._words(t, long=long) for t, _ in decoded]
-        results = self._lookup(list(chain.from_iterable(per_text)), long=long)
+        decoded = [decode(f, escape=self.vocab.escape_whitespaces) if f else ("", None) for f, _ in fragments]
         out: list[list[Piece]] = []
-        pos = 0
-        for (_, omap), words in zip(decoded, per_text):
-            pieces = _pieces(results[pos : pos + len(words)])
-            pos += len(words)
+        for (_, omap), results in zip(decoded, self._fragment_results([t for t, _ in decoded])):
+            pieces = _pieces(results)
             if omap is not None:
                 m = omap.tolist()
                 pieces = [(tid, m[a], m[b]) for tid, a, b in pieces]
             out.append(pieces)
+        return out
+
+    def _fragment_results(self, texts: list[str]) -> list[list[WordResult]]:
+        """BPE of every word of each decoded fragment, all fragments looked up (and their new
+        words merged) together."""
+        long = sum(map(len, texts)) >= _CUT_FROM
+        per_text = [self._words(t, long=long) for t in texts]
+        results = self._lookup(list(chain.from_iterable(per_text)), long=long)
+        out = []
+        pos = 0
+        for words in per_text:
+            out.append(results[pos : pos + len(words)])
+            pos += len(words)
         return out
 
     def _encode_text(self, text: str) -> list[Piece]:
@@ -184,14 +187,9 @@ class BpeEncoder:
             return [self.encode_fragment_ids(f) for f, _ in fragments]
         escape = self.vocab.escape_whitespaces
         texts = [decode(f, escape=escape, offsets=False)[0] if f else "" for f, _ in fragments]
-        long = sum(map(len, texts)) >= _CUT_FROM
-        per_text = [self._words(t, long=long) for t in texts]
-        results = self._lookup(list(chain.from_iterable(per_text)), long=long)
         out: list[list[int]] = []
-        pos = 0
-        for words in per_text:
-            ids = list(chain.from_iterable(map(itemgetter(0), results[pos : pos + len(words)])))
-            pos += len(words)
+        for results in self._fragment_results(texts):
+            ids = list(chain.from_iterable(map(itemgetter(0), results)))
             out.append([tid for tid in ids if tid >= 0] if -1 in ids else ids)
         return out
 
@@ -258,10 +256,7 @@ class BpeEncoder:
 
     def _batch_words(self, words: list[str]) -> list[WordResult]:
         """``_bpe_word`` of many distinct words, most merged together (``bpe_batch.py``)."""
-        if self._batch is None:
-            self._batch = BpeBatch(
-                self.vocab.tokens, self._token_to_id, self._ranks_many(), byte_encode=self._byte_encode
-            )
+        batch = self._get_batch()
         if self.vocab.ignore_merges or self._gemma4:  # whole-word shortcuts stay per word
             results = dict.fromkeys(words)
             plain = []
@@ -270,23 +265,30 @@ class BpeEncoder:
                     results[w] = self._bpe_word(w)
                 else:
                     plain.append(w)
-            results.update(zip(plain, self._batch.encode(plain, self._bpe_word, self._to_ids)))
+            results.update(zip(plain, batch.encode(plain, self._bpe_word, self._to_ids)))
             return list(results.values())  # type: ignore[arg-type]
-        return self._batch.encode(words, self._bpe_word, self._to_ids)
+        return batch.encode(words, self._bpe_word, self._to_ids)
 
-    def _ranks_many(self) -> Callable[[list[str]], list[int | None]]:
-        """Ranks of many merge strings at once: the rank dict if built, else a hashed index."""
-        merges = self.vocab.merges
-        if self._ranks is None and HashedRanks.fits(merges):
-            return HashedRanks(merges).get_many
-        get = self.merge_ranks().get
-        return lambda keys: list(map(get, keys))
+    def _get_batch(self) -> BpeBatch:
+        """The batch merger, built on first need with ranks of many merge strings at once: from
+        the rank dict if it exists already, else from a hashed index (cheaper to build)."""
+        if self._batch is None:
+            if self._ranks is None:
+                ranks = HashedRanks(self.vocab.merges).get_many
+            else:
+                get = self._ranks.get
+
+                def ranks(keys: list[str]) -> list[int | None]:
+                    return list(map(get, keys))
+
+            self._batch = BpeBatch(self.vocab.tokens, self._token_to_id, ranks, byte_encode=self._byte_encode)
+        return self._batch
 
     def _encoded(self, word: str) -> str:
         """The word as vocab text: byte-mapped, or raw with bad bytes as surrogate escapes."""
         if self._byte_encode:
             return word.encode("utf-8", "surrogatepass").decode("latin-1").translate(ENCODE_TABLE)
-        if _has_surrogates(word):
+        if has_surrogates(word):
             return word.encode("utf-8", "surrogatepass").decode("utf-8", "surrogateescape")
         return word
 
@@ -383,12 +385,6 @@ def _pieces(results: list[WordResult]) -> list[Piece]:
     return pieces
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _has_surrogates(word: str) -> bool:
-    return not word.isascii() and _SURROGATE.search(word) is not None
-
 
 def _raw_symbols(word: str) -> list[str]:
     """Symbols of a raw (not byte-encoded) word: one per UTF-8 character, as vocab strings.
@@ -396,7 +392,7 @@ def _raw_symbols(word: str) -> list[str]:
     A surrogate code point (from input like ED A0 80) is 3 bytes in llama.cpp; vocab texts keep
     such bytes with ``surrogateescape``, so the symbol is spelled that way to match them.
     """
-    if not _has_surrogates(word):
+    if not has_surrogates(word):
         return list(word)
     return [c.encode("utf-8", "surrogatepass").decode("utf-8", "surrogateescape") for c in word]
 

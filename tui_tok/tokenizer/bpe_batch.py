@@ -28,6 +28,8 @@ LONG_WORD = 128
 """Longer words (in symbols) merge alone with a heap (the batch loop's steps are O(length))."""
 
 WordResult = tuple[tuple[int, ...], tuple[int, ...]]
+"""One word's token ids and how many bytes of the re-encoded word each covers, in order.
+Id -1 marks bytes whose token is missing (llama.cpp drops them); lengths may be 0."""
 
 
 class BpeBatch:
@@ -85,9 +87,9 @@ class BpeBatch:
             syms = self._byte_symbols[np.frombuffer(b"".join([raws[i] for i in batch]), dtype=np.uint8)]
         else:
             lens = list(map(len, words))
-            surrogates = _SURROGATE.search("".join(words)) is not None
+            surrogates = has_surrogates("".join(words))
             for i, (w, n) in enumerate(zip(words, lens)):
-                if not n or (surrogates and _SURROGATE.search(w)):
+                if not n or (surrogates and has_surrogates(w)):
                     results[i] = fallback(w)
                 elif n <= LONG_WORD:
                     batch.append(i)
@@ -117,3 +119,8 @@ class BpeBatch:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_surrogates(text: str) -> bool:
+    """Whether ``text`` holds a surrogate code point (from bytes that were not valid UTF-8)."""
+    return not text.isascii() and _SURROGATE.search(text) is not None

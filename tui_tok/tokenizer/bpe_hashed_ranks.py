@@ -44,11 +44,6 @@ class HashedRanks:
             self._hashes[slot[won]] = hashes[rank[won]]
             rank, slot = rank[~won], (slot[~won] + 1) & self._mask
 
-    @staticmethod
-    def fits(merges: list[str]) -> bool:
-        """Always: kept so that callers can choose the rank dict instead."""
-        return True
-
     def get_many(self, keys: list[str]) -> list[int | None]:
         """The rank of each key, or None when it is no merge."""
         out: list[int | None] = [None] * len(keys)

@@ -85,10 +85,8 @@ class SpecialPartitioner:
             return []
         firsts = self._first_bytes.get(parse_special)
         if firsts is None:
-            firsts = self._first_bytes[parse_special] = bytes(
-                {self._vocab.token_bytes(t)[:1][0] for t in self.candidates(parse_special=parse_special)
-                 if self._vocab.token_bytes(t)}
-            )  # fmt: skip
+            texts = map(self._vocab.token_bytes, self.candidates(parse_special=parse_special))
+            firsts = self._first_bytes[parse_special] = bytes({b[0] for b in texts if b})
         if len(text.translate(None, firsts)) == len(text):  # no candidate can start anywhere
             return [(0, len(text), RAW)]
         m = self._matcher(parse_special)

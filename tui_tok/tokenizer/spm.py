@@ -211,7 +211,7 @@ class SpmEncoder:
     def prepare(self) -> None:
         """Build the batch merger and the chunker's table now."""
         self._merger()
-        self._chunker.coarse("a b")
+        self._chunker.prepare()
 
     def _encode_batch(self, chunks: list[str] | tuple[str, ...]) -> None:
         """Cache the distinct new chunks of a long text, merged together (``batch_merge.py``)

@@ -37,12 +37,16 @@ class Chunker:
         self._bad_prev: frozenset[str] | None = None
         self._pairs: frozenset[str] | None = None
 
+    def prepare(self) -> None:
+        """Build the table ``coarse`` needs now rather than at its first text."""
+        if self._bad_prev is None:
+            self._bad_prev = _bad_prev_chars(self._tokens)
+
     def coarse(self, text: str) -> list[str]:
         """``text`` (plain spaces, not yet escaped) cut before ▁ runs; the pieces concatenate to it."""
         chunks = _RUN_RE.findall(text)
+        self.prepare()
         bad = self._bad_prev
-        if bad is None:
-            bad = self._bad_prev = _bad_prev_chars(self._tokens)
         if bad and len(chunks) > 1:
             merged = [chunks[0]]
             for c in chunks[1:]:

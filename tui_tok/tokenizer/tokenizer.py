@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import gc
 import importlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from itertools import repeat
 from typing import Any
 
 from tui_tok.errors import TokenizeError, UnsupportedTokenizerError, VocabError
 from tui_tok.tokenizer.decode import PieceTable
-from tui_tok.tokenizer.special import RAW, SpecialPartitioner
+from tui_tok.tokenizer.special import RAW, Fragment, SpecialPartitioner
 from tui_tok.tokenizer.stream import StreamDecoder
 from tui_tok.tokenizer.types import FragmentEncoder, Piece, Token, TokenAttr, TokenKind, VocabType
 from tui_tok.tokenizer.vocab import Vocab, vocab_from_metadata
@@ -135,18 +136,12 @@ class Tokenizer:
         ``text`` may be ``str`` (encoded as UTF-8) or raw ``bytes``.
         """
         data = _as_bytes(text)
-        paused = gc.isenabled() and len(data) > _GC_PAUSE_FROM  # as in ``tokenize``: caches fill up
-        if paused:
-            gc.disable()
-        try:
+        with _gc_paused(len(data)):
             ids_only = getattr(self.encoder, "encode_fragment_ids", None)
             if ids_only is None:
                 pieces = self._encode(data, add_special, parse_special)
                 return list(next(zip(*pieces))) if pieces else []
             return self._encode_ids(data, add_special, parse_special, ids_only)
-        finally:
-            if paused:
-                gc.enable()
 
     def tokenize(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> list[Token]:
         """Tokens with byte spans into the UTF-8 input and a display kind.
@@ -155,21 +150,13 @@ class Tokenizer:
         LSTRIP/RSTRIP special token swallowed belongs to no token.
         """
         data = _as_bytes(text)
-        # the collector is paused for long inputs: 100k new tuples that all survive would trigger
-        # full collections of the whole heap, and they hold no cycles for it to find
-        paused = gc.isenabled() and len(data) > _GC_PAUSE_FROM
-        if paused:
-            gc.disable()
-        try:
+        with _gc_paused(len(data)):
             pieces = self._encode(data, add_special, parse_special)
             if not pieces:
                 return []
             ids, starts, ends = zip(*pieces)
             rows = zip(ids, starts, ends, map(self._kind_table().__getitem__, ids))
             return list(map(_new_tuple, repeat(Token), rows))  # Token(*row) without a Python-level call
-        finally:
-            if paused:
-                gc.enable()
 
     def _added(self, add_special: bool) -> tuple[bool, bool, bool]:
         """Whether llama.cpp adds (BOS, EOS, SEP) for this family (§4.8)."""
@@ -188,42 +175,18 @@ class Tokenizer:
         out: list[int] = [_need(v.bos_id, "BOS", v)] if bos else []
         after_special = True
         parts = self._partitioner.partition(data, parse_special=parse_special)
-        many = getattr(self.encoder, "encode_fragments_ids", None)
-        if many is not None:
-            parts = list(parts)
-            if sum(tid == RAW for _, _, tid in parts) > 1:
-                out += self._encode_many(data, parts, many)
-                parts = []
+        encoded = _all_at_once(data, parts, getattr(self.encoder, "encode_fragments_ids", None))
         for start, end, tid in parts:
             if tid != RAW:
                 out.append(tid)
                 after_special = True
             else:
-                out += ids_only(data[start:end], after_special=after_special)
+                out += next(encoded) if encoded else ids_only(data[start:end], after_special=after_special)
                 after_special = False
         if eos:
             out.append(_need(v.eos_id, "EOS", v))
         if sep:
             out.append(_need(v.sep_id, "SEP", v))
-        return out
-
-    @staticmethod
-    def _encode_many(data: bytes, parts: list[tuple[int, int, int]], many: Any) -> list[int]:
-        """The ids of partitioned text through ``encode_fragments_ids`` (all raw fragments in one
-        call, each with whether it follows a special token), special tokens in between."""
-        raw: list[tuple[bytes, bool]] = []
-        after_special = True
-        for start, end, tid in parts:
-            if tid == RAW:
-                raw.append((data[start:end], after_special))
-            after_special = tid != RAW
-        encoded = iter(many(raw))
-        out: list[int] = []
-        for _, _, tid in parts:
-            if tid == RAW:
-                out += next(encoded)
-            else:
-                out.append(tid)
         return out
 
     def _encode(self, data: bytes, add_special: bool, parse_special: bool) -> list[Piece]:
@@ -235,21 +198,13 @@ class Tokenizer:
         encoder = self.encoder
         after_special = True
         parts = self._partitioner.partition(data, parse_special=parse_special)
-        many = getattr(encoder, "encode_fragments", None)
-        encoded: Any = None
-        if many is not None and sum(tid == RAW for _, _, tid in parts) >= 2:
-            raw, after = [], True
-            for start, end, tid in parts:
-                if tid == RAW:
-                    raw.append((data[start:end], after))
-                after = tid != RAW
-            encoded = iter(many(raw))  # all raw fragments in one call: their new words batch
+        encoded = _all_at_once(data, parts, getattr(encoder, "encode_fragments", None))
         for start, end, tid in parts:
             if tid != RAW:
                 out.append((tid, start, end))
                 after_special = True
                 continue
-            if encoded is not None:
+            if encoded:
                 pieces = next(encoded)
             else:
                 pieces = encoder.encode_fragment(data[start:end], after_special=after_special)
@@ -342,6 +297,38 @@ def _need(token_id: int, what: str, vocab: Vocab) -> int:
     if token_id < 0:
         raise TokenizeError(f"the vocab wants a {what} token but has no {what} id (llama.cpp asserts here)")
     return token_id
+
+
+@contextmanager
+def _gc_paused(n_bytes: int) -> Iterator[None]:
+    """Pause the collector while encoding a long input: 100k new tuples (and cache entries)
+    that all survive would trigger full collections of the whole heap, and they hold no
+    cycles for it to find."""
+    paused = gc.isenabled() and n_bytes > _GC_PAUSE_FROM
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _all_at_once(data: bytes, parts: list[Fragment], many: Any) -> Iterator[Any] | None:
+    """The results of an encoder's many-fragment call (``encode_fragments_ids`` or
+    ``encode_fragments``) on every raw fragment of ``parts``, each with whether it follows a
+    special token, in order; None when the encoder has no such call or there are fewer than
+    two raw fragments (one call per fragment is the same then). One call lets the encoder
+    batch the new words of all fragments (user-defined tokens may cut a text into thousands)."""
+    if many is None or sum(tid == RAW for _, _, tid in parts) < 2:
+        return None
+    raw: list[tuple[bytes, bool]] = []
+    after_special = True
+    for start, end, tid in parts:
+        if tid == RAW:
+            raw.append((data[start:end], after_special))
+        after_special = tid != RAW
+    return iter(many(raw))
 
 
 def _encoder_class(vocab: Vocab) -> type:
