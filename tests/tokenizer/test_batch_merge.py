@@ -259,3 +259,28 @@ def test_prepare_changes_no_ids(vf) -> None:  # noqa: ANN001
     for row in conformance_rows(vf.name):
         got = tok.encode(row["text"], add_special=row["add_special"], parse_special=row["parse_special"])
         assert got == row["ids"], row["text"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=6), max_size=12),
+    st.dictionaries(st.integers(0, 9), st.lists(st.tuples(st.integers(-1, 50), st.integers(0, 4)), min_size=1, max_size=3)),
+    st.booleans(),
+)
+def test_expand_words_equals_per_word(words: list[list[int]], extra: dict, ends: bool) -> None:
+    """``expand_words`` == concatenating each symbol's parts word by word (sizes or running ends),
+    with symbols of one token and of several."""
+    from itertools import accumulate
+
+    from tui_tok.tokenizer.batch_results import expand_words
+
+    def parts_of(sid: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        runs = extra.get(sid, [(sid + 100, sid % 3 + 1)])
+        return tuple(r[0] for r in runs), tuple(r[1] for r in runs)
+
+    expected = []
+    for word in words:
+        ids = tuple(i for s in word for i in parts_of(s)[0])
+        sizes = tuple(n for s in word for n in parts_of(s)[1])
+        expected.append((ids, tuple(accumulate(sizes)) if ends else sizes))
+    assert expand_words(words, lambda sids: list(map(parts_of, sids)), ends=ends) == expected

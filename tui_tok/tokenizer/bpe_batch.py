@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from tui_tok.tokenizer.batch_merge import SymbolMerger
+from tui_tok.tokenizer.batch_results import Parts, expand_words
 from tui_tok.tokenizer.byte_level import BYTE_TO_CHAR
 
 LONG_WORD = 128
@@ -47,6 +48,7 @@ class BpeBatch:
         self._tokens = tokens
         self._byte_encode = byte_encode
         self._sizes: dict[int, int] = {}  # token id -> UTF-8 size of its text (raw vocabs)
+        self._parts: dict[int, Parts] = {}  # symbol id -> its ids and byte lengths
         self._to_ids: Callable[[list[str]], WordResult] = lambda texts: ((), ())
 
         def resolve(lefts: list[str], rights: list[str]) -> tuple[list[int | None], list[str]]:
@@ -98,9 +100,19 @@ class BpeBatch:
             syms = merger.char_symbol_array("".join([words[i] for i in batch]))
         if batch:
             merged = merger.merge_flat(syms, np.array([lens[i] for i in batch], dtype=np.int64))
-            for i, sids in zip(batch, merged):
-                results[i] = self._result(sids)
+            for i, result in zip(batch, expand_words(merged, self._describe, ends=False)):
+                results[i] = result
         return results  # type: ignore[return-value]
+
+    def _describe(self, sids: list[int]) -> list[Parts]:
+        """Each final symbol's ids and byte lengths (``_result`` of a one-symbol word), memoised."""
+        memo = self._parts
+        found = list(map(memo.get, sids))
+        if None in found:
+            for i, sid in enumerate(sids):
+                if found[i] is None:
+                    memo[sid] = found[i] = self._result([sid])
+        return found  # type: ignore[return-value]
 
     def _result(self, sids: list[int]) -> WordResult:
         """Final symbols -> (ids, byte lengths): a token's symbol id is its id; its length is its

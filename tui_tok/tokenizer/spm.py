@@ -36,6 +36,7 @@ import numpy as np
 
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.batch_merge import SymbolMerger
+from tui_tok.tokenizer.batch_results import Parts, expand_words
 from tui_tok.tokenizer.spm_chunks import Chunker
 from tui_tok.tokenizer.spm_exact import encode_exact
 from tui_tok.tokenizer.spm_merge import merge_list as _merge_list
@@ -78,7 +79,7 @@ class SpmEncoder:
         self._chunker = Chunker(vocab.tokens)
         self._batch: SymbolMerger | bool | None = None  # False: cannot batch this vocab
         self._symbol_parts: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
-        self._space_sizes: dict[int, int] = {}
+        self._sid_parts: dict[int, Parts] = {}  # batch symbol id -> its ids and input bytes
         self._misses = 0
         self.fine_after = max(vocab.n_tokens // _FINE_PER_TOKENS, 1000)
         """Distinct chunks to see before cutting chunks finer (tests set -1 to always cut)."""
@@ -230,27 +231,41 @@ class SpmEncoder:
         syms = merger.char_symbol_array("".join(short).replace(" ", _ESC))
         merged = merger.merge_flat(syms, np.fromiter(map(len, short), dtype=np.int64, count=len(short)))
         cache = self._cache
-        n_tokens = merger.n_tokens
-        sizes = self._space_sizes
-        for chunk, sids in zip(short, merged):
-            if max(sids) < n_tokens and _ESC not in chunk:  # tokens only, every ▁ a space
-                found = list(map(sizes.get, sids))
-                if None in found:
-                    found = [self._space_size(sid) if f is None else f for sid, f in zip(sids, found)]
-                cache[chunk] = (tuple(sids), tuple(accumulate(found)))  # type: ignore[arg-type]
-            else:
-                cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
+        if _ESC in "".join(short):  # a literal ▁ in the input: those chunks one by one
+            plain = [_ESC not in chunk for chunk in short]
+            for chunk, sids, ok in zip(short, merged, plain):
+                if not ok:
+                    cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
+            short = [c for c, ok in zip(short, plain) if ok]
+            merged = [m for m, ok in zip(merged, plain) if ok]
+        cache.update(zip(short, expand_words(merged, self._describe, ends=True)))
         if len(short) < len(new):
             for chunk in new:
                 if len(chunk) > _LIST_MAX:  # the heap: O(n log n)
                     sids = merger.merge_long(merger.char_symbols(chunk.replace(" ", _ESC)))
                     cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
 
+    def _describe(self, sids: list[int]) -> list[Parts]:
+        """Token ids and input bytes of final symbols, every ▁ standing for a 1-byte space: a
+        token covers its bytes, any other symbol (one character) becomes its byte tokens."""
+        memo = self._sid_parts
+        found = list(map(memo.get, sids))
+        if None in found:
+            merger = self._merger()
+            assert merger is not None
+            for i, sid in enumerate(sids):
+                if found[i] is None:
+                    if sid < merger.n_tokens:
+                        part: Parts = ((sid,), (self._space_size(sid),))
+                    else:
+                        part = self._parts_of(merger.text(sid))
+                    memo[sid] = found[i] = part
+        return found  # type: ignore[return-value]
+
     def _space_size(self, tid: int) -> int:
         """Input bytes a token covers when each of its ▁ stands for a 1-byte space."""
         text = self._vocab.tokens[tid]
-        size = self._space_sizes[tid] = len(text.encode("utf-8", "surrogateescape")) - _twice_esc(text)
-        return size
+        return len(text.encode("utf-8", "surrogateescape")) - _twice_esc(text)
 
     def _merger(self) -> SymbolMerger | None:
         """The batch merger: priority = the merged token's score, highest first (None when a
