@@ -27,12 +27,16 @@ def load_tokenizer(source: str | os.PathLike[str] | GGUFFile) -> Tokenizer:
     path) when llama.cpp would refuse the vocab, ``UnsupportedTokenizerError`` for an unknown
     ``tokenizer.ggml.model``/``pre``.
     """
-    from tui_tok.gguf import GGUFFile, read_gguf
+    from tui_tok.gguf import GGUFFile, GGUFValueType, read_gguf
     from tui_tok.tokenizer.tokenizer import Tokenizer
+    from tui_tok.tokenizer.vocab import vocab_from_metadata
 
     gguf = source if isinstance(source, GGUFFile) else read_gguf(source)
+    # the reader returns every string array as a list of str: the vocab need not check each entry
+    str_lists = {k for k, f in gguf.fields.items()
+                 if f.item_type is GGUFValueType.STRING and type(f.value) is list}  # fmt: skip
     try:
-        return Tokenizer.from_metadata(gguf.metadata)
+        return Tokenizer(vocab_from_metadata(gguf.metadata, str_lists=str_lists))
     except VocabError as exc:
         path = getattr(gguf, "path", None)
         if path is not None and str(path) not in str(exc):

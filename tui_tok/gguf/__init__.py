@@ -4,7 +4,13 @@ Knows nothing of tokenizers. ``read_gguf(path)`` returns a ``GGUFFile`` (fields 
 file order, values as Python scalars, numpy arrays or ``list[str]``); ``write_gguf``
 writes metadata with inferred or forced (``GGUFValue``) types. ``GGUFOpenError`` is defined in
 ``tui_tok.errors`` with the other errors and re-exported here.
+
+The writer is imported on first use (``tempfile``/``shutil`` cost a few ms of every open).
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from tui_tok.errors import GGUFOpenError
 from tui_tok.gguf.reader import parse_gguf_bytes, read_gguf
@@ -17,7 +23,9 @@ from tui_tok.gguf.types import (
     TensorInfo,
     ggml_type_name,
 )
-from tui_tok.gguf.writer import copy_metadata_only, write_gguf
+
+if TYPE_CHECKING:
+    from tui_tok.gguf.writer import copy_metadata_only, write_gguf
 
 __all__ = [
     "GGML_TYPES",
@@ -33,3 +41,11 @@ __all__ = [
     "read_gguf",
     "write_gguf",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("write_gguf", "copy_metadata_only"):
+        from tui_tok.gguf import writer
+
+        return getattr(writer, name)
+    raise AttributeError(f"module 'tui_tok.gguf' has no attribute {name!r}")
