@@ -35,6 +35,10 @@ from tui_tok.tokenizer import unicode_data as ud
 
 # Markers for non-ASCII code points (all < U+0100, so the collapsed text is latin-1).
 _M_LETTER, _M_NUMBER, _M_MARK, _M_SPACE, _M_OTHER, _M_NOFLAGS = "\x80", "\x81", "\x82", "\x83", "\x84", "\x85"
+_M_PUNCT = "\x88"
+"""Punctuation (category P, not whitespace) has its own marker, for the one-pass forms of the
+regex lists that name ``\\p{P}`` (``onepass.py``); the splitters here never list "other" code
+points positively (only in negated classes and ``.``), so they see it as one more "other"."""
 
 
 @cache
@@ -43,6 +47,7 @@ def _collapse_table() -> np.ndarray:
     flags = ud.flags_table()
     table = np.full(ud.MAX_CODEPOINTS, ord(_M_OTHER), dtype=np.uint8)
     table[flags == 0] = ord(_M_NOFLAGS)
+    table[(flags & ud.MASK_CATEGORIES) == ud.PUNCTUATION] = ord(_M_PUNCT)
     table[(flags & ud.ACCENT_MARK) != 0] = ord(_M_MARK)
     table[(flags & ud.NUMBER) != 0] = ord(_M_NUMBER)
     table[(flags & ud.LETTER) != 0] = ord(_M_LETTER)
@@ -97,9 +102,15 @@ def _classes() -> dict[str, str]:
 
 
 def _contractions_ci() -> str:
-    one = "|".join(f"'[{_lowers_to(c)}]" for c in "stmd")
-    two = "|".join(f"'[{_lowers_to(a)}][{_lowers_to(b)}]" for a, b in ("re", "ve", "ll"))
-    return f"{one}|{two}"
+    """``'`` factored out (one branch for ``re`` to try instead of seven): the second characters
+    differ between the alternatives, so their order never mattered."""
+    one = "|".join(f"[{_lowers_to(c)}]" for c in "stmd")
+    two = "|".join(f"[{_lowers_to(a)}][{_lowers_to(b)}]" for a, b in ("re", "ve", "ll"))
+    return f"'(?:{one}|{two})"
+
+
+CONTRACTIONS_GPT2 = "'(?:s|t|re|ve|m|ll|d)"
+"""GPT-2's exact ``'s|'t|'re|'ve|'m|'ll|'d`` with ``'`` factored out (same matches)."""
 
 
 def _ws_tail(c: dict[str, str], *, newlines: bool) -> str:
@@ -112,7 +123,7 @@ def gpt2() -> re.Pattern[str]:
     """``unicode_regex_split_custom_gpt2`` (U:215-330), on ``collapse``d text."""
     c = _classes()
     punct = f"[^{c['W']}{c['L']}{c['N']}{c['Z']}]"
-    return re.compile(f"'s|'t|'re|'ve|'m|'ll|'d| ?[{c['L']}]+| ?[{c['N']}]+| ?{punct}+|{_ws_tail(c, newlines=False)}")
+    return re.compile(f"{CONTRACTIONS_GPT2}| ?[{c['L']}]+| ?[{c['N']}]+| ?{punct}+|{_ws_tail(c, newlines=False)}")
 
 
 def _llama3_like(*, numbers: str, with_marks: bool) -> re.Pattern[str]:

@@ -10,7 +10,9 @@ Returns the words as ``str`` slices of the text, in order, tiling it; zero-lengt
 empty regex matches) are kept, as llama.cpp keeps them (they produce no tokens). Byte-level
 encoding of words is left to the caller (``bpe.py``).
 
-Speed: a regex list whose patterns never look before a chunk (no ``^``, ``\\b``, lookbehind) runs
+Speed: a list with an exact one-pattern form (``onepass.plan``: the custom splitters, NEWLINES,
+a single std::regex, STARCODER, DEFAULT, FALCON) is one ``findall`` over the text. Otherwise, a
+regex list whose patterns never look before a chunk (no ``^``, ``\\b``, lookbehind) runs
 on chunk *texts*: a chunk's final pieces depend on its text only, so each distinct chunk is cut
 once and memoised (``_split_keyed``); ``split_spans`` is the plain per-chunk form, kept for the
 digit splitters and as the reference the memoised path is tested against.
@@ -23,9 +25,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import chain
 
-import numpy as np
-
-from tui_tok.tokenizer.pretokenize import fast, stdregex
+from tui_tok.tokenizer.pretokenize import fast, onepass, stdregex
 from tui_tok.tokenizer.pretokenize import regexes as rx
 
 Chunks = list[tuple[int, int]]
@@ -55,13 +55,11 @@ def split_words(text: str, regexes: Sequence[str]) -> list[str]:
     """
     if not text:
         return []
-    if len(regexes) == 1 and regexes[0] in _FAST:  # the common case: one pass over the whole text
-        collapsed = fast.collapse(text)
-        pieces = _FAST[regexes[0]]().findall(collapsed)
-        if collapsed is not text:
-            _restore_non_ascii(text, pieces)
-        return pieces
-    steps = _steps(tuple(regexes))
+    key = regexes if type(regexes) is tuple else tuple(regexes)
+    one = onepass.plan(key)
+    if one is not None:  # the common case: one pattern over the whole text
+        return one.words(text)
+    steps = _steps(key)
     if steps is not None:
         return _split_keyed(text, regexes, steps)
     return [text[a:b] for a, b in split_spans(text, regexes)]
@@ -264,14 +262,3 @@ def _digit_groups(collapsed: str, chunks: Chunks) -> Chunks:
         if prev < end:
             out.append((prev, end))
     return out
-
-
-def _restore_non_ascii(text: str, pieces: list[str]) -> None:
-    """Pieces of the collapsed text that hold a marker get their real characters back (in place);
-    all-ASCII pieces already equal the words, so only the few others are sliced again."""
-    ends = np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)))
-    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    touched = np.unique(np.searchsorted(ends, np.flatnonzero(cps > 0x7F), side="right"))
-    for i in touched.tolist():
-        end = int(ends[i])
-        pieces[i] = text[end - len(pieces[i]) : end]
