@@ -112,8 +112,9 @@ pair_tables = st.dictionaries(
 
 
 def _merger(table: dict[tuple[str, str], int], tokens: list[str]) -> SymbolMerger:
-    def resolve(lefts: list[str], rights: list[str]) -> tuple[list[int | None], list[str]]:
-        return [table.get(p) for p in zip(lefts, rights)], [a + b for a, b in zip(lefts, rights)]
+    def resolve(lefts: list[str], rights: list[str]) -> tuple[np.ndarray, list[str]]:
+        prios = [table.get(p, -1) for p in zip(lefts, rights)]
+        return np.array(prios, dtype=np.int64), [a + b for a, b, r in zip(lefts, rights, prios) if r >= 0]
 
     return SymbolMerger(tokens, {t: i for i, t in enumerate(tokens)}, resolve)
 

@@ -37,11 +37,11 @@ _TAIL_WORDS = 12
 """Below this many unfinished words, the rest is merged per word in Python (cheaper than a
 round of a dozen numpy calls)."""
 
-Resolver = Callable[[list[str], list[str]], "tuple[list[int | None], list[str] | list[int | None]]"]
-"""(left texts, right texts) -> (priorities, merged), one per pair; priority None if the pair
-never merges, else 0 <= priority < ``NO_PRIO``, lower merging first; merged: the merged texts, or
-their token ids (any value where the priority is None) with ``merges_to_ids``. Called with
-many pairs at once so that it can work with ``map`` at C speed."""
+Resolver = Callable[[list[str], list[str]], "tuple[np.ndarray, list[str] | list[int]]"]
+"""(left texts, right texts) -> (priorities, merged): priorities an int64 array, one per pair,
+-1 where the pair never merges, else 0 <= priority < ``NO_PRIO``, lower merging first; merged:
+for the pairs that merge only, in order, the merged texts, or their token ids with
+``merges_to_ids``. Called with many pairs at once so that it can work at C speed."""
 
 
 class SymbolMerger:
@@ -125,16 +125,15 @@ class SymbolMerger:
         lefts = list(map(texts, (keys >> _ID_BITS).tolist()))
         rights = list(map(texts, (keys & _ID_MASK).tolist()))
         prios, merged = self._resolve(lefts, rights)
+        hit = prios >= 0
         if self._merges_to_ids:
             sids = merged
         else:
             sids = list(map(self._t2id.get, merged))
             if None in sids:  # a merge that makes no token gets an id past the vocab
-                sids = [self.symbol(t) if s is None and p is not None else s for t, s, p in zip(merged, sids, prios)]
-        if None in prios:
-            prios = [NO_PRIO if p is None else p for p in prios]
-            sids = [s or 0 for s in sids]  # no merge: the merged id is never read
-        vals = (np.array(prios, dtype=np.int64) << _ID_BITS) | np.array(sids, dtype=np.int64)
+                sids = [self.symbol(t) if s is None else s for t, s in zip(merged, sids)]
+        vals = np.full(len(keys), _NO_PAIR, dtype=np.int64)
+        vals[hit] = (prios[hit] << _ID_BITS) | np.array(sids, dtype=np.int64)
         self._memo.update(zip(keys.tolist(), vals.tolist()))
         return vals
 

@@ -274,12 +274,12 @@ class BpeEncoder:
         the rank dict if it exists already, else from a hashed index (cheaper to build)."""
         if self._batch is None:
             if self._ranks is None:
-                ranks = HashedRanks(self.vocab.merges).get_many
+                ranks = HashedRanks(self.vocab.merges).ranks
             else:
                 get = self._ranks.get
 
-                def ranks(keys: list[str]) -> list[int | None]:
-                    return list(map(get, keys))
+                def ranks(keys: list[str]) -> np.ndarray:
+                    return np.fromiter(map(get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
 
             self._batch = BpeBatch(self.vocab.tokens, self._token_to_id, ranks, byte_encode=self._byte_encode)
         return self._batch

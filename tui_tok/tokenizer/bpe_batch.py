@@ -40,24 +40,25 @@ class BpeBatch:
         self,
         tokens: list[str],
         token_to_id: dict[str, int],
-        ranks: Callable[[list[str]], list[int | None]],
+        ranks: Callable[[list[str]], np.ndarray],
         *,
         byte_encode: bool,
     ) -> None:
-        """``ranks``: the ranks of many ``"left right"`` strings at once (None: no merge)."""
+        """``ranks``: the ranks of many ``"left right"`` strings at once (int64, -1: no merge)."""
         self._tokens = tokens
         self._byte_encode = byte_encode
         self._sizes: dict[int, int] = {}  # token id -> UTF-8 size of its text (raw vocabs)
         self._parts: dict[int, Parts] = {}  # symbol id -> its ids and byte lengths
         self._to_ids: Callable[[list[str]], WordResult] = lambda texts: ((), ())
 
-        def resolve(lefts: list[str], rights: list[str]) -> tuple[list[int | None], list[str]]:
+        def resolve(lefts: list[str], rights: list[str]) -> tuple[np.ndarray, list[str]]:
             prios = ranks(list(map(" ".join, zip(lefts, rights))))
             if not byte_encode and " " in "".join(lefts):
                 # llama.cpp splits a merge string at its first ' ' from byte 1: "left right"
                 # names (left, right) only if left has no ' ' after its first byte
-                prios = [None if " " in left[1:] else p for left, p in zip(lefts, prios)]
-            return prios, [left + right if p is not None else "" for left, right, p in zip(lefts, rights, prios)]
+                prios[np.array([" " in left[1:] for left in lefts], dtype=bool)] = -1
+            hits = np.flatnonzero(prios >= 0).tolist()
+            return prios, [lefts[i] + rights[i] for i in hits]
 
         self._merger = merger = SymbolMerger(tokens, token_to_id, resolve)
         self._byte_symbols = np.array([merger.symbol(BYTE_TO_CHAR[b]) for b in range(256)], dtype=np.int64)

@@ -34,7 +34,11 @@ class HashedRanks:
 
     def get_many(self, keys: list[str]) -> list[int | None]:
         """The rank of each key, or None when it is no merge."""
-        out: list[int | None] = [None] * len(keys)
+        return [None if r < 0 else r for r in self.ranks(keys).tolist()]
+
+    def ranks(self, keys: list[str]) -> np.ndarray:
+        """The rank of each key as an int64 array, -1 when it is no merge."""
+        out = np.full(len(keys), -1, dtype=np.int64)
         n = len(self._merges)
         if not keys or not n:
             return out
@@ -49,15 +53,11 @@ class HashedRanks:
             todo, pos = todo[same], pos[same]
             if not len(todo):
                 return out
-            idx = todo.tolist()
-            cand = self._order[pos].tolist()
-            matched = list(map(eq, map(keys.__getitem__, idx), map(merges.__getitem__, cand)))
-            if all(matched):
-                for i, r in zip(idx, cand):
-                    out[i] = r
-                return out
-            for i, r, ok in zip(idx, cand, matched):
-                if ok:
-                    out[i] = r
-            miss = ~np.array(matched, dtype=bool)  # same hash, other string: try the next one
+            cand = self._order[pos]
+            matched = np.fromiter(
+                map(eq, map(keys.__getitem__, todo.tolist()), map(merges.__getitem__, cand.tolist())),
+                dtype=bool, count=len(todo),
+            )  # fmt: skip
+            out[todo[matched]] = cand[matched]
+            miss = ~matched  # same hash, other string: try the next one
             todo, pos = todo[miss], pos[miss] + 1

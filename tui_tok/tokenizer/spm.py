@@ -29,7 +29,7 @@ Does not split special tokens (``special.py``) and never emits UNK: llama.cpp's 
 
 from __future__ import annotations
 
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 from operator import itemgetter
 
 import numpy as np
@@ -276,12 +276,13 @@ class SpmEncoder:
                 self._batch = False
                 return None
             _, rank = np.unique(scores, return_inverse=True)  # equal scores, equal rank
-            prio = (int(rank.max(initial=0)) - rank).tolist()  # highest score -> 0
+            prio = np.append(int(rank.max(initial=0)) - rank, -1).astype(np.int64)  # highest score -> 0
             get = self._t2id.get
 
-            def resolve(lefts: list[str], rights: list[str]) -> tuple[list[int | None], list[int | None]]:
-                tids = list(map(get, map(str.__add__, lefts, rights)))  # SPM merges only into tokens
-                return [None if t is None else prio[t] for t in tids], tids
+            def resolve(lefts: list[str], rights: list[str]) -> tuple[np.ndarray, list[int]]:
+                # SPM merges only into tokens; no token: index -1, priority -1
+                tids = np.fromiter(map(get, map(str.__add__, lefts, rights), repeat(-1)), dtype=np.int64, count=len(lefts))
+                return prio[tids], tids[tids >= 0].tolist()
 
             self._batch = SymbolMerger(self._vocab.tokens, self._t2id, resolve, merges_to_ids=True)
         return self._batch or None
