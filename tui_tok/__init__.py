@@ -8,11 +8,11 @@
 
 Imports are lazy so ``tui-tok info`` starts fast.
 
-Importing this package before numpy sets ``OPENBLAS_NUM_THREADS=1`` (unless already set): numpy's
-bundled OpenBLAS otherwise starts a worker thread per core at ``import numpy``, which costs
-~0.08-0.12 s of a ~0.4 s open on a busy 2-core machine, and tui-tok never calls BLAS. A program
-that imports tui_tok first and then wants multi-threaded numpy linear algebra should set the
-variable itself (or import numpy first).
+Importing this package before numpy sets ``OPENBLAS_NUM_THREADS=1`` (unless a thread count is
+already set): numpy's bundled OpenBLAS otherwise starts a worker thread per core at
+``import numpy``, which costs ~0.08-0.12 s of a ~0.4 s open on a busy 2-core machine, and tui-tok
+never calls BLAS. A program that imports tui_tok first and then wants multi-threaded numpy linear
+algebra should set the variable itself (or import numpy first).
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-if "numpy" not in sys.modules:
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+if "numpy" not in sys.modules and not any(
+    v in os.environ for v in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+):
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 __version__ = "0.1.0"
 

@@ -37,6 +37,11 @@ import numpy as np
 FailFn = Callable[[str, int], NoReturn]
 
 _FAST_MIN = 512  # below this, the plain loop is as fast
+# The scan window holds the strings still wanted at this many bytes each (then a measured average
+# times _WINDOW_SLACK): every byte in it is scanned, so a short guess (one more round) is cheaper
+# than a long one. Real vocabs: 13-21 bytes per string, length field included.
+_FIRST_GUESS = 16.0
+_WINDOW_SLACK = 1.05
 _U64 = {False: struct.Struct("<Q").unpack_from, True: struct.Struct(">Q").unpack_from}
 
 
@@ -50,14 +55,14 @@ def read_string_array(
     if count < _FAST_MIN:
         return read_strings_plain(buf, pos, count, end, big_endian=big_endian, fail=fail)
     out: list[str] = []
-    bytes_per_string = 20.0  # real vocabs: 14-21 bytes per string, length field included
+    bytes_per_string = _FIRST_GUESS / _WINDOW_SLACK
     while len(out) < count:
         remaining = count - len(out)
         if remaining < _FAST_MIN:
             more, pos = read_strings_plain(buf, pos, remaining, end, big_endian=big_endian, fail=fail)
             out += more
             break
-        window_end = min(end, pos + int(remaining * bytes_per_string * 1.15) + 65536)
+        window_end = min(end, pos + int(remaining * bytes_per_string * _WINDOW_SLACK) + 65536)
         found = _chain(buf, pos, window_end, remaining, big_endian=big_endian)
         if found is None:  # first string is long or broken: one plain step (reports errors)
             more, pos = read_strings_plain(buf, pos, 1, end, big_endian=big_endian, fail=fail)
