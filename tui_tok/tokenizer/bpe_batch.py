@@ -110,9 +110,11 @@ class BpeBatch:
         memo = self._parts
         found = list(map(memo.get, sids))
         if None in found:
+            tokens, n_tokens, byte_level = self._tokens, self._merger.n_tokens, self._byte_encode
             for i, sid in enumerate(sids):
                 if found[i] is None:
-                    memo[sid] = found[i] = self._result([sid])
+                    part = ((sid,), (len(tokens[sid]),)) if byte_level and sid < n_tokens else self._result([sid])
+                    memo[sid] = found[i] = part
         return found  # type: ignore[return-value]
 
     def _result(self, sids: list[int]) -> WordResult:
