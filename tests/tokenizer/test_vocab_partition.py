@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import random
+from unittest.mock import patch
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support import HAVE_SHARED, SHARED_MISSING, vocab_files
+from tui_tok.tokenizer import special
 from tui_tok.tokenizer.special import RAW, SpecialPartitioner
 from tui_tok.tokenizer.stdsort import libstdcxx_sort
 from tui_tok.tokenizer.types import TokenAttr
@@ -130,3 +136,35 @@ def test_stdsort_tie_order_matches_libstdcxx_example() -> None:
 
 
 LIBSTDCXX_20 = [2, 4, 5, 18, 9, 0, 11, 13, 17, 19, 3, 7, 8, 12, 16, 10, 15, 14, 6, 1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), texts=token_texts, text=st.text(ALPHABET + "s/unké€", max_size=40), parse=st.booleans(),
+       limits=st.sampled_from([(1, 1), (2, 1), (4, 2), (3, 64)]))  # fmt: skip
+def test_partition_with_short_finder_prefixes(data, texts, text, parse, limits) -> None:
+    """The finder's prefilter at every prefix length (fewer bytes when many distinct prefixes)."""
+    types = data.draw(st.lists(st.sampled_from([1, 3, 4]), min_size=len(texts), max_size=len(texts)))
+    v = make_vocab(texts, types, [0] * len(texts))
+    specials = [(v.token_bytes(t), t, int(v.attrs[t])) for t in v.special_tokens]
+    raw = text.encode()
+    with patch.object(special, "_PREFIX", limits[0]), patch.object(special, "_MAX_PREFIXES", limits[1]):
+        assert SpecialPartitioner(v).partition(raw, parse_special=parse) == reference_partition(raw, specials, parse)
+
+
+@pytest.mark.parametrize("vf", vocab_files(), ids=lambda vf: vf.name)
+def test_real_vocab_partition_equals_llama_cpp_loop(vf) -> None:  # noqa: ANN001
+    """Every vocab's own special tokens (thousands for some) spliced into mixed text."""
+    if not HAVE_SHARED and vf.path.parent.name != "assets":
+        pytest.skip(SHARED_MISSING)
+    from tui_tok.loader import load_tokenizer
+
+    tok = load_tokenizer(vf.path)
+    v = tok.vocab
+    ids = list(v.special_tokens)
+    rng = random.Random(7)
+    parts = ["Hello [PAD] <| world |>  \n\n   x", "é [ < </", "    def f():\n        return 1\n"]
+    parts += [v.token_bytes(t).decode("utf-8", "replace") for t in rng.sample(ids, min(40, len(ids)))]
+    raw = "".join(rng.choice(parts) for _ in range(300)).encode()
+    specials = [(v.token_bytes(t), t, int(v.attrs[t])) for t in ids]
+    for parse in (False, True):
+        assert tok.partitioner.partition(raw, parse_special=parse) == reference_partition(raw, specials, parse)
