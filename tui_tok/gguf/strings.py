@@ -69,7 +69,11 @@ def read_string_array(
             out += more
             continue
         fields, stop = found
-        out += _decode(buf, fields, stop, big_endian=big_endian)
+        decoded = _decode(buf, fields, stop, big_endian=big_endian)
+        if out:
+            out += decoded
+        else:  # the first (usually by far the largest) run: no copy, no refcount pass over it
+            out = decoded
         bytes_per_string = max(9.0, (stop - pos) / len(fields))
         pos = stop
     return out, pos
