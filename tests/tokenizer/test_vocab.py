@@ -185,3 +185,30 @@ def test_auto_detected_eot_matches_llama_cpp(name: str, eot: str) -> None:
         pytest.skip(SHARED_MISSING)
     v = vocab_from_metadata(read_gguf(vf.path).metadata)
     assert v.tokens[v.eot_id] == eot
+
+
+def test_reader_string_lists_give_the_same_vocab_without_the_entry_check() -> None:
+    """``str_lists`` (what the loader passes) only skips re-checking entries: same vocab either way."""
+    gguf = read_gguf(ASSETS / "qwen3-vocab.gguf")
+    meta = gguf.metadata
+    checked = vocab_from_metadata(meta)
+    trusted = vocab_from_metadata(meta, str_lists={"tokenizer.ggml.tokens", "tokenizer.ggml.merges"})
+    assert trusted.tokens == checked.tokens and trusted.merges == checked.merges
+    assert trusted.token_to_id == checked.token_to_id and trusted.special_tokens == checked.special_tokens
+    assert np.array_equal(trusted.attrs, checked.attrs)
+
+
+def test_non_str_entries_are_vocab_errors_unless_the_caller_vouches() -> None:
+    with pytest.raises(VocabError, match="array of strings"):
+        vocab_from_metadata(spm(**{"tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", 5, "b"]}))
+    bytes_tokens = spm(**{"tokenizer.ggml.tokens": [t.encode() for t in SPM_TOKENS]})
+    assert vocab_from_metadata(bytes_tokens).tokens == SPM_TOKENS
+
+
+def test_hybriddna_marker_strip_leaves_the_callers_list_alone() -> None:
+    tokens = ["<unk>", "<oov>", "AC\ue000", "G"]
+    meta = {"tokenizer.ggml.model": "hybriddna", "tokenizer.ggml.pre": "gpt-2", "tokenizer.ggml.tokens": tokens,
+            "tokenizer.ggml.merges": []}  # fmt: skip
+    v = vocab_from_metadata(meta, str_lists={"tokenizer.ggml.tokens"})
+    assert v.tokens == ["<unk>", "<oov>", "AC", "G"] and v.token_to_id["AC\ue000"] == 2
+    assert tokens == ["<unk>", "<oov>", "AC\ue000", "G"]
