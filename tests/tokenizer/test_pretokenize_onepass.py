@@ -27,6 +27,7 @@ TRICKY = (
     "0123456789٣١½Ⅵ〇₂!?.,;:-_/\\()[]{}<>$+^`|~@#%&*=\"\x00\x01\x1c\x1f\x7f"
     "🦙😶\u200d🌫\ufe0f🇩🇪\U0001f3fd\u0378\ue000\U000e0001\U0010fffd\ud800\udfff\ufa6e\U0002b73a\u4e00"
     "¿¡«»—–…‘’“”·•§¶†‰€£¥©®™°±×÷"
+    "Ａｚ！：～０９µÀÖØöøƺƻǄǅẞ\u1e00\u3001\u3002ⅫΩЯ가힣\u0800\u4dff\u9fa5\u9fa6"  # deepseek's class edges
 )
 ASCIIISH = "aZb xy'sT1234567890 \n\n\r\n\t.,;!?$+<=>^~|`()-_/\\\"#@%&*"
 
@@ -55,7 +56,7 @@ def _reference(text: str, regexes: tuple[str, ...]) -> list[str]:
 
 def test_the_corpus_pres_have_one_pass_forms() -> None:
     for name in ("GPT2", "MPT", "LLAMA3", "QWEN2", "QWEN35", "STARCODER", "REFACT", "COMMAND_R", "DEFAULT",
-                 "FALCON", "TEKKEN", "GEMMA4"):  # fmt: skip
+                 "FALCON", "TEKKEN", "GEMMA4", "DEEPSEEK_LLM", "DEEPSEEK_CODER"):  # fmt: skip
         assert name in ONE_PASS
 
 
@@ -68,7 +69,9 @@ def test_one_pass_equals_step_by_step(name: str, text: str, segment: int) -> Non
         assert split_words(text, regexes) == _reference(text, regexes)
 
 
-@pytest.mark.parametrize("name", ["GPT2", "LLAMA3", "QWEN2", "QWEN35", "STARCODER", "DEFAULT", "FALCON", "TEKKEN"])
+@pytest.mark.parametrize(
+    "name", ["GPT2", "LLAMA3", "QWEN2", "QWEN35", "STARCODER", "DEFAULT", "FALCON", "TEKKEN", "DEEPSEEK_LLM", "DEEPSEEK_CODER"]
+)
 def test_segmented_long_text(name: str) -> None:
     """A long mixed text cut into many real segments (ASCII ones and restored ones)."""
     parts = ["Hello world's 12345 foo.\n", "Größe 中文字 ١٢٣٤٥ 🦙 x\u3000y\n", "\tdef f(x):\n    return x+1\n",
@@ -89,4 +92,4 @@ def test_single_std_regex_gaps_are_words() -> None:
 def test_no_one_pass_for_empty_matches_or_context() -> None:
     assert onepass.plan(rx.SUPERBPE[1:]) is None  # matches only empty strings
     assert onepass.plan(("\\bfoo",)) is None  # looks before its start
-    assert onepass.plan(rx.DEEPSEEK_LLM) is None
+    assert onepass.plan(rx.DEEPSEEK3_LLM) is None

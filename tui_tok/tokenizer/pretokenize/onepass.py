@@ -9,7 +9,8 @@ form, the words come from a single ``findall`` instead:
 - one std::regex ``P`` that can never match empty and never looks before its start:
   ``P|(?:(?!P).)+`` on llama.cpp's collapsed text (the second branch is exactly a gap: the
   characters where ``P`` does not match), ``simplify``-ed as ``stdregex`` compiles it;
-- STARCODER, DEFAULT, FALCON (a category step, then GPT-2, then digit steps): hand-derived below.
+- STARCODER, DEFAULT, FALCON (a category step, then GPT-2, then digit steps): hand-derived below;
+- DEEPSEEK_LLM, DEEPSEEK_CODER: not a pattern but cut positions (``cuts.py``).
 
 Why the hand-derived forms equal the step-by-step split (on ``fast.collapse``d text, whose P
 marker tells punctuation apart; every code point has exactly one category):
@@ -31,7 +32,7 @@ digit): ``\\n`` is only consumed by whitespace runs (and ``[\\r\\n]*`` tails), w
 a letter or digit. Tested against ``split_spans`` (and llama.cpp's C++ ports) in
 ``tests/tokenizer/test_pretokenize_onepass.py``.
 
-Leaves out the other lists (deepseek, digit splitters, ...): ``split._split_keyed`` runs them.
+Leaves out the other lists (digit splitters, DEEPSEEK3, YOUTU, ...): ``split._split_keyed`` runs them.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ import warnings
 from dataclasses import dataclass
 from functools import cache
 
-from tui_tok.tokenizer.pretokenize import fast, stdregex
+from tui_tok.tokenizer.pretokenize import cuts, fast, stdregex
 from tui_tok.tokenizer.pretokenize import regexes as rx
 from tui_tok.tokenizer.pretokenize.tiled import View, findall_tiled
 
@@ -67,8 +68,11 @@ _FAST = {rx.GPT2: fast.gpt2, rx.LLAMA3: fast.llama3, rx.LLAMA3_ORIGINAL: fast.ll
 
 
 @cache
-def plan(regexes: tuple[str, ...]) -> OnePass | None:
-    """The one-pass form of ``regexes`` (a pre's list), or None when there is none here."""
+def plan(regexes: tuple[str, ...]) -> OnePass | cuts.DeepseekCuts | None:
+    """The one-pass form of ``regexes`` (a pre's list), or None when there is none here
+    (the deepseek lists: cut positions from numpy, ``cuts.py``)."""
+    if (deepseek := cuts.plan(regexes)) is not None:
+        return deepseek
     if len(regexes) == 1:
         (regex_expr,) = regexes
         if regex_expr in _FAST:
