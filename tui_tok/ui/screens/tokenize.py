@@ -1,7 +1,7 @@
 """The tokenize view: type text, see each token's span coloured, its ids, counts and details.
 
 Edits are handled inside the edit itself (``Editor.on_edit``), so the text and its tokens are
-repainted in the same frame. Texts up to ``SYNC_CHARS`` are tokenized right there (a few
+repainted in the same frame, composed as soon as the edit is done (``paint_now``). Texts up to ``SYNC_CHARS`` are tokenized right there (a few
 milliseconds; a thread hop would cost more than the work), and so are provisional results
 whose line cache lacks at most ``SYNC_CHARS`` characters, unless a worker holds the
 tokenizer. Other edits start an exclusive worker (older results are dropped by generation number); texts above ``DEBOUNCE_CHARS`` wait ``DEBOUNCE_S`` for typing to pause first. Texts above
@@ -37,6 +37,7 @@ from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import token_facts
 from tui_tok.tokenizer.tokenizer import Tokenizer, token_kind
 from tui_tok.tokenizer.types import TokenAttr, VocabType
+from tui_tok.ui.paint_now import paint_now
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.editor import Editor
 from tui_tok.ui.widgets.id_strip import IdStrip
@@ -110,7 +111,9 @@ class TokenizeScreen(ViewScreen):
         yield InfoBar(self.facts(), self.VIEW)
         with Horizontal(id="tok-main"):
             with Vertical(id="tok-left"):
-                yield Editor(self.tui.initial_text, id="tok-input", soft_wrap=True, on_edit=self._text_changed)
+                yield Editor(
+                    self.tui.initial_text, id="tok-input", soft_wrap=True, on_edit=self._text_changed, after_edit=self._edited
+                )
                 yield TokenView(id="tok-view")
                 yield IdStrip(id="tok-ids")
                 yield Readout("", id="tok-stats")
@@ -196,6 +199,10 @@ class TokenizeScreen(ViewScreen):
             self._debounce = self.set_timer(DEBOUNCE_S * (1 + size // 200_000), self.retokenize)
         else:
             self.retokenize()
+
+    def _edited(self) -> None:
+        """An edit is done and its tokens are shown (or on their way): draw that frame now."""
+        paint_now(self)
 
     def retokenize(self) -> None:
         """Start a worker for the current text and toggles (the newest request wins)."""

@@ -4,7 +4,8 @@ A ``TextArea.Changed`` message reaches the screen only after the screen's repain
 drawn the edited editor, so the token view then waits for another frame (measured: ~15-30 ms
 more per keystroke). ``Editor`` calls ``on_edit`` from inside the edit instead, so the text
 and its tokens are drawn in the same frame. ``Changed`` is still posted for other listeners;
-``consume_changed`` tells the screen which of those it has already handled.
+``consume_changed`` tells the screen which of those it has already handled. ``after_edit``
+is called once the edit is complete (the screen composes its frame then: ``ui.paint_now``).
 
 It also applies its colour theme's CSS once per style change rather than on every render
 (``TextArea.render_lines`` does it each frame: about a quarter of the editor's draw time),
@@ -17,23 +18,31 @@ change of its wrapped height updates the scrollbar without a layout pass of the 
 TextArea forgets every drawn row on each edit, so a keystroke rebuilt all visible rows
 (~0.3 ms each here). ``Editor`` keeps drawn rows by what they show (the document line's
 text, which wrapped section, and the cursor, selection and matching bracket when they touch
-that line), so a keystroke rebuilds only the rows of the edited line. Leaves out syntax
-highlighting and placeholders: with a language or an empty text rows are drawn as TextArea
-draws them, uncached.
+that line), so a keystroke rebuilds only the rows of the edited line. An edit also asks for a
+repaint of the whole widget; inside ``edit`` that request is held back and, once the edit is
+done, only the visible rows whose key differs from what they last showed are repainted (the
+rows of an unchanged line are neither styled again nor composed into the frame). Repaints
+asked for outside an edit (focus, scrolling, resizing, styles) stay whole. Leaves out
+syntax highlighting and placeholders: with a language or an empty text rows are drawn as
+TextArea draws them, uncached, and an edit repaints everything.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets.text_area import WrappedDocument
 from textual.widgets import TextArea
+from textual.widgets.text_area import Edit, EditResult, WrappedDocument
 
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class _HeightCachedWrappedDocument(WrappedDocument):
@@ -61,14 +70,31 @@ class _HeightCachedWrappedDocument(WrappedDocument):
 class Editor(TextArea):
     """TextArea with a synchronous edit hook."""
 
-    def __init__(self, text: str = "", *, on_edit: Callable[[], None] | None = None, **kwargs: object) -> None:
+    _editing = 0
+    """Depth of ``edit`` calls under way (class defaults: TextArea may refresh before ``__init__`` ends)."""
+    _held_refresh = False
+    """A whole-widget repaint was asked for inside ``edit``."""
+
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        on_edit: Callable[[], None] | None = None,
+        after_edit: Callable[[], None] | None = None,
+        **kwargs: object,
+    ) -> None:
         super().__init__(text, **kwargs)  # type: ignore[arg-type]
         self.on_edit = on_edit
+        """Called inside each edit, as soon as the document has changed."""
+        self.after_edit = after_edit
+        """Called when an edit is done and its repaints are asked for (e.g. to paint at once)."""
         self._handled = 0
         self._css_key: tuple[object, ...] | None = None
         self._row_strips: dict[tuple[object, ...], Strip] = {}
         self._frame_state: tuple[object, ...] | None = None
         """What every row depends on, read once per repaint (None: do not cache rows)."""
+        self._drawn_keys: dict[int, tuple[object, ...] | None] = {}
+        """What each visible row (y) last showed (None: not cached, repainted on every edit)."""
 
     def post_message(self, message: Message) -> bool:
         posted = super().post_message(message)
@@ -76,6 +102,44 @@ class Editor(TextArea):
             self._handled += 1
             self.on_edit()
         return posted
+
+    def edit(self, edit: Edit) -> EditResult:
+        self._editing += 1
+        try:
+            return super().edit(edit)
+        finally:
+            self._editing -= 1
+            if not self._editing:
+                if self._held_refresh:
+                    self._held_refresh = False
+                    self._refresh_changed_rows()
+                if self.after_edit is not None and self.is_mounted:
+                    self.after_edit()
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        if self._editing and not regions and repaint and not layout and not recompose and self.is_mounted:
+            self._held_refresh = True  # repainted row by row when the edit is done
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def _refresh_changed_rows(self) -> None:
+        """Repaint the visible rows whose key differs from what they last showed (all when unknown)."""
+        self._frame_state = state = self._rows_state()
+        height = self.scrollable_content_region.height
+        drawn = self._drawn_keys
+        if state is None or not drawn:
+            super().refresh()
+            return
+        width = self.size.width
+        changed = False
+        for y in range(height):
+            key = self._row_key(y)
+            if key is None or drawn.get(y) != key:
+                super().refresh(Region(0, y, width, 1))
+                changed = True
+        if not changed:
+            # nothing visible changed (an edit off screen): still let the widget's caches go
+            super().refresh(Region(0, 0, 0, 0))
 
     def consume_changed(self) -> bool:
         """True when a ``Changed`` message's edit was already handled by ``on_edit``."""
@@ -123,7 +187,7 @@ class Editor(TextArea):
         selection = self.selection
         return (
             (
-                self.size, self.scroll_offset.x, self.theme, self.soft_wrap, self.show_line_numbers,
+                self.size, self.scroll_offset.x, self.theme, self.soft_wrap, self.show_line_numbers, self.gutter_width,
                 self.line_number_start, self.read_only, self.show_cursor, self.has_focus,
                 self.highlight_cursor_line, self.match_cursor_bracket, self.indent_width,
                 selection.start == selection.end, self._has_cursor,
@@ -137,6 +201,7 @@ class Editor(TextArea):
 
     def render_line(self, y: int) -> Strip:
         key = self._row_key(y)
+        self._drawn_keys[y] = key
         if key is None:
             return super().render_line(y)
         strip = self._row_strips.get(key)

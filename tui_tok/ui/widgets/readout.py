@@ -4,7 +4,10 @@
 change); status lines updated on every keystroke do not need that. It also renders through
 Textual's content pipeline on every repaint (~0.6 ms for one line of text here); a
 ``Readout`` renders its content to strips once per change of content, width or style and
-hands those out row by row (Line API).
+hands those out row by row (Line API). A new content whose width and style are known is
+rendered at once and only the rows that differ are repainted: the token details change
+two or three of their rows as the selected token moves, and a frame that repaints fewer
+rows has fewer rows of every widget beneath to compose.
 
 Leaves out scrolling: give it a fixed height in app.tcss; rows past it are not shown.
 """
@@ -33,10 +36,21 @@ class Readout(Widget):
         return self._content
 
     def show(self, content: RenderableType) -> None:
-        """Replace what is shown; plain strings are never read as markup."""
+        """Replace what is shown (repainting only the rows that changed); plain strings are never read as markup."""
         self._content = Text(content) if isinstance(content, str) else content
-        self._strips_key = None
-        self.refresh()
+        key = self._strips_key
+        if key is None or not self.is_mounted or key[0] != self.content_size.width:
+            self._strips_key = None
+            self.refresh()
+            return
+        old = self._strips
+        self._strips = self.render_lines_of(*key)
+        width = key[0]
+        for y, strip in enumerate(self._strips):
+            if y >= len(old) or strip != old[y]:
+                self.refresh(Region(0, y, width, 1))
+        for y in range(len(self._strips), len(old)):
+            self.refresh(Region(0, y, width, 1))
 
     def render(self) -> RenderableType:
         """The content (what tests read; drawing goes through ``render_line``)."""

@@ -27,7 +27,8 @@ class TokenDetails(Readout):
         if rows == self.rows and title == self.border_title:
             return  # typing keeps the same token selected: skip the re-render
         self.rows = rows
-        self.border_title = title
+        if title != self.border_title:
+            self.border_title = title  # a new title repaints the whole panel
         self.show(Text("\n".join(f"{label} {value}" for label, value in rows)))
 
     def clear_rows(self, message: str = "no token selected") -> None:
