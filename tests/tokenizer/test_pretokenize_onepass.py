@@ -93,3 +93,10 @@ def test_no_one_pass_for_empty_matches_or_context() -> None:
     assert onepass.plan(rx.SUPERBPE[1:]) is None  # matches only empty strings
     assert onepass.plan(("\\bfoo",)) is None  # looks before its start
     assert onepass.plan(rx.DEEPSEEK3_LLM) is None
+
+
+@pytest.mark.parametrize("name", ["DEEPSEEK_LLM", "DEEPSEEK_CODER"])
+def test_deepseek_text_holding_every_cut_mark(name: str) -> None:
+    """The cut-mark characters themselves in the text: the slicing fallback, same words."""
+    text = "ab \U0010fffe12\U0010ffff 中文\ufdd0 x\ufdd1\n  y\U0010fffe"
+    assert split_words(text, REGEXES[name]) == _reference(text, REGEXES[name])

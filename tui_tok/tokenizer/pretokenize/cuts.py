@@ -50,7 +50,8 @@ class DeepseekCuts:
         if not text:
             return []
         n = len(text)
-        bits = _table(self.regexes)[np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)]
+        cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        bits = _table(self.regexes)[cps]
         nl, ws, a, b = (bits & NL) != 0, (bits & WS) != 0, (bits & A) != 0, (bits & B) != 0
         cut = np.zeros(n + 1, dtype=bool)
         cut[0] = cut[n] = True
@@ -81,8 +82,22 @@ class DeepseekCuts:
             cut[1:] |= num
         else:
             cut[1:-1] |= num[1:] != num[:-1]
-        bounds = np.flatnonzero(cut).tolist()
-        return list(map(text.__getitem__, map(slice, bounds, bounds[1:])))
+        return _cut_text(text, cps, np.flatnonzero(cut[1:-1]) + 1)
+
+
+_SEPARATORS = ("\U0010fffe", "\U0010ffff", "\ufdd0", "\ufdd1")
+"""Noncharacters, one of which is almost never in a text: the cut mark for ``str.split``."""
+
+
+def _cut_text(text: str, cps: np.ndarray, cuts: np.ndarray) -> list[str]:
+    """``text`` cut before each position in ``cuts`` (ascending, inside the text). One
+    ``str.split`` on the text with a mark inserted at the cuts: no slice object per word."""
+    for sep in _SEPARATORS:
+        if sep not in text:
+            marked = np.insert(cps, cuts, ord(sep)).tobytes().decode("utf-32-le", "surrogatepass")
+            return marked.split(sep)
+    bounds = [0, *cuts.tolist(), len(text)]
+    return list(map(text.__getitem__, map(slice, bounds, bounds[1:])))
 
 
 def _shift(x: np.ndarray) -> np.ndarray:
