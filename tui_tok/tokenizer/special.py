@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,19 +132,23 @@ class SpecialPartitioner:
         """
         assert m.finder is not None
         search = m.finder.search
+        longest_at = m.finder.longest_at
         runs = m.runs
         comps: list[tuple[int, int, list[bytes] | int]] = []
         cur_start = cur_end = -1
         cur: list[bytes] = []
         pos = 0
         while True:
-            hit = search(text, pos)
+            hit = search(text, pos, runs)
             if hit is None:
                 break
-            start, longest = hit
-            end = start + len(longest)
+            start, longest, hit_end = hit
             if start < cur_end:
+                if longest is None and (longest := longest_at(text, start)) is None:
+                    pos = start + 1
+                    continue
                 cur.append(longest)
+                end = start + len(longest)
                 if end > cur_end:
                     cur_end = end
                 pos = start + 1
@@ -153,14 +157,13 @@ class SpecialPartitioner:
                 comps.append((cur_start, cur_end, cur))
                 cur = []
                 cur_end = -1
-            c = text[start]
-            if c in runs:
+            if longest is None:
                 # a run of c: only runs of c can start inside it, so resolve it as one group
-                run_end = _run_end(text, start, c)
-                comps.append((start, run_end, c))
-                pos = run_end
+                # (a run shorter than every candidate of c just stays raw in ``_resolve_run``)
+                comps.append((start, hit_end, text[start]))  # the prefilter matched the whole run
+                pos = hit_end
                 continue
-            cur_start, cur_end, cur = start, end, [longest]
+            cur_start, cur_end, cur = start, start + len(longest), [longest]
             pos = start + 1
         if cur:
             comps.append((cur_start, cur_end, cur))
@@ -220,12 +223,13 @@ class SpecialPartitioner:
         if m is None:
             ids = self.candidates(parse_special=parse_special)
             texts = {self._vocab.token_bytes(t): t for t in ids}
+            runs = _run_families(texts)
             m = _Matcher(
                 rank={t: i for i, t in enumerate(ids)},
                 text_to_id=texts,
                 lengths=tuple(sorted({len(b) for b in texts})),
-                finder=_Finder.build(texts) if texts else None,
-                runs=_run_families(texts),
+                finder=_Finder.build(texts, runs) if texts else None,
+                runs=runs,
             )
             self._matchers[parse_special] = m
         return m
@@ -240,7 +244,8 @@ class SpecialPartitioner:
             hit = search(text, pos)
             if hit is None:
                 return occ
-            start, longest = hit
+            start, longest, _ = hit
+            assert longest is not None
             for tid in self._prefix_ids(m, parse_special, longest):
                 lst = occ.get(tid)
                 if lst is None:
@@ -319,18 +324,6 @@ def _run_families(texts: dict[bytes, int]) -> dict[int, tuple[tuple[int, int], .
     return {c: tuple(sorted(v, reverse=True)) for c, v in pure.items() if c not in mixed}
 
 
-_RUN_RES: dict[int, re.Pattern[bytes]] = {}
-
-
-def _run_end(text: bytes, start: int, c: int) -> int:
-    rx = _RUN_RES.get(c)
-    if rx is None:
-        rx = _RUN_RES[c] = re.compile(re.escape(bytes([c])) + b"+")
-    m = rx.match(text, start)
-    assert m is not None
-    return m.end()
-
-
 def _resolve_run(out: list[Fragment], start: int, end: int, family: tuple[tuple[int, int], ...]) -> None:
     """llama.cpp's loop on a run of one byte whose only candidates are runs of it: longer runs are
     tried first and each claims its leftmost copies, which is the same as taking, from the left,
@@ -395,35 +388,55 @@ class _Finder:
     """First byte -> distinct lengths of the candidates starting with it, longest first."""
 
     @staticmethod
-    def build(texts: Iterable[bytes]) -> _Finder | None:
+    def build(texts: Iterable[bytes], runs: Mapping[int, tuple[tuple[int, int], ...]]) -> _Finder | None:
+        """``runs``: bytes whose candidates are all runs of them (see ``_run_families``); the
+        prefilter matches a whole run of such a byte, as long as the shortest candidate or longer."""
         words = frozenset(t for t in texts if t)
         if not words:
             return None
+        plain = [w for w in words if w[0] not in runs]
+        prefixes: set[bytes] = set()
         for k in range(_PREFIX, 0, -1):
-            prefixes = {w[:k] for w in words}
+            prefixes = {w[:k] for w in plain}
             if len(prefixes) <= _MAX_PREFIXES:
                 break
         lengths: dict[int, set[int]] = {}
         for w in words:
             lengths.setdefault(w[0], set()).add(len(w))
-        alternation = b"|".join(map(re.escape, sorted(prefixes)))
+        alts = [*map(re.escape, sorted(prefixes))]
+        alts += [re.escape(bytes([c])) + b"{%d,}" % min(n for n, _ in family) for c, family in sorted(runs.items())]
+        alternation = b"|".join(alts)
         return _Finder(
             prefilter=re.compile(alternation, re.DOTALL),
             texts=words,
             lengths={c: tuple(sorted(ns, reverse=True)) for c, ns in lengths.items()},
         )
 
-    def search(self, text: bytes, pos: int) -> tuple[int, bytes] | None:
-        """(start, longest candidate starting there) of the leftmost occurrence at or after ``pos``."""
+    def search(self, text: bytes, pos: int, lazy: Container[int] = ()) -> tuple[int, bytes | None, int] | None:
+        """(start, longest candidate starting there, end of the prefilter's match) of the leftmost
+        occurrence at or after ``pos``.
+
+        Where the prefilter matched a run of a byte in ``lazy`` (a run family byte), the candidate
+        is not looked up: (start, None, end of the run) (the partition resolves runs itself).
+        """
         search = self.prefilter.search
-        texts = self.texts
         while True:
             hit = search(text, pos)
             if hit is None:
                 return None
             start = hit.start()
-            for n in self.lengths[text[start]]:
-                piece = text[start : start + n]
-                if piece in texts:
-                    return start, piece
+            if text[start] in lazy:
+                return start, None, hit.end()
+            longest = self.longest_at(text, start)
+            if longest is not None:
+                return start, longest, hit.end()
             pos = start + 1
+
+    def longest_at(self, text: bytes, start: int) -> bytes | None:
+        """The longest candidate starting at ``start`` (None if none does)."""
+        texts = self.texts
+        for n in self.lengths.get(text[start], ()):
+            piece = text[start : start + n]
+            if piece in texts:
+                return piece
+        return None
