@@ -340,6 +340,25 @@ def test_subword_cut_changes_nothing(text: str) -> None:
     assert _encoder(str(found[0].path)).encode_fragment(data, after_special=True) == plain.encode_fragment(data, after_special=True)
 
 
+@settings(max_examples=150, deadline=None)
+@given(text=st.text("ab▁ .\n\x00", max_size=40), glued=st.sets(st.sampled_from("ab▁ .\n"), max_size=4))
+def test_cut_before_equals_regex_split_per_word(text: str, glued: set[str]) -> None:
+    """The one-pass cut of a whole text == the ▁-cut regex applied to each pre-tokenized word."""
+    import re
+
+    from tui_tok.tokenizer.pretokenize.split import split_words
+    from tui_tok.tokenizer.pretokenize.table import pre_spec
+
+    glued = glued | {"\x00"}
+    words = split_words(text, pre_spec("gemma4").regexes) if text else []
+    assert "".join(words) == text
+    body = "".join(map(re.escape, sorted(glued)))
+    cut = re.compile(f"(?<=[^{body}])(?=\u2581)", re.S)
+    expected = [part for word in words for part in cut.split(word) if part]
+    table = np.array(sorted(map(ord, glued)), dtype=np.uint32)
+    assert bpe_module._cut_before(text, words, table) == expected  # noqa: SLF001
+
+
 @settings(max_examples=100, deadline=None)
 @given(data=st.binary(max_size=20) | text_strategy.map(lambda t: t.encode("utf-8", "surrogatepass")))
 def test_ids_fast_path_equals_pieces(data: bytes) -> None:

@@ -38,6 +38,7 @@ from tui_tok.tokenizer.pretokenize.split import split_words
 from tui_tok.tokenizer.pretokenize.table import pre_spec
 from tui_tok.tokenizer.types import Piece
 from tui_tok.tokenizer.vocab import Vocab
+from tui_tok.tokenizer.sorted_unique import sorted_unique
 
 _NO_RANK = 1 << 62
 _HEAP_FROM = 150
@@ -69,6 +70,7 @@ class BpeEncoder:
         self._ranks: dict[str, int] | None = None
         self._lazy: LazyRanks | None = None
         self._cut: re.Pattern[str] | None | bool = False  # False = not computed yet
+        self._glued = np.zeros(0, dtype=np.uint32)  # code points the cut never follows (sorted)
         self._cache: dict[str, WordResult] = {}
         self._batch: BpeBatch | None = None
 
@@ -202,7 +204,9 @@ class BpeEncoder:
         """``text`` cut by the pre-tokenizer (and before ▁ where exact, ``_subword_cut``)."""
         words = split_words(text, self.spec.regexes) if text else []
         if not self._byte_encode and (self._cut is not False or long) and (cut := self._subword_cut()) is not None:
-            words = [part for word in words for part in cut.split(word)]
+            if sum(map(len, words)) != len(text):  # words do not tile the text: cut each one
+                return [part for word in words for part in cut.split(word)]
+            return _cut_before(text, words, self._glued)
         return words
 
     def _lookup(self, words: list[str], *, long: bool) -> list[WordResult]:
@@ -248,6 +252,7 @@ class BpeEncoder:
                     before[across] = cps[at[across] - 2]
                     seen = np.flatnonzero(np.bincount(before))  # every character seen before a ▁
                     glued = set(map(chr, seen.tolist())) | {"\x00"}
+                    self._glued = np.array(sorted(map(ord, glued)), dtype=np.uint32)
                     body = "".join(map(re.escape, sorted(glued)))
                     self._cut = re.compile(f"(?<=[^{body}])(?=\u2581)", re.S)
         return self._cut  # type: ignore[return-value]
@@ -384,6 +389,20 @@ def _pieces(results: list[WordResult]) -> list[Piece]:
         pieces = [p for p in pieces if p[0] >= 0]
     return pieces
 
+
+
+def _cut_before(text: str, words: list[str], glued: np.ndarray) -> list[str]:
+    """``words`` (which tile ``text``) also cut before each ▁ whose previous character is not
+    in ``glued``: ``_subword_cut``'s regex split of every word, found in one pass over the text
+    (a word's first ▁ has no previous character in the word, but a word start is a cut anyway)."""
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    at = np.flatnonzero(cps[1:] == 0x2581) + 1
+    at = at[~np.isin(cps[at - 1], glued)]
+    if not len(at):
+        return words
+    ends = np.cumsum(np.fromiter(map(len, words), dtype=np.int64, count=len(words)))
+    bounds = [0, *sorted_unique(np.concatenate((ends, at))).tolist()]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
 def _raw_symbols(word: str) -> list[str]:

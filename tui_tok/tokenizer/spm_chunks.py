@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from tui_tok.tokenizer.sorted_unique import sorted_unique
 
 ESC = "\u2581"
 _RUN_RE = re.compile("[ \u2581]*[^ \u2581]+|[ \u2581]+")
@@ -85,7 +86,7 @@ def vocab_pairs(tokens: list[str]) -> frozenset[str]:
     """Every two neighbouring characters in any token text."""
     joined = "\x00".join(tokens).encode("utf-32-le", "surrogatepass")
     cps = np.frombuffer(joined, dtype=np.uint32).astype(np.uint64)
-    codes = np.unique((cps[:-1] << np.uint64(32)) | cps[1:]).tolist()
+    codes = sorted_unique((cps[:-1] << np.uint64(32)) | cps[1:]).tolist()
     # pairs with the NUL separator are harmless extras: they only make cuts rarer
     return frozenset(chr(c >> 32) + chr(c & 0xFFFFFFFF) for c in codes)
 
@@ -96,4 +97,4 @@ def _bad_prev_chars(tokens: list[str]) -> frozenset[str]:
     joined = "\x00".join(tokens).encode("utf-32-le", "surrogatepass")
     cps = np.frombuffer(joined, dtype=np.uint32)
     before = cps[:-1][cps[1:] == 0x2581]
-    return frozenset(map(chr, np.unique(before[before != 0x2581]).tolist()))
+    return frozenset(map(chr, sorted_unique(before[before != 0x2581]).tolist()))

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 import numpy as np
+from tui_tok.tokenizer.sorted_unique import sorted_unique
 
 _FIB = np.uint64(0x9E3779B97F4A7C15)
 _RADICES = (0xA0761D6478BD642F, 0xE7037ED1A0B428DB, 0x8EBC6AF09C88C6E3, 0x589965CC75374CC3)
@@ -84,7 +85,7 @@ class TokenHash:
         """Token id of ``text[pos:pos+length]`` for each pair (-1: no trie token), where
         ``cps = text_code_points(text)``."""
         found = np.full(pos.size, -1, dtype=np.int64)
-        sizes = np.unique(length).tolist()
+        sizes = sorted_unique(length).tolist()
         groups = [np.flatnonzero(length == n) for n in sizes]
         for at, got in zip(groups, self.find(cps, [(n, pos[at]) for n, at in zip(sizes, groups)])):
             found[at] = got
