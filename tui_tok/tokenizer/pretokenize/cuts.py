@@ -138,16 +138,33 @@ def plan(regexes: tuple[str, ...]) -> DeepseekCuts | None:
 
 @cache
 def _table(regexes: tuple[str, ...]) -> np.ndarray:
-    """Class bits per code point for one of the two lists (see the module docstring)."""
-    non_ascii_ws = np.zeros(ud.MAX_CODEPOINTS, dtype=bool)
-    non_ascii_ws[[cp for cp in ud.WHITESPACE_CPS if cp > 0x7F]] = True
-    table = np.zeros(ud.MAX_CODEPOINTS, dtype=np.uint8)
-    table[[0x0A, 0x0D]] |= NL
-    table[[0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D]] |= WS
-    table[non_ascii_ws] |= WS
+    """Class bits per code point for one of the two lists (see the module docstring).
+
+    The collapsed-category classes, \\s and \r\n are a function of llama.cpp's collapsed byte
+    (non-ASCII whitespace collapses to U+000B, as the wide view maps it): one byte table and one
+    gather. The plain classes are ranges of code points as they are, except that non-ASCII
+    whitespace is U+000B to them.
+    """
+    lut = np.zeros(256, dtype=np.uint8)
+    lut[[0x0A, 0x0D]] |= NL
+    lut[[0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D]] |= WS
+    wide: list[tuple[int, str]] = []
     steps = [r for r in regexes if r not in ("[\r\n]", "\\s+$")]
-    for bit, regex_expr in zip((A, B, C, N), (_run_class(s) for s in steps), strict=True):
-        table[_members(regex_expr, non_ascii_ws)] |= bit
+    for bit, cls in zip((A, B, C, N), map(_run_class, steps), strict=True):
+        if stdregex.uses_collapsed(cls):
+            pattern = stdregex.compile_collapsed(cls)
+            lut[[i for i in range(256) if pattern.fullmatch(bytes([i]))]] |= bit
+        else:
+            wide.append((bit, cls))
+    table = lut[stdregex._collapse_table()]
+    non_ascii_ws = [cp for cp in ud.WHITESPACE_CPS if cp > 0x7F]
+    for bit, cls in wide:
+        ranges = _ranges(cls)
+        for lo, hi in ranges:
+            table[lo : hi + 1] |= bit
+        table[non_ascii_ws] &= 0xFF ^ bit
+        if any(lo <= 0x0B <= hi for lo, hi in ranges):  # the view's U+000B
+            table[non_ascii_ws] |= bit
     return table
 
 
@@ -155,19 +172,6 @@ def _run_class(regex_expr: str) -> str:
     """The class of ``\\s?X+``, ``X+`` or ``X`` (X a class or ``\\p{..}``)."""
     body = regex_expr.removeprefix("\\s?")
     return body[:-1] if body.endswith("+") else body
-
-
-def _members(cls: str, non_ascii_ws: np.ndarray) -> np.ndarray:
-    """bool per code point: is it in ``cls`` as llama.cpp's view of it sees it."""
-    if stdregex.uses_collapsed(cls):
-        pattern = stdregex.compile_collapsed(cls)
-        in_byte = np.array([pattern.fullmatch(bytes([i])) is not None for i in range(256)])
-        return in_byte[stdregex._collapse_table()]
-    out = np.zeros(ud.MAX_CODEPOINTS, dtype=bool)
-    for lo, hi in _ranges(cls):
-        out[lo : hi + 1] = True
-    out[non_ascii_ws] = bool(re.fullmatch(cls, "\x0b", re.ASCII))  # the view's U+000B
-    return out
 
 
 def _ranges(cls: str) -> list[tuple[int, int]]:

@@ -164,12 +164,13 @@ def compile_wide(regex_expr: str) -> re.Pattern[str]:
 
 @cache
 def _collapse_table() -> np.ndarray:
-    flags = ud.flags_table()
-    cats = flags & ud.MASK_CATEGORIES
-    table = np.full(ud.MAX_CODEPOINTS, 0xD0, dtype=np.uint8)
+    """llama.cpp's collapsed byte per code point (a byte per possible flags value, then one gather)."""
+    v = np.arange(1 << 16, dtype=np.uint32)
+    lut = np.full(1 << 16, 0xD0, dtype=np.uint8)
     for flag, marker in _UCAT_CPT.items():
-        table[cats == flag] = marker
-    table[(flags & ud.WHITESPACE) != 0] = 0x0B
+        lut[(v & ud.MASK_CATEGORIES) == flag] = marker
+    lut[(v & ud.WHITESPACE) != 0] = 0x0B
+    table = lut[ud.flags_table()]
     table[:128] = np.arange(128, dtype=np.uint8)
     return table
 
