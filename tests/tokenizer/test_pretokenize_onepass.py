@@ -35,7 +35,8 @@ hostile = st.text(alphabet=st.sampled_from(TRICKY), max_size=60)
 # mostly ASCII with newlines before letters and digits (the segment boundaries) and some non-ASCII
 mixed = st.lists(
     st.one_of(st.text(alphabet=st.sampled_from(ASCIIISH), max_size=12), st.text(alphabet=st.sampled_from(TRICKY), max_size=4),
-              st.sampled_from(["\nabc", "\n12345", " \n9", "\n\nx", ".\n/a", "  \n  \nq", "\r\nZ", "'s\nt"])),
+              st.sampled_from(["\nabc", "\n12345", " \n9", "\n\nx", ".\n/a", "  \n  \nq", "\r\nZ", "'s\nt", "\né", "\n中",
+                             "\n.", ".\n.", "\n's", "\n\u3000x", "\n\x1cx", "\n٣", "\n\u0301", " \n\xa0"])),
     max_size=14,
 ).map("".join)
 
@@ -75,7 +76,7 @@ def test_one_pass_equals_step_by_step(name: str, text: str, segment: int) -> Non
 def test_segmented_long_text(name: str) -> None:
     """A long mixed text cut into many real segments (ASCII ones and restored ones)."""
     parts = ["Hello world's 12345 foo.\n", "Größe 中文字 ١٢٣٤٥ 🦙 x\u3000y\n", "\tdef f(x):\n    return x+1\n",
-             "  \n\nAB'LL 99\r\n", ".\n/abc\n", "é\u0301\u20dd!!\n7"]  # fmt: skip
+             "  \n\nAB'LL 99\r\n", ".\n/abc\n", "é\u0301\u20dd!!\n7", "\n'll\n.\n", "中\n\u3000\n"]  # fmt: skip
     text = "".join(parts[(i * 7) % len(parts)] for i in range(400))
     regexes = REGEXES[name]
     with patch.object(tiled, "SEGMENT", 50):

@@ -27,9 +27,10 @@ marker tells punctuation apart; every code point has exactly one category):
   leftmost non-overlapping ``[0-9]{3}``: the tiling ``[0-9]{3}|(?:(?![0-9]{3})N)+`` (FALCON's
   gap may start with the space).
 
-Every form here is also safe to cut at ``tiled``'s boundaries (``\\n`` then an ASCII letter or
-digit): ``\\n`` is only consumed by whitespace runs (and ``[\\r\\n]*`` tails), which stop before
-a letter or digit. Tested against ``split_spans`` (and llama.cpp's C++ ports) in
+The custom splitters and the hand-derived forms are safe to cut at ``tiled``'s boundaries after
+``\\n`` and before any non-space (``\\n`` is only consumed by whitespace runs and ``[\\r\\n]*``
+tails, which stop there); TEKKEN only before an ASCII letter or digit (its ``[\\r\\n/]*`` tail
+can take ``\\n/``). Tested against ``split_spans`` (and llama.cpp's C++ ports) in
 ``tests/tokenizer/test_pretokenize_onepass.py``.
 
 Leaves out the other lists (digit splitters, DEEPSEEK3, YOUTU, ...): ``split._split_keyed`` runs them.
@@ -44,7 +45,7 @@ from functools import cache
 
 from tui_tok.tokenizer.pretokenize import cuts, fast, stdregex
 from tui_tok.tokenizer.pretokenize import regexes as rx
-from tui_tok.tokenizer.pretokenize.tiled import View, findall_tiled
+from tui_tok.tokenizer.pretokenize.tiled import NEWLINE_BEFORE_ALNUM, NEWLINE_BEFORE_NON_SPACE, View, findall_tiled
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +55,13 @@ class OnePass:
     pattern: re.Pattern[str]
     view: View | None
     """What the pattern runs on (None: the text itself)."""
-    segmented: bool
-    """Safe to cut at ``tiled``'s boundaries (hand-checked forms only)."""
+    boundary: re.Pattern[str] | None
+    """Where the text may be cut into segments (``tiled``; hand-checked forms only)."""
     ascii_marker: str = ""
     """An ASCII character the view also gives non-ASCII code points (U+000B in llama.cpp's views)."""
 
     def words(self, text: str) -> list[str]:
-        return findall_tiled(self.pattern, text, self.view, segmented=self.segmented, ascii_marker=self.ascii_marker)
+        return findall_tiled(self.pattern, text, self.view, boundary=self.boundary, ascii_marker=self.ascii_marker)
 
 
 _FAST = {rx.GPT2: fast.gpt2, rx.LLAMA3: fast.llama3, rx.LLAMA3_ORIGINAL: fast.llama3, rx.QWEN2: fast.qwen2,
@@ -76,16 +77,16 @@ def plan(regexes: tuple[str, ...]) -> OnePass | cuts.DeepseekCuts | None:
     if len(regexes) == 1:
         (regex_expr,) = regexes
         if regex_expr in _FAST:
-            return OnePass(_FAST[regex_expr](), fast.collapse, True)
+            return OnePass(_FAST[regex_expr](), fast.collapse, NEWLINE_BEFORE_NON_SPACE)
         if regex_expr == rx.NEWLINES:
-            return OnePass(re.compile(r"\n+|[^\n]+"), None, False)
+            return OnePass(re.compile(r"\n+|[^\n]+"), None, None)
         return _single_std(regex_expr)
     if regexes == rx.STARCODER:
-        return OnePass(_starcoder(), fast.collapse, True)
+        return OnePass(_starcoder(), fast.collapse, NEWLINE_BEFORE_NON_SPACE)
     if regexes == rx.DEFAULT:
-        return OnePass(_default_like(extra="$+<=>^~|", split_space=True), fast.collapse, True)
+        return OnePass(_default_like(extra="$+<=>^~|", split_space=True), fast.collapse, NEWLINE_BEFORE_NON_SPACE)
     if regexes == rx.FALCON:
-        return OnePass(_default_like(extra="$+<=>^~|`", split_space=False), fast.collapse, True)
+        return OnePass(_default_like(extra="$+<=>^~|`", split_space=False), fast.collapse, NEWLINE_BEFORE_NON_SPACE)
     return None
 
 
@@ -116,7 +117,8 @@ def _single_std(regex_expr: str) -> OnePass | None:
             return None
     if pattern.groups:  # findall would return groups, not words
         return None
-    return OnePass(pattern, view, regex_expr in _SAFE_SEGMENTS, "\x0b")
+    boundary = NEWLINE_BEFORE_ALNUM if regex_expr in _SAFE_SEGMENTS else None
+    return OnePass(pattern, view, boundary, "\x0b")
 
 
 def _collapsed_str(text: str) -> str:

@@ -6,13 +6,13 @@ pieces that cover it, and every piece's length is its word's length. The views (
 ``stdregex.collapse_text``) keep ASCII and map each non-ASCII code point to one marker, so a piece
 made of ASCII already *is* its word; only pieces holding a marker are sliced from the text again.
 
-Segments: most real text is ASCII with non-ASCII stretches. With ``segmented=True`` a text longer
+Segments: most real text is ASCII with non-ASCII stretches. Given a ``boundary``, a text longer
 than ``SEGMENT`` is cut at every *safe boundary* and neighbouring segments of the same kind are
 merged; an all-ASCII group runs on the text itself (no view, no restoring) and only the others
-are restored (on the benchmark corpus: 1/3 of the text instead of all). A boundary is a position right
-after ``\\n`` and before an ASCII letter or digit; the caller asserts, per pattern, that no
-alternative can consume such a ``\\n`` together with the character after it (``\\n`` only ever
-appears in whitespace runs or ``[\\r\\n]*`` tails), so a word always ends there. Each segment is
+are restored (on the benchmark corpus: a fifth of the text instead of all). A boundary is a
+position right after ``\\n`` and before a character of some kind (``NEWLINE_BEFORE_*``); the
+caller asserts, per pattern, that no alternative can consume such a ``\\n`` together with the
+character after it, so a word always ends there. Each segment is
 run ``_LOOKAHEAD`` characters past its end, so lookaheads near the boundary see what they see in
 the whole text, and the pieces past the boundary are dropped again.
 
@@ -32,32 +32,38 @@ SEGMENT = 4096
 """Texts up to this many code points run whole; longer ones are cut at every safe boundary."""
 _LOOKAHEAD = 4
 """Characters a segment is run past its end (more than any pattern here looks ahead)."""
-_BOUNDARY = re.compile(r"\n(?=[A-Za-z0-9])")
+NEWLINE_BEFORE_ALNUM = re.compile(r"\n(?=[A-Za-z0-9])")
+"""Safe boundaries for patterns whose ``\\n`` appears only in whitespace runs and ``[\\r\\n/]*`` tails."""
+NEWLINE_BEFORE_NON_SPACE = re.compile(r"\n(?=\S)")
+"""Safe boundaries for patterns whose ``\\n`` appears only in whitespace runs and ``[\\r\\n]*`` tails
+(Python's ``\\S`` is stricter than "not llama.cpp whitespace": it also excludes U+001C-U+001F)."""
 
 View = Callable[[str], str]
 
 
 def findall_tiled(
-    pattern: re.Pattern[str], text: str, view: View | None, *, segmented: bool, ascii_marker: str = ""
+    pattern: re.Pattern[str], text: str, view: View | None, *, boundary: re.Pattern[str] | None,
+    ascii_marker: str = "",
 ) -> list[str]:
     """The words of ``text``: ``pattern.findall(view(text))`` with each piece replaced by the
     slice of ``text`` at the same place (``view=None``: the pattern runs on the text itself).
+    ``boundary``: where the text may be cut into segments (see the module docstring; None: never).
     ``ascii_marker``: an ASCII character the view also uses for non-ASCII ones (llama.cpp's
     views map non-ASCII whitespace to U+000B); pieces holding it are re-sliced too.
 
     >>> findall_tiled(re.compile(r"[a-z\\x80]+|(?s:.)"), "hé, yo", lambda t: re.sub(r"[^\\x00-\\x7f]", "\\x80", t),
-    ...               segmented=False)
+    ...               boundary=None)
     ['hé', ',', ' ', 'yo']
     """
     if view is None or text.isascii():
         return pattern.findall(text)
     collapsed = view(text)
     n = len(text)
-    if not segmented or n <= SEGMENT:
+    if boundary is None or n <= SEGMENT:
         return _restored(text, pattern.findall(collapsed), 0, ascii_marker)
     out: list[str] = []
     findall = pattern.findall
-    for a, b, dirty in _groups(text):
+    for a, b, dirty in _groups(text, boundary):
         stop = min(b + _LOOKAHEAD, n)
         if dirty:
             pieces = _restored(text, findall(collapsed, a, stop), a, ascii_marker)
@@ -72,10 +78,10 @@ def findall_tiled(
     return out
 
 
-def _groups(text: str) -> list[tuple[int, int, bool]]:
+def _groups(text: str, boundary: re.Pattern[str]) -> list[tuple[int, int, bool]]:
     """``text`` cut at every safe boundary, neighbouring segments of the same kind (all ASCII or
     not) merged: (start, end, has non-ASCII) covering the text in order."""
-    bounds = [m.end() for m in _BOUNDARY.finditer(text)]
+    bounds = [m.end() for m in boundary.finditer(text)]
     if not bounds:
         return [(0, len(text), True)]
     cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
