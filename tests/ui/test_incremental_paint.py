@@ -91,8 +91,9 @@ async def test_editor_rows_from_its_cache_match_textarea_drawing() -> None:
 
 
 async def test_readouts_repainting_changed_rows_match_a_full_repaint() -> None:
-    """The stats line and the token details repaint only the rows whose text changed; what
-    they show must be what they draw from scratch, as the selected token moves and changes."""
+    """The stats line and the token details repaint only the rows whose text changed (and the
+    details keep each rendered label/value pair); what they show must be what they draw from
+    scratch, as the selected token moves and changes."""
     from tui_tok.ui.widgets.readout import Readout
     from tui_tok.ui.widgets.token_details import TokenDetails
 
@@ -119,6 +120,7 @@ async def test_readouts_repainting_changed_rows_match_a_full_repaint() -> None:
                 region = Region(0, 0, widget.outer_size.width, widget.outer_size.height)
                 shown = [[(s.text, s.style) for s in line] for line in widget.render_lines(region)]
                 widget._strips_key = None  # noqa: SLF001 - the oracle: rendered again from its content
+                getattr(widget, "_row_strips", {}).clear()  # the details' rendered pairs too
                 widget.refresh()
                 fresh = [[(s.text, s.style) for s in line] for line in widget.render_lines(region)]
                 assert shown == fresh, (k, widget.id)
