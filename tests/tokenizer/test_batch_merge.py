@@ -192,12 +192,13 @@ def _bpe_and_spm_files():  # noqa: ANN202
 
 @pytest.mark.parametrize("path", _bpe_and_spm_files())
 def test_long_text_ids_equal_unbatched(path) -> None:  # noqa: ANN001
-    """A long mixed text (user-defined tokens cut it into many fragments for some vocabs):
-    ``encode`` and ``tokenize`` (spans included) with the batches and the many-fragment calls ==
-    one fragment at a time, per word."""
+    """A long mixed text (user-defined tokens cut it into many fragments for some vocabs, and
+    some fragments repeat): ``encode`` and ``tokenize`` (spans included) with the batches and the
+    many-fragment calls == one fragment at a time, per word."""
     from tui_tok.loader import load_tokenizer
 
-    text = _mixed_text() + "<s></s><|endoftext|><start_of_turn>\n\n\t  <mask> [CLS]"
+    repeats = "<s>x y</s>x y<|endoftext|>x y\n\n\tx y<s>x y"  # a fragment repeated, after specials and not
+    text = _mixed_text() + "<s></s><|endoftext|><start_of_turn>\n\n\t  <mask> [CLS]" + repeats * 3
     fast = load_tokenizer(path)
     slow = load_tokenizer(path)
     encoder = slow.encoder

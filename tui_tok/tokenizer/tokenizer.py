@@ -319,7 +319,9 @@ def _all_at_once(data: bytes, parts: list[Fragment], many: Any) -> Iterator[Any]
     ``encode_fragments``) on every raw fragment of ``parts``, each with whether it follows a
     special token, in order; None when the encoder has no such call or there are fewer than
     two raw fragments (one call per fragment is the same then). One call lets the encoder
-    batch the new words of all fragments (user-defined tokens may cut a text into thousands)."""
+    batch the new words of all fragments (user-defined tokens may cut a text into thousands).
+    A fragment that repeats with the same ``after_special`` is encoded once and its result
+    shared: callers only read it."""
     if many is None or sum(tid == RAW for _, _, tid in parts) < 2:
         return None
     raw: list[tuple[bytes, bool]] = []
@@ -328,7 +330,10 @@ def _all_at_once(data: bytes, parts: list[Fragment], many: Any) -> Iterator[Any]
         if tid == RAW:
             raw.append((data[start:end], after_special))
         after_special = tid != RAW
-    return iter(many(raw))
+    distinct = list(dict.fromkeys(raw))  # gemma's whitespace tokens cut code into lines that repeat
+    if len(distinct) == len(raw):
+        return iter(many(raw))
+    return map(dict(zip(distinct, many(distinct))).__getitem__, raw)
 
 
 def _encoder_class(vocab: Vocab) -> type:
