@@ -101,3 +101,12 @@ def test_deepseek_text_holding_every_cut_mark(name: str) -> None:
     """The cut-mark characters themselves in the text: the slicing fallback, same words."""
     text = "ab \U0010fffe12\U0010ffff 中文\ufdd0 x\ufdd1\n  y\U0010fffe"
     assert split_words(text, REGEXES[name]) == _reference(text, REGEXES[name])
+
+
+@pytest.mark.parametrize("name", ["STARCODER", "DEFAULT", "FALCON", "QWEN2"])
+@pytest.mark.parametrize("text", [" \n١", " \n、x", "  \n٣4", "a \n«b"])
+def test_lookahead_past_a_boundary_sees_the_class(name: str, text: str) -> None:
+    """An all-ASCII segment whose lookahead reaches a non-ASCII number or punctuation (a chunk end
+    for STARCODER, DEFAULT and FALCON) must see its class, not an unknown character."""
+    with patch.object(tiled, "SEGMENT", 1):
+        assert split_words(text, REGEXES[name]) == _reference(text, REGEXES[name])

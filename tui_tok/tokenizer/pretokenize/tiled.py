@@ -67,8 +67,8 @@ def findall_tiled(
         stop = min(b + _LOOKAHEAD, n)
         if dirty:
             pieces = _restored(text, findall(collapsed, a, stop), a, ascii_marker)
-        else:
-            pieces = findall(text, a, stop)
+        else:  # view == text up to b; past it (lookahead only) the view's classes must be seen
+            pieces = findall(text if text[b:stop].isascii() else collapsed, a, stop)
         extra = stop - b
         while extra > 0 and pieces:
             extra -= len(pieces.pop())
