@@ -68,6 +68,7 @@ def test_one_pass_equals_step_by_step(name: str, text: str, segment: int) -> Non
     regexes = REGEXES[name]
     with patch.object(tiled, "SEGMENT", segment):
         assert split_words(text, regexes) == _reference(text, regexes)
+        assert onepass.plan(regexes).words(text) == _reference(text, regexes)  # also below min_text
 
 
 @pytest.mark.parametrize(
@@ -100,7 +101,8 @@ def test_no_one_pass_for_empty_matches_or_context() -> None:
 def test_deepseek_text_holding_every_cut_mark(name: str) -> None:
     """The cut-mark characters themselves in the text: the slicing fallback, same words."""
     text = "ab \U0010fffe12\U0010ffff 中文\ufdd0 x\ufdd1\n  y\U0010fffe"
-    assert split_words(text, REGEXES[name]) == _reference(text, REGEXES[name])
+    assert onepass.plan(REGEXES[name]).words(text) == _reference(text, REGEXES[name])
+    assert split_words(text * 30, REGEXES[name]) == _reference(text * 30, REGEXES[name])
 
 
 @pytest.mark.parametrize("name", ["STARCODER", "DEFAULT", "FALCON", "QWEN2"])

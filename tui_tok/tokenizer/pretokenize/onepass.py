@@ -59,6 +59,8 @@ class OnePass:
     """Where the text may be cut into segments (``tiled``; hand-checked forms only)."""
     ascii_marker: str = ""
     """An ASCII character the view also gives non-ASCII code points (U+000B in llama.cpp's views)."""
+    min_text: int = 0
+    """Shorter texts take ``split``'s memoised per-chunk path instead (never, here)."""
 
     def words(self, text: str) -> list[str]:
         return findall_tiled(self.pattern, text, self.view, boundary=self.boundary, ascii_marker=self.ascii_marker)

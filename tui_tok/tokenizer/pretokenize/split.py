@@ -57,7 +57,7 @@ def split_words(text: str, regexes: Sequence[str]) -> list[str]:
         return []
     key = regexes if type(regexes) is tuple else tuple(regexes)
     one = onepass.plan(key)
-    if one is not None:  # the common case: one pattern over the whole text
+    if one is not None and len(text) >= one.min_text:  # the common case: one pass over the whole text
         return one.words(text)
     steps = _steps(key)
     if steps is not None:
