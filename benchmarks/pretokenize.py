@@ -29,16 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from support import vocab_files  # noqa: E402
 
 from benchmarks.corpus import build_corpus  # noqa: E402
-
-
-def calibration_ms() -> float:
-    """Best of 5 of ``sum(range(10**6))``: ~12-15 ms on an idle recent x86 core."""
-    best = float("inf")
-    for _ in range(5):
-        t = time.perf_counter()
-        sum(range(10**6))
-        best = min(best, time.perf_counter() - t)
-    return 1000 * best
+from benchmarks.encode import calibration_ms  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
