@@ -11,8 +11,8 @@ We reproduce that loop but avoid ``candidates x fragments`` work: a ``_Finder`` 
 there; every candidate that is a prefix of that one also starts there. The finder is a small
 regex of the candidates' first few bytes (a few distinct prefixes, such as ``[PAD`` and ``<|``,
 for thousands of tokens: it compiles in well under a millisecond, where a trie regex of every
-candidate took 20-250 ms) plus one dict lookup per candidate length where a prefix occurs. Chained overlapping
-occurrences form independent groups (when no LSTRIP/RSTRIP token occurs): a lone occurrence is
+candidate took 20-250 ms) plus one dict lookup per candidate length where a prefix occurs.
+Chained overlapping occurrences form independent groups (when no LSTRIP/RSTRIP token occurs): a lone occurrence is
 simply claimed, and llama.cpp's loop is replayed verbatim inside each larger group. With strip
 flags in play, the loop is replayed over the whole text and all occurrence positions.
 
@@ -159,8 +159,8 @@ class SpecialPartitioner:
                 cur_end = -1
             if longest is None:
                 # a run of c: only runs of c can start inside it, so resolve it as one group
-                # (a run shorter than every candidate of c just stays raw in ``_resolve_run``)
-                comps.append((start, hit_end, text[start]))  # the prefilter matched the whole run
+                # (the prefilter matched the whole run, at least as long as c's shortest candidate)
+                comps.append((start, hit_end, text[start]))
                 pos = hit_end
                 continue
             cur_start, cur_end, cur = start, start + len(longest), [longest]
