@@ -45,7 +45,13 @@ from functools import cache
 
 from tui_tok.tokenizer.pretokenize import cuts, fast, stdregex
 from tui_tok.tokenizer.pretokenize import regexes as rx
-from tui_tok.tokenizer.pretokenize.tiled import NEWLINE_BEFORE_ALNUM, NEWLINE_BEFORE_NON_SPACE, View, findall_tiled
+from tui_tok.tokenizer.pretokenize.tiled import (
+    NEWLINE_BEFORE_ALNUM,
+    NEWLINE_BEFORE_NON_SPACE,
+    Boundary,
+    View,
+    findall_tiled,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +61,7 @@ class OnePass:
     pattern: re.Pattern[str]
     view: View | None
     """What the pattern runs on (None: the text itself)."""
-    boundary: re.Pattern[str] | None
+    boundary: Boundary | None
     """Where the text may be cut into segments (``tiled``; hand-checked forms only)."""
     ascii_marker: str = ""
     """An ASCII character the view also gives non-ASCII code points (U+000B in llama.cpp's views)."""

@@ -23,26 +23,50 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import accumulate, compress, count, repeat
 from operator import contains, not_
 
 import numpy as np
 
+from tui_tok.tokenizer import unicode_data as ud
+
 SEGMENT = 4096
 """Texts up to this many code points run whole; longer ones are cut at every safe boundary."""
 _LOOKAHEAD = 4
 """Characters a segment is run past its end (more than any pattern here looks ahead)."""
-NEWLINE_BEFORE_ALNUM = re.compile(r"\n(?=[A-Za-z0-9])")
-"""Safe boundaries for patterns whose ``\\n`` appears only in whitespace runs and ``[\\r\\n/]*`` tails."""
-NEWLINE_BEFORE_NON_SPACE = re.compile(r"\n(?=\S)")
-"""Safe boundaries for patterns whose ``\\n`` appears only in whitespace runs and ``[\\r\\n]*`` tails
-(Python's ``\\S`` is stricter than "not llama.cpp whitespace": it also excludes U+001C-U+001F)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Boundary:
+    """Safe cut points: right after ``\\n`` when the next code point is of an allowed kind."""
+
+    alnum_only: bool
+    """True: the next code point is an ASCII letter or digit; False: anything but llama.cpp whitespace."""
+
+    def positions(self, cps: np.ndarray) -> np.ndarray:
+        """The cut points of a text given as code points (ascending)."""
+        after = np.flatnonzero(cps[:-1] == 0x0A) + 1
+        nxt = cps[after]
+        if self.alnum_only:
+            ok = (nxt < 0x80) & _ALNUM[np.minimum(nxt, 0x7F)]
+        else:
+            ok = ~np.isin(nxt, _SPACES)
+        return after[ok]
+
+
+_SPACES = np.array(sorted(ud.WHITESPACE_CPS), dtype=np.uint32)
+_ALNUM = np.array([chr(c).isascii() and chr(c).isalnum() for c in range(128)])
+NEWLINE_BEFORE_ALNUM = Boundary(alnum_only=True)
+"""For patterns whose ``\\n`` appears only in whitespace runs and ``[\\r\\n/]*`` tails."""
+NEWLINE_BEFORE_NON_SPACE = Boundary(alnum_only=False)
+"""For patterns whose ``\\n`` appears only in whitespace runs and ``[\\r\\n]*`` tails."""
 
 View = Callable[[str], str]
 
 
 def findall_tiled(
-    pattern: re.Pattern[str], text: str, view: View | None, *, boundary: re.Pattern[str] | None,
+    pattern: re.Pattern[str], text: str, view: View | None, *, boundary: Boundary | None,
     ascii_marker: str = "",
 ) -> list[str]:
     """The words of ``text``: ``pattern.findall(view(text))`` with each piece replaced by the
@@ -78,14 +102,14 @@ def findall_tiled(
     return out
 
 
-def _groups(text: str, boundary: re.Pattern[str]) -> list[tuple[int, int, bool]]:
+def _groups(text: str, boundary: Boundary) -> list[tuple[int, int, bool]]:
     """``text`` cut at every safe boundary, neighbouring segments of the same kind (all ASCII or
     not) merged: (start, end, has non-ASCII) covering the text in order."""
-    bounds = [m.end() for m in boundary.finditer(text)]
-    if not bounds:
-        return [(0, len(text), True)]
     cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    edges = np.array([0, *bounds, len(text)], dtype=np.int64)
+    bounds = boundary.positions(cps)
+    if not len(bounds):
+        return [(0, len(text), True)]
+    edges = np.concatenate(([0], bounds, [len(text)])).astype(np.int64)
     dirty = np.zeros(len(edges) - 1, dtype=bool)
     dirty[np.searchsorted(edges, np.flatnonzero(cps > 0x7F), side="right") - 1] = True
     first = np.flatnonzero(np.concatenate(([True], dirty[1:] != dirty[:-1])))
