@@ -54,14 +54,14 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         self.pieces = pieces
         self._row_starts = None
         self._update_size()
-        if old_width == max(1, self.scrollable_content_region.width):
+        if old_width == max(1, self.content_box.width):
             self.refresh_changed()
         else:
             self.refresh()
 
     @property
     def row_starts(self) -> np.ndarray:
-        width = max(1, self.scrollable_content_region.width)
+        width = max(1, self.content_box.width)
         if self._row_starts is None or self._width != width:
             self._width = width
             widths = self._label_widths()
@@ -86,7 +86,7 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         return lengths[inverse.reshape(-1)] if len(unique) else np.zeros(0, dtype=np.int64)
 
     def _update_size(self) -> None:
-        set_virtual_size(self, Size(self.scrollable_content_region.width, len(self.row_starts) - 1))
+        set_virtual_size(self, Size(self.content_box.width, len(self.row_starts) - 1))
 
     def on_resize(self, event: events.Resize) -> None:
         self._row_starts = None
@@ -103,13 +103,13 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         self.refresh_rows(int(np.searchsorted(starts, i, side="right")) - 1 for i in (old, new) if 0 <= i < len(self.ids))
         if 0 <= self.cursor < len(self.ids):
             row = int(np.searchsorted(self.row_starts, self.cursor, side="right")) - 1
-            top, height = self.scroll_offset.y, self.scrollable_content_region.height
+            top, height = self.scroll_offset.y, self.content_box.height
             if row < top or row >= top + height:
                 self.scroll_to(y=max(0, row - height // 2), animate=False)
 
     def row_keys(self) -> list[Hashable | None]:
         """Per visible row: its labels (or ids), their colours and where the cursor is on it."""
-        region = self.scrollable_content_region
+        region = self.content_box
         top, height = self.scroll_offset.y, region.height
         starts = self.row_starts
         keys: list[Hashable | None] = [None] * height
@@ -129,7 +129,7 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         return keys
 
     def build_row(self, row: int) -> Strip:
-        width = self.scrollable_content_region.width
+        width = self.content_box.width
         starts = self.row_starts
         styles = self.token_styles
         if row >= len(starts) - 1:

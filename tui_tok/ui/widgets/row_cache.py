@@ -22,11 +22,13 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tui_tok.ui.widgets.content_box import ContentBox
+
 MAX_CACHED_ROWS = 2_000
 """Strips kept by key (the cache is emptied when it reaches this)."""
 
 
-class RowCache:
+class RowCache(ContentBox):
     """Mixin (before the widget class) for a Line-API ``ScrollView``: implement ``row_keys`` and ``build_row``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -55,7 +57,7 @@ class RowCache:
         if not drawn:
             widget.refresh()
             return
-        width = widget.scrollable_content_region.width
+        width = self.content_box.width
         changed = [y for y, key in enumerate(self.row_keys()) if y not in drawn or drawn[y] != key]
         run_start = -1
         for k, y in enumerate(changed):  # one region per run of changed rows
@@ -71,8 +73,8 @@ class RowCache:
         For a change whose rows are known (a cursor that moved), without computing every key.
         """
         widget: Widget = self  # type: ignore[assignment]
-        top, height = widget.scroll_offset.y, widget.scrollable_content_region.height
-        width = widget.scrollable_content_region.width
+        top, height = widget.scroll_offset.y, self.content_box.height
+        width = self.content_box.width
         for row in set(rows):
             if top <= row < top + height:
                 widget.refresh(Region(0, row - top, width, 1))

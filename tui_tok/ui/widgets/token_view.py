@@ -115,13 +115,13 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
 
     @property
     def rows(self) -> Rows:
-        width = max(2, self.scrollable_content_region.width)
+        width = max(2, self.content_box.width)
         if self._rows is None or self._rows.width != width:
             self._rows = wrap_rows(self.token_layout, width=width)
         return self._rows
 
     def _update_size(self) -> None:
-        set_virtual_size(self, Size(self.scrollable_content_region.width, self.rows.n_rows))
+        set_virtual_size(self, Size(self.content_box.width, self.rows.n_rows))
 
     def on_resize(self, event: events.Resize) -> None:
         self._rows = None
@@ -155,13 +155,13 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
 
     def scroll_to_region_row(self, row: int) -> None:
         top = self.scroll_offset.y
-        height = self.scrollable_content_region.height
+        height = self.content_box.height
         if row < top or row >= top + height:
             self.scroll_to(y=max(0, row - height // 2), animate=False)
 
     def row_keys(self) -> list[RowKey | None]:  # type: ignore[override]
         """What each visible row shows, as hashable values (None: past the end of the text)."""
-        region = self.scrollable_content_region
+        region = self.content_box
         top, height = self.scroll_offset.y, region.height
         rows = self.rows
         lay = self.token_layout
@@ -189,7 +189,7 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         return keys
 
     def build_row(self, row: int) -> Strip:
-        width = self.scrollable_content_region.width
+        width = self.content_box.width
         rows = self.rows
         styles = self.token_styles
         if row >= rows.n_rows:
