@@ -31,12 +31,14 @@ def load_tokenizer(source: str | os.PathLike[str] | GGUFFile) -> Tokenizer:
     from tui_tok.tokenizer.tokenizer import Tokenizer
     from tui_tok.tokenizer.vocab import vocab_from_metadata
 
-    gguf = source if isinstance(source, GGUFFile) else read_gguf(source)
+    # the merges' whole text comes free with decoding them (the merge-rank search wants it)
+    gguf = source if isinstance(source, GGUFFile) else read_gguf(source, texts=("tokenizer.ggml.merges",))
     # the reader returns every string array as a list of str: the vocab need not check each entry
     str_lists = {k for k, f in gguf.fields.items()
                  if f.item_type is GGUFValueType.STRING and type(f.value) is list}  # fmt: skip
+    texts = {k: f.text for k, f in gguf.fields.items() if f.text is not None}
     try:
-        return Tokenizer(vocab_from_metadata(gguf.metadata, str_lists=str_lists))
+        return Tokenizer(vocab_from_metadata(gguf.metadata, str_lists=str_lists, texts=texts))
     except VocabError as exc:
         path = getattr(gguf, "path", None)
         if path is not None and str(path) not in str(exc):

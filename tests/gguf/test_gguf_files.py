@@ -116,10 +116,22 @@ def fuzz_seed(tmp: str) -> bytes:
 
 
 def parse_or_format_error(data: bytes) -> None:
-    try:
-        parse_gguf_bytes(data, path="fuzz.gguf")
-    except GGUFFormatError as exc:
-        assert exc.path == "fuzz.gguf" and exc.offset is not None
+    """Parses or fails cleanly, with or without keeping string-array texts, and both agree."""
+    results = []
+    for texts in ((), ("tokenizer.ggml.tokens", "tokenizer.ggml.merges")):
+        try:
+            results.append(parse_gguf_bytes(data, path="fuzz.gguf", texts=texts))
+        except GGUFFormatError as exc:
+            assert exc.path == "fuzz.gguf" and exc.offset is not None
+            results.append(str(exc))
+    plain, kept = results
+    if isinstance(plain, str) or isinstance(kept, str):
+        assert plain == kept
+        return
+    assert list(plain.fields) == list(kept.fields)
+    for key, field in kept.fields.items():
+        if field.text is not None:
+            assert field.text == "\0" + "\0".join(plain[key]) + "\0" and field.value == plain[key]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

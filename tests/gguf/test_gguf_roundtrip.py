@@ -17,7 +17,7 @@ from tui_tok.errors import GGUFFormatError
 from tui_tok.gguf import GGUFFile, GGUFValue, GGUFValueType, copy_metadata_only, read_gguf, write_gguf
 from tui_tok.gguf import strings as gguf_strings
 from tui_tok.gguf.reader import parse_gguf_bytes
-from tui_tok.gguf.strings import read_string_array, read_strings_plain
+from tui_tok.gguf.strings import read_string_array, read_string_array_text, read_strings_plain
 from tui_tok.gguf.writer import encode_gguf
 
 T = GGUFValueType
@@ -174,6 +174,24 @@ def test_fast_string_decoder_equals_plain_loop(strings: list[str], repeat: int, 
     plain, end2 = read_strings_plain(buf, 3, len(items), len(buf), big_endian=big_endian, fail=fail)
     assert fast == fast1 == plain == items
     assert end == end1 == end2 == 3 + len(raw)
+    joined = "\0" + "\0".join(items) + "\0"
+    expected = joined if joined.count("\0") == len(items) + 1 else None
+    for always in (False, True):
+        with mock.patch.object(gguf_strings, "_FAST_MIN", 1 if always else gguf_strings._FAST_MIN):
+            with_text, text, end3 = read_string_array_text(buf, 3, len(items), len(buf), big_endian=big_endian,
+                                                           fail=fail)  # fmt: skip
+        assert with_text == items and end3 == end and text == expected
+
+
+def test_reader_keeps_the_text_of_the_string_arrays_asked_for() -> None:
+    tokens = [f"t{i}\u0120" for i in range(2000)]
+    merges = [f"t{i} t{i + 1}" for i in range(1500)]
+    data, _ = encode_gguf({"tokenizer.ggml.tokens": tokens, "tokenizer.ggml.merges": merges, "nul": ["a\0", "b"]})
+    f = parse_gguf_bytes(data, texts={"tokenizer.ggml.merges", "nul", "absent"})
+    assert f["tokenizer.ggml.merges"] == merges and f["tokenizer.ggml.tokens"] == tokens
+    assert f.fields["tokenizer.ggml.merges"].text == "\0" + "\0".join(merges) + "\0"
+    assert f.fields["tokenizer.ggml.tokens"].text is None  # not asked for
+    assert f.fields["nul"].text is None and f["nul"] == ["a\0", "b"]  # an entry holds the separator
 
 
 def test_strings_with_seven_zero_bytes_inside() -> None:

@@ -212,3 +212,21 @@ def test_hybriddna_marker_strip_leaves_the_callers_list_alone() -> None:
     v = vocab_from_metadata(meta, str_lists={"tokenizer.ggml.tokens"})
     assert v.tokens == ["<unk>", "<oov>", "AC", "G"] and v.token_to_id["AC\ue000"] == 2
     assert tokens == ["<unk>", "<oov>", "AC\ue000", "G"]
+
+
+def test_merges_text_only_when_it_is_the_text_of_these_merges() -> None:
+    merges = ["a b", "ab c"]
+    text = "\0a b\0ab c\0"
+    meta = {"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "gpt-2", "tokenizer.ggml.tokens": ["a", "b", "c"],
+            "tokenizer.ggml.merges": merges}  # fmt: skip
+    assert vocab_from_metadata(meta, texts={"tokenizer.ggml.merges": text}).merges_text == text
+    assert vocab_from_metadata(meta).merges_text is None
+    spm_meta = spm(**{"tokenizer.ggml.merges": merges})  # SPM ignores merges: no text either
+    assert vocab_from_metadata(spm_meta, texts={"tokenizer.ggml.merges": text}).merges_text is None
+
+
+def test_loader_hands_the_readers_merge_text_to_the_vocab() -> None:
+    from tui_tok.loader import load_tokenizer
+
+    vocab = load_tokenizer(ASSETS / "qwen3-vocab.gguf").vocab
+    assert vocab.merges_text == "\0" + "\0".join(vocab.merges) + "\0"

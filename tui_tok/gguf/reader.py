@@ -15,13 +15,14 @@ from __future__ import annotations
 import mmap
 import os
 import struct
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
 
 from tui_tok.errors import GGUFFormatError, GGUFOpenError
-from tui_tok.gguf.strings import read_string_array, read_strings_plain
+from tui_tok.gguf.strings import read_string_array, read_string_array_text, read_strings_plain
 from tui_tok.gguf.types import (
     GGML_TYPES,
     ArrayLayout,
@@ -45,8 +46,11 @@ _MIN_ITEM_SIZE = {GGUFValueType.STRING: 8, GGUFValueType.ARRAY: 12}
 _T = GGUFValueType
 
 
-def read_gguf(path: str | os.PathLike[str]) -> GGUFFile:
+def read_gguf(path: str | os.PathLike[str], *, texts: Collection[str] = ()) -> GGUFFile:
     """Read everything in a GGUF file but the tensor data.
+
+    ``texts``: keys of string arrays whose whole text to keep as well (``GGUFField.text``), for
+    a caller that would otherwise join the strings again; the decoder has it for free.
 
     >>> f = read_gguf("assets/qwen3-vocab.gguf")            # doctest: +SKIP
     >>> f.get("tokenizer.ggml.pre"), len(f["tokenizer.ggml.tokens"])   # doctest: +SKIP
@@ -71,7 +75,7 @@ def read_gguf(path: str | os.PathLike[str]) -> GGUFFile:
     except OSError as exc:
         raise GGUFOpenError(f"{p}: cannot read: {exc.strerror or exc}") from None
     try:
-        return _Parser(buf, p, len(buf)).parse()
+        return _Parser(buf, p, len(buf), texts=texts).parse()
     finally:
         if isinstance(buf, mmap.mmap):
             try:
@@ -80,16 +84,19 @@ def read_gguf(path: str | os.PathLike[str]) -> GGUFFile:
                 pass
 
 
-def parse_gguf_bytes(data: bytes, *, path: str | os.PathLike[str] = "<bytes>") -> GGUFFile:
-    """Parse a GGUF file held in memory (for tests and tools)."""
-    return _Parser(data, Path(path), len(data)).parse()
+def parse_gguf_bytes(
+    data: bytes, *, path: str | os.PathLike[str] = "<bytes>", texts: Collection[str] = ()
+) -> GGUFFile:
+    """Parse a GGUF file held in memory (for tests and tools); ``texts`` as for ``read_gguf``."""
+    return _Parser(data, Path(path), len(data), texts=texts).parse()
 
 
 class _Parser:
     """One pass over the bytes; ``pos`` only moves forward."""
 
-    def __init__(self, buf: Any, path: Path, size: int) -> None:
+    def __init__(self, buf: Any, path: Path, size: int, *, texts: Collection[str] = ()) -> None:
         self.buf = buf
+        self.texts = texts
         self.path = path
         self.size = size
         self.pos = 0
@@ -211,8 +218,21 @@ class _Parser:
         if vtype != _T.ARRAY:
             value = self.scalar_value(vtype)
             return GGUFField(key, vtype, value, start, None, None, self.pos - start)
+        if key in self.texts and self.peek_u32() == _T.STRING:
+            self.pos += 4
+            n = self.count(8, "string array")
+            value, text, self.pos = read_string_array_text(
+                self.buf, self.pos, n, self.size, big_endian=self.big_endian, fail=self.fail
+            )
+            return GGUFField(key, vtype, value, start, _T.STRING, None, self.pos - start, text)
         item_type, value, layout = self.array(depth=1)
         return GGUFField(key, vtype, value, start, item_type, layout, self.pos - start)
+
+    def peek_u32(self) -> int | None:
+        """The u32 at ``pos`` without moving (None when the file ends first)."""
+        if self.size - self.pos < 4:
+            return None
+        return int(struct.unpack_from(self.order + "I", self.buf, self.pos)[0])
 
     def scalar_value(self, vtype: GGUFValueType) -> Any:
         if vtype == _T.STRING:

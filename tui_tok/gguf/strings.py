@@ -22,6 +22,10 @@ CPython (0.7 s for Gemma's 262k tokens + 515k merges). Instead:
 Every length is checked against the bytes left before it is used: a lying length
 ends the fast path and the plain loop reports it (``fail`` raises).
 
+On request the decoded text is kept too, as ``"\\0" + "\\0".join(strings) + "\\0"`` (when no
+string holds NUL): step 3 had it before splitting, and a caller that searches the whole array
+(the merge-rank search) would otherwise join 150k-500k strings again.
+
 Leaves out: everything else in a GGUF file (reader.py).
 """
 
@@ -52,31 +56,57 @@ def read_string_array(
 
     Returns the strings and the offset just past the last one.
     """
+    strings, _, pos = read_string_array_text(buf, pos, count, end, big_endian=big_endian, fail=fail, text=False)
+    return strings, pos
+
+
+def read_string_array_text(
+    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn, text: bool = True
+) -> tuple[list[str], str | None, int]:
+    """``read_string_array``, and with ``text`` also ``"\\0" + "\\0".join(strings) + "\\0"``
+    (None when a string holds NUL, or for no strings, or without ``text``)."""
     if count < _FAST_MIN:
-        return read_strings_plain(buf, pos, count, end, big_endian=big_endian, fail=fail)
+        out, pos = read_strings_plain(buf, pos, count, end, big_endian=big_endian, fail=fail)
+        return out, _joined(out) if text and out else None, pos
     out: list[str] = []
+    runs: list[str] | None = [] if text else None  # each run's "\0s\0s..." text
     bytes_per_string = _FIRST_GUESS / _WINDOW_SLACK
     while len(out) < count:
         remaining = count - len(out)
-        if remaining < _FAST_MIN:
-            more, pos = read_strings_plain(buf, pos, remaining, end, big_endian=big_endian, fail=fail)
+        found = None
+        if remaining >= _FAST_MIN:
+            window_end = min(end, pos + int(remaining * bytes_per_string * _WINDOW_SLACK) + 65536)
+            found = _chain(buf, pos, window_end, remaining, big_endian=big_endian)
+        if found is None:  # the last few, or a first string that is long or broken (reports errors)
+            more, pos = read_strings_plain(
+                buf, pos, remaining if remaining < _FAST_MIN else 1, end, big_endian=big_endian, fail=fail
+            )
             out += more
-            break
-        window_end = min(end, pos + int(remaining * bytes_per_string * _WINDOW_SLACK) + 65536)
-        found = _chain(buf, pos, window_end, remaining, big_endian=big_endian)
-        if found is None:  # first string is long or broken: one plain step (reports errors)
-            more, pos = read_strings_plain(buf, pos, 1, end, big_endian=big_endian, fail=fail)
-            out += more
-            continue
-        fields, stop = found
-        decoded = _decode(buf, fields, stop, big_endian=big_endian)
-        if out:
-            out += decoded
-        else:  # the first (usually by far the largest) run: no copy, no refcount pass over it
-            out = decoded
-        bytes_per_string = max(9.0, (stop - pos) / len(fields))
-        pos = stop
-    return out, pos
+            run_text = _joined(more) if runs is not None else None
+            run_text = run_text[:-1] if run_text is not None else None
+        else:
+            fields, stop = found
+            decoded, run_text = _decode(buf, fields, stop, big_endian=big_endian)
+            if out:
+                out += decoded
+            else:  # the first (usually by far the largest) run: no copy, no refcount pass over it
+                out = decoded
+            bytes_per_string = max(9.0, (stop - pos) / len(fields))
+            pos = stop
+        if runs is not None:
+            if run_text is None:
+                runs = None
+            else:
+                runs.append(run_text)
+    if runs is None:
+        return out, None, pos
+    return out, (runs[0] if len(runs) == 1 else "".join(runs)) + "\0", pos
+
+
+def _joined(strings: list[str]) -> str | None:
+    """``"\\0" + "\\0".join(strings) + "\\0"``, or None when a string holds NUL."""
+    joined = "\0" + "\0".join(strings) + "\0"
+    return joined if joined.count("\0") == len(strings) + 1 else None
 
 
 def read_strings_plain(
@@ -147,8 +177,9 @@ def _chain(
     return np.concatenate(pieces) + start, q + start
 
 
-def _decode(buf: Any, fields: np.ndarray, stop: int, *, big_endian: bool) -> list[str]:
-    """Decode the strings whose length fields are at ``fields`` (the last ends at ``stop``)."""
+def _decode(buf: Any, fields: np.ndarray, stop: int, *, big_endian: bool) -> tuple[list[str], str | None]:
+    """Decode the strings whose length fields are at ``fields`` (the last ends at ``stop``); with
+    them ``"\\0s0\\0s1..."`` when no string holds NUL (the text they were split from), else None."""
     first = int(fields[0])
     seg = np.frombuffer(buf, dtype=np.uint8, count=stop - first, offset=first)
     rel = fields - first
@@ -165,7 +196,7 @@ def _decode(buf: Any, fields: np.ndarray, stop: int, *, big_endian: bool) -> lis
         parts = text.split("\0")
         if len(parts) == n + 1:
             del parts[0]
-            return parts
+            return parts, text
     starts = (fields + 8).tolist()
     ends = np.append(fields[1:], stop).tolist()
-    return [str(buf[s:e], "utf-8", "surrogateescape") for s, e in zip(starts, ends)]
+    return [str(buf[s:e], "utf-8", "surrogateescape") for s, e in zip(starts, ends)], None

@@ -228,6 +228,9 @@ class GGUFField:
     """For an ARRAY of ARRAYs: the inner arrays' item types (see ``ArrayLayout``)."""
     nbytes: int = 0
     """Encoded size of the whole pair in the file."""
+    text: str | None = None
+    """For a string array read with ``read_gguf(..., texts=[key])``: ``"\\0" + "\\0".join(value) +
+    "\\0"`` (None when an entry holds NUL, or when not asked for)."""
 
     @property
     def count(self) -> int | None:

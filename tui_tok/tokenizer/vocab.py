@@ -52,6 +52,9 @@ class Vocab:
     """Text -> id (texts are unique: llama.cpp refuses duplicates)."""
     merges: list[str] = field(default_factory=list)
     """Raw ``tokenizer.ggml.merges`` strings; rank = index."""
+    merges_text: str | None = None
+    """``"\\0" + "\\0".join(merges) + "\\0"`` when the caller had it (the GGUF reader keeps it on
+    request), so the merge-rank search need not join the merges again; None: join them yourself."""
     precompiled_charsmap: bytes | None = None
     """UGM normalizer blob, if any."""
 
@@ -166,14 +169,18 @@ def supported_models() -> tuple[str, ...]:
     return tuple(_MODEL_TYPES)
 
 
-def vocab_from_metadata(meta: Mapping[str, Any], *, str_lists: Collection[str] = ()) -> Vocab:
+def vocab_from_metadata(
+    meta: Mapping[str, Any], *, str_lists: Collection[str] = (), texts: Mapping[str, str] | None = None
+) -> Vocab:
     """Build the vocab llama.cpp's ``llama_vocab::impl::load`` would build from these keys.
 
     ``meta`` maps GGUF keys to values as the GGUF reader returns them (str, int, bool, numpy
     arrays, ``list[str]``); plain lists work too. ``str_lists`` names keys whose values the caller
     knows to be ``list[str]`` (the loader passes the file's string arrays): their entries are not
-    type-checked again (10-40 ms for 150k-500k strings). Raises ``UnsupportedTokenizerError`` for
-    an unknown model or pre-tokenizer and ``VocabError`` where llama.cpp refuses to load.
+    type-checked again (10-40 ms for 150k-500k strings). ``texts`` maps keys to their string
+    array's ``"\\0" + "\\0".join(value) + "\\0"`` where the caller has it (``Vocab.merges_text``).
+    Raises ``UnsupportedTokenizerError`` for an unknown model or pre-tokenizer and ``VocabError``
+    where llama.cpp refuses to load.
     """
     model = _str(meta, "tokenizer.ggml.model", None)
     if model is None:
@@ -210,6 +217,9 @@ def vocab_from_metadata(meta: Mapping[str, Any], *, str_lists: Collection[str] =
         tokens = _strip_dna_marker(tokens, token_to_id)
 
     merges = _merges(meta, model, pre, checked="tokenizer.ggml.merges" in str_lists)
+    merges_text = None
+    if texts and merges and merges is meta.get("tokenizer.ggml.merges"):
+        merges_text = texts.get("tokenizer.ggml.merges")
     charsmap = _charsmap(meta) if vtype is VocabType.UGM else None
 
     ids = _special_ids(meta, vtype, n, bos_null=flags.pop("bos_null", False))
@@ -228,7 +238,7 @@ def vocab_from_metadata(meta: Mapping[str, Any], *, str_lists: Collection[str] =
         special = []
     return Vocab(
         model=model, type=vtype, pre=pre, tokens=tokens, scores=scores, types=types, attrs=attrs,
-        token_to_id=token_to_id, merges=merges, precompiled_charsmap=charsmap,
+        token_to_id=token_to_id, merges=merges, merges_text=merges_text, precompiled_charsmap=charsmap,
         eog_ids=frozenset(eog), lowercase=lowercase, strip_accents=strip_accents,
         name=name, architecture=arch, special_tokens=special, pre_type=pre_type, raw_pre=raw_pre,
         **ids, **flags,
