@@ -100,7 +100,8 @@ def read_string_array_text(
                 runs.append(run_text)
     if runs is None:
         return out, None, pos
-    return out, (runs[0] if len(runs) == 1 else "".join(runs)) + "\0", pos
+    runs.append("\0")
+    return out, "".join(runs), pos  # one copy of the text
 
 
 def _joined(strings: list[str]) -> str | None:
