@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support import HAVE_SHARED, SHARED_MISSING, vocab_files
-from tui_tok.tokenizer import special
+from tui_tok.tokenizer import special_finder
 from tui_tok.tokenizer.special import RAW, SpecialPartitioner
 from tui_tok.tokenizer.stdsort import libstdcxx_sort
 from tui_tok.tokenizer.types import TokenAttr
@@ -147,7 +147,7 @@ def test_partition_with_short_finder_prefixes(data, texts, text, parse, limits) 
     v = make_vocab(texts, types, [0] * len(texts))
     specials = [(v.token_bytes(t), t, int(v.attrs[t])) for t in v.special_tokens]
     raw = text.encode()
-    with patch.object(special, "_PREFIX", limits[0]), patch.object(special, "_MAX_PREFIXES", limits[1]):
+    with patch.object(special_finder, "_PREFIX", limits[0]), patch.object(special_finder, "_MAX_PREFIXES", limits[1]):
         assert SpecialPartitioner(v).partition(raw, parse_special=parse) == reference_partition(raw, specials, parse)
 
 

@@ -6,15 +6,13 @@ leftmost non-overlapping occurrences, dropping C-``isspace`` bytes next to LSTRI
 Order matters: a longer token earlier in the list wins over a shorter one that overlaps it even
 when the shorter one starts first in the text.
 
-We reproduce that loop but avoid ``candidates x fragments`` work: a ``_Finder`` (per
-``parse_special`` setting) finds every position where some candidate starts and the longest one
-there; every candidate that is a prefix of that one also starts there. The finder is a small
-regex of the candidates' first few bytes (a few distinct prefixes, such as ``[PAD`` and ``<|``,
-for thousands of tokens: it compiles in well under a millisecond, where a trie regex of every
-candidate took 20-250 ms) plus one dict lookup per candidate length where a prefix occurs.
-Chained overlapping occurrences form independent groups (when no LSTRIP/RSTRIP token occurs): a lone occurrence is
-simply claimed, and llama.cpp's loop is replayed verbatim inside each larger group. With strip
-flags in play, the loop is replayed over the whole text and all occurrence positions.
+We reproduce that loop but avoid ``candidates x fragments`` work: a ``Finder``
+(``special_finder.py``, one per ``parse_special`` setting) finds every position where some
+candidate starts and the longest one there; every candidate that is a prefix of that one also
+starts there. Chained overlapping occurrences form independent groups (when no LSTRIP/RSTRIP
+token occurs): a lone occurrence is simply claimed, and llama.cpp's loop is replayed verbatim
+inside each larger group. With strip flags in play, the loop is replayed over the whole text and
+all occurrence positions.
 
 Does not encode the raw fragments (the algorithm modules do) and does not add BOS/EOS.
 
@@ -28,12 +26,11 @@ Does not encode the raw fragments (the algorithm modules do) and does not add BO
 from __future__ import annotations
 
 import bisect
-import re
-from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from tui_tok.tokenizer.special_finder import Finder
 from tui_tok.tokenizer.types import TokenAttr
 from tui_tok.tokenizer.vocab import Vocab
 
@@ -55,7 +52,7 @@ class _Matcher:
     text_to_id: dict[bytes, int]
     lengths: tuple[int, ...]
     """Distinct candidate lengths, ascending (for prefix closure)."""
-    finder: _Finder | None
+    finder: Finder | None
     runs: dict[int, tuple[tuple[int, int], ...]]
     """Byte c -> (length, id) of candidates that are runs of c, longest first; only for bytes that
     start no other candidate (so nothing can start inside a run of c and leave it)."""
@@ -228,7 +225,7 @@ class SpecialPartitioner:
                 rank={t: i for i, t in enumerate(ids)},
                 text_to_id=texts,
                 lengths=tuple(sorted({len(b) for b in texts})),
-                finder=_Finder.build(texts, runs) if texts else None,
+                finder=Finder.build(texts, runs) if texts else None,
                 runs=runs,
             )
             self._matchers[parse_special] = m
@@ -364,79 +361,3 @@ def _append_raw(out: list[Fragment], start: int, end: int) -> None:
         out[-1] = (out[-1][0], end, RAW)
     else:
         out.append((start, end, RAW))
-
-
-_PREFIX = 4
-"""Candidate bytes the finder's regex looks for (fewer when that gives too many distinct prefixes)."""
-_MAX_PREFIXES = 64
-
-
-@dataclass(frozen=True, slots=True)
-class _Finder:
-    """Leftmost start of any candidate at or after a position, and the longest candidate there.
-
-    ``prefilter`` matches the first ``k`` bytes of some candidate (k <= ``_PREFIX``, chosen so
-    that few distinct prefixes remain); at each place it matches, the candidate lengths that
-    start with that byte are tried longest first as dict lookups. A place where no whole
-    candidate starts is skipped (search again one byte later), so the result is exactly the
-    leftmost occurrence, as a regex of all candidates would give.
-    """
-
-    prefilter: re.Pattern[bytes]
-    texts: frozenset[bytes]
-    lengths: dict[int, tuple[int, ...]]
-    """First byte -> distinct lengths of the candidates starting with it, longest first."""
-
-    @staticmethod
-    def build(texts: Iterable[bytes], runs: Mapping[int, tuple[tuple[int, int], ...]]) -> _Finder | None:
-        """``runs``: bytes whose candidates are all runs of them (see ``_run_families``); the
-        prefilter matches a whole run of such a byte, as long as the shortest candidate or longer."""
-        words = frozenset(t for t in texts if t)
-        if not words:
-            return None
-        plain = [w for w in words if w[0] not in runs]
-        prefixes: set[bytes] = set()
-        for k in range(_PREFIX, 0, -1):
-            prefixes = {w[:k] for w in plain}
-            if len(prefixes) <= _MAX_PREFIXES:
-                break
-        lengths: dict[int, set[int]] = {}
-        for w in words:
-            lengths.setdefault(w[0], set()).add(len(w))
-        alts = [*map(re.escape, sorted(prefixes))]
-        alts += [re.escape(bytes([c])) + b"{%d,}" % min(n for n, _ in family) for c, family in sorted(runs.items())]
-        alternation = b"|".join(alts)
-        return _Finder(
-            prefilter=re.compile(alternation, re.DOTALL),
-            texts=words,
-            lengths={c: tuple(sorted(ns, reverse=True)) for c, ns in lengths.items()},
-        )
-
-    def search(self, text: bytes, pos: int, lazy: Container[int] = ()) -> tuple[int, bytes | None, int] | None:
-        """(start, longest candidate starting there, end of the prefilter's match) of the leftmost
-        occurrence at or after ``pos``.
-
-        Where the prefilter matched a run of a byte in ``lazy`` (a run family byte), the candidate
-        is not looked up: (start, None, end of the run) (the partition resolves runs itself).
-        """
-        search = self.prefilter.search
-        while True:
-            hit = search(text, pos)
-            if hit is None:
-                return None
-            start = hit.start()
-            if text[start] in lazy:
-                return start, None, hit.end()
-            longest = self.longest_at(text, start)
-            if longest is not None:
-                return start, longest, hit.end()
-            pos = start + 1
-
-    def longest_at(self, text: bytes, start: int) -> bytes | None:
-        """The longest candidate starting at ``start`` (None if none does)."""
-        texts = self.texts
-        for n in self.lengths.get(text[start], ()):
-            piece = text[start : start + n]
-            if piece in texts:
-                return piece
-        return None
