@@ -152,3 +152,30 @@ async def test_an_edit_is_drawn_in_a_frame_composed_inside_the_edit() -> None:
         await settle(app, pilot)
         for widget in (view, screen.query_one(IdStrip)):
             assert _shown(widget) == _fresh(widget)
+
+
+async def test_a_burst_of_keys_is_drawn_by_the_timer_not_once_per_key(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Keys queued behind an edit (a burst, a paste sent as keys) are not each given a frame of
+    their own: ``paint_now`` leaves them to the frame timer, and the result is still exact."""
+    from textual import events
+
+    import tui_tok.ui.screens.tokenize as tokenize_screen
+
+    painted: list[bool] = []
+    real = tokenize_screen.paint_now
+    monkeypatch.setattr(tokenize_screen, "paint_now", lambda screen: painted.append(real(screen)) or painted[-1])
+    app = make_app(vocab_file("qwen3-vocab").path, text=TEXT)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        editor = app.screen.query_one("#tok-input", TextArea)
+        burst = "the quick brown fox jumps "
+        for ch in burst:
+            app.post_message(events.Key("space" if ch == " " else ch, ch))
+        while len(editor.text) < len(TEXT) + len(burst):
+            await pilot.pause(0.01)
+        await settle(app, pilot)
+        assert len(painted) == len(burst)
+        assert painted.count(True) <= 3  # the last key or two of the burst at most
+        assert app.ids == tuple(app.tokenizer.encode(editor.text))
+        view = app.screen.query_one(TokenView)
+        assert _shown(view) == _fresh(view)

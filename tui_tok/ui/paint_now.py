@@ -10,7 +10,9 @@ screen can compose that frame right away, as its timer would: the widgets waitin
 repaint are handed to the compositor and the changed regions are drawn and written out.
 
 Leaves out anything that needs a layout, a scroll update, a style refresh or a recompose
-(for those it does nothing and the timer paints as usual), and screens that are not current.
+(for those it does nothing and the timer paints as usual), screens that are not current, and
+edits with more input already queued behind them (a burst of keys, a paste sent as keys):
+those are left for the timer to draw together, one frame per tick rather than one per key.
 Uses Textual internals (the screen's dirty-widget set and timer callback, each widget's
 pending flags), checked with ``getattr`` so another Textual version just falls back to the
 timer.
@@ -18,6 +20,8 @@ timer.
 
 from __future__ import annotations
 
+from textual.events import InputEvent, Paste
+from textual.message_pump import MessagePump
 from textual.screen import Screen
 
 _WIDGET_FLAGS = ("_layout_required", "_scroll_required", "_refresh_styles_required", "_recompose_required")
@@ -34,6 +38,8 @@ def paint_now(screen: Screen[object]) -> bool:
         return False
     if getattr(app, "_batch_count", 1) or any(getattr(screen, flag, True) for flag in _SCREEN_FLAGS):
         return False
+    if _input_waiting(app, screen, screen.focused):
+        return False
     widgets = list(getattr(compositor, "visible_widgets", ()))
     if any(getattr(widget, flag, True) for widget in widgets for flag in _WIDGET_FLAGS):
         return False
@@ -46,3 +52,17 @@ def paint_now(screen: Screen[object]) -> bool:
         return False
     update()
     return True
+
+
+def _input_waiting(*pumps: MessagePump | None) -> bool:
+    """Is a key, mouse or paste event queued for any of ``pumps`` (True when it cannot tell)?"""
+    for pump in pumps:
+        if pump is None:
+            continue
+        queue = getattr(pump, "_message_queue", None)
+        queued = getattr(queue, "values", getattr(queue, "_queue", None))  # Textual's own Queue / asyncio's
+        if queued is None:
+            return True
+        if any(isinstance(message, (InputEvent, Paste)) for message in list(queued)):
+            return True
+    return False
