@@ -4,8 +4,8 @@
 change); status lines updated on every keystroke do not need that. It also renders through
 Textual's content pipeline on every repaint (~0.6 ms for one line of text here); a
 ``Readout`` renders its content to strips once per change of content, width or style and
-hands those out row by row (Line API). A new content whose width and style are known is
-rendered at once and only the rows that differ are repainted: the token details change
+hands those out row by row (Line API). A new content for a readout of several rows whose
+width and style are known is rendered at once and only the rows that differ are repainted: the token details change
 two or three of their rows as the selected token moves, and a frame that repaints fewer
 rows has fewer rows of every widget beneath to compose.
 
@@ -39,7 +39,9 @@ class Readout(Widget):
         """Replace what is shown (repainting only the rows that changed); plain strings are never read as markup."""
         self._content = Text(content) if isinstance(content, str) else content
         key = self._strips_key
-        if key is None or not self.is_mounted or key[0] != self.content_size.width:
+        size = self.content_size
+        if key is None or not self.is_mounted or key[0] != size.width or size.height <= 1:
+            # a one-row readout gains nothing from comparing rows: render it when it is drawn
             self._strips_key = None
             self.refresh()
             return
