@@ -1,7 +1,8 @@
 """The tokenize view: type text, see each token's span coloured, its ids, counts and details.
 
 Edits are handled inside the edit itself (``Editor.on_edit``), so the text and its tokens are
-repainted in the same frame, composed as soon as the edit is done (``paint_now``). Texts up to ``SYNC_CHARS`` are tokenized right there (a few
+repainted in the same frame, composed as soon as the edit is done (``paint_now``). Texts up
+to ``SYNC_CHARS`` are tokenized right there (a few
 milliseconds; a thread hop would cost more than the work), and so are provisional results
 whose line cache lacks at most ``SYNC_CHARS`` characters, unless a worker holds the
 tokenizer. Other edits start an exclusive worker (older results are dropped by generation number); texts above ``DEBOUNCE_CHARS`` wait ``DEBOUNCE_S`` for typing to pause first. Texts above

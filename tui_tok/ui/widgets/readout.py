@@ -5,9 +5,9 @@ change); status lines updated on every keystroke do not need that. It also rende
 Textual's content pipeline on every repaint (~0.6 ms for one line of text here); a
 ``Readout`` renders its content to strips once per change of content, width or style and
 hands those out row by row (Line API). A new content for a readout of several rows whose
-width and style are known is rendered at once and only the rows that differ are repainted: the token details change
-two or three of their rows as the selected token moves, and a frame that repaints fewer
-rows has fewer rows of every widget beneath to compose.
+width and style are known is rendered at once and only the rows that differ are repainted:
+the token details change one to three of their rows as the selected token moves, and a
+frame that repaints fewer rows has fewer rows of every widget beneath to compose.
 
 Leaves out scrolling: give it a fixed height in app.tcss; rows past it are not shown.
 """
