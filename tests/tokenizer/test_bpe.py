@@ -390,3 +390,40 @@ def test_lazy_rank_search_equals_the_rank_dict() -> None:
 def test_lazy_rank_search_never_matches_across_entries() -> None:
     enc = BpeEncoder(_toy(["a", "b", "c", "d"], ["a b", "c d"]))
     assert enc._rank_get()("a b\x00c d", -1) == -1  # noqa: SLF001 - spans two entries: not a merge
+
+
+def test_merges_text_from_the_reader_gives_the_same_cut_and_ranks() -> None:
+    """The loader hands the reader's joined merges (``Vocab.merges_text``) to the rank search and
+    the ▁ cut; built from it or from the list, both answer the same."""
+    import dataclasses
+
+    qwen = _qwen()
+    assert qwen.vocab.merges_text == "\x00" + "\x00".join(qwen.vocab.merges) + "\x00"
+    tokens = ["x", "▁", "y", "▁y", "x▁y", "a", "b", "▁b"]
+    merges = ["▁ y", "x ▁y", "▁ b"]
+    toy = _toy(tokens, merges, model="gemma4", pre="gemma4", escape_whitespaces=True)
+    joined = dataclasses.replace(toy, merges_text="\x00" + "\x00".join(merges) + "\x00")
+    with_text, without = BpeEncoder(joined), BpeEncoder(toy)
+    assert with_text._subword_cut().pattern == without._subword_cut().pattern  # noqa: SLF001
+    assert (with_text._glued == without._glued).all()  # noqa: SLF001
+    for enc in (BpeEncoder(qwen.vocab), BpeEncoder(dataclasses.replace(qwen.vocab, merges_text=None))):
+        lookup = enc._rank_get()  # noqa: SLF001
+        sample = enc.vocab.merges[:20] + enc.vocab.merges[-20:] + ["no such"]
+        assert [lookup(k, -1) for k in sample] == [*range(20), *range(len(enc.vocab.merges) - 20, len(enc.vocab.merges)), -1]
+
+
+def test_an_encoder_with_lazy_ranks_is_freed_without_the_collector() -> None:
+    """The lazy rank search reaches the rank dict through a weak reference: no cycle, so a dropped
+    tokenizer's tables are freed at once (and at exit without a collection pass)."""
+    import gc
+    import weakref
+
+    enc = BpeEncoder(_qwen().vocab)
+    assert enc._rank_get()(enc.vocab.merges[3], -1) == 3  # noqa: SLF001 - the lazy search exists now
+    ref = weakref.ref(enc)
+    gc.disable()
+    try:
+        del enc
+        assert ref() is None
+    finally:
+        gc.enable()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 import re
+import weakref
 from collections.abc import Callable
 from itertools import accumulate, chain, repeat
 from operator import itemgetter
@@ -123,7 +124,10 @@ class BpeEncoder:
         if self._ranks is not None:
             return self._ranks.get
         if self._lazy is None:
-            self._lazy = LazyRanks.build(self.vocab.merges, self.merge_ranks)
+            me = weakref.ref(self)  # not a bound method: no cycle to leave to the collector
+            self._lazy = LazyRanks.build(
+                self.vocab.merges, lambda: me().merge_ranks(), joined=self.vocab.merges_text  # type: ignore[union-attr]
+            )
             if self._lazy is None:
                 return self.merge_ranks().get
         return self._lazy.get
@@ -243,7 +247,10 @@ class BpeEncoder:
             self._cut = None
             merges = self.vocab.merges
             if not self.vocab.ignore_merges and merges:
-                cps = np.frombuffer("\x00".join(merges).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+                joined = self.vocab.merges_text  # "\0" + "\0".join(merges) + "\0", kept by the reader
+                if joined is None:
+                    joined = "\x00" + "\x00".join(merges) + "\x00"
+                cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)[1:-1]
                 space = cps == 0x20
                 if int(np.count_nonzero(space)) == len(merges) and not (space[1:] & (cps[:-1] == 0)).any() and not space[0]:
                     at = np.flatnonzero(cps[1:] == 0x2581) + 1  # every ▁ but a first character

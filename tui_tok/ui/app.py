@@ -157,7 +157,7 @@ def _freeze_heap() -> None:
 
 def run_app(model_path: str) -> int:
     """Open ``model_path`` in the explorer; a file that is not GGUF raises before the UI starts."""
-    gguf = read_gguf(model_path)
+    gguf = read_gguf(model_path, texts=("tokenizer.ggml.merges",))  # the merges' text: see load_tokenizer
     app = TuiTokApp(gguf)
     result = app.run()
     return int(result or 0)
