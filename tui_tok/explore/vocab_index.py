@@ -28,6 +28,7 @@ import numpy as np
 import regex
 
 from tui_tok.explore.display import display_piece
+from tui_tok.tokenizer.sorted_unique import sorted_unique
 from tui_tok.tokenizer.types import TokenType
 
 BYTE_LEVEL_MODELS = frozenset({"gpt2", "hybriddna", "whitespace"})
@@ -257,7 +258,7 @@ def search(
             return SearchResult(q, "regex", np.zeros(0, dtype=np.int64), f"bad regex: {exc}")
         except TimeoutError:
             return SearchResult(q, "regex", np.zeros(0, dtype=np.int64), f"regex gave up after {SEARCH_TIMEOUT_S:g} s")
-        ids = np.unique(np.searchsorted(index.line_starts, np.asarray(starts, dtype=np.int64), side="right") - 1)
+        ids = sorted_unique(np.searchsorted(index.line_starts, np.asarray(starts, dtype=np.int64), side="right") - 1)
     if token_type is not None and len(ids):
         ids = ids[index.types[ids] == token_type]
     return SearchResult(q, kind, ids.astype(np.int64), error)

@@ -36,6 +36,7 @@ from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_a
 from tui_tok.explore.stats import text_stats
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import token_facts
+from tui_tok.tokenizer.sorted_unique import sorted_unique
 from tui_tok.tokenizer.tokenizer import Tokenizer, token_kind
 from tui_tok.tokenizer.types import TokenAttr, VocabType
 from tui_tok.ui.paint_now import paint_now
@@ -306,7 +307,7 @@ class TokenizeScreen(ViewScreen):
 
     @staticmethod
     def _pieces(tok: Tokenizer, layout: TokenLayout) -> dict[int, str]:
-        return {i: display_bytes(tok.token_to_piece(i)) for i in np.unique(layout.ids).tolist()}
+        return {i: display_bytes(tok.token_to_piece(i)) for i in sorted_unique(layout.ids).tolist()}
 
     @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
     def _run(self, request: TokenizeRequest) -> None:

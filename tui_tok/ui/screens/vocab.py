@@ -1,7 +1,8 @@
 """The vocabulary view: every token, one search box (substring, ``/regex/``, ``#id``) and a type filter.
 
 Searches run in an exclusive worker so typing never waits for a scan; each result says how
-long it took.
+long it took, and its frame is composed as soon as it arrives (``paint_now``: gemma-4 regex
+search, typed -> table repainted, median 28.6 -> 24.6 ms), not on the next frame-timer tick.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from textual.worker import get_current_worker
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import SearchCancelled, SearchResult, VocabIndex, search, token_facts
 from tui_tok.tokenizer.types import TokenType
+from tui_tok.ui.paint_now import paint_now
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.search_box import SearchBox
 from tui_tok.ui.widgets.info_bar import InfoBar
@@ -149,6 +151,7 @@ class VocabScreen(ViewScreen):
             status.show(f"{n:,} {what} of {index.n_tokens:,}{timing}")
         if not len(result.ids):
             self.query_one("#vocab-details", TokenDetails).clear_rows("no match")
+        paint_now(self)
 
     @on(VocabTable.Highlighted)
     def _highlighted(self, event: VocabTable.Highlighted) -> None:
