@@ -179,3 +179,41 @@ async def test_a_burst_of_keys_is_drawn_by_the_timer_not_once_per_key(monkeypatc
         assert app.ids == tuple(app.tokenizer.encode(editor.text))
         view = app.screen.query_one(TokenView)
         assert _shown(view) == _fresh(view)
+
+
+async def test_a_search_result_is_drawn_in_a_frame_composed_when_it_arrives(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``paint_now`` for the vocabulary: when the screen has taken a search result, the table has
+    already been drawn with it (no wait for the frame timer), showing the first hit's id. The
+    first result changes the header (a layout: painted by the timer); the others, each more than
+    a screenful, change only rows (the table never shows a horizontal scrollbar to toggle)."""
+    from textual.widgets import Input
+
+    from tui_tok.ui.screens.vocab import VocabScreen
+    from tui_tok.ui.widgets.vocab_table import VocabTable
+
+    drawn: list[tuple[bool, str, int]] = []
+    real = VocabScreen.on_vocab_screen_searched
+
+    def handler(self: VocabScreen, message: VocabScreen.Searched) -> None:
+        real(self, message)
+        if message.generation == self._generation and self.last_result is not None and len(self.last_result.ids):  # noqa: SLF001
+            table = self.query_one(VocabTable)
+            inside = table.painted_at >= self.last_result_at  # before render_lines below stamps it again
+            top = table.render_lines(Region(0, 0, table.outer_size.width, 1))[0].text
+            drawn.append((inside, top, int(self.last_result.ids[0])))
+
+    monkeypatch.setattr(VocabScreen, "on_vocab_screen_searched", handler)
+    app = make_app(vocab_file("qwen3-vocab").path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f3")
+        while app.vocab_index is None:
+            await pilot.pause(0.01)
+        await settle(app, pilot)
+        box = app.screen.query_one("#vocab-search", Input)
+        for query in ("Ġthe", "/ing$/", "/^Ġ[a-z]+ed$/", "Ġa", "/^Ġ[A-Z]/"):
+            box.value = query
+            await settle(app, pilot)
+    drawn = drawn[-5:]  # the opening empty query's result came first
+    assert len(drawn) == 5
+    assert all(top.split()[0] == str(first) for _, top, first in drawn)
+    assert [inside for inside, _, _ in drawn[1:]] == [True] * 4
