@@ -90,8 +90,18 @@ def _cls(flag: int, marker: str) -> str:
     return _ascii_with(flag) + re.escape(marker)
 
 
+@cache
+def _lowered_from() -> dict[int, set[int]]:
+    """Lowercase code point -> every code point that lowers to it (one pass over the map,
+    not one per contraction letter: ~7 ms of a first encode)."""
+    inverse: dict[int, set[int]] = {}
+    for cp, low in ud.lowercase_map().items():
+        inverse.setdefault(low, set()).add(cp)
+    return inverse
+
+
 def _lowers_to(ch: str) -> str:
-    found = sorted({ord(ch)} | {cp for cp, low in ud.lowercase_map().items() if low == ord(ch)})
+    found = sorted({ord(ch)} | _lowered_from().get(ord(ch), set()))
     if any(cp >= 128 for cp in found):
         raise AssertionError(f"non-ASCII code point lowers to {ch!r}: collapsed contractions would be wrong")
     return "".join(chr(cp) for cp in found)
