@@ -70,11 +70,13 @@ class TokenizeScreen(ViewScreen):
     """Live tokenizer."""
 
     VIEW = "Tokenize"
+    # the four toggles' keys are printed beside their checkboxes, so the footer leaves them out
+    # (it had no room left for the view keys); the keys panel (?, F9) and the palette list them
     BINDINGS = [
-        Binding("ctrl+b", "toggle('add_special')", "BOS/EOS"),
-        Binding("ctrl+t", "toggle('parse_special')", "Parse special"),
-        Binding("ctrl+o", "toggle('show_whitespace')", "Whitespace"),
-        Binding("ctrl+g", "toggle('show_pieces')", "Ids/pieces"),
+        Binding("ctrl+b", "toggle('add_special')", "BOS/EOS", show=False),
+        Binding("ctrl+t", "toggle('parse_special')", "Parse special", show=False),
+        Binding("ctrl+o", "toggle('show_whitespace')", "Whitespace", show=False),
+        Binding("ctrl+g", "toggle('show_pieces')", "Ids/pieces", show=False),
         Binding("ctrl+n", "open_in_vocab", "In vocab"),
         Binding("escape", "focus_tokens", "To tokens", show=False),
     ]
