@@ -117,6 +117,12 @@ class BpeEncoder:
             self._lazy = None
         return self._ranks
 
+    def _merges_joined(self) -> str:
+        """``"\\0" + "\\0".join(merges) + "\\0"``: the reader's text of the merges (``Vocab.merges_text``)
+        when it kept it, which saves joining 150k-515k strings again; else joined here."""
+        joined = self.vocab.merges_text
+        return joined if joined is not None else "\x00" + "\x00".join(self.vocab.merges) + "\x00"
+
     def _rank_get(self) -> Callable[[str, int], int]:
         """``merge_ranks().get``, or until the first few lookups have scanned the merge list a
         few times over, a search in the joined merges (the dict costs ~0.1-0.3 s for 515k merges,
@@ -126,7 +132,7 @@ class BpeEncoder:
         if self._lazy is None:
             me = weakref.ref(self)  # not a bound method: no cycle to leave to the collector
             self._lazy = LazyRanks.build(
-                self.vocab.merges, lambda: me().merge_ranks(), joined=self.vocab.merges_text  # type: ignore[union-attr]
+                self.vocab.merges, self._merges_joined(), lambda: me().merge_ranks()  # type: ignore[union-attr]
             )
             if self._lazy is None:
                 return self.merge_ranks().get
@@ -247,10 +253,8 @@ class BpeEncoder:
             self._cut = None
             merges = self.vocab.merges
             if not self.vocab.ignore_merges and merges:
-                joined = self.vocab.merges_text  # "\0" + "\0".join(merges) + "\0", kept by the reader
-                if joined is None:
-                    joined = "\x00" + "\x00".join(merges) + "\x00"
-                cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)[1:-1]
+                utf32 = self._merges_joined().encode("utf-32-le", "surrogatepass")
+                cps = np.frombuffer(utf32, dtype=np.uint32)[1:-1]  # without the outer separators
                 space = cps == 0x20
                 if int(np.count_nonzero(space)) == len(merges) and not (space[1:] & (cps[:-1] == 0)).any() and not space[0]:
                     at = np.flatnonzero(cps[1:] == 0x2581) + 1  # every ▁ but a first character

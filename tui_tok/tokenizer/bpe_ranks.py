@@ -26,14 +26,9 @@ class LazyRanks:
         self._budget = _LAZY_SCANS * len(joined)
 
     @classmethod
-    def build(
-        cls, merges: list[str], full: Callable[[], dict[str, int]], *, joined: str | None = None
-    ) -> LazyRanks | None:
-        """None when a merge string holds the NUL separator itself. ``joined``, when the caller
-        has it (the reader keeps the array's text: ``Vocab.merges_text``), is that same
-        ``"\\0" + "\\0".join(merges) + "\\0"``, which saves joining 150k-500k strings again."""
-        if joined is None:
-            joined = "\x00" + "\x00".join(merges) + "\x00"
+    def build(cls, merges: list[str], joined: str, full: Callable[[], dict[str, int]]) -> LazyRanks | None:
+        """``joined`` is ``"\\0" + "\\0".join(merges) + "\\0"``; None when a merge string holds the
+        NUL separator itself."""
         if joined.count("\x00") != len(merges) + 1:
             return None
         return cls(joined, full)

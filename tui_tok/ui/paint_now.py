@@ -1,4 +1,4 @@
-"""``paint_now``: compose a screen's frame at once after an edit (or a search result), not on its next timer tick.
+"""``paint_now``: compose a screen's frame at once after an edit or a search result, not on the next tick.
 
 Textual draws a change in three hops: the widget, when its message queue is idle, tells its
 screen; the screen, when idle, resumes its frame timer; the timer fires on its own grid of
