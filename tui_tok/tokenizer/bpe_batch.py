@@ -33,6 +33,11 @@ WordResult = tuple[tuple[int, ...], tuple[int, ...]]
 Id -1 marks bytes whose token is missing (llama.cpp drops them); lengths may be 0."""
 
 
+def _no_ids(texts: list[str]) -> WordResult:
+    """``BpeBatch._to_ids`` between calls to ``encode``."""
+    return (), ()
+
+
 class BpeBatch:
     """Batch BPE for one vocab: its token texts, text -> id map and merge strings."""
 
@@ -49,7 +54,7 @@ class BpeBatch:
         self._byte_encode = byte_encode
         self._sizes: dict[int, int] = {}  # token id -> UTF-8 size of its text (raw vocabs)
         self._parts: dict[int, Parts] = {}  # symbol id -> its ids and byte lengths
-        self._to_ids: Callable[[list[str]], WordResult] = lambda texts: ((), ())
+        self._to_ids: Callable[[list[str]], WordResult] = _no_ids
 
         def resolve(lefts: list[str], rights: list[str]) -> tuple[np.ndarray, list[str]]:
             prios = ranks(list(map(" ".join, zip(lefts, rights))))
@@ -73,6 +78,15 @@ class BpeBatch:
         ``fallback(word)`` answers the words the batch leaves out (module docstring), and
         ``to_ids(symbol_texts)`` the words whose final symbols include a non-token."""
         self._to_ids = to_ids
+        try:
+            return self._encode(words, fallback)
+        finally:
+            # to_ids is the encoder's bound method and the encoder holds this batch: kept, the
+            # pair would be a cycle that only a full collection frees, one that a dropped
+            # tokenizer's ~20k cached words then make slow (in the middle of the next encode)
+            self._to_ids = _no_ids
+
+    def _encode(self, words: Sequence[str], fallback: Callable[[str], WordResult]) -> list[WordResult]:
         results: list[WordResult | None] = [None] * len(words)
         merger = self._merger
         batch: list[int] = []
