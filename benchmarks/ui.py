@@ -123,21 +123,20 @@ async def _keystrokes(path: Path, size: int, n: int) -> tuple[list[float], int, 
 
 
 async def _first_paint(path: Path) -> tuple[float, float, float]:
-    from tui_tok import read_gguf
-    from tui_tok.ui.app import TuiTokApp
+    from tui_tok.ui.app import TuiTokApp, open_model
 
     t0 = time.perf_counter()
-    gguf = read_gguf(path)
+    gguf = open_model(path)  # as ``tui-tok FILE`` reads it
     t_read = time.perf_counter() - t0
     app = TuiTokApp(gguf)
     async with app.run_test(size=(120, 40)) as pilot:
         while app.first_paint_at is None:
             await asyncio.sleep(0.001)
         t_paint = app.first_paint_at - t0
-        await pilot.pause()
-        while app.tokenizer is None and app.tokenizer_error is None:
+        while app.tokenizer_ready_at is None:  # built in a thread after the first paint
             await asyncio.sleep(0.005)
-        t_ready = time.perf_counter() - t0
+        t_ready = app.tokenizer_ready_at - t0
+        await pilot.pause()
     return t_read, t_paint, t_ready
 
 

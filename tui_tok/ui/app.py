@@ -71,6 +71,8 @@ class TuiTokApp(App[int]):
         self.sub_title = Path(gguf.path).name
         self.first_paint_at: float | None = None
         """perf_counter() after the first screen was painted (for benchmarks)."""
+        self.tokenizer_ready_at: float | None = None
+        """perf_counter() when the built tokenizer (or its error) reached the app (for benchmarks)."""
         self.pending_vocab_token: int | None = None
         """A token the vocabulary view should put under its cursor when it next shows."""
         self.gc_pacer = GcPacer(self)
@@ -115,6 +117,7 @@ class TuiTokApp(App[int]):
         self.post_message(VocabIndexBuilt(index, time.perf_counter() - start))
 
     def on_tokenizer_loaded(self, message: TokenizerLoaded) -> None:
+        self.tokenizer_ready_at = time.perf_counter()
         self.tokenizer_error = message.error
         self.tokenizer = message.tokenizer
         _freeze_heap()
@@ -155,9 +158,14 @@ def _freeze_heap() -> None:
     gc.freeze()
 
 
+def open_model(model_path: str | Path) -> GGUFFile:
+    """Read ``model_path`` as the explorer does: with the merges' text kept (``Vocab.merges_text``),
+    which the BPE encoder searches and cuts instead of joining 150k-515k strings again."""
+    return read_gguf(model_path, texts=("tokenizer.ggml.merges",))
+
+
 def run_app(model_path: str) -> int:
     """Open ``model_path`` in the explorer; a file that is not GGUF raises before the UI starts."""
-    gguf = read_gguf(model_path, texts=("tokenizer.ggml.merges",))  # the merges' text: see load_tokenizer
-    app = TuiTokApp(gguf)
+    app = TuiTokApp(open_model(model_path))
     result = app.run()
     return int(result or 0)
