@@ -250,7 +250,13 @@ class Tokenizer:
             attrs = self.vocab.attrs.tolist()
             for a in set(attrs):
                 _kind(a)  # fills _KIND_CACHE, so the lookup below runs at C level
-            self._kinds = list(map(_KIND_CACHE.__getitem__, attrs))
+            kinds = list(map(_KIND_CACHE.__getitem__, attrs))
+            unk = self.vocab.unk_id
+            if 0 <= unk < len(kinds):
+                # the unknown token is what text no piece covers became, whatever its type says
+                # (BERT's [UNK] is CONTROL in its GGUF, so it would show as a special token)
+                kinds[unk] = TokenKind.UNKNOWN
+            self._kinds = kinds
         return self._kinds
 
 
