@@ -22,9 +22,10 @@ from pathlib import Path
 
 import pytest
 from fixtures.llama_bpe_oracle import LLAMA_SRC, compile_source, oracle_source, run_fragments, write_vocab_file
-from support import vocab_files
+from support import VocabFile, vocab_files
 
 from tui_tok.tokenizer.bpe import BpeEncoder
+from tui_tok.tokenizer.types import VocabType
 
 
 @pytest.fixture(scope="module")
@@ -57,14 +58,18 @@ def _inputs(seed: int, n: int) -> list[bytes]:
     return out
 
 
-@pytest.mark.parametrize("name", ["gpt-2", "qwen2", "llama-bpe", "qwen35", "gemma-4", "mistral-tekken-240718", "deepseek-llm", "falcon"])
-def test_bpe_session_matches_llama_cpp(oracle: Path, name: str, tmp_path: Path) -> None:
-    found = [v for v in vocab_files() if v.name == name]
-    if not found:
-        pytest.skip(f"{name} not available")
+VOCABS = list(vocab_files())
+
+
+@pytest.mark.parametrize("vf", VOCABS, ids=[v.name for v in VOCABS])
+def test_bpe_session_matches_llama_cpp(oracle: Path, vf: VocabFile, tmp_path: Path) -> None:
     from tui_tok.loader import load_tokenizer
 
-    enc = BpeEncoder(load_tokenizer(found[0].path).vocab)
+    vocab = load_tokenizer(vf.path).vocab
+    if vocab.type is not VocabType.BPE:
+        pytest.skip(f"{vf.name} is {vocab.type.value}, not BPE")
+    name = vf.name
+    enc = BpeEncoder(vocab)
     seed = sum(map(ord, name)) + int(os.environ.get("TUI_TOK_ORACLE_SEED", "0"))
     inputs = _inputs(seed, int(os.environ.get("TUI_TOK_ORACLE_N", "300")))
     assert len(inputs) == int(os.environ.get("TUI_TOK_ORACLE_N", "300"))

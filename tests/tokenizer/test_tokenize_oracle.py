@@ -1,0 +1,92 @@
+"""The whole of ``Tokenizer.encode`` against llama.cpp's own ``llama_vocab::impl::tokenize``, on
+random texts full of each vocab's special tokens, for every SPM and BPE vocab.
+
+The conformance rows fix a few hundred texts; this oracle draws new ones: special and
+user-defined token texts (whole, cut in half, glued to words, between spaces that lstrip/rstrip
+may eat), whitespace runs, words of several scripts and a few invalid bytes, under all four
+``add_special`` / ``parse_special`` combinations. llama.cpp's code (the special-token partition,
+the SPM and BPE sessions, the space-prefix and BOS/EOS rules) is copied verbatim out of
+``llama-vocab.cpp`` by ``tests/fixtures/llama_bpe_oracle.py`` (``full_source``) and compiled once
+per run; the vocab it is given is the one our loader built (tokens, attributes after every
+override, merges, special ids and add_bos/add_eos), so this compares the algorithms.
+
+Runs only when asked, like the other oracles: ``TUI_TOK_ORACLE=1`` (g++ and the llama.cpp sources
+at ``../vendor/llama.cpp``); ``TUI_TOK_ORACLE_N`` / ``TUI_TOK_ORACLE_SEED`` set how many texts per
+vocab (default 400) and which.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from fixtures.llama_bpe_oracle import LLAMA_SRC, compile_source, full_source, run_texts, write_vocab_file
+from support import VocabFile, vocab_files
+
+from tui_tok.errors import TokenizeError
+from tui_tok.loader import load_tokenizer
+from tui_tok.tokenizer.types import TokenAttr, VocabType
+
+VOCABS = list(vocab_files())
+SPECIAL = int(TokenAttr.CONTROL | TokenAttr.USER_DEFINED | TokenAttr.UNKNOWN)
+WORDS = ["hello", "Hello", " world", "'s", "123", "4567", "中文", "é", "🦙", "\u2581", "<", ">", "|", "<|", "a",
+         "don't", "x=1;", "\u0939\u093f", "ٱ", "\u00a0", "\u3000", "\u200d"]  # fmt: skip
+SPACES = [" ", "  ", "\n", "\t", " \n ", "\n\n", "   "]
+BAD = [b"\xff", b"\x80", b"\xe2\x82", b"\xc3"]
+
+
+@pytest.fixture(scope="module")
+def oracle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if os.environ.get("TUI_TOK_ORACLE") != "1":
+        pytest.skip("set TUI_TOK_ORACLE=1 to compile llama.cpp's tokenize")
+    if shutil.which("g++") is None or not (LLAMA_SRC / "src" / "llama-vocab.cpp").is_file():
+        pytest.skip(f"needs g++ and llama.cpp sources at {LLAMA_SRC}")
+    out = tmp_path_factory.mktemp("tokenize-oracle") / "tokenize-oracle"
+    return compile_source(full_source(), out, opt=("-O1",))
+
+
+def _texts(specials: list[str], seed: int, n: int) -> list[bytes]:
+    """Random texts mixing special-token texts (some cut in half) with words, spaces and bad bytes."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        parts: list[bytes] = []
+        for _ in range(rng.randint(0, 12)):
+            r = rng.random()
+            if r < 0.3 and specials:
+                s = rng.choice(specials)
+                parts.append((s[: max(1, len(s) // 2)] if rng.random() < 0.15 else s).encode("utf-8", "surrogateescape"))
+            elif r < 0.55:
+                parts.append(rng.choice(SPACES).encode())
+            elif r < 0.97:
+                parts.append(rng.choice(WORDS).encode())
+            else:
+                parts.append(rng.choice(BAD))
+        out.append(b"".join(parts))
+    return out
+
+
+@pytest.mark.parametrize("vf", VOCABS, ids=[v.name for v in VOCABS])
+def test_tokenize_matches_llama_cpp(oracle: Path, vf: VocabFile, tmp_path: Path) -> None:
+    tok = load_tokenizer(vf.path)
+    vocab = tok.vocab
+    if vocab.type not in (VocabType.SPM, VocabType.BPE):
+        pytest.skip(f"{vf.name} is {vocab.type.value}: llama.cpp's SPM/BPE path only")
+    attrs = vocab.attrs.tolist()
+    rng = random.Random(vf.name)
+    specials = [vocab.tokens[i] for i in range(vocab.n_tokens) if attrs[i] & SPECIAL]
+    specials = rng.sample(specials, min(len(specials), 60)) + [vocab.tokens[i] for i in (vocab.bos_id, vocab.eos_id) if i >= 0]
+    seed = sum(map(ord, vf.name)) + int(os.environ.get("TUI_TOK_ORACLE_SEED", "0"))
+    n = int(os.environ.get("TUI_TOK_ORACLE_N", "400"))
+    rows = [(text, rng.random() < 0.5, rng.random() < 0.5) for text in _texts(specials, seed, n)]
+    want = run_texts(oracle, write_vocab_file(vocab, tmp_path / "vocab.txt"), vocab, rows)
+    assert len(want) == len(rows)
+    for (text, add, parse), expected in zip(rows, want):
+        if isinstance(expected, str):
+            with pytest.raises(TokenizeError):
+                tok.encode(text, add_special=add, parse_special=parse)
+            continue
+        assert tok.encode(text, add_special=add, parse_special=parse) == expected, (text, add, parse)
