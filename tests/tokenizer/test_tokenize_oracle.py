@@ -1,5 +1,6 @@
-"""The whole of ``Tokenizer.encode`` against llama.cpp's own ``llama_vocab::impl::tokenize``, on
-random texts full of each vocab's special tokens, for every SPM and BPE vocab.
+"""``Tokenizer.encode``, ``token_to_piece`` and ``detokenize`` against llama.cpp's own
+``llama_vocab::impl`` functions, on random input full of each vocab's special tokens, for every
+SPM and BPE vocab.
 
 The conformance rows fix a few hundred texts; this oracle draws new ones: special and
 user-defined token texts (whole, cut in half, glued to words, between spaces that lstrip/rstrip
@@ -8,7 +9,9 @@ may eat), whitespace runs, words of several scripts and a few invalid bytes, und
 the SPM and BPE sessions, the space-prefix and BOS/EOS rules) is copied verbatim out of
 ``llama-vocab.cpp`` by ``tests/fixtures/llama_bpe_oracle.py`` (``full_source``) and compiled once
 per run; the vocab it is given is the one our loader built (tokens, attributes after every
-override, merges, special ids and add_bos/add_eos), so this compares the algorithms.
+override, merges, special ids, add_bos/add_eos, clean_spaces), so this compares the algorithms.
+Decoding is checked on random id sequences (specials, BOS/EOS at either end, byte tokens that
+split characters, ids of the random texts) and on sampled pieces with ``special`` and ``lstrip``.
 
 Runs only when asked, like the other oracles: ``TUI_TOK_ORACLE=1`` (g++ and the llama.cpp sources
 at ``../vendor/llama.cpp``); ``TUI_TOK_ORACLE_N`` / ``TUI_TOK_ORACLE_SEED`` set how many texts per
@@ -23,11 +26,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fixtures.llama_bpe_oracle import LLAMA_SRC, compile_source, full_source, run_texts, write_vocab_file
+from fixtures.llama_bpe_oracle import (
+    LLAMA_SRC, compile_source, full_source, run_detokenize, run_pieces, run_texts, write_vocab_file,
+)
 from support import VocabFile, vocab_files
 
 from tui_tok.errors import TokenizeError
 from tui_tok.loader import load_tokenizer
+from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.tokenizer.types import TokenAttr, VocabType
 
 VOCABS = list(vocab_files())
@@ -69,19 +75,27 @@ def _texts(specials: list[str], seed: int, n: int) -> list[bytes]:
     return out
 
 
+def _spm_or_bpe(vf: VocabFile) -> Tokenizer:
+    tok = load_tokenizer(vf.path)
+    if tok.vocab.type not in (VocabType.SPM, VocabType.BPE):
+        pytest.skip(f"{vf.name} is {tok.vocab.type.value}: llama.cpp's SPM/BPE path only")
+    return tok
+
+
+def _n() -> int:
+    return int(os.environ.get("TUI_TOK_ORACLE_N", "400"))
+
+
 @pytest.mark.parametrize("vf", VOCABS, ids=[v.name for v in VOCABS])
 def test_tokenize_matches_llama_cpp(oracle: Path, vf: VocabFile, tmp_path: Path) -> None:
-    tok = load_tokenizer(vf.path)
+    tok = _spm_or_bpe(vf)
     vocab = tok.vocab
-    if vocab.type not in (VocabType.SPM, VocabType.BPE):
-        pytest.skip(f"{vf.name} is {vocab.type.value}: llama.cpp's SPM/BPE path only")
     attrs = vocab.attrs.tolist()
     rng = random.Random(vf.name)
     specials = [vocab.tokens[i] for i in range(vocab.n_tokens) if attrs[i] & SPECIAL]
     specials = rng.sample(specials, min(len(specials), 60)) + [vocab.tokens[i] for i in (vocab.bos_id, vocab.eos_id) if i >= 0]
     seed = sum(map(ord, vf.name)) + int(os.environ.get("TUI_TOK_ORACLE_SEED", "0"))
-    n = int(os.environ.get("TUI_TOK_ORACLE_N", "400"))
-    rows = [(text, rng.random() < 0.5, rng.random() < 0.5) for text in _texts(specials, seed, n)]
+    rows = [(text, rng.random() < 0.5, rng.random() < 0.5) for text in _texts(specials, seed, _n())]
     want = run_texts(oracle, write_vocab_file(vocab, tmp_path / "vocab.txt"), vocab, rows)
     assert len(want) == len(rows)
     for (text, add, parse), expected in zip(rows, want):
@@ -90,3 +104,44 @@ def test_tokenize_matches_llama_cpp(oracle: Path, vf: VocabFile, tmp_path: Path)
                 tok.encode(text, add_special=add, parse_special=parse)
             continue
         assert tok.encode(text, add_special=add, parse_special=parse) == expected, (text, add, parse)
+
+
+def _id_sequences(tok: Tokenizer, seed: int, n: int) -> list[list[int]]:
+    """Random id lists: specials, BOS/EOS at either end, byte tokens, ids of encoded random words."""
+    vocab = tok.vocab
+    rng = random.Random(seed)
+    attrs = vocab.attrs.tolist()
+    specials = [i for i in range(vocab.n_tokens) if attrs[i] & SPECIAL]
+    byte_ids = [i for i in range(vocab.n_tokens) if attrs[i] & TokenAttr.BYTE]
+    words = tok.encode(" ".join(WORDS + SPACES) + " ' s ?!., 're 'll 't", add_special=False)
+    out = []
+    for _ in range(n):
+        ids = [rng.randrange(vocab.n_tokens) if rng.random() < 0.3 else rng.choice(words) for _ in range(rng.randint(0, 10))]
+        for pool in (specials, byte_ids):
+            if pool and rng.random() < 0.5:
+                ids.insert(rng.randint(0, len(ids)), rng.choice(pool))
+        if vocab.bos_id >= 0 and rng.random() < 0.4:
+            ids.insert(0, vocab.bos_id)
+        if vocab.eos_id >= 0 and rng.random() < 0.4:
+            ids.append(vocab.eos_id)
+        out.append(ids)
+    return out
+
+
+@pytest.mark.parametrize("vf", VOCABS, ids=[v.name for v in VOCABS])
+def test_pieces_and_detokenize_match_llama_cpp(oracle: Path, vf: VocabFile, tmp_path: Path) -> None:
+    tok = _spm_or_bpe(vf)
+    vocab = tok.vocab
+    vocab_file = write_vocab_file(vocab, tmp_path / "vocab.txt")
+    seed = sum(map(ord, vf.name)) + int(os.environ.get("TUI_TOK_ORACLE_SEED", "0"))
+    rng = random.Random(seed)
+    attrs = vocab.attrs.tolist()
+    picked = [i for i in range(vocab.n_tokens) if attrs[i] & (SPECIAL | TokenAttr.BYTE)]
+    picked += rng.sample(range(vocab.n_tokens), min(vocab.n_tokens, 5 * _n()))
+    rows = [(tid, special, lstrip) for tid in picked for special in (False, True) for lstrip in (0, 1)]
+    for (tid, special, lstrip), expected in zip(rows, run_pieces(oracle, vocab_file, vocab, rows), strict=True):
+        assert tok.token_to_piece(tid, special=special, lstrip=lstrip) == expected, (tid, special, lstrip)
+    seqs = [(ids, rng.random() < 0.5, rng.random() < 0.5) for ids in _id_sequences(tok, seed, _n())]
+    for (ids, remove, unparse), expected in zip(seqs, run_detokenize(oracle, vocab_file, vocab, seqs), strict=True):
+        got = tok.detokenize(ids, remove_special=remove, unparse_special=unparse)
+        assert got == expected, (ids, remove, unparse)
