@@ -24,7 +24,7 @@ import re
 import weakref
 from collections.abc import Callable
 from itertools import accumulate, chain, repeat
-from operator import itemgetter
+from operator import itemgetter, methodcaller
 
 import numpy as np
 
@@ -273,17 +273,36 @@ class BpeEncoder:
     def _batch_words(self, words: list[str]) -> list[WordResult]:
         """``_bpe_word`` of many distinct words, most merged together (``bpe_batch.py``)."""
         batch = self._get_batch()
-        if self.vocab.ignore_merges or self._gemma4:  # whole-word shortcuts stay per word
-            results = dict.fromkeys(words)
-            plain = []
-            for w in words:
-                if self._shortcut(self._encoded(w)):
-                    results[w] = self._bpe_word(w)
-                else:
-                    plain.append(w)
-            results.update(zip(plain, batch.encode(plain, self._bpe_word, self._to_ids)))
-            return list(results.values())  # type: ignore[arg-type]
+        if self.vocab.ignore_merges or self._gemma4:  # whole-word shortcuts first, the rest merged
+            encoded, whole = self._shortcut_ids(words)
+            merged = iter(batch.encode([w for w, tid in zip(words, whole) if tid is None], self._bpe_word, self._to_ids))
+            if self._byte_encode:  # one character per input byte
+                return [next(merged) if tid is None else ((tid,), (len(e),)) for e, tid in zip(encoded, whole)]
+            return [next(merged) if tid is None else self._to_ids([e]) for e, tid in zip(encoded, whole)]
         return batch.encode(words, self._bpe_word, self._to_ids)
+
+    def _shortcut_ids(self, words: list[str]) -> tuple[list[str], list[int | None]]:
+        """Each word as vocab text (``_encoded``), and the token that is the whole word when
+        ``_shortcut`` takes it (else None): what ``_bpe_word`` decides word by word, done for all
+        the words at once (one byte mapping of their join, C-level lookups; ~4x faster for
+        llama-bpe's 14k distinct words of a 0.5 MB text)."""
+        if self._byte_encode:
+            raws = list(map(methodcaller("encode", "utf-8", "surrogatepass"), words))
+            text = b"".join(raws).decode("latin-1").translate(ENCODE_TABLE)
+            ends = list(accumulate(map(len, raws)))
+            encoded = list(map(text.__getitem__, map(slice, chain((0,), ends), ends)))
+        elif has_surrogates("".join(words)):
+            encoded = list(map(self._encoded, words))
+        else:
+            encoded = words
+        get = self._token_to_id.get
+        if self.vocab.ignore_merges:
+            return encoded, list(map(get, encoded))
+        whole: list[int | None] = [None] * len(encoded)
+        for i, rest in enumerate(map(methodcaller("strip", "\n"), encoded)):  # gemma4: newlines only
+            if not rest:
+                whole[i] = get(encoded[i])
+        return encoded, whole
 
     def _get_batch(self) -> BpeBatch:
         """The batch merger, built on first need with ranks of many merge strings at once: from
