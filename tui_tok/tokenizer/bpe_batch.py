@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from operator import methodcaller
 
 import numpy as np
 
@@ -124,11 +125,19 @@ class BpeBatch:
         memo = self._parts
         found = list(map(memo.get, sids))
         if None in found:
-            tokens, n_tokens, byte_level = self._tokens, self._merger.n_tokens, self._byte_encode
-            for i, sid in enumerate(sids):
-                if found[i] is None:
-                    part = ((sid,), (len(tokens[sid]),)) if byte_level and sid < n_tokens else self._result([sid])
-                    memo[sid] = found[i] = part
+            n_tokens = self._merger.n_tokens
+            new = [sid for sid, part in zip(sids, found) if part is None]
+            known = [sid for sid in new if sid < n_tokens]
+            texts = list(map(self._tokens.__getitem__, known))
+            if self._byte_encode:  # one character per byte
+                sizes = list(map(len, texts))
+            else:
+                sizes = list(map(len, map(methodcaller("encode", "utf-8", "surrogateescape"), texts)))
+            memo.update(zip(known, zip(zip(known), zip(sizes))))  # sid -> ((sid,), (size,))
+            for sid in new:
+                if sid >= n_tokens:  # a symbol that is no token: its bytes' tokens
+                    memo[sid] = self._result([sid])
+            found = list(map(memo.__getitem__, sids))
         return found  # type: ignore[return-value]
 
     def _result(self, sids: list[int]) -> WordResult:
