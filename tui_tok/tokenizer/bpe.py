@@ -290,7 +290,7 @@ class BpeEncoder:
             raws = list(map(methodcaller("encode", "utf-8", "surrogatepass"), words))
             text = b"".join(raws).decode("latin-1").translate(ENCODE_TABLE)
             ends = list(accumulate(map(len, raws)))
-            encoded = list(map(text.__getitem__, map(slice, chain((0,), ends), ends)))
+            encoded = [text[a:b] for a, b in zip(chain((0,), ends), ends)]
         elif has_surrogates("".join(words)):
             encoded = list(map(self._encoded, words))
         else:
