@@ -30,7 +30,7 @@ Does not split special tokens (``special.py``) and never emits UNK: llama.cpp's 
 from __future__ import annotations
 
 from itertools import accumulate, chain, repeat
-from operator import itemgetter
+from operator import itemgetter, methodcaller, sub
 
 import numpy as np
 
@@ -253,19 +253,19 @@ class SpmEncoder:
         if None in found:
             merger = self._merger()
             assert merger is not None
-            for i, sid in enumerate(sids):
-                if found[i] is None:
-                    if sid < merger.n_tokens:
-                        part: Parts = ((sid,), (self._space_size(sid),))
-                    else:
-                        part = self._parts_of(merger.text(sid))
-                    memo[sid] = found[i] = part
+            n_tokens = merger.n_tokens
+            new = [sid for sid, part in zip(sids, found) if part is None]
+            known = [sid for sid in new if sid < n_tokens]
+            texts = list(map(self._vocab.tokens.__getitem__, known))
+            # the input bytes each token covers, every ▁ in it standing for a 1-byte space
+            sizes = map(sub, map(len, map(methodcaller("encode", "utf-8", "surrogateescape"), texts)),
+                        map(_twice_esc, texts))  # fmt: skip
+            memo.update(zip(known, zip(zip(known), zip(sizes))))  # sid -> ((sid,), (size,))
+            for sid in new:
+                if sid >= n_tokens:  # one character that is no token: its byte tokens
+                    memo[sid] = self._parts_of(merger.text(sid))
+            found = list(map(memo.__getitem__, sids))
         return found  # type: ignore[return-value]
-
-    def _space_size(self, tid: int) -> int:
-        """Input bytes a token covers when each of its ▁ stands for a 1-byte space."""
-        text = self._vocab.tokens[tid]
-        return len(text.encode("utf-8", "surrogateescape")) - _twice_esc(text)
 
     def _merger(self) -> SymbolMerger | None:
         """The batch merger: priority = the merged token's score, highest first (None when a
