@@ -43,8 +43,12 @@ class PieceTable:
 
     def __init__(self, vocab: Vocab) -> None:
         self.vocab = vocab
-        self._pieces: list[bytes | None] = [None] * vocab.n_tokens
-        self._attrs: list[int] = vocab.attrs.tolist()
+        self._n = vocab.n_tokens
+        # a dict of bytes and a tuple of ints, not lists: the collector stops tracking both (the
+        # tuple after its first pass), where two 262k-item lists made every collection traverse
+        # them, the first one inside the first long encode
+        self._pieces: dict[int, bytes] = {}
+        self._attrs: tuple[int, ...] = tuple(vocab.attrs.tolist())
         self._rwkv_unescape = None
         if vocab.type is VocabType.RWKV:
             from tui_tok.tokenizer.rwkv import unescape_token
@@ -57,9 +61,9 @@ class PieceTable:
 
     def piece(self, token_id: int) -> bytes:
         """The cached piece (``special=true``, no lstrip)."""
-        self._check(token_id)
-        p = self._pieces[token_id]
+        p = self._pieces.get(token_id)
         if p is None:
+            self._check(token_id)
             p = self._pieces[token_id] = self._build(token_id)
         return p
 
@@ -98,8 +102,8 @@ class PieceTable:
     # --- internals ----------------------------------------------------------------------------
 
     def _check(self, token_id: int) -> None:
-        if not 0 <= token_id < len(self._pieces):
-            raise TokenizeError(f"token id {token_id} is out of range (vocab has {len(self._pieces)} tokens)")
+        if not 0 <= token_id < self._n:
+            raise TokenizeError(f"token id {token_id} is out of range (vocab has {self._n} tokens)")
 
     def _build(self, tid: int) -> bytes:
         v = self.vocab
