@@ -3,6 +3,7 @@ fallback, unknown or user-defined. Checked on the bundled assets (no ../shared n
 
 from __future__ import annotations
 
+import dataclasses
 from functools import cache
 
 from support import ASSETS
@@ -58,3 +59,14 @@ def test_unigram_unknown_character() -> None:
     t5 = _tok("t5-botchan-en-unigram-1000.gguf")
     kinds = _kinds("t5-botchan-en-unigram-1000.gguf", "a 中", add_special=False)
     assert (UNKNOWN in {k for _, k in kinds}) and t5.token_kind(t5.vocab.unk_id) is UNKNOWN
+
+
+def test_an_unknown_id_that_is_also_bos_or_eos_stays_special() -> None:
+    # GPT-NeoX, MPT, StarCoder and Refact GGUFs name <|endoftext|> as BOS, EOS and UNK at once
+    gpt2 = _tok("ggml-vocab-gpt-2.gguf").vocab
+    eot = gpt2.token_to_id["<|endoftext|>"]
+    shared = Tokenizer(dataclasses.replace(gpt2, unk_id=eot, bos_id=eot, eos_id=eot))
+    assert shared.token_kind(eot) is SPECIAL
+    others = dict.fromkeys(("bos_id", "eos_id", "eot_id", "eom_id", "sep_id", "pad_id", "mask_id"), -1)
+    alone = Tokenizer(dataclasses.replace(gpt2, unk_id=eot, **others))
+    assert alone.token_kind(eot) is UNKNOWN

@@ -251,10 +251,12 @@ class Tokenizer:
             for a in set(attrs):
                 _kind(a)  # fills _KIND_CACHE, so the lookup below runs at C level
             kinds = list(map(_KIND_CACHE.__getitem__, attrs))
-            unk = self.vocab.unk_id
-            if 0 <= unk < len(kinds):
+            v = self.vocab
+            unk = v.unk_id
+            if 0 <= unk < len(kinds) and unk not in (v.bos_id, v.eos_id, v.eot_id, v.eom_id, v.sep_id, v.pad_id, v.mask_id):
                 # the unknown token is what text no piece covers became, whatever its type says
-                # (BERT's [UNK] is CONTROL in its GGUF, so it would show as a special token)
+                # (BERT's [UNK] is CONTROL in its GGUF, so it would show as a special token); but
+                # GPT-NeoX-style files name <|endoftext|> as BOS, EOS and UNK at once: special
                 kinds[unk] = TokenKind.UNKNOWN
             self._kinds = kinds
         return self._kinds
