@@ -2,13 +2,14 @@
 
 A ``"left right" -> rank`` dict of gemma-4's 515k merges costs ~0.2 s to build here, most of it
 inserting; the batch merge (``bpe_batch.py``) then asks it for a few tens of thousands of pairs.
-This index hashes every merge string once (Python's own ``hash``, cached in the string) and sorts
-the hashes with the rank packed into their low bits (one numpy ``sort``, cheaper than an
-``argsort``, let alone placing them in an open-addressing table with numpy rounds). A lookup
-finds each key's (equally truncated) hash with one ``searchsorted`` for all keys, then checks the
-merge string itself, so the answer is exact whatever collides: equal hashes form a run of the
-sorted array, ordered by rank, and the first string of the run that equals the key has the
-lowest rank, the one llama.cpp's ``emplace`` keeps.
+This index hashes every merge string once (Python's own ``hash``, cached in the string), keeps
+the top 32 bits of each and orders them with two stable radix passes of 16 bits (numpy's stable ``argsort`` of
+``uint16`` is a radix sort: ~11 ms for 515k keys here, against ~34 ms for a ``sort`` of the
+64-bit hashes, which this machine's numpy does not vectorise). A lookup finds each key's
+(equally truncated) hash with one ``searchsorted`` for all keys, then checks the merge string
+itself, so the answer is exact whatever collides: equal truncated hashes form a run of the sorted
+array, in rank order (the passes are stable), and the first string of the run that equals the key
+has the lowest rank, the one llama.cpp's ``emplace`` keeps.
 """
 
 from __future__ import annotations
@@ -24,14 +25,11 @@ class HashedRanks:
     def __init__(self, merges: list[str]) -> None:
         self._merges = merges
         n = len(merges)
-        # one sort of (hash with its low bits replaced by the rank) instead of an argsort of the
-        # hashes: numpy's sort is several times faster than its argsort (515k merges: ~10 ms
-        # against ~45 ms), and equal truncated hashes come out in rank order, as runs need
-        self._bits = max(1, (n - 1).bit_length())
-        hashes = np.fromiter(map(hash, merges), dtype=np.int64, count=n).view(np.uint64)
-        packed = np.sort((hashes >> np.uint64(self._bits) << np.uint64(self._bits)) | np.arange(n, dtype=np.uint64))
-        self._sorted = packed >> np.uint64(self._bits)
-        self._order = (packed & np.uint64((1 << self._bits) - 1)).astype(np.int64)
+        top = (np.fromiter(map(hash, merges), dtype=np.int64, count=n).view(np.uint64) >> np.uint64(32)).astype(np.uint32)
+        order = np.argsort((top & 0xFFFF).astype(np.uint16), kind="stable")
+        order = order[np.argsort((top[order] >> 16).astype(np.uint16), kind="stable")]
+        self._sorted = top[order]
+        self._order = order
 
     def get_many(self, keys: list[str]) -> list[int | None]:
         """The rank of each key, or None when it is no merge."""
@@ -44,7 +42,7 @@ class HashedRanks:
         if not keys or not n:
             return out
         merges = self._merges
-        h = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys)).view(np.uint64) >> np.uint64(self._bits)
+        h = (np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys)).view(np.uint64) >> np.uint64(32)).astype(np.uint32)
         pos = np.searchsorted(self._sorted, h)
         todo = np.arange(len(keys))
         while True:
