@@ -28,15 +28,14 @@ Encoders are imported lazily from a registry so opening a file costs only the vo
 
 from __future__ import annotations
 
-import gc
 import importlib
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
 from itertools import repeat
 from typing import Any
 
 from tui_tok.errors import TokenizeError, UnsupportedTokenizerError, VocabError
 from tui_tok.tokenizer.decode import PieceTable
+from tui_tok.tokenizer.gc_pause import gc_paused
 from tui_tok.tokenizer.special import RAW, Fragment, SpecialPartitioner
 from tui_tok.tokenizer.stream import StreamDecoder
 from tui_tok.tokenizer.types import FragmentEncoder, Piece, Token, TokenAttr, TokenKind, VocabType
@@ -54,7 +53,6 @@ ENCODERS: dict[VocabType, tuple[str, str]] = {
 """Family -> (module, class) of its FragmentEncoder."""
 
 _new_tuple = tuple.__new__
-_GC_PAUSE_FROM = 1 << 16  # input bytes
 _CONTROL = int(TokenAttr.CONTROL)
 _UNKNOWN = int(TokenAttr.UNKNOWN)
 _USER_DEFINED = int(TokenAttr.USER_DEFINED)
@@ -136,7 +134,7 @@ class Tokenizer:
         ``text`` may be ``str`` (encoded as UTF-8) or raw ``bytes``.
         """
         data = _as_bytes(text)
-        with _gc_paused(len(data)):
+        with gc_paused(len(data)):
             ids_only = getattr(self.encoder, "encode_fragment_ids", None)
             if ids_only is None:
                 pieces = self._encode(data, add_special, parse_special)
@@ -150,7 +148,7 @@ class Tokenizer:
         LSTRIP/RSTRIP special token swallowed belongs to no token.
         """
         data = _as_bytes(text)
-        with _gc_paused(len(data)):
+        with gc_paused(len(data)):
             pieces = self._encode(data, add_special, parse_special)
             if not pieces:
                 return []
@@ -305,21 +303,6 @@ def _need(token_id: int, what: str, vocab: Vocab) -> int:
     if token_id < 0:
         raise TokenizeError(f"the vocab wants a {what} token but has no {what} id (llama.cpp asserts here)")
     return token_id
-
-
-@contextmanager
-def _gc_paused(n_bytes: int) -> Iterator[None]:
-    """Pause the collector while encoding a long input: 100k new tuples (and cache entries)
-    that all survive would trigger full collections of the whole heap, and they hold no
-    cycles for it to find."""
-    paused = gc.isenabled() and n_bytes > _GC_PAUSE_FROM
-    if paused:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _all_at_once(data: bytes, parts: list[Fragment], many: Any) -> Iterator[Any] | None:

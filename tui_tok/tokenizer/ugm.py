@@ -47,9 +47,6 @@ Does not split specials or add BOS/EOS: see ``tokenizer.py``.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from itertools import chain, compress, repeat
 from operator import itemgetter, not_
 from typing import Any
@@ -57,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from tui_tok.tokenizer.charsmap import Charsmap, parse_charsmap
+from tui_tok.tokenizer.gc_pause import gc_paused
 from tui_tok.tokenizer.types import Piece, TokenAttr
 from tui_tok.tokenizer.ugm_normalize import ESCAPED_SPACE, UgmNormalizer
 from tui_tok.tokenizer.ugm_hash import TokenHash
@@ -70,28 +68,13 @@ from tui_tok.tokenizer.vocab import Vocab
 _CACHE_LIMIT = 100_000
 _CACHE_BYTES = 8 << 20  # normalised bytes of all cached units
 _BATCH_FROM = 16
+"""Missing units from which ``ugm_units.encode_units`` beats encoding them one by one."""
 _BATCH_UNIT_MAX = 512
 """Units longer than this (input bytes) take the per-unit search even in a batch: one unspaced
 64 KB line is ~1.3x faster alone than through the batched lattice."""
 _TOKENS_PER_UNIT = 250
 """Before the first batch, its hash table (~0.25 ms per 1000 trie tokens here) must pay off:
 a batch then needs a unit per this many tokens, as a unit costs ~60 us one at a time."""
-_GC_PAUSE_FROM = 1 << 16  # input bytes
-"""Missing units from which ``ugm_units.encode_units`` beats encoding them one by one."""
-
-
-@contextmanager
-def _gc_paused(size: int) -> Iterator[None]:
-    """Pause the cyclic collector while a long input is encoded: its many new lists and tuples
-    all survive and hold no cycles, yet they would trigger full collections of the heap."""
-    paused = size > _GC_PAUSE_FROM and gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _keep_one_unknown(ids: np.ndarray, unk: int) -> np.ndarray:
@@ -167,7 +150,7 @@ class UgmEncoder:
             return []
         tables = self.tables
         if tables.units_ok:
-            with _gc_paused(len(text)):
+            with gc_paused(len(text)):
                 pieces = self._encode_units(text, tables, spans=True)
             if pieces is not None:
                 return pieces
@@ -179,7 +162,7 @@ class UgmEncoder:
             return []
         tables = self.tables
         if tables.units_ok:
-            with _gc_paused(len(text)):
+            with gc_paused(len(text)):
                 ids = self._encode_units(text, tables, spans=False)
             if ids is not None:
                 return ids
