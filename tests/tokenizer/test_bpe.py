@@ -349,14 +349,26 @@ def test_cut_before_equals_regex_split_per_word(text: str, glued: set[str]) -> N
     from tui_tok.tokenizer.pretokenize.split import split_words
     from tui_tok.tokenizer.pretokenize.table import pre_spec
 
+    from tui_tok.tokenizer.bpe_subword_cut import SubwordCut
+
     glued = glued | {"\x00"}
     words = split_words(text, pre_spec("gemma4").regexes) if text else []
     assert "".join(words) == text
     body = "".join(map(re.escape, sorted(glued)))
-    cut = re.compile(f"(?<=[^{body}])(?=\u2581)", re.S)
-    expected = [part for word in words for part in cut.split(word) if part]
-    table = np.array(sorted(map(ord, glued)), dtype=np.uint32)
-    assert bpe_module._cut_before(text, words, table) == expected  # noqa: SLF001
+    pattern = re.compile(f"(?<=[^{body}])(?=\u2581)", re.S)
+    expected = [part for word in words for part in pattern.split(word) if part]
+    cut = SubwordCut(pattern, np.array(sorted(map(ord, glued)), dtype=np.uint32))
+    assert cut.cut_words(text, words) == expected
+
+
+def test_cut_words_cuts_each_word_when_words_do_not_tile_the_text() -> None:
+    """Words that do not tile the text (a pre-tokenizer that drops characters) are cut one by one."""
+    from tui_tok.tokenizer.bpe_subword_cut import build_subword_cut
+
+    cut = build_subword_cut("\x00\u2581 y\x00x \u2581y\x00", 2)
+    assert cut is not None and cut.glued.tolist() == [0, ord("x")]
+    assert cut.cut_words("a\u2581b x\u2581y", ["a\u2581b", "x\u2581y"]) == ["a", "\u2581b", "x\u2581y"]
+    assert build_subword_cut("\x00 a\x00", 1) is None  # a merge starting with ' ': not "left right"
 
 
 @settings(max_examples=100, deadline=None)
@@ -405,7 +417,7 @@ def test_merges_text_from_the_reader_gives_the_same_cut_and_ranks() -> None:
     joined = dataclasses.replace(toy, merges_text="\x00" + "\x00".join(merges) + "\x00")
     with_text, without = BpeEncoder(joined), BpeEncoder(toy)
     assert with_text._subword_cut().pattern == without._subword_cut().pattern  # noqa: SLF001
-    assert (with_text._glued == without._glued).all()  # noqa: SLF001
+    assert (with_text._subword_cut().glued == without._subword_cut().glued).all()  # noqa: SLF001
     for enc in (BpeEncoder(qwen.vocab), BpeEncoder(dataclasses.replace(qwen.vocab, merges_text=None))):
         lookup = enc._rank_get()  # noqa: SLF001
         sample = enc.vocab.merges[:20] + enc.vocab.merges[-20:] + ["no such"]

@@ -20,7 +20,6 @@ path in ``bpe_models.py``; many distinct words merge together in ``bpe_batch.py`
 from __future__ import annotations
 
 import heapq
-import re
 import weakref
 from collections.abc import Callable
 from itertools import accumulate, chain, repeat
@@ -32,6 +31,7 @@ from tui_tok.tokenizer.bpe_batch import BpeBatch, WordResult, has_surrogates
 from tui_tok.tokenizer.bpe_hashed_ranks import HashedRanks
 from tui_tok.tokenizer.bpe_models import encode_hybriddna, encode_whitespace
 from tui_tok.tokenizer.bpe_ranks import LazyRanks
+from tui_tok.tokenizer.bpe_subword_cut import SubwordCut, build_subword_cut
 from tui_tok.tokenizer.byte_level import ENCODE_TABLE
 from tui_tok.tokenizer.pre_spec import PreSpec
 from tui_tok.tokenizer.pretokenize.offsets import decode
@@ -39,7 +39,6 @@ from tui_tok.tokenizer.pretokenize.split import split_words
 from tui_tok.tokenizer.pretokenize.table import pre_spec
 from tui_tok.tokenizer.types import Piece
 from tui_tok.tokenizer.vocab import Vocab
-from tui_tok.tokenizer.sorted_unique import sorted_unique
 
 _NO_RANK = 1 << 62
 _HEAP_FROM = 150
@@ -70,8 +69,7 @@ class BpeEncoder:
         self._gemma4 = self.spec.pre_type == "GEMMA4"
         self._ranks: dict[str, int] | None = None
         self._lazy: LazyRanks | None = None
-        self._cut: re.Pattern[str] | None | bool = False  # False = not computed yet
-        self._glued = np.zeros(0, dtype=np.uint32)  # code points the cut never follows (sorted)
+        self._cut: SubwordCut | None | bool = False  # False = not computed yet
         self._cache: dict[str, WordResult] = {}
         self._batch: BpeBatch | None = None
 
@@ -214,9 +212,7 @@ class BpeEncoder:
         """``text`` cut by the pre-tokenizer (and before ▁ where exact, ``_subword_cut``)."""
         words = split_words(text, self.spec.regexes) if text else []
         if not self._byte_encode and (self._cut is not False or long) and (cut := self._subword_cut()) is not None:
-            if sum(map(len, words)) != len(text):  # words do not tile the text: cut each one
-                return [part for word in words for part in cut.split(word)]
-            return _cut_before(text, words, self._glued)
+            return cut.cut_words(text, words)
         return words
 
     def _lookup(self, words: list[str], *, long: bool) -> list[WordResult]:
@@ -239,33 +235,14 @@ class BpeEncoder:
                 cache.update(local)
         return results
 
-    def _subword_cut(self) -> re.Pattern[str] | None:
-        """Where raw (SentencePiece-style) words can be cut before BPE without changing it.
-
-        gemma4's words are whole lines, so the word cache rarely hits and merges run on long
-        words. But a symbol only ever spans "c▁" if some merge's text contains "c▁" (every
-        multi-character symbol is a merge's concatenation), so cutting a word before each ▁
-        that follows a character c with no such merge keeps every merge inside one part: BPE of
-        the parts, concatenated, is BPE of the word. None when not applicable (ignore_merges,
-        no merges, or merge strings not all of the plain "left right" form).
-        """
+    def _subword_cut(self) -> SubwordCut | None:
+        """Where raw words can be cut before ▁ without changing BPE (``bpe_subword_cut.py``),
+        built on first need; None when not applicable (byte-level, ignore_merges, no merges,
+        or merge strings not all of the plain "left right" form)."""
         if self._cut is False:
-            self._cut = None
             merges = self.vocab.merges
-            if not self.vocab.ignore_merges and merges:
-                utf32 = self._merges_joined().encode("utf-32-le", "surrogatepass")
-                cps = np.frombuffer(utf32, dtype=np.uint32)[1:-1]  # without the outer separators
-                space = cps == 0x20
-                if int(np.count_nonzero(space)) == len(merges) and not (space[1:] & (cps[:-1] == 0)).any() and not space[0]:
-                    at = np.flatnonzero(cps[1:] == 0x2581) + 1  # every ▁ but a first character
-                    before = cps[at - 1]
-                    across = before == 0x20  # "c ▁": left ends in c, right starts with ▁
-                    before[across] = cps[at[across] - 2]
-                    seen = np.flatnonzero(np.bincount(before))  # every character seen before a ▁
-                    glued = set(map(chr, seen.tolist())) | {"\x00"}
-                    self._glued = np.array(sorted(map(ord, glued)), dtype=np.uint32)
-                    body = "".join(map(re.escape, sorted(glued)))
-                    self._cut = re.compile(f"(?<=[^{body}])(?=\u2581)", re.S)
+            usable = not self._byte_encode and not self.vocab.ignore_merges and merges
+            self._cut = build_subword_cut(self._merges_joined(), len(merges)) if usable else None
         return self._cut  # type: ignore[return-value]
 
     # -------------------------------------------------------------- one word
@@ -419,20 +396,6 @@ def _pieces(results: list[WordResult]) -> list[Piece]:
         pieces = [p for p in pieces if p[0] >= 0]
     return pieces
 
-
-
-def _cut_before(text: str, words: list[str], glued: np.ndarray) -> list[str]:
-    """``words`` (which tile ``text``) also cut before each ▁ whose previous character is not
-    in ``glued``: ``_subword_cut``'s regex split of every word, found in one pass over the text
-    (a word's first ▁ has no previous character in the word, but a word start is a cut anyway)."""
-    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    at = np.flatnonzero(cps[1:] == 0x2581) + 1
-    at = at[~np.isin(cps[at - 1], glued)]
-    if not len(at):
-        return words
-    ends = np.cumsum(np.fromiter(map(len, words), dtype=np.int64, count=len(words)))
-    bounds = [0, *sorted_unique(np.concatenate((ends, at))).tolist()]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
 def _raw_symbols(word: str) -> list[str]:
