@@ -149,7 +149,8 @@ def test_phi3_file_closing_s_attrs() -> None:
     "module",
     ["tui_tok.tokenizer.vocab", "tui_tok.tokenizer.special", "tui_tok.tokenizer.spm", "tui_tok.tokenizer.stdsort",
      "tui_tok.tokenizer.tokenizer", "tui_tok.tokenizer.stream", "tui_tok.tokenizer.spans", "tui_tok.cli.encode",
-     "tui_tok.cli.decode", "tui_tok.tokenizer.bpe_subword_cut", "tui_tok.tokenizer.gc_pause"],
+     "tui_tok.cli.decode", "tui_tok.tokenizer.bpe_subword_cut", "tui_tok.tokenizer.gc_pause",
+     "tui_tok.tokenizer.sorted_unique"],
 )  # fmt: skip
 def test_docstring_examples(module: str) -> None:
     import doctest

@@ -258,7 +258,8 @@ def search(
             return SearchResult(q, "regex", np.zeros(0, dtype=np.int64), f"bad regex: {exc}")
         except TimeoutError:
             return SearchResult(q, "regex", np.zeros(0, dtype=np.int64), f"regex gave up after {SEARCH_TIMEOUT_S:g} s")
-        ids = sorted_unique(np.searchsorted(index.line_starts, np.asarray(starts, dtype=np.int64), side="right") - 1)
+        # matches come in order, so their lines are sorted already (with repeats)
+        ids = sorted_unique(np.searchsorted(index.line_starts, np.asarray(starts, dtype=np.int64), side="right") - 1, runs=True)
     if token_type is not None and len(ids):
         ids = ids[index.types[ids] == token_type]
     return SearchResult(q, kind, ids.astype(np.int64), error)

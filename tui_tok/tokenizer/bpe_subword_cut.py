@@ -50,7 +50,7 @@ class SubwordCut:
         if not len(at):
             return words
         ends = np.cumsum(np.fromiter(map(len, words), dtype=np.int64, count=len(words)))
-        bounds = [0, *sorted_unique(np.concatenate((ends, at))).tolist()]
+        bounds = [0, *sorted_unique(np.concatenate((ends, at)), runs=True).tolist()]
         return [text[a:b] for a, b in zip(bounds, bounds[1:])]
 
 

@@ -3,6 +3,16 @@
 numpy 2.3+ answers a plain ``np.unique(a)`` (no ``return_inverse``) with a hash-based path that
 is 5-10x slower here than sorting and dropping repeats (1.7M codes: 250 ms against 21 ms);
 with ``return_inverse`` it still sorts. Same values, same order, for any integer dtype.
+
+Values that are already sorted, or a few sorted runs one after another, are sorted with numpy's
+stable sort (timsort for wide integers), which finds the runs and merges them in linear time:
+180k positions in two runs, 0.8 ms against 10 ms for a quicksort, which this machine's numpy
+does not vectorise. On shuffled values quicksort is the faster one.
+
+>>> sorted_unique(np.array([3, 1, 3, 2])).tolist()
+[1, 2, 3]
+>>> sorted_unique(np.array([1, 4, 4, 2, 4, 5]), runs=True).tolist()
+[1, 2, 4, 5]
 """
 
 from __future__ import annotations
@@ -10,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 
-def sorted_unique(values: np.ndarray) -> np.ndarray:
-    """``np.unique(values)`` for a 1-D integer array, by sorting."""
-    s = np.sort(values, kind="quicksort")
+def sorted_unique(values: np.ndarray, *, runs: bool = False) -> np.ndarray:
+    """``np.unique(values)`` for a 1-D integer array, by sorting; ``runs``: the values are
+    already sorted, or a few sorted runs one after another (module docstring)."""
+    s = np.sort(values, kind="stable" if runs else "quicksort")
     if len(s) < 2:
         return s
     keep = np.empty(len(s), dtype=bool)

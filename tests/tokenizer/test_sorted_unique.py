@@ -1,0 +1,22 @@
+"""sorted_unique against numpy's own unique, with and without the sorted-runs hint."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays, integer_dtypes
+
+from tui_tok.tokenizer.sorted_unique import sorted_unique
+
+
+@settings(max_examples=200, deadline=None)
+@given(arrays(integer_dtypes(), st.integers(0, 200)), st.integers(0, 3), st.booleans())
+def test_equals_np_unique(values: np.ndarray, n_runs: int, runs: bool) -> None:
+    """Same values, order and dtype as ``np.unique``, whether the input is shuffled, sorted or
+    made of sorted runs; the hint only picks the sort."""
+    if n_runs:  # a few sorted runs one after another, as the hint expects
+        values = np.concatenate([np.sort(part) for part in np.array_split(values, n_runs)])
+    got = sorted_unique(values, runs=runs)
+    want = np.unique(values)
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()
