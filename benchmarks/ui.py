@@ -176,7 +176,12 @@ async def _search_ui(path: Path, queries: list[str]) -> list[tuple[str, float, i
 
 
 def main(argv: list[str]) -> int:
-    path = Path(argv[0]) if argv else ROOT / "assets" / "qwen3-vocab.gguf"
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks ui", description=__doc__.splitlines()[0])
+    parser.add_argument("gguf", nargs="?", type=Path, default=ROOT / "assets" / "qwen3-vocab.gguf",
+                        help="the file to open (default: the bundled Qwen3 sample)")
+    path = parser.parse_args(argv).gguf
     print(f"file: {path.name}")
     print(f"calibration: sum(range(10**6)) {calibration_ms():.0f} ms (quiet machine ~16-20 ms; figures scale with it)")
     t_read, t_paint, t_ready = asyncio.run(_first_paint(path))
