@@ -132,6 +132,17 @@ def test_merger_equals_rule(table: dict[tuple[str, str], int], words: list[str])
         assert [merger.text(s) for s in merger.merge_long(merger.char_symbols(w))] == exp
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text(st.characters(blacklist_categories=()), max_size=12), max_size=6))
+def test_char_symbol_array_equals_char_symbols(texts: list[str]) -> None:
+    """The code-point table gives each character the symbol the dict path gives it, across calls
+    (tokens, characters that are no token, astral characters, lone surrogates, NUL)."""
+    merger = _merger({}, ["a", "b", "ab", "\U0001f600", "\x00"])
+    for text in texts:
+        assert merger.char_symbol_array(text).tolist() == merger.char_symbols(text)
+        assert merger.char_symbol_array(text).dtype == np.int64
+
+
 def test_no_prio_is_above_every_priority() -> None:
     merger = _merger({("a", "b"): NO_PRIO - 1}, ["a", "b"])
     assert [merger.text(s) for s in merger.merge([merger.char_symbols("ab")])[0]] == ["ab"]
