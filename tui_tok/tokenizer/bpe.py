@@ -54,7 +54,6 @@ _CUT_FROM = 256
 helps the word cache, and building it costs ~0.1 s for gemma4's merges); longer ones build it."""
 
 
-
 class BpeEncoder:
     """llama.cpp's BPE for one vocab; implements ``FragmentEncoder``.
 
@@ -241,7 +240,7 @@ class BpeEncoder:
         or merge strings not all of the plain "left right" form)."""
         if self._cut is False:
             merges = self.vocab.merges
-            usable = not self._byte_encode and not self.vocab.ignore_merges and merges
+            usable = not self._byte_encode and not self.vocab.ignore_merges and bool(merges)
             self._cut = build_subword_cut(self._merges_joined(), len(merges)) if usable else None
         return self._cut  # type: ignore[return-value]
 
@@ -395,7 +394,6 @@ def _pieces(results: list[WordResult]) -> list[Piece]:
     if -1 in ids:
         pieces = [p for p in pieces if p[0] >= 0]
     return pieces
-
 
 
 def _raw_symbols(word: str) -> list[str]:
