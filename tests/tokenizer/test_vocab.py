@@ -45,6 +45,29 @@ def test_unknown_pre_is_unsupported() -> None:
                                    "tokenizer.ggml.merges": []}))  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("tokenizer.ggml.bos_token_id", "rwkv"), ("tokenizer.ggml.unknown_token_id", 3.5),
+     ("tokenizer.ggml.eos_token_id", True), ("tokenizer.ggml.padding_token_id", [1, 2]),
+     ("tokenizer.ggml.add_bos_token", "yes"), ("tokenizer.ggml.add_space_prefix", 1.0),
+     ("tokenizer.ggml.remove_extra_whitespaces", [True]), ("tokenizer.ggml.normalizer.lowercase", "x"),
+     ("tokenizer.ggml.precompiled_charsmap", "not bytes"), ("tokenizer.ggml.tokens", [])],
+)  # fmt: skip
+def test_keys_of_the_wrong_type_are_vocab_errors_naming_the_key(key: str, value: object) -> None:
+    """A token id, flag or charsmap of another type (llama.cpp: "key ... has wrong type"), or no
+    tokens at all: one VocabError that names the key, never a ValueError from deeper down."""
+    meta = spm(**{"tokenizer.ggml.model": "t5" if "charsmap" in key else "llama", key: value})
+    with pytest.raises(VocabError, match=key.replace(".", r"\.")):
+        vocab_from_metadata(meta)
+
+
+def test_ids_and_flags_of_any_integer_type_are_read() -> None:
+    """numpy integers (the reader's scalars) and 0/1 flags pass; ids out of range keep the default."""
+    v = vocab_from_metadata(spm(**{"tokenizer.ggml.bos_token_id": np.uint32(2), "tokenizer.ggml.add_bos_token": 0,
+                                   "tokenizer.ggml.eos_token_id": 10**6}))  # fmt: skip
+    assert (v.bos_id, v.add_bos, v.eos_id) == (2, False, 2)
+
+
 def test_missing_pieces_are_vocab_errors() -> None:
     with pytest.raises(VocabError, match="tokenizer.ggml.model"):
         vocab_from_metadata({})

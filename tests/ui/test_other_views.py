@@ -9,10 +9,14 @@ import regex
 from textual.widgets import Input
 
 from tui_tok.errors import GGUFFormatError
-from tui_tok.explore.display import display_piece
 from tui_tok.explore.vocab_index import SPACE_FOLD
 from tui_tok.gguf.writer import write_gguf
+from tui_tok.explore.display import NULL_PIECE, display_piece
+from tui_tok.explore.layout import KIND_NAMES
 from tui_tok.ui.screens.stream import StreamScreen
+from tui_tok.ui.widgets.id_strip import IdStrip
+from tui_tok.ui.widgets.token_details import TokenDetails
+from tui_tok.ui.widgets.token_view import TokenView
 from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
 from tui_tok.ui.widgets.vocab_table import VocabTable
 from support import vocab_file
@@ -160,3 +164,42 @@ async def test_search_box_typing_long_query_scrolls_and_searches() -> None:
         found = app.screen.query_one("#vocab-table", VocabTable).ids.tolist()
         pattern = regex.compile(query[1:-1])
         assert found and all(pattern.search(index.pieces[i].replace("Ġ", " ")) or pattern.search(index.pieces[i]) for i in found[:50])
+
+
+async def test_null_token_ids_from_a_vocab_without_unknown_token(tmp_path: Path) -> None:
+    """A WordPiece vocab with no [UNK]: llama.cpp emits id -1 for words no piece covers. Every
+    view shows those tokens (kind unknown, no piece) and nothing crashes: pieces instead of ids,
+    the selected token's details, the stream replay."""
+    path = tmp_path / "no-unk.gguf"
+    write_gguf(path, {"general.architecture": "bert", "tokenizer.ggml.model": "bert",
+                      "tokenizer.ggml.tokens": ["[PAD]", "\u2581a", "b", "[CLS]", "[SEP]"],
+                      "tokenizer.ggml.bos_token_id": 3, "tokenizer.ggml.seperator_token_id": 4})  # fmt: skip
+    app = make_app(path, text="a zzz ab")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert app.tokenizer is not None and app.tokenizer_error is None
+        assert app.ids == (3, 1, -1, 1, 2, 4)
+        screen = app.screen
+        layout = screen.query_one("#tok-view").token_layout
+        assert [KIND_NAMES[k] for k in layout.kinds.tolist()][1:3] == ["normal", "unknown"]
+        await pilot.press("ctrl+g")  # pieces instead of ids
+        await settle(app, pilot)
+        strip = screen.query_one("#tok-ids", IdStrip)
+        assert strip.pieces is not None and strip.pieces[-1] == NULL_PIECE
+        screen.query_one("#tok-view", TokenView).focus()
+        rows: dict[str, str] = {}
+        for _ in range(6):  # walk over every token, the null one included
+            await pilot.press("right")
+            await settle(app, pilot)
+            rows = dict(screen.query_one("#tok-details", TokenDetails).rows)
+            if rows.get("id") == "-1":
+                break
+        assert rows["id"] == "-1" and rows["kind"] == "unknown" and "no token" in rows["piece"]
+        await pilot.press("f2")
+        await settle(app, pilot)
+        stream = app.screen
+        assert isinstance(stream, StreamScreen) and stream.trace is not None
+        assert stream.trace.pieces[2] == b"" and stream.trace.text_after(len(stream.trace) - 1).endswith("[SEP]")
+        for _ in range(len(stream.trace)):
+            await pilot.press("right")
+            await pilot.pause()

@@ -70,6 +70,11 @@ def display_piece(piece: str) -> str:
     return piece.translate(PIECE_TABLE)
 
 
+NULL_PIECE = "\u2205"
+"""What stands for a piece where a token has llama.cpp's null id (-1), which has none: WPM and
+RWKV emit it for text no token covers when the vocab has no unknown token."""
+
+
 def display_bytes(data: bytes) -> str:
     """Bytes as text, with incomplete UTF-8 shown as ``\\xNN`` and whitespace visible."""
     return display_piece(data.decode("utf-8", "surrogateescape"))

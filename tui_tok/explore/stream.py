@@ -69,13 +69,15 @@ class StreamTrace:
 
 
 def replay(ids: Sequence[int], decoder: Decoder, *, piece_of: Callable[[int], bytes]) -> StreamTrace:
-    """Push ``ids`` one by one through ``decoder`` and record what it shows and holds."""
+    """Push ``ids`` one by one through ``decoder`` and record what it shows and holds. The null
+    id -1 (llama.cpp's, for text no token covers in a vocab with no unknown token) has no piece:
+    it is not pushed, and shows nothing."""
     emitted: list[str] = []
     pending: list[bytes] = []
     ends: list[int] = []
     total = 0
     for token_id in ids:
-        out = decoder.push(int(token_id))
+        out = decoder.push(int(token_id)) if token_id >= 0 else ""  # the null id -1: no piece
         emitted.append(out)
         pending.append(bytes(decoder.pending))
         total += len(out)
@@ -84,7 +86,7 @@ def replay(ids: Sequence[int], decoder: Decoder, *, piece_of: Callable[[int], by
     flushed = decoder.flush()
     return StreamTrace(
         ids=tuple(int(i) for i in ids),
-        pieces=tuple(piece_of(int(i)) for i in ids),
+        pieces=tuple(piece_of(int(i)) if i >= 0 else b"" for i in ids),
         emitted=tuple(emitted),
         pending=tuple(pending),
         text=text,

@@ -28,7 +28,10 @@ def token_rows(
 ) -> list[tuple[str, str]]:
     """(label, value) rows: id, raw piece, bytes, kind, type, score / merge rank, text span."""
     rows: list[tuple[str, str]] = [("id", str(token_id))]
-    rows.append(("piece", display_piece(raw) if raw is not None else "?"))
+    if token_id < 0:
+        rows.append(("piece", "none: no token covers this text, and the vocab has no unknown token (llama.cpp's null id)"))
+    else:
+        rows.append(("piece", display_piece(raw) if raw is not None else "?"))
     if piece is not None:
         n = len(piece)
         rows.append(("bytes", f"{piece.hex(' ')}  ({n} byte{'s' if n != 1 else ''})" if n else "(none)"))

@@ -243,6 +243,12 @@ class Tokenizer:
         self._pieces.attr(token_id)  # range check
         return self._kind_table()[token_id]
 
+    def token_kinds(self) -> list[TokenKind]:
+        """The display kind of every id, then one more entry, ``UNKNOWN``, so that index -1
+        (the null id llama.cpp's WPM and RWKV emit when the vocab has no unknown token) reads
+        as unknown too. The list is shared: do not change it."""
+        return self._kind_table()
+
     def _kind_table(self) -> list[TokenKind]:
         if self._kinds is None:
             attrs = self.vocab.attrs.tolist()
@@ -256,6 +262,9 @@ class Tokenizer:
                 # (BERT's [UNK] is CONTROL in its GGUF, so it would show as a special token); but
                 # GPT-NeoX-style files name <|endoftext|> as BOS, EOS and UNK at once: special
                 kinds[unk] = TokenKind.UNKNOWN
+            # last: id -1, which llama.cpp's WPM and RWKV emit for text no piece covers when the
+            # vocab has no unknown token (kinds[-1] must not be the last real token's kind)
+            kinds.append(TokenKind.UNKNOWN)
             self._kinds = kinds
         return self._kinds
 

@@ -195,10 +195,10 @@ def vocab_from_metadata(
     pre_type = "DEFAULT"
     if vtype is VocabType.BPE:
         pre_type = _apply_pre_flags(pre, flags)
-    for key, name in (("add_space_prefix", "add_space_prefix"), ("remove_extra_whitespaces", "remove_extra_whitespaces")):
-        value = meta.get(f"tokenizer.ggml.{key}")
+    for key in ("add_space_prefix", "remove_extra_whitespaces"):
+        value = _bool(meta, f"tokenizer.ggml.{key}")
         if value is not None:
-            flags[name] = bool(value)
+            flags[key] = value
 
     tokens = _tokens(meta, vtype, checked="tokenizer.ggml.tokens" in str_lists)
     n = len(tokens)
@@ -224,9 +224,11 @@ def vocab_from_metadata(
 
     ids = _special_ids(meta, vtype, n, bos_null=flags.pop("bos_null", False))
     _add_bos_eos_sep(meta, flags, pre_type)
-    lowercase = bool(meta.get("tokenizer.ggml.normalizer.lowercase", flags.pop("lowercase", True)))
-    flags.pop("lowercase", None)
-    strip_accents = bool(meta.get("tokenizer.ggml.normalizer.strip_accents", lowercase))
+    default_lowercase = flags.pop("lowercase", True)  # WHITESPACE's pre turns it off
+    lowercase = _bool(meta, "tokenizer.ggml.normalizer.lowercase")
+    lowercase = default_lowercase if lowercase is None else lowercase
+    strip_accents = _bool(meta, "tokenizer.ggml.normalizer.strip_accents")
+    strip_accents = lowercase if strip_accents is None else strip_accents
 
     eog = apply_text_overrides(tokens, token_to_id, attrs, ids)
     special = special_cache(tokens, attrs)
@@ -255,6 +257,34 @@ def _str(meta: Mapping[str, Any], key: str, default: str | None) -> str | None:
     if isinstance(value, bytes):
         return value.decode("utf-8", "surrogateescape")
     raise VocabError(f"key {key!r} should be a string, got {type(value).__name__}")
+
+
+def _bool(meta: Mapping[str, Any], key: str) -> bool | None:
+    """A flag, or None when the key is absent. llama.cpp refuses a flag of another GGUF type
+    ("key ... has wrong type"); integers pass as 0/1, anything else is refused here too."""
+    value = meta.get(key)
+    if value is None or isinstance(value, bool | np.bool_):
+        return None if value is None else bool(value)
+    if isinstance(value, int | np.integer):
+        return bool(value)
+    raise VocabError(f"key {key!r} should be a boolean, got {type(value).__name__} {_short(value)}")
+
+
+def _int(meta: Mapping[str, Any], key: str) -> int | None:
+    """A token id, or None when the key is absent; a value of another type is refused, as
+    llama.cpp refuses it ("key ... has wrong type")."""
+    value = meta.get(key)
+    if value is None:
+        return None
+    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+        return int(value)
+    raise VocabError(f"key {key!r} should be an integer token id, got {type(value).__name__} {_short(value)}")
+
+
+def _short(value: Any) -> str:
+    """A value for an error message, cut to one short line."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _model_flags(vtype: VocabType) -> dict[str, bool]:
@@ -304,6 +334,8 @@ def _tokens(meta: Mapping[str, Any], vtype: VocabType, *, checked: bool) -> list
             return []
         raise VocabError("cannot find tokenizer vocab: key 'tokenizer.ggml.tokens' is missing")
     tokens = _string_list(raw, "tokenizer.ggml.tokens", checked=checked)
+    if not tokens and vtype is not VocabType.NONE:
+        raise VocabError("key 'tokenizer.ggml.tokens' is an empty array: there is no vocabulary to tokenize with")
     if "" in tokens:
         tokens = [t if t else f"[EMPTY_{i}]" for i, t in enumerate(tokens)]
     return tokens
@@ -389,7 +421,11 @@ def _charsmap(meta: Mapping[str, Any]) -> bytes | None:
     if isinstance(raw, bytes | bytearray):
         blob = bytes(raw)
     else:
-        blob = np.asarray(raw).astype(np.int64).astype(np.uint8).tobytes()
+        arr = np.asarray(raw) if not isinstance(raw, str) else np.zeros(0, dtype=np.str_)
+        if arr.ndim != 1 or arr.dtype.kind not in "iu":
+            raise VocabError("key 'tokenizer.ggml.precompiled_charsmap' should be an array of bytes, "
+                             f"got {type(raw).__name__} {_short(raw)}")  # fmt: skip
+        blob = arr.astype(np.int64).astype(np.uint8).tobytes()
     if len(blob) < 4:
         raise VocabError("precompiled_charsmap too small for xcda_blob_size header")
     if int.from_bytes(blob[:4], "little") + 4 >= len(blob):
@@ -407,10 +443,9 @@ def _special_ids(meta: Mapping[str, Any], vtype: VocabType, n: int, *, bos_null:
     for suffix, attr in _ID_KEYS:
         if ids[attr] >= n:
             ids[attr] = _NULL
-        value = meta.get(f"tokenizer.ggml.{suffix}")
+        value = _int(meta, f"tokenizer.ggml.{suffix}")
         if value is None:
             continue
-        value = int(value)
         if 0 <= value < n:
             ids[attr] = value
     return ids
@@ -418,8 +453,8 @@ def _special_ids(meta: Mapping[str, Any], vtype: VocabType, n: int, *, bos_null:
 
 def _add_bos_eos_sep(meta: Mapping[str, Any], flags: dict[str, bool], pre_type: str) -> None:
     for key in ("add_bos", "add_eos", "add_sep"):
-        value = meta.get(f"tokenizer.ggml.{key}_token")
+        value = _bool(meta, f"tokenizer.ggml.{key}_token")
         if value is not None:
-            flags[key] = bool(value)
+            flags[key] = value
     if pre_type == "GEMMA4":
         flags["add_bos"] = True

@@ -30,14 +30,14 @@ from textual.widgets import Checkbox, Footer, TextArea
 from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
-from tui_tok.explore.display import display_bytes
+from tui_tok.explore.display import NULL_PIECE, display_bytes
 from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, split_chunks, tokenize_chunked
-from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_arrays, layout_tokens
+from tui_tok.explore.layout import KIND_CODES, KIND_NAMES, TokenLayout, layout_arrays, layout_tokens
 from tui_tok.explore.stats import text_stats
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import token_facts
 from tui_tok.tokenizer.sorted_unique import sorted_unique
-from tui_tok.tokenizer.tokenizer import Tokenizer, token_kind
+from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.tokenizer.types import TokenAttr, VocabType
 from tui_tok.ui.paint_now import paint_now
 from tui_tok.ui.screens.base import ViewScreen
@@ -309,7 +309,7 @@ class TokenizeScreen(ViewScreen):
 
     @staticmethod
     def _pieces(tok: Tokenizer, layout: TokenLayout) -> dict[int, str]:
-        return {i: display_bytes(tok.token_to_piece(i)) for i in sorted_unique(layout.ids).tolist()}
+        return {i: display_bytes(tok.token_to_piece(i)) if i >= 0 else NULL_PIECE for i in sorted_unique(layout.ids).tolist()}
 
     @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
     def _run(self, request: TokenizeRequest) -> None:
@@ -358,7 +358,8 @@ class TokenizeScreen(ViewScreen):
     def _kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
         # once per tokenizer: a kind code per id, so a layout never reads Token.kind
         if self._kinds is None or self._kinds[0] is not tok:
-            self._kinds = (tok, kind_codes(tok.vocab.attrs, token_kind))
+            kinds = tok.token_kinds()  # the tokenizer's own (its unknown token, the null id -1 last)
+            self._kinds = (tok, np.fromiter(map(KIND_CODES.__getitem__, kinds), dtype=np.uint8, count=len(kinds)))
         return self._kinds[1]
 
     def on_tokenize_screen_tokenized(self, message: Tokenized) -> None:
@@ -409,6 +410,9 @@ class TokenizeScreen(ViewScreen):
 
     @on(TokenView.OpenRequested)
     def _open(self, event: TokenView.OpenRequested) -> None:
+        if event.token_id < 0:
+            self.notify("This token is llama.cpp's null id (-1): it has no vocabulary entry.", severity="warning")
+            return
         self.tui.show_token_in_vocab(event.token_id)
 
     def action_open_in_vocab(self) -> None:
@@ -425,8 +429,9 @@ class TokenizeScreen(ViewScreen):
         token_id = int(layout.ids[index])
         tok = self.tui.tokenizer
         vocab_index = self.tui.vocab_index
-        raw = tok.vocab.tokens[token_id] if tok is not None else None
-        piece = tok.token_to_piece(token_id) if tok is not None else None
+        known = tok is not None and token_id >= 0  # -1: llama.cpp's null id, no vocabulary entry
+        raw = tok.vocab.tokens[token_id] if known else None
+        piece = tok.token_to_piece(token_id) if known else None
         start, end = int(layout.starts[index]), int(layout.ends[index])
         rows = token_rows(
             token_id=token_id,
@@ -434,7 +439,7 @@ class TokenizeScreen(ViewScreen):
             piece=piece,
             span=layout.text[start:end],
             kind=KIND_NAMES[int(layout.kinds[index])],
-            facts=token_facts(vocab_index, token_id) if vocab_index is not None else None,
+            facts=token_facts(vocab_index, token_id) if vocab_index is not None and token_id >= 0 else None,
             position=(index, layout.n_tokens),
         )
         self.query_one("#tok-details", TokenDetails).show_rows(rows)
