@@ -7,7 +7,6 @@ import pytest
 
 from tui_tok.explore.incremental import ChunkCache, TokenArrays, probes_agree, split_chunks, tokenize_chunked
 from tui_tok.explore.layout import kind_codes
-from tui_tok.tokenizer.tokenizer import token_kind
 from tui_tok.tokenizer.types import VocabType
 from support import conformance_rows, vocab_file, vocab_files
 
@@ -20,7 +19,7 @@ def _setup(name: str):  # type: ignore[no-untyped-def]
     tok = load_tokenizer(vocab_file(name).path)
     if tok.vocab.type is not VocabType.BPE:
         pytest.skip("line-by-line tokenization is only tried for BPE")
-    cache = ChunkCache(lambda c, ps: tok.tokenize(c, add_special=False, parse_special=ps), kind_codes(tok.vocab.attrs, token_kind))
+    cache = ChunkCache(lambda c, ps: tok.tokenize(c, add_special=False, parse_special=ps), kind_codes(tok.token_kinds()))
     return tok, cache
 
 

@@ -22,7 +22,7 @@ every row would have to be drawn again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -106,15 +106,14 @@ class Rows:
 
 
 
-def kind_codes(attrs: np.ndarray, kind_of_attr: Callable[[int], TokenKind]) -> np.ndarray:
-    """``KIND_CODES`` per token id, from the vocabulary's attribute bits (few distinct values).
+def kind_codes(kinds: Sequence[TokenKind]) -> np.ndarray:
+    """``KIND_CODES`` per token id, from ``Tokenizer.token_kinds()`` (whose last entry is the
+    null id -1's, so the codes index the same way).
 
-    >>> kind_codes(np.array([4, 8, 4, 32]), lambda a: TokenKind.SPECIAL if a == 8 else TokenKind.NORMAL).tolist()
-    [0, 1, 0, 0]
+    >>> kind_codes([TokenKind.NORMAL, TokenKind.SPECIAL, TokenKind.UNKNOWN]).tolist()
+    [0, 1, 3]
     """
-    values, inverse = np.unique(np.asarray(attrs), return_inverse=True)
-    codes = np.array([KIND_CODES[kind_of_attr(int(v))] for v in values], dtype=np.uint8)
-    return codes[inverse.reshape(-1)] if len(values) else np.zeros(0, dtype=np.uint8)
+    return np.fromiter(map(KIND_CODES.__getitem__, kinds), dtype=np.uint8, count=len(kinds))
 
 
 def layout_tokens(text: str, tokens: Sequence[Token], *, kinds_by_id: np.ndarray | None = None) -> TokenLayout:

@@ -269,15 +269,11 @@ class Tokenizer:
         return self._kinds
 
 
-def token_kind(attr: int) -> TokenKind:
-    """Display class of a token from its attribute bits (CONTROL wins over the others)."""
-    return _kind(attr)
-
-
 _KIND_CACHE: dict[int, TokenKind] = {}
 
 
 def _kind(attr: int) -> TokenKind:
+    """Display class of a token from its attribute bits (CONTROL wins over the others)."""
     k = _KIND_CACHE.get(attr)
     if k is None:
         if attr & _CONTROL:

@@ -32,7 +32,7 @@ from textual.worker import get_current_worker
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.display import NULL_PIECE, display_bytes
 from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, split_chunks, tokenize_chunked
-from tui_tok.explore.layout import KIND_CODES, KIND_NAMES, TokenLayout, layout_arrays, layout_tokens
+from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_arrays, layout_tokens
 from tui_tok.explore.stats import text_stats
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import token_facts
@@ -358,8 +358,7 @@ class TokenizeScreen(ViewScreen):
     def _kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
         # once per tokenizer: a kind code per id, so a layout never reads Token.kind
         if self._kinds is None or self._kinds[0] is not tok:
-            kinds = tok.token_kinds()  # the tokenizer's own (its unknown token, the null id -1 last)
-            self._kinds = (tok, np.fromiter(map(KIND_CODES.__getitem__, kinds), dtype=np.uint8, count=len(kinds)))
+            self._kinds = (tok, kind_codes(tok.token_kinds()))  # the tokenizer's own: its unknown token, id -1
         return self._kinds[1]
 
     def on_tokenize_screen_tokenized(self, message: Tokenized) -> None:
