@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tui_tok.explore.display import display_piece
 from tui_tok.explore.vocab_index import SPACE_FOLD, build_vocab_index, search
@@ -86,3 +88,34 @@ def test_merge_rank_is_lowest_producing_merge(qwen3) -> None:
 def test_display_joins_one_line_per_piece(qwen3) -> None:
     assert qwen3.joined.count("\n") == qwen3.n_tokens - 1
     assert np.all(np.diff(qwen3.line_starts) > 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(blacklist_categories=()) | st.sampled_from("İΣσς ·Ġ▁\n\t\x00\udc80\u3000aA"), max_size=60),
+       st.integers(0, 80))  # fmt: skip
+def test_whole_vocabulary_string_helpers_equal_their_per_character_definitions(text: str, repeat: int) -> None:
+    """The fast paths for whole-vocabulary strings give what the per-character tables give
+    (``repeat`` makes some texts long enough for ``display_piece``'s regex path)."""
+    from tui_tok.explore.display import PIECE_TABLE
+    from tui_tok.explore.vocab_index import _lower_same_length, fold_spaces
+
+    long_text = text * repeat
+    assert display_piece(long_text) == long_text.translate(PIECE_TABLE)
+    assert fold_spaces(long_text) == long_text.translate(SPACE_FOLD)
+    one_by_one = {ord(c): c.lower() for c in set(long_text) if c.lower() != c and len(c.lower()) == 1}
+    assert _lower_same_length(long_text) == long_text.translate(one_by_one)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text("ab \x00", max_size=5), max_size=12), st.lists(st.text("ab \x00", max_size=4), max_size=8))
+def test_merge_ranks_equal_the_per_merge_rule(merges: list[str], tokens: list[str]) -> None:
+    """Rank of the first merge whose result (the merge without the first space searched from its
+    second character, as llama.cpp splits it) is each token, on the all-at-once path and off it."""
+    from tui_tok.explore.vocab_index import merge_ranks
+
+    def result(m: str) -> str:
+        return m[:1] + m[1:].replace(" ", "", 1)
+
+    tokens = tokens + [result(m) for m in merges[:3]]
+    want = [next((r for r, m in enumerate(merges) if result(m) == t), -1) for t in tokens]
+    assert merge_ranks(tokens, merges).tolist() == want

@@ -14,6 +14,8 @@ Does not decide colours: see ``layout.py``.
 
 from __future__ import annotations
 
+import re
+
 SPACE_MARK = "·"
 TAB_MARK = "→"
 NEWLINE_MARK = "↵"
@@ -62,12 +64,21 @@ def visible_text(text: str, *, show_whitespace: bool = True) -> str:
     return text.translate(VISIBLE_TABLE if show_whitespace else PLAIN_TABLE)
 
 
+_PIECE_CHARS = re.compile("[" + "".join(map(re.escape, map(chr, sorted(PIECE_TABLE)))) + "]")
+_LONG = 4096
+"""From this length ``display_piece`` finds the few characters to change with a regex: a
+``translate`` with a dict looks every character up (~35 ns each: ~90 ms for the 1.7M
+characters of gemma-4's joined vocabulary, against ~10 ms)."""
+
+
 def display_piece(piece: str) -> str:
     """A vocabulary piece as one line: whitespace visible, invalid bytes as ``\\xNN``.
 
     The raw piece is kept otherwise (``Ġthe`` and ``▁the`` stay as the vocabulary stores them).
     """
-    return piece.translate(PIECE_TABLE)
+    if len(piece) < _LONG:
+        return piece.translate(PIECE_TABLE)
+    return _PIECE_CHARS.sub(lambda m: PIECE_TABLE[ord(m.group())], piece)
 
 
 NULL_PIECE = "\u2205"

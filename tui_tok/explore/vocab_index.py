@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import re
@@ -98,16 +99,36 @@ def merge_ranks(tokens: list[str], merges: list[str]) -> np.ndarray:
     A merge string is split at the first space searched from its second character, as
     llama.cpp does, so a merge of a space-like piece still splits correctly.
     """
-    merged = [m.replace(" ", "", 1) if m[:1] != " " else m[0] + m[1:].replace(" ", "", 1) for m in merges]
+    if not merges:
+        return np.full(len(tokens), -1, dtype=np.int64)
+    joined = "\0".join(merges)
+    if joined.count(" ") == len(merges) and joined.count("\0") == len(merges) - 1 and joined[0] != " " and "\0 " not in joined:
+        merged = joined.replace(" ", "").split("\0")  # one space each, never first: all at once
+    else:
+        merged = [m.replace(" ", "", 1) if m[:1] != " " else m[0] + m[1:].replace(" ", "", 1) for m in merges]
     # reversed, so the lowest rank of a duplicate result is the one kept
     first = dict(zip(reversed(merged), range(len(merged) - 1, -1, -1)))
-    return np.fromiter((first.get(t, -1) for t in tokens), dtype=np.int64, count=len(tokens))
+    return np.fromiter(map(first.get, tokens, repeat(-1)), dtype=np.int64, count=len(tokens))
+
+
+_LOWER_APART = re.compile("([\u0130\u03a3])")
+"""The characters ``str.lower`` does not lower one by one: İ (whose lower case is two characters)
+and Σ (σ or, ending a word, ς)."""
 
 
 def _lower_same_length(text: str) -> str:
-    """``text.lower()`` except characters whose lower case is longer (``İ``) stay as they are."""
-    table = {ord(c): c.lower() for c in set(text) if c.lower() != c and len(c.lower()) == 1}
-    return text.translate(table)
+    """Each character lower-cased on its own, except those whose lower case is longer (``İ``)
+    stay as they are, so offsets are kept. ``str.lower`` of the text between İ and Σ, which it
+    lowers one by one like this (a ``translate`` looked every character up: ~10x slower)."""
+    parts = _LOWER_APART.split(text)
+    parts[::2] = [p.lower() for p in parts[::2]]
+    parts[1::2] = ["\u03c3" if p == "\u03a3" else p for p in parts[1::2]]
+    return "".join(parts)
+
+
+def fold_spaces(text: str) -> str:
+    """``text.translate(SPACE_FOLD)``, by three C-level replaces (~10x faster on a whole vocabulary)."""
+    return text.replace("\u00b7", " ").replace("\u0120", " ").replace("\u2581", " ")
 
 
 def _join_display(tokens: list[str]) -> tuple[str, np.ndarray]:
@@ -135,7 +156,7 @@ def _byte_lengths(tokens: list[str], types: np.ndarray, *, byte_level: bool) -> 
         cost[cps < 0x144] = 1  # every GPT-2 byte character is below U+0144 and is one byte
     else:
         cost[cps == 0x2581] = 1  # ▁ stands for a space
-    lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
+    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
     offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     sums = np.add.reduceat(cost, offsets) if len(cost) else np.zeros(len(tokens), dtype=np.int64)
     sums[lengths == 0] = 0
@@ -144,9 +165,21 @@ def _byte_lengths(tokens: list[str], types: np.ndarray, *, byte_level: bool) -> 
     return sums.astype(np.int64)
 
 
+def _strings(values: Any) -> list[str]:
+    """``[str(v) for v in values]``, or the list itself when it holds only strings already (the
+    reader's string arrays; found with one C-level join instead of a pass of ``str`` calls)."""
+    if type(values) is list:
+        try:
+            "".join(values)
+            return values
+        except TypeError:
+            pass
+    return [str(v) for v in values]
+
+
 def build_vocab_index(metadata: Mapping[str, Any]) -> VocabIndex:
     """Index ``tokenizer.ggml.tokens`` (and scores, types, merges when present)."""
-    tokens = [str(t) for t in metadata.get("tokenizer.ggml.tokens", [])]
+    tokens = _strings(metadata.get("tokenizer.ggml.tokens", []))
     n = len(tokens)
     model = str(metadata.get("tokenizer.ggml.model", ""))
     raw_types = metadata.get("tokenizer.ggml.token_type")
@@ -161,9 +194,9 @@ def build_vocab_index(metadata: Mapping[str, Any]) -> VocabIndex:
         arr = np.asarray(raw_scores, dtype=np.float32)[:n]
         scores[: len(arr)] = arr
     raw_merges = metadata.get("tokenizer.ggml.merges")
-    ranks = merge_ranks(tokens, [str(m) for m in raw_merges]) if raw_merges is not None else None
+    ranks = merge_ranks(tokens, _strings(raw_merges)) if raw_merges is not None else None
     joined, line_starts = _join_display(tokens)
-    folded = joined.translate(SPACE_FOLD)
+    folded = fold_spaces(joined)
     return VocabIndex(
         model=model,
         pieces=tokens,
