@@ -20,3 +20,19 @@ def test_equals_np_unique(values: np.ndarray, n_runs: int, runs: bool) -> None:
     got = sorted_unique(values, runs=runs)
     want = np.unique(values)
     assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 62), st.integers(0, 9000), st.integers(1, 5000), st.integers(0, 2**32 - 1))
+def test_unique_inverse_equals_np_unique(bits: int, n: int, distinct: int, seed: int) -> None:
+    """Same distinct values and inverse as ``np.unique(..., return_inverse=True)``, on both sides
+    of the radix threshold, for values of any width up to 2**62 (one to four radix passes)."""
+    from tui_tok.tokenizer.sorted_unique import unique_inverse
+
+    rng = np.random.default_rng(seed)
+    pool = rng.integers(0, 2**bits, distinct, dtype=np.int64, endpoint=True)
+    values = rng.choice(pool, n)
+    uniq, inverse = unique_inverse(values)
+    want_uniq, want_inverse = np.unique(values, return_inverse=True)
+    assert uniq.tolist() == want_uniq.tolist() and inverse.tolist() == want_inverse.reshape(-1).tolist()
+    assert (uniq[inverse] == values).all()

@@ -28,7 +28,7 @@ from itertools import repeat
 
 import numpy as np
 
-from tui_tok.tokenizer.sorted_unique import sorted_unique
+from tui_tok.tokenizer.sorted_unique import sorted_unique, unique_inverse
 
 NO_PRIO = 1 << 30
 """Priority of "no merge" (real priorities are smaller)."""
@@ -125,7 +125,7 @@ class SymbolMerger:
     def _pairs(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         """Pair values of two aligned id arrays (memo lookups at C speed; the resolver only for
         pairs never seen before)."""
-        keys, where = np.unique((left << _ID_BITS) | right, return_inverse=True)
+        keys, where = unique_inverse((left << _ID_BITS) | right)
         vals = np.fromiter(map(self._memo.get, keys.tolist(), repeat(-1)), dtype=np.int64, count=len(keys))
         new = np.flatnonzero(vals < 0)
         if len(new):

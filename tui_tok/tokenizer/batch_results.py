@@ -16,6 +16,8 @@ from operator import itemgetter
 
 import numpy as np
 
+from tui_tok.tokenizer.sorted_unique import unique_inverse
+
 Parts = tuple[tuple[int, ...], tuple[int, ...]]
 """One symbol's token ids and the input bytes each covers (equal lengths, at least one each)."""
 
@@ -29,7 +31,7 @@ def expand_words(
         return []
     flat = np.array(list(chain.from_iterable(merged)), dtype=np.int64)
     per_word = np.fromiter(map(len, merged), dtype=np.int64, count=len(merged))
-    uniq, inv = np.unique(flat, return_inverse=True)
+    uniq, inv = unique_inverse(flat)
     described = parts(uniq.tolist())
     n_parts = np.fromiter(map(len, map(itemgetter(0), described)), dtype=np.int64, count=len(described))
     part_ids = np.array(list(chain.from_iterable(map(itemgetter(0), described))), dtype=np.int64)

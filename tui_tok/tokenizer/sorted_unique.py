@@ -30,3 +30,38 @@ def sorted_unique(values: np.ndarray, *, runs: bool = False) -> np.ndarray:
     keep[0] = True
     np.not_equal(s[1:], s[:-1], out=keep[1:])
     return s[keep]
+
+
+_RADIX_FROM = 4096
+"""From this many values ``unique_inverse`` sorts by 16-bit radix passes; below, numpy's own."""
+
+
+def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` for a 1-D array of non-negative integers.
+
+    Long arrays are ordered by stable 16-bit radix passes (numpy's stable ``argsort`` of ``uint16``
+    is a radix sort), as many as the largest value needs: 2-3x faster here than the comparison
+    sort ``np.unique`` runs (the batch merge's pair keys take three passes).
+
+    >>> u, inv = unique_inverse(np.array([5, 1, 5, 70000] * 2000))
+    >>> u.tolist(), inv[:4].tolist()
+    ([1, 5, 70000], [1, 0, 1, 2])
+    """
+    n = len(values)
+    if n < _RADIX_FROM:
+        uniq, inverse = np.unique(values, return_inverse=True)
+        return uniq, inverse.reshape(-1)
+    values = values.astype(np.int64, copy=False)
+    top = int(values.max())
+    order = np.argsort((values & 0xFFFF).astype(np.uint16), kind="stable")
+    shift = 16
+    while top >> shift:
+        order = order[np.argsort(((values[order] >> shift) & 0xFFFF).astype(np.uint16), kind="stable")]
+        shift += 16
+    ordered = values[order]
+    first = np.empty(n, dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
