@@ -15,6 +15,7 @@ from tui_tok.explore.display import NULL_PIECE, display_piece
 from tui_tok.explore.layout import KIND_NAMES
 from tui_tok.ui.screens.stream import StreamScreen
 from tui_tok.ui.widgets.id_strip import IdStrip
+from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.token_details import TokenDetails
 from tui_tok.ui.widgets.token_view import TokenView
 from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
@@ -203,3 +204,22 @@ async def test_null_token_ids_from_a_vocab_without_unknown_token(tmp_path: Path)
         for _ in range(len(stream.trace)):
             await pilot.press("right")
             await pilot.pause()
+
+
+async def test_a_vocab_missing_its_bos_still_tokenizes_with_add_special_off(tmp_path: Path) -> None:
+    """llama.cpp asserts when a vocab wants a BOS it lacks: the view says so while add special is
+    on, and the tokenizer (which the app built) tokenizes the text once it is off."""
+    path = tmp_path / "no-bos.gguf"
+    write_gguf(path, {"general.architecture": "bert", "tokenizer.ggml.model": "bert",
+                      "tokenizer.ggml.tokens": ["[PAD]", "\u2581a", "b", "[UNK]"],
+                      "tokenizer.ggml.unknown_token_id": 3})  # fmt: skip
+    app = make_app(path, text="a b zz")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert app.tokenizer is not None and app.tokenizer_error is None
+        stats = app.screen.query_one("#tok-stats", Readout)
+        assert "cannot tokenize" in str(stats.content) and "BOS" in str(stats.content)
+        await pilot.press("ctrl+b")
+        await settle(app, pilot)
+        assert app.ids == (1, 3, 3)
+        assert "cannot tokenize" not in str(stats.content)
