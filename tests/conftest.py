@@ -12,3 +12,9 @@ from support import HAVE_SHARED, SHARED, SHARED_MISSING  # noqa: E402
 
 def pytest_report_header(config) -> str:  # type: ignore[no-untyped-def]
     return f"tui-tok shared data: {SHARED}" if HAVE_SHARED else f"tui-tok: {SHARED_MISSING}"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
+    """Say it again at the end, where ``-q`` (the README's command) shows it: the header is hidden."""
+    if not HAVE_SHARED:
+        terminalreporter.write_line(f"tui-tok: {SHARED_MISSING}", yellow=True, bold=True)
