@@ -428,9 +428,10 @@ class TokenizeScreen(ViewScreen):
         token_id = int(layout.ids[index])
         tok = self.tui.tokenizer
         vocab_index = self.tui.vocab_index
-        known = tok is not None and token_id >= 0  # -1: llama.cpp's null id, no vocabulary entry
-        raw = tok.vocab.tokens[token_id] if known else None
-        piece = tok.token_to_piece(token_id) if known else None
+        raw: str | None = None
+        piece: bytes | None = None
+        if tok is not None and token_id >= 0:  # -1: llama.cpp's null id, no vocabulary entry
+            raw, piece = tok.vocab.tokens[token_id], tok.token_to_piece(token_id)
         start, end = int(layout.starts[index]), int(layout.ends[index])
         rows = token_rows(
             token_id=token_id,
