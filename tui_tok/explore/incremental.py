@@ -140,7 +140,10 @@ def probes_agree(full: Callable[[str, bool], list[int]], cache: ChunkCache) -> b
     GPT-2-style ``\\s+(?!\\S)`` pre-tokenizers fail here (the end of a line looks like the end
     of the text to the lookahead); the llama-3 / qwen2 family passes.
     """
-    empty = TokenArrays(*(np.zeros(0, dtype=np.int64) for _ in range(3)), np.zeros(0, dtype=np.uint8))
+    empty = TokenArrays(
+        ids=np.zeros(0, dtype=np.int64), starts=np.zeros(0, dtype=np.int64), ends=np.zeros(0, dtype=np.int64),
+        kinds=np.zeros(0, dtype=np.uint8),
+    )
     for parse_special in (False, True):
         for text in PROBES:
             got = tokenize_chunked(text, cache, parse_special=parse_special, before=empty, after=empty)

@@ -35,7 +35,10 @@ import numpy as np
 class Decoder(Protocol):
     """What ``replay`` needs of ``Tokenizer.stream_decoder()``."""
 
-    pending: bytes
+    @property
+    def pending(self) -> bytes:
+        """Bytes held back (only read: ``StreamDecoder``'s is a property)."""
+        ...
 
     def push(self, token_id: int) -> str: ...
 

@@ -185,7 +185,7 @@ def build_vocab_index(metadata: Mapping[str, Any]) -> VocabIndex:
     raw_types = metadata.get("tokenizer.ggml.token_type")
     types = np.full(n, int(TokenType.NORMAL), dtype=np.int32)
     if raw_types is not None:
-        arr = np.asarray(raw_types, dtype=np.int64)[:n]
+        arr: np.ndarray = np.asarray(raw_types, dtype=np.int64)[:n]  # reused for the float32 scores
         types[: len(arr)] = arr
     raw_scores = metadata.get("tokenizer.ggml.scores")
     scores = None

@@ -26,6 +26,7 @@ from tui_tok.gguf.strings import read_string_array, read_string_array_text, read
 from tui_tok.gguf.types import (
     GGML_TYPES,
     ArrayLayout,
+    ByteOrder,
     GGUFField,
     GGUFFile,
     GGUFValueType,
@@ -102,7 +103,7 @@ class _Parser:
         self.pos = 0
         self.key: str | None = None
         self.big_endian = False
-        self.order = "<"
+        self.order: ByteOrder = "<"
 
     # -- errors and primitive reads -------------------------------------------------
 

@@ -68,7 +68,7 @@ def read_string_array_text(
     if count < _FAST_MIN:
         out, pos = read_strings_plain(buf, pos, count, end, big_endian=big_endian, fail=fail)
         return out, _joined(out) if text and out else None, pos
-    out: list[str] = []
+    out = []
     runs: list[str] | None = [] if text else None  # each run's "\0s\0s..." text
     bytes_per_string = _FIRST_GUESS / _WINDOW_SLACK
     while len(out) < count:

@@ -15,9 +15,12 @@ import enum
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
+
+ByteOrder = Literal["<", ">"]
+"""A ``struct`` / numpy byte-order prefix: little- or big-endian."""
 
 
 class GGUFValueType(enum.IntEnum):

@@ -27,7 +27,16 @@ from typing import Any
 import numpy as np
 
 from tui_tok.errors import TuiTokError
-from tui_tok.gguf.types import GGML_TYPES, ArrayLayout, GGUFField, GGUFFile, GGUFValue, GGUFValueType, TensorInfo
+from tui_tok.gguf.types import (
+    GGML_TYPES,
+    ArrayLayout,
+    ByteOrder,
+    GGUFField,
+    GGUFFile,
+    GGUFValue,
+    GGUFValueType,
+    TensorInfo,
+)
 
 _T = GGUFValueType
 _DEFAULT_ALIGNMENT = 32
@@ -102,7 +111,7 @@ def encode_gguf(
     alignment: int | None = None,
 ) -> tuple[bytes, int]:
     """The file's bytes up to the tensor data, and the full file size (data is zeros)."""
-    order = ">" if big_endian else "<"
+    order: ByteOrder = ">" if big_endian else "<"
     meta = dict(metadata)
     if alignment is None:
         alignment = _alignment_in(meta)
@@ -186,12 +195,12 @@ def _int_type(values: Sequence[int]) -> GGUFValueType:
     raise OverflowError(f"integer {lo if lo < 0 else hi} does not fit in 64 bits")
 
 
-def _string(s: str | bytes | bytearray, order: str) -> bytes:
+def _string(s: str | bytes | bytearray, order: ByteOrder) -> bytes:
     b = s.encode("utf-8", "surrogateescape") if isinstance(s, str) else bytes(s)
     return struct.pack(order + "Q", len(b)) + b
 
 
-def _encode(out: list[bytes], v: GGUFValue, order: str, depth: int) -> None:
+def _encode(out: list[bytes], v: GGUFValue, order: ByteOrder, depth: int) -> None:
     t = GGUFValueType(v.type)
     if t == _T.STRING:
         out.append(_string(v.value, order))
@@ -207,7 +216,7 @@ def _encode(out: list[bytes], v: GGUFValue, order: str, depth: int) -> None:
         out.append(struct.pack(order + _FORMATS[t], value))
 
 
-def _encode_array(out: list[bytes], v: GGUFValue, order: str, depth: int) -> None:
+def _encode_array(out: list[bytes], v: GGUFValue, order: ByteOrder, depth: int) -> None:
     items = v.value
     item_type = v.item_type if v.item_type is not None else infer_value(items).item_type
     assert item_type is not None
@@ -246,6 +255,7 @@ def _alignment_in(meta: Mapping[str, Any]) -> int:
 
 
 def _tensor_spec(t: TensorSpec) -> tuple[str, tuple[int, ...], int, int]:
+    shape: Sequence[int]
     if isinstance(t, TensorInfo):
         name, shape, ggml_type = t.name, t.shape, t.ggml_type
     else:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable
 from itertools import repeat
+from typing import cast
 
 import numpy as np
 
@@ -139,12 +140,14 @@ class SymbolMerger:
         rights = list(map(texts, (keys & _ID_MASK).tolist()))
         prios, merged = self._resolve(lefts, rights)
         hit = prios >= 0
+        sids: list[int] | list[int | None]
         if self._merges_to_ids:
-            sids = merged
+            sids = cast("list[int]", merged)
         else:
-            sids = list(map(self._t2id.get, merged))
+            texts_merged = cast("list[str]", merged)  # without merges_to_ids the resolver gives texts
+            sids = list(map(self._t2id.get, texts_merged))
             if None in sids:  # a merge that makes no token gets an id past the vocab
-                sids = [self.symbol(t) if s is None else s for t, s in zip(merged, sids)]
+                sids = [self.symbol(t) if s is None else s for t, s in zip(texts_merged, sids)]
         vals = np.full(len(keys), _NO_PAIR, dtype=np.int64)
         vals[hit] = (prios[hit] << _ID_BITS) | np.array(sids, dtype=np.int64)
         self._memo.update(zip(keys.tolist(), vals.tolist()))

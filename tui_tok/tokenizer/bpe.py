@@ -24,6 +24,7 @@ import weakref
 from collections.abc import Callable
 from itertools import accumulate, chain, repeat
 from operator import itemgetter, methodcaller
+from typing import cast
 
 import numpy as np
 
@@ -231,8 +232,8 @@ class BpeEncoder:
             if len(cache) + len(local) > _CACHE_MAX:
                 cache.clear()
             if len(local) <= _CACHE_MAX:
-                cache.update(local)
-        return results
+                cache.update(cast("dict[str, WordResult]", local))  # each missing word's result is in
+        return cast("list[WordResult]", results)  # no None: the misses were filled above
 
     def _subword_cut(self) -> SubwordCut | None:
         """Where raw words can be cut before ▁ without changing BPE (``bpe_subword_cut.py``),

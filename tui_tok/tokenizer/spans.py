@@ -111,7 +111,8 @@ def expand_pieces(
         flat.extend(encode(chunk))
     if not flat:
         return []
-    counts = np.diff(np.array([*firsts, len(flat)], dtype=np.int64))[occ_idx]
+    # annotated: numpy's stubs type this int64 diff as timedelta64
+    counts: np.ndarray = np.diff(np.array([*firsts, len(flat)], dtype=np.int64))[occ_idx]
     flat_arr = np.array(flat, dtype=np.int64).reshape(-1, 3)
     total = int(counts.sum())
     gidx = np.repeat(np.array(firsts, dtype=np.int64)[occ_idx] - (np.cumsum(counts) - counts), counts) + np.arange(total)

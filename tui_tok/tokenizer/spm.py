@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from itertools import accumulate, chain, repeat
 from operator import itemgetter, methodcaller, sub
+from typing import Literal, cast
 
 import numpy as np
 
@@ -77,7 +78,7 @@ class SpmEncoder:
         self._piece_fragments: tuple[dict[bytes, tuple[Piece, ...]], ...] = ({}, {})
         self._byte_ids: list[int | None] | None = None
         self._chunker = Chunker(vocab.tokens)
-        self._batch: SymbolMerger | bool | None = None  # False: cannot batch this vocab
+        self._batch: SymbolMerger | Literal[False] | None = None  # False: cannot batch this vocab
         self._symbol_parts: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._sid_parts: dict[int, Parts] = {}  # batch symbol id -> its ids and input bytes
         self._misses = 0
@@ -332,13 +333,13 @@ class SpmEncoder:
     def _chunk_result(self, orig: str, syms: list[str]) -> ChunkResult:
         """(ids, byte ends) of a chunk from its final symbols (of the escaped chunk)."""
         t2id = self._t2id
-        ids = list(map(t2id.get, syms))
-        if None not in ids:  # every symbol is a token (no byte fallback)
+        sym_ids = list(map(t2id.get, syms))
+        if None not in sym_ids:  # every symbol is a token (no byte fallback)
             if orig.isascii():
-                return tuple(ids), tuple(accumulate(map(len, syms)))
+                return tuple(cast("list[int]", sym_ids)), tuple(accumulate(map(len, syms)))
             if _ESC not in orig:  # each ▁ stands for a 1-byte space
                 lens = map(int.__sub__, map(len, map(str.encode, syms)), map(_twice_esc, syms))
-                return tuple(ids), tuple(accumulate(lens))
+                return tuple(cast("list[int]", sym_ids)), tuple(accumulate(lens))
         elif _ESC not in orig:  # byte fallback: each symbol's (ids, byte lengths), memoised
             parts = self._symbol_parts
             found = list(map(parts.get, syms))
@@ -348,7 +349,7 @@ class SpmEncoder:
                 tuple(chain.from_iterable(map(itemgetter(0), found))),  # type: ignore[arg-type]
                 tuple(accumulate(chain.from_iterable(map(itemgetter(1), found)))),  # type: ignore[arg-type]
             )
-        ids = []
+        ids: list[int] = []
         ends: list[int] = []
         pos = 0  # character index into orig
         end = 0  # byte offset into orig
@@ -376,6 +377,7 @@ class SpmEncoder:
         """A final symbol's token ids and the input bytes each covers, when every ▁ is a space:
         a token; else (one character) its UTF-8 bytes as byte tokens, a ▁'s 3 bytes covering
         its 1-byte space with the first."""
+        found: ChunkResult
         tid = self._t2id.get(sym)
         if tid is not None:
             found = (tid,), (len(sym.encode()) - _twice_esc(sym),)

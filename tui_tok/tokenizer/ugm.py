@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from itertools import chain, compress, repeat
 from operator import itemgetter, not_
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -75,6 +75,9 @@ _BATCH_UNIT_MAX = 512
 _TOKENS_PER_UNIT = 250
 """Before the first batch, its hash table (~0.25 ms per 1000 trie tokens here) must pay off:
 a batch then needs a unit per this many tokens, as a unit costs ~60 us one at a time."""
+
+_Unit = tuple[list[int], list[int], bool, int]
+"""One encoded unit: token ids, token end offsets, is_space_prepended after it, normalised length."""
 
 
 def _keep_one_unknown(ids: np.ndarray, unk: int) -> np.ndarray:
@@ -118,7 +121,7 @@ class UgmEncoder:
         self.batch_from = _BATCH_FROM
         """Missing units from which they are encoded together (``ugm_units.py``); before the
         first batch also one per ``_TOKENS_PER_UNIT`` tokens; 0 always batches (tests)."""
-        self._cache: dict[object, tuple[list[int], list[int], bool, int]] = {}
+        self._cache: dict[object, _Unit] = {}
         """Unit results: key ``word`` (or ``(word, is_space_prepended)`` when prepend and not
         merge) for a separator + word, ``(True, word, False)`` for a fragment's first word."""
         self._cache_bytes = 0
@@ -234,7 +237,7 @@ class UgmEncoder:
             if hit is None:
                 return None
             done.append(hit)
-        units = done + hits
+        units = done + cast("list[_Unit]", hits)  # every key is cached by now: no None
         norm_len = sum(map(itemgetter(3), units))
         if norm_len > tables.max_exact_bytes:
             return None
@@ -302,7 +305,7 @@ class UgmEncoder:
 
     def _unit(
         self, key: object, unit: bytes, flag: bool, tables: UgmTables
-    ) -> tuple[list[int], list[int], bool, int] | None:
+    ) -> _Unit | None:
         """``_encode_unit`` through the cache (emptied when full)."""
         hit = self._cache.get(key)
         if hit is None:
@@ -315,7 +318,7 @@ class UgmEncoder:
 
     def _encode_unit(
         self, unit: bytes, flag: bool, tables: UgmTables
-    ) -> tuple[list[int], list[int], bool, int] | None:
+    ) -> _Unit | None:
         """One unit: token ids, token end offsets in ``unit``, is_space_prepended after it,
         normalised length; None if the normalised bytes are not valid UTF-8."""
         norm = self.normalizer.normalize(unit, space_prepended=flag)

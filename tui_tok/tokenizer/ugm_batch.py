@@ -161,8 +161,8 @@ def viterbi_batch(
         keep = ~drop
         ids, ends, owner = ids[keep], ends[keep], owner[keep]
     if byte_ends:  # UTF-8 length of each character, summed from its text's start
-        size = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
+        widths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
         at = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(size, out=at[1:])
+        np.cumsum(widths, out=at[1:])
         ends = at[first[owner] + ends] - at[first[owner]]
     return BatchResult(ids=ids, ends=ends, counts=np.bincount(owner, minlength=count).astype(np.int64))

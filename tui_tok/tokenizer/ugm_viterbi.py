@@ -90,6 +90,7 @@ def viterbi_str(
         tid = get(s[i])
         single = tid is not None and in_trie[tid] != 0
         if single:
+            assert tid is not None  # single implies it (for mypy; cheaper than a cast in this loop)
             cand = here + scores[tid]
             if cand > best[i + 1]:
                 best[i + 1] = cand

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, repeat
+from typing import cast
 
 from tui_tok.errors import VocabError
 from tui_tok.tokenizer.ugm_normalize import UgmNormalizer
@@ -104,14 +105,15 @@ class WordForms:
                 return None
             if hit[1]:
                 walks.append(hit[1])
+        found = cast("dict[str, tuple[str, frozenset[int]]]", reps)  # each character of text passed: no ()
         if walks:
             trigger = frozenset().union(*walks)
             if any(c.encode("utf-8")[0] in trigger for c in chars):  # check each neighbour
                 for i in range(len(text) - 1):
-                    cont = reps[text[i]][1]  # type: ignore[index]
+                    cont = found[text[i]][1]
                     if cont and text[i + 1].encode("utf-8")[0] in cont and not self._stops_after(text, i):
                         return None
-        outs = [reps[c][0] for c in text]  # type: ignore[index]
+        outs = [found[c][0] for c in text]
         sizes = list(map(len, outs))
         ends = list(accumulate(map(len, map(str.encode, text)), initial=1))
         first = next((k for k, n in enumerate(sizes) if n), 0)

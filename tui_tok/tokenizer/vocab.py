@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -243,7 +243,7 @@ def vocab_from_metadata(
         token_to_id=token_to_id, merges=merges, merges_text=merges_text, precompiled_charsmap=charsmap,
         eog_ids=frozenset(eog), lowercase=lowercase, strip_accents=strip_accents,
         name=name, architecture=arch, special_tokens=special, pre_type=pre_type, raw_pre=raw_pre,
-        **ids, **flags,
+        **cast("dict[str, Any]", ids), **flags,  # cast: mypy checks int ids against the bool fields too
     )  # fmt: skip
 
 

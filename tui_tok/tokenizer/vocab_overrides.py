@@ -61,6 +61,7 @@ def apply_text_overrides(tokens: list[str], token_to_id: dict[str, int], attrs: 
     inserted (high) ids tend to come first in that order, and a C++ replay of the map on every
     vocab at hand (llama-bpe <|eot_id|>, phi-3 <|end|>, qwen <|im_end|>) agrees with this choice.
     """
+    tid: int | None  # a token id; None where a text lookup finds no token
     for attr, texts in _AUTO_IDS:
         if ids[attr] != _NULL:
             continue
@@ -119,6 +120,7 @@ def apply_name_overrides(raw_pre: str, arch: str, name: str, token_to_id: dict[s
                           attrs: np.ndarray, special: list[int]) -> None:  # fmt: skip
     """§2(i): LSTRIP/RSTRIP by tokenizer/architecture/model name (V:3108-3135)."""
     lname = name.encode("utf-8", "surrogateescape").lower().decode("utf-8", "surrogateescape")
+    tid: int | None  # a token id; None where a text lookup finds no token
     if any(s in raw_pre for s in ("jina-v2-de", "jina-v2-es", "jina-v2-code")) or any(
         s in arch for s in ("nomic-bert-moe", "jina-bert-v3")
     ):

@@ -14,6 +14,7 @@ next tick of the timer (a few tens of milliseconds).
 from __future__ import annotations
 
 import gc
+from typing import Any
 
 from textual.app import App
 from textual.timer import Timer
@@ -25,7 +26,7 @@ INTERVAL_S = 0.05
 class GcPacer:
     """Own the collector's timing for one app (``start`` on mount, ``stop`` on unmount)."""
 
-    def __init__(self, app: App[object]) -> None:
+    def __init__(self, app: App[Any]) -> None:
         self._app = app
         self._timer: Timer | None = None
         self._was_enabled = gc.isenabled()

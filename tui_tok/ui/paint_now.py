@@ -20,6 +20,8 @@ timer.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.events import InputEvent, Paste
 from textual.message_pump import MessagePump
 from textual.screen import Screen
@@ -28,7 +30,7 @@ _WIDGET_FLAGS = ("_layout_required", "_scroll_required", "_refresh_styles_requir
 _SCREEN_FLAGS = ("_layout_required", "_scroll_required", "_recompose_required")
 
 
-def paint_now(screen: Screen[object]) -> bool:
+def paint_now(screen: Screen[Any]) -> bool:
     """Compose and write ``screen``'s frame now if only repaints are pending; False if left to the timer."""
     app = screen.app
     compositor = getattr(screen, "_compositor", None)

@@ -12,6 +12,7 @@ like the C++ ``std::vector<size_t>`` offsets.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -26,7 +27,7 @@ def _flags_of(cps: Sequence[int]) -> list[int]:
     out = np.full(arr.shape, ud.UNDEFINED, dtype=np.int64)
     ok = arr < ud.MAX_CODEPOINTS
     out[ok] = table[arr[ok]]
-    return out.tolist()
+    return cast("list[int]", out.tolist())  # numpy's stubs: any-shape tolist() typed as 0-d
 
 
 class _Chunk:

@@ -21,6 +21,7 @@ import warnings
 from functools import cache
 from itertools import chain, compress, count, repeat
 from operator import is_, is_not
+from typing import cast
 
 import numpy as np
 
@@ -258,7 +259,8 @@ def split_chunks(
             if len(key) <= _MEMO_LEN:
                 memo[key] = rel
         rels[i] = rel
-    changed = list(compress(count(), map(is_not, rels, repeat(_ONE))))
+    spans = cast("list[tuple[tuple[int, int], ...]]", rels)  # no None left: each miss was cut above
+    changed = list(compress(count(), map(is_not, spans, repeat(_ONE))))
     if not changed:
         return list(chunks)
     out = []
@@ -266,7 +268,7 @@ def split_chunks(
     for i in changed:
         out += chunks[prev:i]
         start = chunks[i][0]
-        out += [(start + a, start + b) for a, b in rels[i]] if start else rels[i]
+        out += [(start + a, start + b) for a, b in spans[i]] if start else spans[i]
         prev = i + 1
     out += chunks[prev:]
     return out

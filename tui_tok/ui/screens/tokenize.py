@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast, overload
 
 import numpy as np
 from textual import on, work
@@ -26,7 +27,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Checkbox, Footer, TextArea
+from textual.widgets.text_area import Document
 from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
@@ -102,10 +105,10 @@ class TokenizeScreen(ViewScreen):
         super().__init__()
         self._generation = 0
         self._shown_generation = -1
-        self._debounce = None
+        self._debounce: Timer | None = None
         self._kinds: tuple[Tokenizer, np.ndarray] | None = None
         self._chunks: tuple[Tokenizer, ChunkCache | None] | None = None
-        self._confirm = None
+        self._confirm: Timer | None = None
         self.provisional_shown = 0
         """How many line-by-line results were drawn (tests check the fast path ran)."""
         self.last_result_at = 0.0
@@ -149,7 +152,7 @@ class TokenizeScreen(ViewScreen):
 
     # --- toggles ------------------------------------------------------------------------------
 
-    def action_toggle(self, name: str) -> None:
+    def action_toggle(self, name: str) -> None:  # type: ignore[override]  # Textual's is async; palette calls it
         setattr(self, name, not getattr(self, name))
 
     @on(Checkbox.Changed)
@@ -331,6 +334,10 @@ class TokenizeScreen(ViewScreen):
             elapsed = time.perf_counter() - start
             self.post_message(self.Tokenized(request.generation, layout, pieces, elapsed, provisional=request.provisional))
 
+    @overload
+    def _layout(self, tok: Tokenizer, request: TokenizeRequest, *, chunks: None = None) -> TokenLayout: ...
+    @overload
+    def _layout(self, tok: Tokenizer, request: TokenizeRequest, *, chunks: list[str] | None) -> TokenLayout | None: ...
     def _layout(self, tok: Tokenizer, request: TokenizeRequest, *, chunks: list[str] | None = None) -> TokenLayout | None:
         """Tokenize (line by line from the cache when provisional) and lay out; holds the lock.
 
@@ -387,7 +394,7 @@ class TokenizeScreen(ViewScreen):
         self.last_result_at = time.perf_counter()
         if not (view.has_focus and view.cursor >= 0):  # follow the editor's cursor
             text_area = self.query_one("#tok-input", TextArea)
-            view.select_char(text_area.document.get_index_from_location(text_area.selection.end))
+            view.select_char(cast(Document, text_area.document).get_index_from_location(text_area.selection.end))
         if view.cursor >= 0:
             # now, not on TokenView.Selected: that arrives after this frame and would draw another
             self.query_one("#tok-ids", IdStrip).cursor = view.cursor
@@ -400,7 +407,7 @@ class TokenizeScreen(ViewScreen):
         text_area = event.text_area
         view = self.query_one("#tok-view", TokenView)
         if view.token_layout.text and len(view.token_layout.text) == len(text_area.text):
-            view.select_char(text_area.document.get_index_from_location(event.selection.end))
+            view.select_char(cast(Document, text_area.document).get_index_from_location(event.selection.end))
 
     @on(TokenView.Selected)
     def _token_selected(self, event: TokenView.Selected) -> None:

@@ -37,12 +37,16 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import TextArea
-from textual.widgets.text_area import Edit, EditResult, WrappedDocument
+from textual.widgets.text_area import Edit, EditResult, Location, Selection, WrappedDocument
 
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
 
 if TYPE_CHECKING:
     from typing_extensions import Self
+
+_FrameState = tuple[tuple[object, ...], int, Selection, bool, str, Location | None]
+"""``Editor._rows_state``: the widget's settings, scroll y, selection, whether the cursor is drawn,
+the suggestion, and where the bracket matching the cursor's is."""
 
 
 class _HeightCachedWrappedDocument(WrappedDocument):
@@ -91,7 +95,7 @@ class Editor(TextArea):
         self._handled = 0
         self._css_key: tuple[object, ...] | None = None
         self._row_strips: dict[tuple[object, ...], Strip] = {}
-        self._frame_state: tuple[object, ...] | None = None
+        self._frame_state: _FrameState | None = None
         """What every row depends on, read once per repaint (None: do not cache rows)."""
         self._drawn_keys: dict[int, tuple[object, ...] | None] = {}
         """What each visible row (y) last showed (None: not cached, repainted on every edit)."""
@@ -180,7 +184,7 @@ class Editor(TextArea):
         self._frame_state = self._rows_state()
         return Widget.render_lines(self, crop)
 
-    def _rows_state(self) -> tuple[object, ...] | None:
+    def _rows_state(self) -> _FrameState | None:
         """What every row depends on, read once per repaint (reactives are slow to read)."""
         if self.language is not None or (self.placeholder and not self.document.text):
             return None

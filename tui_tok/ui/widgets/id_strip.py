@@ -27,7 +27,7 @@ from tui_tok.ui.widgets.row_cache import RowCache
 class IdStrip(RowCache, CachedStyles, ScrollView):
     """Wrapped labels (ids or pieces), one per token."""
 
-    COMPONENT_CLASSES = TOKEN_CLASSES
+    COMPONENT_CLASSES = TOKEN_CLASSES  # type: ignore[assignment]  # Textual annotates set[str] but only reads it
 
     cursor: reactive[int] = reactive(-1, repaint=False)
 

@@ -60,7 +60,7 @@ class RowKey(NamedTuple):
 class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
     """Coloured token spans over the text."""
 
-    COMPONENT_CLASSES = TOKEN_CLASSES
+    COMPONENT_CLASSES = TOKEN_CLASSES  # type: ignore[assignment]  # Textual annotates set[str] but only reads it
     BINDINGS = [
         Binding("left", "move(-1)", "Prev token", show=False),
         Binding("right", "move(1)", "Next token", show=False),
