@@ -439,3 +439,13 @@ def test_an_encoder_with_lazy_ranks_is_freed_without_the_collector() -> None:
         assert ref() is None
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("merges", [["\u2581b", "a  c"], ["a b", "c\x00d e"], ["a b", " c"], [" a", "b c"], ["a b c", "d"]])
+def test_subword_cut_needs_one_space_in_every_merge(merges: list[str]) -> None:
+    """The scan relies on the "left right" form of every merge: a merge with no space beside one
+    with two (the same count of spaces), a NUL inside a merge, or a leading space: no cut."""
+    from tui_tok.tokenizer.bpe_subword_cut import build_subword_cut
+
+    assert build_subword_cut("\x00" + "\x00".join(merges) + "\x00", len(merges)) is None
+    assert build_subword_cut("\x00\u2581 b\x00a c\x00", 2) is not None

@@ -102,7 +102,8 @@ def merge_ranks(tokens: list[str], merges: list[str]) -> np.ndarray:
     if not merges:
         return np.full(len(tokens), -1, dtype=np.int64)
     joined = "\0".join(merges)
-    if joined.count(" ") == len(merges) and joined.count("\0") == len(merges) - 1 and joined[0] != " " and "\0 " not in joined:
+    one_space_each = list(map(str.count, merges, repeat(" "))) == [1] * len(merges)
+    if one_space_each and joined.count("\0") == len(merges) - 1 and joined[0] != " " and "\0 " not in joined:
         merged = joined.replace(" ", "").split("\0")  # one space each, never first: all at once
     else:
         merged = [m.replace(" ", "", 1) if m[:1] != " " else m[0] + m[1:].replace(" ", "", 1) for m in merges]

@@ -59,7 +59,13 @@ def build_subword_cut(merges_joined: str, n_merges: int) -> SubwordCut | None:
     has the plain ``"left right"`` form (one ' ', not first), which the scan relies on."""
     cps = np.frombuffer(merges_joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)[1:-1]
     space = cps == _SPACE
-    if int(np.count_nonzero(space)) != n_merges or (space[1:] & (cps[:-1] == 0)).any() or space[0]:
+    nul = cps == 0
+    # separators in order must alternate ' ', NUL, ' ', ...: exactly one ' ' in every merge (a
+    # count alone passes a merge with none beside one with two); and no merge starts with ' '
+    seps = cps[np.flatnonzero(space | nul)]
+    if len(seps) != 2 * n_merges - 1 or (seps[0::2] != _SPACE).any() or seps[1::2].any():
+        return None
+    if space[0] or (space[1:] & nul[:-1]).any():
         return None
     at = np.flatnonzero(cps[1:] == _ESCAPED) + 1  # every ▁ but a first character
     before = cps[at - 1]
