@@ -29,11 +29,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="fresh encoders per cold figure (median; default 3)")
     args = ap.parse_args(argv)
 
-    from benchmarks.pretokenize import corpus
+    from benchmarks.corpus import build_corpus
     from tui_tok.loader import load_tokenizer
     from tui_tok.tokenizer.ugm import UgmEncoder
 
-    data = args.file.read_bytes() if args.file else corpus(int(args.size * 1e6)).encode()
+    data = args.file.read_bytes() if args.file else build_corpus(int(args.size * 1e6)).encode()
     mb = len(data) / 1e6
     print(f"corpus: {mb:.2f} MB")
     clock = time.process_time
