@@ -32,14 +32,31 @@ def _brute(index, predicate) -> list[int]:
     return [i for i, p in enumerate(index.pieces) if predicate(display_piece(p))]
 
 
-@pytest.mark.parametrize("query", ["the", "ing", "Ġ", "日本", "The", "<|"])
+@pytest.mark.parametrize("query", ["the", "ing", "Ġ", "日本", "The", "<|", "你好", " 你", "é", "É", "🙂"])
 def test_substring_matches_brute_force(qwen3, query: str) -> None:
+    """The text as the display shows it (space markers folded; case ignored without a capital),
+    or, for non-ASCII text in this byte-level vocabulary, the piece spelling its UTF-8 bytes."""
+    from tui_tok.tokenizer.byte_level import byte_encode
+
     folded_q = query.translate(SPACE_FOLD)
     if any(c.isupper() for c in folded_q):
-        pred = lambda d: folded_q in d.translate(SPACE_FOLD)  # noqa: E731
+        shown = lambda d: folded_q in d.translate(SPACE_FOLD)  # noqa: E731
     else:
-        pred = lambda d: folded_q in d.translate(SPACE_FOLD).lower()  # noqa: E731
+        shown = lambda d: folded_q in d.translate(SPACE_FOLD).lower()  # noqa: E731
+    spelled = byte_encode(query.encode()) if not query.isascii() else None
+    pred = lambda d: shown(d) or (spelled is not None and spelled in d)  # noqa: E731
     assert search(qwen3, query).ids.tolist() == _brute(qwen3, pred)
+
+
+@pytest.mark.parametrize("query", ["你好", "日本", "é", "🙂"])
+def test_byte_level_search_finds_the_tokens_holding_the_texts_bytes(qwen3, query: str) -> None:
+    """Every token whose bytes hold the query's UTF-8 is found (llama.cpp's token_to_piece)."""
+    from tui_tok import load_tokenizer
+
+    tok = load_tokenizer(vocab_file("qwen3-vocab").path)
+    want = query.encode()
+    holding = [i for i in range(qwen3.n_tokens) if want in tok.token_to_piece(i)]
+    assert holding and set(holding) <= set(search(qwen3, query).ids.tolist())
 
 
 @pytest.mark.parametrize("pattern", [r"^Ġthe$", r"ing$", r"\p{Han}{2}", r"^<\|.*\|>$", r"^\d+$"])

@@ -29,6 +29,7 @@ import numpy as np
 import regex
 
 from tui_tok.explore.display import display_piece
+from tui_tok.tokenizer.byte_level import byte_encode
 from tui_tok.tokenizer.sorted_unique import sorted_unique
 from tui_tok.tokenizer.types import TokenType
 
@@ -264,7 +265,8 @@ def search(
     """Find tokens: ``#123`` by id, ``/regex/`` (``/regex/i`` ignores case), else a substring.
 
     Substrings ignore case unless they contain a capital; a space in a substring matches a
-    space or any tokenizer's space marker (``·``, ``Ġ``, ``▁``). ``token_type`` keeps only
+    space or any tokenizer's space marker (``·``, ``Ġ``, ``▁``); in a byte-level vocabulary,
+    non-ASCII text also matches the pieces that spell its UTF-8 bytes (``你`` finds ``ä½ł``). ``token_type`` keeps only
     that stored type. ``cancelled`` is polled while collecting many matches; when it returns
     true the search raises ``SearchCancelled``.
     """
@@ -292,6 +294,13 @@ def search(
             return SearchResult(q, "regex", np.zeros(0, dtype=np.int64), f"bad regex: {exc}")
         except TimeoutError:
             return SearchResult(q, "regex", np.zeros(0, dtype=np.int64), f"regex gave up after {SEARCH_TIMEOUT_S:g} s")
+        if kind == "substring" and index.model in BYTE_LEVEL_MODELS and not q.isascii():
+            # byte-level pieces spell non-ASCII text by its bytes (你 is "ä½ł", " 你" is "Ġä½ł"):
+            # look for that spelling too, exactly as the pieces hold it (Ã and ã are the bytes C3
+            # and E3, not one letter; · is the byte B7, not a space)
+            spelled = byte_encode(q.encode("utf-8", "surrogatepass"))
+            starts += _starts(re.compile(f"{re.escape(spelled)}[^\\n]*").finditer(index.joined), cancelled)
+            starts.sort()
         # matches come in order, so their lines are sorted already (with repeats)
         ids = sorted_unique(np.searchsorted(index.line_starts, np.asarray(starts, dtype=np.int64), side="right") - 1, runs=True)
     if token_type is not None and len(ids):
