@@ -48,7 +48,8 @@ def test_stream_view(snap_compare) -> None:  # type: ignore[no-untyped-def]
 
 def test_vocab_view(snap_compare) -> None:  # type: ignore[no-untyped-def]
     """Qwen3 vocabulary searched with ``/^Ġthe/``: rows whose piece starts with Ġthe, with
-    their merge ranks and byte lengths, the first one described on the right."""
+    their merge ranks and byte lengths, the first one described on the right (its last row:
+    what the piece decodes to, ``·the``)."""
     app = make_app(vocab_file("qwen3-vocab").path)
 
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]

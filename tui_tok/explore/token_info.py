@@ -8,11 +8,13 @@ rows then say so instead of failing.
 >>> rows = token_rows(token_id=7, piece=b"\\xe6", raw="<0xE6>", span="日", kind="byte")
 >>> rows[1], rows[2]
 (('piece', '<0xE6>'), ('bytes', 'e6  (1 byte)'))
+>>> token_rows(token_id=9, piece="你好".encode(), raw="ä½łå¥½", span=None, kind="normal")[-1]
+('decodes to', '你好')
 """
 
 from __future__ import annotations
 
-from tui_tok.explore.display import display_piece, visible_text
+from tui_tok.explore.display import display_bytes, display_piece, visible_text
 from tui_tok.explore.vocab_index import TokenFacts
 
 
@@ -44,6 +46,8 @@ def token_rows(
             rows.append(("score", f"{facts.score:g}"))
     if span is not None:
         rows.append(("text", visible_text(span) if span else "(adds no text)"))
+    elif piece:  # the vocabulary view: what the piece stands for (ä½łå¥½ is 你好, ▁the is ·the)
+        rows.append(("decodes to", display_bytes(piece)))
     if position is not None:
         rows.append(("token", f"{position[0] + 1} of {position[1]}"))
     return rows
