@@ -173,7 +173,7 @@ def test_phi3_file_closing_s_attrs() -> None:
     ["tui_tok.tokenizer.vocab", "tui_tok.tokenizer.special", "tui_tok.tokenizer.spm", "tui_tok.tokenizer.stdsort",
      "tui_tok.tokenizer.tokenizer", "tui_tok.tokenizer.stream", "tui_tok.tokenizer.spans", "tui_tok.cli.encode",
      "tui_tok.cli.decode", "tui_tok.tokenizer.bpe_subword_cut", "tui_tok.tokenizer.gc_pause",
-     "tui_tok.tokenizer.sorted_unique"],
+     "tui_tok.tokenizer.sorted_unique", "tui_tok.tokenizer.metadata_values"],
 )  # fmt: skip
 def test_docstring_examples(module: str) -> None:
     import doctest
@@ -254,3 +254,11 @@ def test_loader_hands_the_readers_merge_text_to_the_vocab() -> None:
 
     vocab = load_tokenizer(ASSETS / "qwen3-vocab.gguf").vocab
     assert vocab.merges_text == "\0" + "\0".join(vocab.merges) + "\0"
+
+
+def test_a_ragged_charsmap_is_a_vocab_error() -> None:
+    """An array numpy cannot make one-dimensional (a nested, ragged one) names the key too."""
+    from tui_tok.tokenizer.metadata_values import charsmap_blob
+
+    with pytest.raises(VocabError, match="precompiled_charsmap"):
+        charsmap_blob({"tokenizer.ggml.precompiled_charsmap": [[1, 2], [3]]})

@@ -22,6 +22,7 @@ from typing import Any, cast
 import numpy as np
 
 from tui_tok.errors import UnsupportedTokenizerError, VocabError
+from tui_tok.tokenizer.metadata_values import charsmap_blob, meta_bool, meta_int, meta_str, numeric_array, string_list
 from tui_tok.tokenizer.types import TokenAttr, VocabType
 from tui_tok.tokenizer.vocab_overrides import apply_name_overrides, apply_text_overrides, special_cache
 
@@ -182,13 +183,13 @@ def vocab_from_metadata(
     Raises ``UnsupportedTokenizerError`` for an unknown model or pre-tokenizer and ``VocabError``
     where llama.cpp refuses to load.
     """
-    model = _str(meta, "tokenizer.ggml.model", None)
+    model = meta_str(meta, "tokenizer.ggml.model", None)
     if model is None:
         raise VocabError("no tokenizer in this file: key 'tokenizer.ggml.model' is missing")
     vtype = _MODEL_TYPES.get(model)
     if vtype is None:
         raise UnsupportedTokenizerError("tokenizer.ggml.model", model, supported_models())
-    raw_pre = _str(meta, "tokenizer.ggml.pre", "") or ""
+    raw_pre = meta_str(meta, "tokenizer.ggml.pre", "") or ""
     pre = "gemma4" if model == "gemma4" else raw_pre
 
     flags = _model_flags(vtype)
@@ -196,14 +197,14 @@ def vocab_from_metadata(
     if vtype is VocabType.BPE:
         pre_type = _apply_pre_flags(pre, flags)
     for key in ("add_space_prefix", "remove_extra_whitespaces"):
-        value = _bool(meta, f"tokenizer.ggml.{key}")
+        value = meta_bool(meta, f"tokenizer.ggml.{key}")
         if value is not None:
             flags[key] = value
 
     tokens = _tokens(meta, vtype, checked="tokenizer.ggml.tokens" in str_lists)
     n = len(tokens)
-    scores = _numeric_array(meta, "tokenizer.ggml.scores", n, np.float32, 0.0)
-    types = _numeric_array(meta, "tokenizer.ggml.token_type", n, np.int32, 1)
+    scores = numeric_array(meta, "tokenizer.ggml.scores", n, np.float32, 0.0)
+    types = numeric_array(meta, "tokenizer.ggml.token_type", n, np.int32, 1)
     lut_index = np.where((types >= 0) & (types < len(_TYPE_TO_ATTR)), types, 0)
     attrs = _TYPE_TO_ATTR[lut_index]
     attrs[(types < 0) | (types >= len(_TYPE_TO_ATTR))] = 0
@@ -220,20 +221,20 @@ def vocab_from_metadata(
     merges_text = None
     if texts and merges and merges is meta.get("tokenizer.ggml.merges"):
         merges_text = texts.get("tokenizer.ggml.merges")
-    charsmap = _charsmap(meta) if vtype is VocabType.UGM else None
+    charsmap = charsmap_blob(meta) if vtype is VocabType.UGM else None
 
     ids = _special_ids(meta, vtype, n, bos_null=flags.pop("bos_null", False))
     _add_bos_eos_sep(meta, flags, pre_type)
     default_lowercase = flags.pop("lowercase", True)  # WHITESPACE's pre turns it off
-    lowercase = _bool(meta, "tokenizer.ggml.normalizer.lowercase")
+    lowercase = meta_bool(meta, "tokenizer.ggml.normalizer.lowercase")
     lowercase = default_lowercase if lowercase is None else lowercase
-    strip_accents = _bool(meta, "tokenizer.ggml.normalizer.strip_accents")
+    strip_accents = meta_bool(meta, "tokenizer.ggml.normalizer.strip_accents")
     strip_accents = lowercase if strip_accents is None else strip_accents
 
     eog = apply_text_overrides(tokens, token_to_id, attrs, ids)
     special = special_cache(tokens, attrs)
-    name = _str(meta, "general.name", "") or ""
-    arch = _str(meta, "general.architecture", "") or ""
+    name = meta_str(meta, "general.name", "") or ""
+    arch = meta_str(meta, "general.architecture", "") or ""
     apply_name_overrides(raw_pre, arch, name, token_to_id, attrs, special)
 
     if vtype is VocabType.NONE:
@@ -248,43 +249,6 @@ def vocab_from_metadata(
 
 
 # --- steps ------------------------------------------------------------------------------------
-
-
-def _str(meta: Mapping[str, Any], key: str, default: str | None) -> str | None:
-    value = meta.get(key, default)
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "surrogateescape")
-    raise VocabError(f"key {key!r} should be a string, got {type(value).__name__}")
-
-
-def _bool(meta: Mapping[str, Any], key: str) -> bool | None:
-    """A flag, or None when the key is absent. llama.cpp refuses a flag of another GGUF type
-    ("key ... has wrong type"); integers pass as 0/1, anything else is refused here too."""
-    value = meta.get(key)
-    if value is None or isinstance(value, bool | np.bool_):
-        return None if value is None else bool(value)
-    if isinstance(value, int | np.integer):
-        return bool(value)
-    raise VocabError(f"key {key!r} should be a boolean, got {type(value).__name__} {_short(value)}")
-
-
-def _int(meta: Mapping[str, Any], key: str) -> int | None:
-    """A token id, or None when the key is absent; a value of another type is refused, as
-    llama.cpp refuses it ("key ... has wrong type")."""
-    value = meta.get(key)
-    if value is None:
-        return None
-    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
-        return int(value)
-    raise VocabError(f"key {key!r} should be an integer token id, got {type(value).__name__} {_short(value)}")
-
-
-def _short(value: Any) -> str:
-    """A value for an error message, cut to one short line."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _model_flags(vtype: VocabType) -> dict[str, bool]:
@@ -333,7 +297,7 @@ def _tokens(meta: Mapping[str, Any], vtype: VocabType, *, checked: bool) -> list
         if vtype is VocabType.NONE:
             return []
         raise VocabError("cannot find tokenizer vocab: key 'tokenizer.ggml.tokens' is missing")
-    tokens = _string_list(raw, "tokenizer.ggml.tokens", checked=checked)
+    tokens = string_list(raw, "tokenizer.ggml.tokens", checked=checked)
     if not tokens and vtype is not VocabType.NONE:
         raise VocabError("key 'tokenizer.ggml.tokens' is an empty array: there is no vocabulary to tokenize with")
     if "" in tokens:
@@ -349,21 +313,6 @@ def _duplicate_message(tokens: list[str]) -> str:
                     "(reconvert the model)")  # fmt: skip
         seen[t] = i
     return "duplicate token texts"
-
-
-def _numeric_array(meta: Mapping[str, Any], key: str, n: int, dtype: type, default: float) -> np.ndarray:
-    raw = meta.get(key)
-    if raw is None:
-        return np.full(n, default, dtype=dtype)
-    try:
-        arr = np.asarray(raw)
-    except (TypeError, ValueError) as exc:
-        raise VocabError(f"key {key!r} should be a numeric array: {exc}") from exc
-    if arr.ndim != 1 or arr.dtype.kind not in "iuf" and arr.size:
-        raise VocabError(f"key {key!r} should be a numeric array")
-    if arr.shape[0] < n:
-        raise VocabError(f"key {key!r} has {arr.shape[0]} entries for {n} tokens")
-    return np.ascontiguousarray(arr[:n], dtype=dtype)
 
 
 _DNA_MARKER = "\ue000"
@@ -392,45 +341,7 @@ def _merges(meta: Mapping[str, Any], model: str, pre: str, *, checked: bool) -> 
         return []
     if not needs:
         return []
-    return _string_list(raw, "tokenizer.ggml.merges", checked=checked)
-
-
-def _string_list(raw: Any, key: str, *, checked: bool = False) -> list[str]:
-    """A list of str from a string array (bytes entries decoded with surrogateescape); a list of
-    str is returned as is (callers copy before changing it), without looking at its entries when
-    ``checked`` (the caller knows them to be str)."""
-    if checked and type(raw) is list:
-        return raw
-    if isinstance(raw, str | bytes) or not hasattr(raw, "__len__"):
-        raise VocabError(f"key {key!r} should be an array of strings, got {type(raw).__name__}")
-    items = raw if type(raw) is list else list(raw)
-    try:
-        "".join(items)  # C-speed check that every entry is a str
-    except TypeError:
-        items = [t.decode("utf-8", "surrogateescape") if isinstance(t, bytes) else t for t in items]
-        bad = next((t for t in items if not isinstance(t, str)), None)
-        if bad is not None:
-            raise VocabError(f"key {key!r} should be an array of strings, has a {type(bad).__name__}") from None
-    return items
-
-
-def _charsmap(meta: Mapping[str, Any]) -> bytes | None:
-    raw = meta.get("tokenizer.ggml.precompiled_charsmap")
-    if raw is None:
-        return None
-    if isinstance(raw, bytes | bytearray):
-        blob = bytes(raw)
-    else:
-        arr = np.asarray(raw) if not isinstance(raw, str) else np.zeros(0, dtype=np.str_)
-        if arr.ndim != 1 or arr.dtype.kind not in "iu":
-            raise VocabError("key 'tokenizer.ggml.precompiled_charsmap' should be an array of bytes, "
-                             f"got {type(raw).__name__} {_short(raw)}")  # fmt: skip
-        blob = arr.astype(np.int64).astype(np.uint8).tobytes()
-    if len(blob) < 4:
-        raise VocabError("precompiled_charsmap too small for xcda_blob_size header")
-    if int.from_bytes(blob[:4], "little") + 4 >= len(blob):
-        raise VocabError("index out of array bounds in precompiled_charsmap")
-    return blob
+    return string_list(raw, "tokenizer.ggml.merges", checked=checked)
 
 
 def _special_ids(meta: Mapping[str, Any], vtype: VocabType, n: int, *, bos_null: bool) -> dict[str, int]:
@@ -443,7 +354,7 @@ def _special_ids(meta: Mapping[str, Any], vtype: VocabType, n: int, *, bos_null:
     for suffix, attr in _ID_KEYS:
         if ids[attr] >= n:
             ids[attr] = _NULL
-        value = _int(meta, f"tokenizer.ggml.{suffix}")
+        value = meta_int(meta, f"tokenizer.ggml.{suffix}")
         if value is None:
             continue
         if 0 <= value < n:
@@ -453,7 +364,7 @@ def _special_ids(meta: Mapping[str, Any], vtype: VocabType, n: int, *, bos_null:
 
 def _add_bos_eos_sep(meta: Mapping[str, Any], flags: dict[str, bool], pre_type: str) -> None:
     for key in ("add_bos", "add_eos", "add_sep"):
-        value = _bool(meta, f"tokenizer.ggml.{key}_token")
+        value = meta_bool(meta, f"tokenizer.ggml.{key}_token")
         if value is not None:
             flags[key] = value
     if pre_type == "GEMMA4":
