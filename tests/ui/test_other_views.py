@@ -201,6 +201,10 @@ async def test_null_token_ids_from_a_vocab_without_unknown_token(tmp_path: Path)
         stream = app.screen
         assert isinstance(stream, StreamScreen) and stream.trace is not None
         assert stream.trace.pieces[2] == b"" and stream.trace.text_after(len(stream.trace) - 1).endswith("[SEP]")
+        for _ in range(3):  # onto the null token
+            await pilot.press("right")
+            await pilot.pause()
+        assert stream.step == 2 and f"piece “{NULL_PIECE}”" in str(stream.query_one("#stream-token", Readout).content)
         for _ in range(len(stream.trace)):
             await pilot.press("right")
             await pilot.pause()

@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
-from tui_tok.explore.display import display_bytes, hex_bytes, visible_text
+from tui_tok.explore.display import NULL_PIECE, display_bytes, hex_bytes, visible_text
 from tui_tok.explore.stream import StreamTrace, describe_pending, replay
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.info_bar import InfoBar
@@ -174,8 +174,9 @@ class StreamScreen(ViewScreen):
             self.set_class(False, "-holding")
         else:
             piece = trace.pieces[step]
+            shown = display_bytes(piece) if trace.ids[step] >= 0 else NULL_PIECE  # the null id: no piece
             token.show(Text(
-                f"token {step + 1}/{len(trace)} · id {trace.ids[step]} · piece “{display_bytes(piece)}” · "
+                f"token {step + 1}/{len(trace)} · id {trace.ids[step]} · piece “{shown}” · "
                 f"bytes {hex_bytes(piece) or '(none)'} · emitted “{visible_text(emitted)}”"
             ))
             held = trace.pending[step]
