@@ -36,3 +36,16 @@ def test_unique_inverse_equals_np_unique(bits: int, n: int, distinct: int, seed:
     want_uniq, want_inverse = np.unique(values, return_inverse=True)
     assert uniq.tolist() == want_uniq.tolist() and inverse.tolist() == want_inverse.reshape(-1).tolist()
     assert (uniq[inverse] == values).all()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 64), st.integers(0, 3000), st.integers(0, 2**32 - 1), st.booleans())
+def test_radix_order_is_a_stable_argsort(bits: int, n: int, seed: int, unsigned: bool) -> None:
+    """Same permutation as numpy's stable argsort, for int64 and uint64 values of any width."""
+    from tui_tok.tokenizer.sorted_unique import radix_order
+
+    rng = np.random.default_rng(seed)
+    top = 2**bits - 1 if unsigned else 2 ** min(bits, 63) - 1
+    values = rng.integers(0, top, n, dtype=np.uint64 if unsigned else np.int64, endpoint=True)
+    values[: n // 3] = values[n // 3 : 2 * (n // 3)]  # repeats, so stability matters
+    assert radix_order(values).tolist() == np.argsort(values, kind="stable").tolist()

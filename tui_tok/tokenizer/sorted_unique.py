@@ -36,12 +36,32 @@ _RADIX_FROM = 4096
 """From this many values ``unique_inverse`` sorts by 16-bit radix passes; below, numpy's own."""
 
 
-def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)`` for a 1-D array of non-negative integers.
+def radix_order(values: np.ndarray) -> np.ndarray:
+    """A stable ``argsort`` of a 1-D array of non-negative integers (``int64`` or ``uint64``).
 
-    Long arrays are ordered by stable 16-bit radix passes (numpy's stable ``argsort`` of ``uint16``
-    is a radix sort), as many as the largest value needs: 2-3x faster here than the comparison
-    sort ``np.unique`` runs (the batch merge's pair keys take three passes).
+    Stable 16-bit radix passes (numpy's stable ``argsort`` of ``uint16`` is a radix sort), as
+    many as the largest value needs: 2-3x faster here than the comparison sort numpy runs for
+    wider integers (~65 ns a key on this machine).
+
+    >>> radix_order(np.array([70000, 5, 1, 5], dtype=np.uint64)).tolist()
+    [2, 1, 3, 0]
+    """
+    if not len(values):
+        return np.zeros(0, dtype=np.int64)
+    mask = values.dtype.type(0xFFFF)
+    top = int(values.max())
+    order = np.argsort((values & mask).astype(np.uint16), kind="stable")
+    shift = 16
+    while top >> shift:
+        digit = (values[order] >> values.dtype.type(shift)) & mask
+        order = order[np.argsort(digit.astype(np.uint16), kind="stable")]
+        shift += 16
+    return order
+
+
+def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` for a 1-D array of non-negative integers; long
+    arrays are ordered by ``radix_order`` (the batch merge's pair keys take three passes).
 
     >>> u, inv = unique_inverse(np.array([5, 1, 5, 70000] * 2000))
     >>> u.tolist(), inv[:4].tolist()
@@ -52,12 +72,7 @@ def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         uniq, inverse = np.unique(values, return_inverse=True)
         return uniq, inverse.reshape(-1)
     values = values.astype(np.int64, copy=False)
-    top = int(values.max())
-    order = np.argsort((values & 0xFFFF).astype(np.uint16), kind="stable")
-    shift = 16
-    while top >> shift:
-        order = order[np.argsort(((values[order] >> shift) & 0xFFFF).astype(np.uint16), kind="stable")]
-        shift += 16
+    order = radix_order(values)
     ordered = values[order]
     first = np.empty(n, dtype=bool)
     first[0] = True
