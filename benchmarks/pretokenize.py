@@ -40,12 +40,12 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     from tui_tok.gguf.reader import read_gguf
-    from tui_tok.tokenizer.bpe import BpeEncoder
+    from tui_tok.tokenizer.bpe.encoder import BpeEncoder
     from tui_tok.tokenizer.pretokenize.offsets import decode
     from tui_tok.tokenizer.pretokenize.split import split_words
-    from tui_tok.tokenizer.special import SpecialPartitioner
-    from tui_tok.tokenizer.types import VocabType
-    from tui_tok.tokenizer.vocab import vocab_from_metadata
+    from tui_tok.tokenizer.special.partition import SpecialPartitioner
+    from tui_tok.tokenizer.core.types import VocabType
+    from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 
     data = build_corpus(int(args.size * 1_000_000)).encode()
     mb = len(data) / 1e6

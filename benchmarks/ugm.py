@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
 
     from benchmarks.corpus import build_corpus
     from tui_tok.loader import load_tokenizer
-    from tui_tok.tokenizer.ugm import UgmEncoder
+    from tui_tok.tokenizer.ugm.encoder import UgmEncoder
 
     data = args.file.read_bytes() if args.file else build_corpus(int(args.size * 1e6)).encode()
     mb = len(data) / 1e6

@@ -95,8 +95,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--rwkv", action="store_true", help="also time the RWKV encoder (rwkv-world)")
     args = ap.parse_args(argv)
 
-    from tui_tok.tokenizer.rwkv import RwkvEncoder
-    from tui_tok.tokenizer.wpm import WpmEncoder
+    from tui_tok.tokenizer.rwkv.encoder import RwkvEncoder
+    from tui_tok.tokenizer.wpm.encoder import WpmEncoder
 
     data = args.file.read_bytes() if args.file else corpus(args.mb)
     bench("WPM", "wpm", ASSET, WpmEncoder, data, args.llama_mbps)

@@ -1,4 +1,4 @@
-"""Regenerate tui_tok/tokenizer/_unicode_tables.py from llama.cpp's src/unicode-data.cpp.
+"""Regenerate tui_tok/tokenizer/unicode/tables.py from llama.cpp's src/unicode-data.cpp.
 
 llama.cpp tokenizes with its own Unicode 15.1 tables, not the running Python's; exact parity
 needs the same tables. Usage: python tools/gen_unicode_data.py PATH/TO/unicode-data.cpp
@@ -10,7 +10,7 @@ import re
 import sys
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "tui_tok" / "tokenizer" / "_unicode_tables.py"
+OUT = Path(__file__).resolve().parent.parent / "tui_tok" / "tokenizer" / "unicode" / "tables.py"
 
 
 def _block(src: str, name: str) -> str:

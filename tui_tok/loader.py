@@ -29,7 +29,7 @@ def load_tokenizer(source: str | os.PathLike[str] | GGUFFile) -> Tokenizer:
     """
     from tui_tok.gguf import GGUFFile, GGUFValueType, read_gguf
     from tui_tok.tokenizer.tokenizer import Tokenizer
-    from tui_tok.tokenizer.vocab import vocab_from_metadata
+    from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 
     # the merges' whole text comes free with decoding them (the merge-rank search wants it)
     gguf = source if isinstance(source, GGUFFile) else read_gguf(source, texts=("tokenizer.ggml.merges",))

@@ -12,7 +12,7 @@ from support import ASSETS
 
 from tui_tok.cli.encode import unescape
 from tui_tok.loader import load_tokenizer
-from tui_tok.tokenizer.byte_level import BYTE_TO_CHAR
+from tui_tok.tokenizer.core.byte_level import BYTE_TO_CHAR
 
 PHI3 = ASSETS / "ggml-vocab-phi-3.gguf"
 QWEN3 = ASSETS / "qwen3-vocab.gguf"

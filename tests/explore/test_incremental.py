@@ -7,7 +7,7 @@ import pytest
 
 from tui_tok.explore.incremental import ChunkCache, TokenArrays, probes_agree, split_chunks, tokenize_chunked
 from tui_tok.explore.layout import kind_codes
-from tui_tok.tokenizer.types import VocabType
+from tui_tok.tokenizer.core.types import VocabType
 from support import conformance_rows, vocab_file, vocab_files
 
 EMPTY = TokenArrays(*(np.zeros(0, dtype=np.int64) for _ in range(3)), np.zeros(0, dtype=np.uint8))

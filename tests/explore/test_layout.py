@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui_tok.explore.layout import flow_rows, layout_tokens, row_span, row_segments, token_at, wrap_rows
-from tui_tok.tokenizer.types import Token, TokenKind
+from tui_tok.tokenizer.core.types import Token, TokenKind
 from support import vocab_file
 
 

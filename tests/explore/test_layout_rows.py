@@ -16,7 +16,7 @@ from tui_tok.explore.layout import (
     row_spans,
     wrap_rows,
 )
-from tui_tok.tokenizer.types import Token, TokenKind
+from tui_tok.tokenizer.core.types import Token, TokenKind
 
 TEXTS = st.text(alphabet="ab \n\t日🙂é", max_size=80)
 

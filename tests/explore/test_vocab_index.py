@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tui_tok.explore.display import display_piece
 from tui_tok.explore.vocab_index import SPACE_FOLD, build_vocab_index, search
-from tui_tok.tokenizer.types import TokenType
+from tui_tok.tokenizer.core.types import TokenType
 from support import vocab_file
 
 
@@ -36,7 +36,7 @@ def _brute(index, predicate) -> list[int]:
 def test_substring_matches_brute_force(qwen3, query: str) -> None:
     """The text as the display shows it (space markers folded; case ignored without a capital),
     or, for non-ASCII text in this byte-level vocabulary, the piece spelling its UTF-8 bytes."""
-    from tui_tok.tokenizer.byte_level import byte_encode
+    from tui_tok.tokenizer.core.byte_level import byte_encode
 
     folded_q = query.translate(SPACE_FOLD)
     if any(c.isupper() for c in folded_q):

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from support import VocabFile, vocab_files
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.byte_level import BYTE_TO_CHAR
-from tui_tok.tokenizer.decode import clean_spaces
-from tui_tok.tokenizer.types import TokenAttr, VocabType
+from tui_tok.tokenizer.core.byte_level import BYTE_TO_CHAR
+from tui_tok.tokenizer.core.decode import clean_spaces
+from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 
 VOCABS = list(vocab_files())
 C_SPACE = b" \t\n\v\f\r"

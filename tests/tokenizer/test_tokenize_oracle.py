@@ -34,7 +34,7 @@ from support import VocabFile, vocab_files
 from tui_tok.errors import TokenizeError
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.tokenizer import Tokenizer
-from tui_tok.tokenizer.types import TokenAttr, VocabType
+from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 
 VOCABS = list(vocab_files())
 SPECIAL = int(TokenAttr.CONTROL | TokenAttr.USER_DEFINED | TokenAttr.UNKNOWN)

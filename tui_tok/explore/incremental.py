@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tui_tok.tokenizer.types import Token
+from tui_tok.tokenizer.core.types import Token
 
 _CUT = re.compile(r"\n(?=\S)")
 

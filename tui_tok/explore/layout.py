@@ -13,7 +13,7 @@ by token index keeps neighbours on a row different while an edit recolours only 
 by index, one token more near the top would shift the colour of every token below it, and
 every row would have to be drawn again.
 
->>> from tui_tok.tokenizer.types import Token, TokenKind
+>>> from tui_tok.tokenizer.core.types import Token, TokenKind
 >>> lay = layout_tokens("ab\\ncd", [Token(5, 0, 2, TokenKind.NORMAL), Token(6, 2, 5, TokenKind.NORMAL)])
 >>> rows = wrap_rows(lay, width=80)
 >>> [row_segments(lay, rows, y) for y in range(rows.n_rows)]
@@ -28,7 +28,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from tui_tok.tokenizer.types import Token, TokenKind
+from tui_tok.tokenizer.core.types import Token, TokenKind
 
 KIND_CODES: dict[TokenKind, int] = {
     TokenKind.NORMAL: 0,

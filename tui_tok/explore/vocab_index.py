@@ -6,7 +6,7 @@ piece is joined with ``\\n`` into one string once; a search is then one ``regex`
 ``numpy.searchsorted`` to turn match offsets into ids (a few ms over gemma-4's 262k pieces;
 a query matching most pieces costs about 1 µs per match).
 Does not tokenize anything and does not know llama.cpp's attribute overrides (see
-``tui_tok.tokenizer.vocab``); types shown are the stored ``token_type`` values.
+``tui_tok.tokenizer.core.vocab``); types shown are the stored ``token_type`` values.
 
 >>> idx = build_vocab_index({"tokenizer.ggml.model": "gpt2",
 ...     "tokenizer.ggml.tokens": ["a", "b", "Ġthe", "ab"], "tokenizer.ggml.merges": ["a b"]})
@@ -29,9 +29,9 @@ import numpy as np
 import regex
 
 from tui_tok.explore.display import display_piece
-from tui_tok.tokenizer.byte_level import byte_encode
-from tui_tok.tokenizer.sorted_unique import sorted_unique
-from tui_tok.tokenizer.types import TokenType
+from tui_tok.tokenizer.core.byte_level import byte_encode
+from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
+from tui_tok.tokenizer.core.types import TokenType
 
 BYTE_LEVEL_MODELS = frozenset({"gpt2", "hybriddna", "whitespace"})
 """``tokenizer.ggml.model`` values whose pieces are GPT-2 byte-level strings (``Ġ`` = space)."""

@@ -15,21 +15,21 @@ __all__ = ["Tokenizer", "StreamDecoder", "Vocab", "vocab_from_metadata", "Token"
            "TokenType", "VocabType"]  # fmt: skip
 
 if TYPE_CHECKING:
-    from tui_tok.tokenizer.stream import StreamDecoder
+    from tui_tok.tokenizer.core.stream import StreamDecoder
     from tui_tok.tokenizer.tokenizer import Tokenizer
-    from tui_tok.tokenizer.types import Token, TokenAttr, TokenKind, TokenType, VocabType
-    from tui_tok.tokenizer.vocab import Vocab, vocab_from_metadata
+    from tui_tok.tokenizer.core.types import Token, TokenAttr, TokenKind, TokenType, VocabType
+    from tui_tok.tokenizer.core.vocab import Vocab, vocab_from_metadata
 
 _WHERE = {
     "Tokenizer": "tui_tok.tokenizer.tokenizer",
-    "StreamDecoder": "tui_tok.tokenizer.stream",
-    "Vocab": "tui_tok.tokenizer.vocab",
-    "vocab_from_metadata": "tui_tok.tokenizer.vocab",
-    "Token": "tui_tok.tokenizer.types",
-    "TokenKind": "tui_tok.tokenizer.types",
-    "TokenAttr": "tui_tok.tokenizer.types",
-    "TokenType": "tui_tok.tokenizer.types",
-    "VocabType": "tui_tok.tokenizer.types",
+    "StreamDecoder": "tui_tok.tokenizer.core.stream",
+    "Vocab": "tui_tok.tokenizer.core.vocab",
+    "vocab_from_metadata": "tui_tok.tokenizer.core.vocab",
+    "Token": "tui_tok.tokenizer.core.types",
+    "TokenKind": "tui_tok.tokenizer.core.types",
+    "TokenAttr": "tui_tok.tokenizer.core.types",
+    "TokenType": "tui_tok.tokenizer.core.types",
+    "VocabType": "tui_tok.tokenizer.core.types",
 }
 
 

@@ -1,7 +1,7 @@
 """The public tokenizer: special-token partition, one encoder per fragment, BOS/EOS/SEP, decoding.
 
 ``Tokenizer`` follows llama.cpp's ``llama_vocab::impl::tokenize`` (llama-vocab.cpp:3418-3658):
-partition the input at special tokens (``special.py``), encode each raw fragment independently
+partition the input at special tokens (``special/partition.py``), encode each raw fragment independently
 with the family's encoder, then add BOS/EOS/SEP as llama.cpp does for that family (§4.8):
 
 =============  =========================  =======================  ==========================
@@ -15,7 +15,7 @@ TEST
 
 Encoders are imported lazily from a registry so opening a file costs only the vocab build.
 
->>> from tui_tok.tokenizer.vocab import vocab_from_metadata
+>>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 >>> tok = Tokenizer.from_metadata({"tokenizer.ggml.model": "llama",
 ...     "tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "▁", "h", "i", "▁h", "▁hi"],
 ...     "tokenizer.ggml.scores": [0, 0, 0, -1, -2, -3, -4, -5],
@@ -34,20 +34,20 @@ from itertools import repeat
 from typing import Any
 
 from tui_tok.errors import TokenizeError, UnsupportedTokenizerError, VocabError
-from tui_tok.tokenizer.decode import PieceTable
-from tui_tok.tokenizer.gc_pause import gc_paused
-from tui_tok.tokenizer.special import RAW, Fragment, SpecialPartitioner
-from tui_tok.tokenizer.stream import StreamDecoder
-from tui_tok.tokenizer.types import FragmentEncoder, Piece, Token, TokenAttr, TokenKind, VocabType
-from tui_tok.tokenizer.vocab import Vocab, vocab_from_metadata
+from tui_tok.tokenizer.core.decode import PieceTable
+from tui_tok.tokenizer.core.gc_pause import gc_paused
+from tui_tok.tokenizer.special.partition import RAW, Fragment, SpecialPartitioner
+from tui_tok.tokenizer.core.stream import StreamDecoder
+from tui_tok.tokenizer.core.types import FragmentEncoder, Piece, Token, TokenAttr, TokenKind, VocabType
+from tui_tok.tokenizer.core.vocab import Vocab, vocab_from_metadata
 
 ENCODERS: dict[VocabType, tuple[str, str]] = {
-    VocabType.SPM: ("tui_tok.tokenizer.spm", "SpmEncoder"),
-    VocabType.BPE: ("tui_tok.tokenizer.bpe", "BpeEncoder"),
-    VocabType.UGM: ("tui_tok.tokenizer.ugm", "UgmEncoder"),
-    VocabType.WPM: ("tui_tok.tokenizer.wpm", "WpmEncoder"),
-    VocabType.RWKV: ("tui_tok.tokenizer.rwkv", "RwkvEncoder"),
-    VocabType.PLAMO2: ("tui_tok.tokenizer.plamo2", "Plamo2Encoder"),
+    VocabType.SPM: ("tui_tok.tokenizer.spm.encoder", "SpmEncoder"),
+    VocabType.BPE: ("tui_tok.tokenizer.bpe.encoder", "BpeEncoder"),
+    VocabType.UGM: ("tui_tok.tokenizer.ugm.encoder", "UgmEncoder"),
+    VocabType.WPM: ("tui_tok.tokenizer.wpm.encoder", "WpmEncoder"),
+    VocabType.RWKV: ("tui_tok.tokenizer.rwkv.encoder", "RwkvEncoder"),
+    VocabType.PLAMO2: ("tui_tok.tokenizer.plamo2.encoder", "Plamo2Encoder"),
     VocabType.TEST: ("tui_tok.tokenizer.tokenizer", "TestEncoder"),
 }
 """Family -> (module, class) of its FragmentEncoder."""

@@ -22,6 +22,7 @@ from tui_tok.explore.vocab_index import VocabIndex, build_vocab_index
 from tui_tok.gguf import GGUFFile, read_gguf
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.gc_pacing import GcPacer
+from tui_tok.ui.host import ExplorerHost
 from tui_tok.ui.messages import TokenizerLoaded, VocabIndexBuilt
 from tui_tok.ui.screens.metadata import MetadataScreen
 from tui_tok.ui.screens.stream import StreamScreen
@@ -171,3 +172,8 @@ def run_app(model_path: str) -> int:
     app = TuiTokApp(open_model(model_path))
     result = app.run()
     return int(result or 0)
+
+
+def _is_explorer_host(app: TuiTokApp) -> ExplorerHost:
+    """Never called: mypy checks here that the app gives its views what ``ui/host.py`` promises."""
+    return app

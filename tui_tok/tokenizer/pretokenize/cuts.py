@@ -29,7 +29,7 @@ from functools import cache
 
 import numpy as np
 
-from tui_tok.tokenizer import unicode_data as ud
+from tui_tok.tokenizer.unicode import data as ud
 from tui_tok.tokenizer.pretokenize import regexes as rx
 from tui_tok.tokenizer.pretokenize import stdregex
 

@@ -31,7 +31,7 @@ from functools import cache
 
 import numpy as np
 
-from tui_tok.tokenizer import unicode_data as ud
+from tui_tok.tokenizer.unicode import data as ud
 
 # Markers for non-ASCII code points (all < U+0100, so the collapsed text is latin-1).
 _M_LETTER, _M_NUMBER, _M_MARK, _M_SPACE, _M_OTHER, _M_NOFLAGS = "\x80", "\x81", "\x82", "\x83", "\x84", "\x85"

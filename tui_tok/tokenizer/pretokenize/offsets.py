@@ -5,10 +5,10 @@ llama.cpp decodes leniently (TOKENIZER-PARITY §5.5: each bad byte becomes U+FFF
 change on the way. These helpers give the code points as a ``str`` plus a map from byte offsets
 of the re-encoding back to offsets in the input, so token spans point at the user's bytes.
 
-The lenient decode itself (``decode_spans``) and ``utf8_lens`` live in ``tui_tok/tokenizer/spans.py``
-(shared with WPM, RWKV and PLaMo2); they stay importable from here for ``bpe.py``.
+The lenient decode itself (``decode_spans``) and ``utf8_lens`` live in ``tui_tok/tokenizer/core/spans.py``
+(shared with WPM, RWKV and PLaMo2); they stay importable from here for ``bpe/encoder.py``.
 
-Does not split or tokenize: see ``split.py`` and ``bpe.py``.
+Does not split or tokenize: see ``split.py`` and ``bpe/encoder.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.spans import decode_spans, utf8_lens
+from tui_tok.tokenizer.core.spans import decode_spans, utf8_lens
 
 
 def check_range(cps: list[int]) -> None:

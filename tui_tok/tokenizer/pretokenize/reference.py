@@ -16,7 +16,7 @@ from typing import cast
 
 import numpy as np
 
-from tui_tok.tokenizer import unicode_data as ud
+from tui_tok.tokenizer.unicode import data as ud
 
 OUT_OF_RANGE = 0xFFFFFFFF
 

@@ -8,7 +8,7 @@ independent: lookaheads and "end of text" stop at chunk ends.
 
 Returns the words as ``str`` slices of the text, in order, tiling it; zero-length words (from
 empty regex matches) are kept, as llama.cpp keeps them (they produce no tokens). Byte-level
-encoding of words is left to the caller (``bpe.py``).
+encoding of words is left to the caller (``bpe/encoder.py``).
 
 Speed: a list with an exact one-pattern form (``onepass.plan``: the custom splitters, NEWLINES,
 a single std::regex, STARCODER, DEFAULT, FALCON) is one ``findall`` over the text. Otherwise, a

@@ -25,7 +25,7 @@ from typing import cast
 
 import numpy as np
 
-from tui_tok.tokenizer import unicode_data as ud
+from tui_tok.tokenizer.unicode import data as ud
 
 _UCAT_ENUM = {
     "\\p{N}": ud.NUMBER,

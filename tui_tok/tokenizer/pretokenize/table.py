@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui_tok.errors import UnsupportedTokenizerError
-from tui_tok.tokenizer.pre_spec import PreSpec
+from tui_tok.tokenizer.pretokenize.spec import PreSpec
 from tui_tok.tokenizer.pretokenize import regexes as rx
 
 REGEXES: dict[str, tuple[str, ...]] = {

@@ -29,7 +29,7 @@ from operator import contains, not_
 
 import numpy as np
 
-from tui_tok.tokenizer import unicode_data as ud
+from tui_tok.tokenizer.unicode import data as ud
 
 SEGMENT = 4096
 """Texts up to this many code points run whole; longer ones are cut at every safe boundary."""

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import cast
 
 from textual.screen import Screen
 
 from tui_tok.explore.metadata import header_line
-
-if TYPE_CHECKING:
-    from tui_tok.ui.app import TuiTokApp
-    from tui_tok.ui.session import Session
+from tui_tok.ui.host import ExplorerHost
+from tui_tok.ui.session import Session
 
 
 class ViewScreen(Screen[None]):
@@ -19,12 +17,9 @@ class ViewScreen(Screen[None]):
     VIEW = ""
 
     @property
-    def tui(self) -> TuiTokApp:
-        from tui_tok.ui.app import TuiTokApp
-
-        app = self.app
-        assert isinstance(app, TuiTokApp)
-        return app
+    def tui(self) -> ExplorerHost:
+        """The app, seen through what views may use of it (``ui/host.py``)."""
+        return cast(ExplorerHost, self.app)
 
     @property
     def session(self) -> Session:

@@ -39,9 +39,9 @@ from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_a
 from tui_tok.explore.stats import text_stats
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import token_facts
-from tui_tok.tokenizer.sorted_unique import sorted_unique
+from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 from tui_tok.tokenizer.tokenizer import Tokenizer
-from tui_tok.tokenizer.types import TokenAttr, VocabType
+from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 from tui_tok.ui.paint_now import paint_now
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.editor import Editor

@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import SearchCancelled, SearchResult, VocabIndex, search, token_facts
-from tui_tok.tokenizer.types import TokenType
+from tui_tok.tokenizer.core.types import TokenType
 from tui_tok.ui.paint_now import paint_now
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.search_box import SearchBox

@@ -1,0 +1,122 @@
+"""RWKV encoder against llama.cpp: conformance rows, unescaping quirks, trie invariants."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fixtures.simple_vocab import row_ids, tokenizer_mismatches, vocab_from_file, vocab_from_plain
+from support import conformance_rows, vocab_file
+from tui_tok.errors import TokenizeError
+from tui_tok.tokenizer.rwkv.encoder import RwkvEncoder, unescape_token
+from tui_tok.tokenizer.core.vocab import Vocab
+
+NAME = "rwkv-world-vocab"
+ROWS = conformance_rows(NAME)
+
+
+@cache
+def world() -> tuple[Vocab, RwkvEncoder]:
+    vocab = vocab_from_file(vocab_file(NAME).path)
+    return vocab, RwkvEncoder(vocab)
+
+
+@cache
+def world_bytes() -> frozenset[bytes]:
+    return frozenset(unescape_token(t) for t in world()[0].tokens)
+
+
+def test_conformance_file_present() -> None:
+    assert len(ROWS) > 200
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[f"{i}-{r['text'][:20]!r}" for i, r in enumerate(ROWS)])
+def test_conformance(row: dict) -> None:
+    vocab, enc = world()
+    assert row_ids(vocab, enc, row) == row["ids"]
+
+
+def test_conformance_through_real_tokenizer() -> None:
+    assert tokenizer_mismatches(vocab_file(NAME).path, ROWS) == []
+
+
+@pytest.mark.parametrize(
+    "escaped,raw",
+    [
+        (r"\t\n\r", b"\t\n\r"),
+        (r"\x00\xff\x7f", b"\x00\xff\x7f"),
+        (r"\\", b"\\"),
+        (r"\'\"", b"'\""),
+        ("plain", b"plain"),
+        # only lowercase hex digits mean themselves: 'A' is 'A'-'0' = 17, so \xAB = (17<<4)+18 mod 256
+        (r"\xAB", bytes([((17 << 4) + 18) & 0xFF])),
+        (r"\xg0", bytes([((ord("g") - ord("a") + 10) << 4) & 0xFF])),
+        # a non-ASCII byte is a negative (signed) char: c - '0' mod 256
+        ("\\x\u00e90", bytes([((((0xC3 - 256 - 48) & 0xFF) << 4) + (0xA9 - 256 - 48)) & 0xFF, ord("0")])),
+        # escapes cut off by the end produce nothing
+        ("a\\", b"a"),
+        (r"a\x4", b"a"),
+    ],
+)
+def test_unescape(escaped: str, raw: bytes) -> None:
+    assert unescape_token(escaped) == raw
+
+
+def test_every_world_token_unescapes() -> None:
+    vocab, _ = world()
+    raws = [unescape_token(t) for t in vocab.tokens]
+    assert raws[1] == b"\x00" and raws[256] == b"\xff"
+    assert all(raws[1 + b] == bytes([b]) for b in range(256))
+
+
+def _tiny(tokens: list[str], unk: int | None = None) -> RwkvEncoder:
+    meta: dict = {"tokenizer.ggml.model": "rwkv", "tokenizer.ggml.tokens": tokens}
+    if unk is not None:
+        meta["tokenizer.ggml.unknown_token_id"] = unk
+    return RwkvEncoder(vocab_from_plain(meta))
+
+
+def test_unknown_byte_is_null_id_by_default() -> None:
+    enc = _tiny(["a", "ab"])
+    assert enc.encode_fragment(b"zab", after_special=False) == [(-1, 0, 1), (1, 1, 3)]
+
+
+def test_unknown_byte_uses_unk_key() -> None:
+    enc = _tiny(["a", "ab", "?"], unk=2)
+    assert enc.encode_fragment(b"z", after_special=False) == [(2, 0, 1)]
+
+
+def test_later_id_wins_for_same_bytes() -> None:
+    enc = _tiny(["a", r"\x61"])
+    assert enc.encode_fragment(b"aa", after_special=False) == [(1, 0, 1), (1, 1, 2)]
+
+
+def test_prefix_without_token_would_hang_llama_cpp() -> None:
+    enc = _tiny(["ab"])
+    with pytest.raises(TokenizeError, match="restart"):
+        enc.encode_fragment(b"ac", after_special=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.binary(max_size=80), st.text(max_size=40).map(lambda s: s.encode("utf-8", "surrogatepass"))))
+def test_spans_tile_input_and_match_token_bytes(data: bytes) -> None:
+    vocab, enc = world()
+    pieces = enc.encode_fragment(data, after_special=False)
+    pos = 0
+    for tid, s, e in pieces:
+        assert s == pos and e > s
+        assert unescape_token(vocab.tokens[tid]) == data[s:e]
+        pos = e
+    assert pos == len(data)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(min_size=1, max_size=40))
+def test_greedy_is_longest_match(data: bytes) -> None:
+    _, enc = world()
+    tid, s, e = enc.encode_fragment(data, after_special=False)[0]
+    raws = world_bytes()
+    assert not any(data[: k] in raws for k in range(e + 1, len(data) + 1))

@@ -1,0 +1,152 @@
+"""The batched UGM path (ugm_units + ugm_batch + ugm_hash) against the one-unit-at-a-time path
+and the faithful byte path: same ids and spans on random text, in every whitespace mode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_ugm import CHARSMAP, PIECES, encoder, flag_encoder
+
+from tui_tok.tokenizer.ugm.charsmap import Charsmap
+from tui_tok.tokenizer.ugm.batch import viterbi_batch
+from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
+from tui_tok.tokenizer.ugm.hash import build_token_hash, text_code_points
+from tui_tok.tokenizer.ugm.tables import trie_hash
+from tui_tok.tokenizer.ugm.viterbi import viterbi_str
+from tui_tok.tokenizer.ugm.words import WordForms
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+NAMES = ["t5-botchan-en-unigram-1000", "nomic-bert-moe"]
+WORD = st.one_of(
+    st.text(max_size=12),
+    st.lists(st.sampled_from(PIECES + ["hello", "world", "ing", "▁the", "中文字", "\u0301"]), max_size=6).map("".join),
+)
+TEXT = st.lists(WORD, min_size=1, max_size=40).map(" ".join).map(lambda t: t.encode("utf-8", "surrogatepass"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(data=TEXT)
+@SETTINGS
+def test_batched_units_equal_the_faithful_path(name: str, data: bytes) -> None:
+    enc = encoder(name)
+    enc.batch_from = 0  # every missing unit goes through the batch
+    try:
+        enc.clear_cache()
+        cold = enc.encode_fragment(data, after_special=False)
+        assert cold == enc.encode_reference(data)
+        enc.clear_cache()
+        assert enc.encode_fragment_ids(data, after_special=False) == [p[0] for p in cold]
+        assert enc.encode_fragment_ids(data, after_special=False) == [p[0] for p in cold]  # warm
+    finally:
+        enc.batch_from = 16
+
+
+@pytest.mark.parametrize("prepend", [False, True])
+@pytest.mark.parametrize("merge", [False, True])
+@given(data=st.lists(st.sampled_from(["a", "b", "ab", "ｂ", " ", "  ", "\t", "e\u0301", "x", "①", "<u>", "中文", "\xff",
+                                      "é"]), max_size=24).map(lambda p: "".join(p).encode("utf-8", "surrogateescape")))
+@settings(max_examples=60, deadline=None)
+def test_batched_units_in_every_whitespace_mode(prepend: bool, merge: bool, data: bytes) -> None:
+    enc = flag_encoder(prepend, merge)
+    enc.batch_from = 0
+    try:
+        enc.clear_cache()
+        ref = enc.encode_reference(data)
+        assert enc.encode_fragment(data, after_special=False) == ref
+        enc.clear_cache()
+        assert enc.encode_fragment_ids(data, after_special=False) == [p[0] for p in ref]
+    finally:
+        enc.batch_from = 16
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(texts=st.lists(st.one_of(st.text(max_size=20), st.lists(st.sampled_from(PIECES + ["▁", "▁the", "ing"]),
+                                                                max_size=8).map("".join)), max_size=12))
+@SETTINGS
+def test_batch_search_equals_the_per_text_search(name: str, texts: list[str]) -> None:
+    enc = encoder(name)
+    t = enc.tables
+    texts = [x.encode("utf-8", "replace").decode("utf-8") for x in texts]  # no lone surrogates
+    got = viterbi_batch(texts, t, trie_hash(t), unk_id=enc.vocab.unk_id)
+    want = [viterbi_str(x, t.ids, t.in_trie, t.scores, t.pair_max_len, unk_id=enc.vocab.unk_id,
+                        unk_score=t.unk_score) for x in texts]  # fmt: skip
+    assert got.counts.tolist() == [len(w) for w in want]
+    assert got.ids.tolist() == [p[0] for w in want for p in w]
+    assert got.ends.tolist() == [p[2] for w in want for p in w]
+
+
+@given(tokens=st.sets(st.text(min_size=1, max_size=7), min_size=1, max_size=40), text=st.text(max_size=30))
+@settings(max_examples=150, deadline=None)
+def test_token_hash_finds_exactly_the_tokens(tokens: set[str], text: str) -> None:
+    texts = sorted(tokens)
+    table = build_token_hash(texts, list(range(len(texts))))
+    index = {t: i for i, t in enumerate(texts)}
+    probe = text + "".join(texts)  # every token occurs, plus near misses around them
+    pairs = [(i, n) for i in range(len(probe)) for n in range(1, min(8, len(probe) - i) + 1)]
+    pos, length = (np.array(column, dtype=np.int64) for column in zip(*pairs))
+    got = table.lookup(text_code_points(probe), pos, length)
+    assert got.tolist() == [index.get(probe[i : i + n], -1) for i, n in pairs]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(word=WORD.map(lambda t: t.encode("utf-8", "surrogatepass")))
+@SETTINGS
+def test_identity_words_normalise_to_the_space_and_themselves(name: str, word: bytes) -> None:
+    """What ugm_units assumes of WordForms.identity_text (merge vocabs: one ▁ per unit)."""
+    n = encoder(name).normalizer
+    same = WordForms(n).identity_text(word.replace(b" ", b""))
+    if not same:  # None, or the empty word (a lone separator, handled apart)
+        return
+    unit = b" " + same.encode()
+    ref = n.normalize_reference(unit)
+    assert ref.text == n.space + same.encode()
+    assert n.normalize(unit) == ref
+    # every character boundary after the space string maps to the same boundary of the input
+    at = len(n.space)
+    for ch in same:
+        at += len(ch.encode())
+        assert ref.offsets[at] == at - len(n.space) + 1
+
+
+@pytest.mark.parametrize("prepend", [False, True])
+@pytest.mark.parametrize("merge", [False, True])
+@given(word=st.lists(st.sampled_from(["a", "b", "ｂ", "x", "e\u0301", "é", "①", "中文", "\t", "\xff", "ﬁ", "Ａ"]),
+                     max_size=8).map(lambda p: "".join(p).encode("utf-8", "surrogateescape")))
+@settings(max_examples=80, deadline=None)
+def test_replaced_words_normalise_as_the_normaliser_says(prepend: bool, merge: bool, word: bytes) -> None:
+    """What ugm_units assumes of WordForms.replaced_text: text and end map, every mode."""
+    n = UgmNormalizer(charsmap=Charsmap.from_blob(CHARSMAP), user_defined=(), prepend=prepend, merge=merge)
+    got = WordForms(n).replaced_text(word)
+    if got is None:
+        return
+    out, ends, start = got
+    for flag in (False, True):
+        if not (merge or not (prepend and not flag)):
+            continue  # a pending prefix: ugm_units does not use the shortcut
+        ref = n.normalize_reference(b" " + word, space_prepended=flag)
+        if merge and not out:
+            assert ref.text == b""
+            continue
+        assert ref.text == n.space + out.encode()
+        at = len(n.space)
+        assert ref.offsets[at] == (start if merge else 1)
+        for ch, end in zip(out, ends):
+            at += len(ch.encode())
+            assert ref.offsets[at] == end
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_huge_units_in_a_batch_take_the_per_unit_search(name: str) -> None:
+    """Units over 512 bytes beside short ones: the same as the faithful path."""
+    enc = encoder(name)
+    data = ("hello world " * 30 + "中文字" * 300 + " " + "abc" * 400 + " the end").encode()
+    enc.batch_from = 0
+    try:
+        enc.clear_cache()
+        assert enc.encode_fragment(data, after_special=False) == enc.encode_reference(data)
+        enc.clear_cache()
+        assert enc.encode_fragment_ids(data, after_special=False) == [p[0] for p in enc.encode_reference(data)]
+    finally:
+        enc.batch_from = 16

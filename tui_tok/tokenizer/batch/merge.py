@@ -1,0 +1,269 @@
+"""llama.cpp's pair-merge loop (BPE and SPM) run over many words at once with numpy.
+
+Both ``llm_tokenizer_bpe_session`` and ``llm_tokenizer_spm_session`` repeat one step per word:
+take the adjacent pair of symbols with the best priority (BPE: lowest merge rank; SPM: highest
+score of the concatenation, a token), ties to the leftmost, and replace it by its merge. Python
+spends ~3 us per step of one word; a cold encode of 0.5 MB of text runs ~50k of them. Here every
+word of a batch takes its step together: one ``np.minimum.reduceat`` finds each word's best pair,
+the merges are written and the merged-away symbols dropped in whole-array operations, and only
+the (at most two) pairs beside each merge are looked up again. So the order of merges inside a
+word is exactly the sequential loop's, and the result is the same (tests check it against the
+per-word merges on every vocab).
+
+Symbols are small ints: a token's text has its token id (``token_to_id``, so duplicate texts
+share one id); any other text met on the way (a byte or character that is no token, a BPE merge
+whose result is no token) gets an id past the vocab. A pair's priority and merged symbol come
+from a caller's ``resolve(left_text, right_text)``, memoised per pair of ids.
+
+Leaves out: choosing the initial symbols and turning final symbols into ids and spans (the
+callers', ``bpe/batch.py`` and ``spm/encoder.py``); long words, which callers merge with llama.cpp's
+heap (this loop's steps cost O(word length)).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from itertools import repeat
+from typing import cast
+
+import numpy as np
+
+from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique, unique_inverse
+
+NO_PRIO = 1 << 30
+"""Priority of "no merge" (real priorities are smaller)."""
+_ID_BITS = 26
+_ID_MASK = (1 << _ID_BITS) - 1
+_NO_PAIR = NO_PRIO << _ID_BITS
+_TAIL_WORDS = 12
+"""Below this many unfinished words, the rest is merged per word in Python (cheaper than a
+round of a dozen numpy calls)."""
+
+Resolver = Callable[[list[str], list[str]], "tuple[np.ndarray, list[str] | list[int]]"]
+"""(left texts, right texts) -> (priorities, merged): priorities an int64 array, one per pair,
+-1 where the pair never merges, else 0 <= priority < ``NO_PRIO``, lower merging first; merged:
+for the pairs that merge only, in order, the merged texts, or their token ids with
+``merges_to_ids``. Called with many pairs at once so that it can work at C speed."""
+
+
+class SymbolMerger:
+    """The symbol table and pair memo of one vocab and one priority rule."""
+
+    def __init__(
+        self, tokens: list[str], token_to_id: dict[str, int], resolve: Resolver, *, merges_to_ids: bool = False
+    ) -> None:
+        """``merges_to_ids``: the resolver gives merged token ids (every merge makes a token)."""
+        self._merges_to_ids = merges_to_ids
+        self._tokens = tokens
+        self._t2id = token_to_id
+        self._resolve = resolve
+        self._n_tokens = len(tokens)
+        self._extra_ids: dict[str, int] = {}
+        self._texts = list(tokens)  # id -> text, extras appended (a copy: ~1 ms for 262k)
+        self._memo: dict[int, int] = {}  # (left << _ID_BITS | right) -> priority << _ID_BITS | merged
+        self._by_code_point: np.ndarray | None = None  # code point -> its symbol id + 1 (0: not yet seen)
+
+    @property
+    def n_tokens(self) -> int:
+        """Symbol ids below this are token ids."""
+        return self._n_tokens
+
+    # --- symbols ----------------------------------------------------------------------------
+
+    def symbol(self, text: str) -> int:
+        """The id of a symbol text: its token id, else a new id past the vocab."""
+        sid = self._t2id.get(text)
+        if sid is None:
+            sid = self._extra_ids.get(text)
+            if sid is None:
+                sid = len(self._texts)
+                if sid > _ID_MASK:
+                    raise OverflowError("too many distinct non-token symbols for the pair memo")
+                self._extra_ids[text] = sid
+                self._texts.append(text)
+        return sid
+
+    def text(self, sid: int) -> str:
+        """The text of a symbol id."""
+        return self._texts[sid]
+
+    def texts(self, sids: list[int]) -> list[str]:
+        """The texts of symbol ids."""
+        return list(map(self._texts.__getitem__, sids))
+
+    def char_symbols(self, text: str) -> list[int]:
+        """One symbol per character of ``text``."""
+        return list(map(self._char_table(text).__getitem__, text))
+
+    def char_symbol_array(self, text: str) -> np.ndarray:
+        """``char_symbols`` as an int64 array, by code point from a table kept across calls (a
+        dict lookup per character was ~8 ms of a 150k-character batch; this is one gather)."""
+        cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        if self._by_code_point is None:  # np.zeros: the OS hands out pages only where written
+            self._by_code_point = np.zeros(0x110000, dtype=np.int32)
+        table = self._by_code_point
+        sids = table[cps]
+        if len(sids) and not sids.all():
+            for cp in sorted_unique(cps[sids == 0]).tolist():
+                table[cp] = self.symbol(chr(cp)) + 1
+            sids = table[cps]
+        return sids.astype(np.int64) - 1
+
+    def _char_table(self, text: str) -> dict[str, int]:
+        """Character -> symbol id for the distinct characters of ``text``."""
+        return {c: self.symbol(c) for c in set(text)}
+
+    # --- pairs ------------------------------------------------------------------------------
+
+    def _pair(self, left: int, right: int) -> int:
+        key = left << _ID_BITS | right
+        val = self._memo.get(key)
+        if val is None:
+            val = int(self._learn(np.array([key], dtype=np.int64))[0])
+        return val
+
+    def _pairs(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """Pair values of two aligned id arrays (memo lookups at C speed; the resolver only for
+        pairs never seen before)."""
+        keys, where = unique_inverse((left << _ID_BITS) | right)
+        vals = np.fromiter(map(self._memo.get, keys.tolist(), repeat(-1)), dtype=np.int64, count=len(keys))
+        new = np.flatnonzero(vals < 0)
+        if len(new):
+            vals[new] = self._learn(keys[new])
+        return vals[where]
+
+    def _learn(self, keys: np.ndarray) -> np.ndarray:
+        """Resolve new pairs, remember them and return their values."""
+        texts = self._texts.__getitem__
+        lefts = list(map(texts, (keys >> _ID_BITS).tolist()))
+        rights = list(map(texts, (keys & _ID_MASK).tolist()))
+        prios, merged = self._resolve(lefts, rights)
+        hit = prios >= 0
+        sids: list[int] | list[int | None]
+        if self._merges_to_ids:
+            sids = cast("list[int]", merged)
+        else:
+            texts_merged = cast("list[str]", merged)  # without merges_to_ids the resolver gives texts
+            sids = list(map(self._t2id.get, texts_merged))
+            if None in sids:  # a merge that makes no token gets an id past the vocab
+                sids = [self.symbol(t) if s is None else s for t, s in zip(texts_merged, sids)]
+        vals = np.full(len(keys), _NO_PAIR, dtype=np.int64)
+        vals[hit] = (prios[hit] << _ID_BITS) | np.array(sids, dtype=np.int64)
+        self._memo.update(zip(keys.tolist(), vals.tolist()))
+        return vals
+
+    # --- the loop ---------------------------------------------------------------------------
+
+    def merge(self, words: list[list[int]]) -> list[list[int]]:
+        """Final symbols of each word (each a non-empty list of symbol ids), in order."""
+        if not words:
+            return []
+        lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        flat: list[int] = []
+        for w in words:
+            flat += w
+        return self.merge_flat(np.array(flat, dtype=np.int64), lens)
+
+    def merge_flat(self, syms: np.ndarray, lens: np.ndarray) -> list[list[int]]:
+        """``merge`` of words given as one int64 array of symbols and each word's length (>= 1)."""
+        out: list[list[int]] = [[]] * len(lens)
+        word = np.arange(len(lens))
+        ends = np.cumsum(lens)
+        starts = ends - lens
+        val = np.full(len(syms), _NO_PAIR, dtype=np.int64)
+        inner = np.ones(len(syms), dtype=bool)
+        inner[ends - 1] = False
+        at = np.flatnonzero(inner)
+        val[at] = self._pairs(syms[at], syms[at + 1])
+        while len(lens):
+            if len(lens) <= _TAIL_WORDS:
+                for w, a, e in zip(word.tolist(), starts.tolist(), ends.tolist()):
+                    out[w] = self._merge_one(syms[a:e].tolist(), val[a:e].tolist())
+                break
+            total = len(syms)
+            best = np.minimum.reduceat((val >> _ID_BITS) * total + np.arange(total), starts)
+            prio = best // total
+            done = prio == NO_PRIO
+            keep = np.ones(total, dtype=bool)
+            if done.any():
+                fin = np.repeat(done, lens)
+                keep[fin] = False
+                flat = syms[fin].tolist()
+                pos = 0
+                for w, n in zip(word[done].tolist(), lens[done].tolist()):
+                    out[w] = flat[pos : pos + n]
+                    pos += n
+                act = ~done
+                word, lens, starts, ends, best, prio = (
+                    word[act], lens[act], starts[act], ends[act], best[act], prio[act]
+                )  # fmt: skip
+                if not len(lens):
+                    break
+            p = best - prio * total  # each word's merge: symbols p and p + 1
+            syms[p] = val[p] & _ID_MASK
+            keep[p + 1] = False
+            has_left = p > starts
+            has_right = p + 2 < ends
+            newpos = np.cumsum(keep) - 1
+            syms = syms[keep]
+            val = val[keep]
+            p = newpos[p]
+            lens = lens - 1
+            ends = np.cumsum(lens)
+            starts = ends - lens
+            val[p[~has_right]] = _NO_PAIR
+            redo = np.concatenate((p[has_left] - 1, p[has_right]))
+            val[redo] = self._pairs(syms[redo], syms[redo + 1])
+        return out
+
+    def _merge_one(self, syms: list[int], vals: list[int]) -> list[int]:
+        """The same loop for one word in plain Python (``vals[i]``: pair value of i, i + 1)."""
+        prios = [v >> _ID_BITS for v in vals]
+        pair = self._pair
+        while True:
+            best = min(prios)
+            if best == NO_PRIO:
+                return syms
+            i = prios.index(best)
+            syms[i] = vals[i] & _ID_MASK
+            del syms[i + 1], vals[i + 1], prios[i + 1]
+            if i:
+                vals[i - 1] = v = pair(syms[i - 1], syms[i])
+                prios[i - 1] = v >> _ID_BITS
+            vals[i] = v = pair(syms[i], syms[i + 1]) if i + 1 < len(syms) else _NO_PAIR
+            prios[i] = v >> _ID_BITS
+
+    def merge_long(self, syms: list[int]) -> list[int]:
+        """The loop for one long word with a heap, as llama.cpp runs it: entries are ordered by
+        (priority, left index); one is stale once either side is merged away or changed."""
+        n = len(syms)
+        nxt = list(range(1, n)) + [-1]
+        prv = list(range(-1, n - 1))
+        alive = [True] * n
+        pair = self._pair
+        heap = []
+        for i in range(n - 1):
+            v = pair(syms[i], syms[i + 1])
+            if v < _NO_PAIR:
+                heap.append((v >> _ID_BITS, i, i + 1, syms[i], syms[i + 1], v & _ID_MASK))
+        heapq.heapify(heap)
+        pop, push = heapq.heappop, heapq.heappush
+        while heap:
+            _, left, right, lsym, rsym, merged = pop(heap)
+            if not (alive[left] and alive[right]) or nxt[left] != right or syms[left] != lsym or syms[right] != rsym:
+                continue
+            syms[left] = merged
+            alive[right] = False
+            nr = nxt[left] = nxt[right]
+            if nr >= 0:
+                prv[nr] = left
+                v = pair(merged, syms[nr])
+                if v < _NO_PAIR:
+                    push(heap, (v >> _ID_BITS, left, nr, merged, syms[nr], v & _ID_MASK))
+            p = prv[left]
+            if p >= 0:
+                v = pair(syms[p], merged)
+                if v < _NO_PAIR:
+                    push(heap, (v >> _ID_BITS, p, left, syms[p], merged, v & _ID_MASK))
+        return [s for s, a in zip(syms, alive) if a]

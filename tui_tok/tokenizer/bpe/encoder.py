@@ -1,0 +1,445 @@
+"""Byte-level BPE exactly as llama.cpp's ``llm_tokenizer_bpe_session`` (llama-vocab.cpp:577-774).
+
+Per raw fragment (TOKENIZER-PARITY.md §4.2): escape ' ' -> U+2581 if the vocab says so; decode
+leniently (§5.5); cut into words with the pre's regexes (``pretokenize``); map each word's bytes
+through GPT-2's byte map unless the pre works on raw UTF-8 (gemma4, sarvam-moe, whitespace);
+then per word:
+- ignore_merges and the whole word is a token -> that token; gemma4 and an all-'\\n' token -> it;
+- else merge adjacent symbols by rank (lowest first, ties -> leftmost) until no pair has a rank;
+- each final symbol -> its id, else one token per byte (a 1-byte string, or ``<0xHH>`` for raw
+  vocabs); bytes with no token are silently dropped, as llama.cpp drops them.
+
+Every token keeps the byte span of the input it came from. Invalid UTF-8 (each bad byte becomes
+U+FFFD) and the U+2581 escape change byte lengths; an offset map carries spans back, and a
+token boundary inside such a replaced character snaps to its end.
+
+Models ``hybriddna`` (DNA k-mers) and ``whitespace`` (split on whitespace first) wrap this
+path in ``bpe/models.py``; many distinct words merge together in ``bpe/batch.py``. Does not handle special tokens or BOS/EOS: see ``tokenizer.py``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import weakref
+from collections.abc import Callable
+from itertools import accumulate, chain, repeat
+from operator import itemgetter, methodcaller
+from typing import cast
+
+import numpy as np
+
+from tui_tok.tokenizer.bpe.batch import BpeBatch, WordResult, has_surrogates
+from tui_tok.tokenizer.bpe.hashed_ranks import HashedRanks
+from tui_tok.tokenizer.bpe.models import encode_hybriddna, encode_whitespace
+from tui_tok.tokenizer.bpe.ranks import LazyRanks
+from tui_tok.tokenizer.bpe.subword_cut import SubwordCut, build_subword_cut
+from tui_tok.tokenizer.core.byte_level import ENCODE_TABLE
+from tui_tok.tokenizer.pretokenize.spec import PreSpec
+from tui_tok.tokenizer.pretokenize.offsets import decode
+from tui_tok.tokenizer.pretokenize.split import split_words
+from tui_tok.tokenizer.pretokenize.table import pre_spec
+from tui_tok.tokenizer.core.types import Piece
+from tui_tok.tokenizer.core.vocab import Vocab
+
+_NO_RANK = 1 << 62
+_HEAP_FROM = 150
+"""Words with more symbols than this merge with a heap (llama.cpp's queue); shorter ones with
+a list scan, which is faster in Python for short words and gives the same result."""
+_CACHE_MAX = 1 << 17
+_BATCH_FROM = 48
+"""From this many distinct new words in one text of at least ``_CUT_FROM`` characters (or once
+the batch exists), merge them together (``bpe/batch.py``); fewer are cheaper one by one, with
+ranks from ``bpe/ranks.py`` until the rank dict exists."""
+_CUT_FROM = 256
+"""Texts shorter than this are not cut before ▁ (``_subword_cut``) until the cut exists (it only
+helps the word cache, and building it costs ~0.1 s for gemma4's merges); longer ones build it."""
+
+
+class BpeEncoder:
+    """llama.cpp's BPE for one vocab; implements ``FragmentEncoder``.
+
+    Merge ranks and the per-word cache are built lazily, so constructing one is cheap.
+    """
+
+    def __init__(self, vocab: Vocab, *, spec: PreSpec | None = None) -> None:
+        self.vocab = vocab
+        self.spec = spec if spec is not None else pre_spec("gemma4" if vocab.model == "gemma4" else vocab.pre)
+        self._token_to_id = vocab.token_to_id
+        self._byte_encode = self.spec.byte_encode
+        self._gemma4 = self.spec.pre_type == "GEMMA4"
+        self._ranks: dict[str, int] | None = None
+        self._lazy: LazyRanks | None = None
+        self._cut: SubwordCut | None | bool = False  # False = not computed yet
+        self._cache: dict[str, WordResult] = {}
+        self._batch: BpeBatch | None = None
+
+    # ----------------------------------------------------------------- public
+
+    def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
+        """Tokens of one raw-text fragment with byte spans relative to it (``after_special`` is unused)."""
+        del after_special
+        if not text:
+            return []
+        if self.vocab.model == "hybriddna":
+            return encode_hybriddna(self, text)
+        if self.vocab.model == "whitespace":
+            return encode_whitespace(self, text)
+        return self._encode_raw(text)
+
+    def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
+        """Just the ids of ``encode_fragment`` (no spans, no offset map): the fast path for
+        ``Tokenizer.encode``, which throws the spans away (``after_special`` is unused)."""
+        if not text:
+            return []
+        if self.vocab.model in ("hybriddna", "whitespace"):
+            return [tid for tid, _, _ in self.encode_fragment(text, after_special=True)]
+        decoded, _ = decode(text, escape=self.vocab.escape_whitespaces, offsets=False)
+        ids = list(chain.from_iterable(map(itemgetter(0), self._word_results(decoded))))
+        if -1 in ids:
+            ids = [tid for tid in ids if tid >= 0]
+        return ids
+
+    def prepare(self) -> None:
+        """Build the batch tables (rank index, gemma4's cut) and compile the pre-tokenizer now."""
+        if self.vocab.model in ("hybriddna", "whitespace"):
+            return
+        self._words("prepare", long=True)
+        self._get_batch()
+
+    def merge_ranks(self) -> dict[str, int]:
+        """``"left right"`` -> rank; duplicates keep the lowest rank (llama.cpp's ``emplace``)."""
+        if self._ranks is None:
+            merges = self.vocab.merges
+            n = len(merges)
+            self._ranks = dict(zip(reversed(merges), range(n - 1, -1, -1)))
+            self._lazy = None
+        return self._ranks
+
+    def _merges_joined(self) -> str:
+        """``"\\0" + "\\0".join(merges) + "\\0"``: the reader's text of the merges (``Vocab.merges_text``)
+        when it kept it, which saves joining 150k-515k strings again; else joined here."""
+        joined = self.vocab.merges_text
+        return joined if joined is not None else "\x00" + "\x00".join(self.vocab.merges) + "\x00"
+
+    def _rank_get(self) -> Callable[[str, int], int]:
+        """``merge_ranks().get``, or until the first few lookups have scanned the merge list a
+        few times over, a search in the joined merges (the dict costs ~0.1-0.3 s for 515k merges,
+        which a first short text need not pay)."""
+        if self._ranks is not None:
+            return self._ranks.get
+        if self._lazy is None:
+            me = weakref.ref(self)  # not a bound method: no cycle to leave to the collector
+            self._lazy = LazyRanks.build(
+                self.vocab.merges, self._merges_joined(), lambda: me().merge_ranks()  # type: ignore[union-attr]
+            )
+            if self._lazy is None:
+                return self.merge_ranks().get
+        return self._lazy.get
+
+    def bpe_word(self, word: str) -> WordResult:
+        """Token ids and byte lengths of one pre-tokenized word (code points, before byte encoding)."""
+        hit = self._cache.get(word)
+        if hit is not None:
+            return hit
+        result = self._bpe_word(word)
+        if len(self._cache) >= _CACHE_MAX:
+            self._cache.clear()
+        self._cache[word] = result
+        return result
+
+    # ---------------------------------------------------------- one fragment
+
+    def _encode_raw(self, data: bytes) -> list[Piece]:
+        text, omap = decode(data, escape=self.vocab.escape_whitespaces)
+        pieces = self._encode_text(text)
+        if omap is None:
+            return pieces
+        m = omap.tolist()
+        return [(tid, m[a], m[b]) for tid, a, b in pieces]
+
+    def encode_fragments(self, fragments: list[tuple[bytes, bool]]) -> list[list[Piece]]:
+        """``encode_fragment`` of each (fragment, after_special) of one text, the distinct new
+        words of all of them merged in one batch (see ``encode_fragments_ids``)."""
+        if len(fragments) < 2 or self.vocab.model in ("hybriddna", "whitespace"):
+            return [self.encode_fragment(f, after_special=a) for f, a in fragments]
+        decoded = [decode(f, escape=self.vocab.escape_whitespaces) if f else ("", None) for f, _ in fragments]
+        out: list[list[Piece]] = []
+        for (_, omap), results in zip(decoded, self._fragment_results([t for t, _ in decoded])):
+            pieces = _pieces(results)
+            if omap is not None:
+                m = omap.tolist()
+                pieces = [(tid, m[a], m[b]) for tid, a, b in pieces]
+            out.append(pieces)
+        return out
+
+    def _fragment_results(self, texts: list[str]) -> list[list[WordResult]]:
+        """BPE of every word of each decoded fragment, all fragments looked up (and their new
+        words merged) together."""
+        long = sum(map(len, texts)) >= _CUT_FROM
+        per_text = [self._words(t, long=long) for t in texts]
+        results = self._lookup(list(chain.from_iterable(per_text)), long=long)
+        out = []
+        pos = 0
+        for words in per_text:
+            out.append(results[pos : pos + len(words)])
+            pos += len(words)
+        return out
+
+    def _encode_text(self, text: str) -> list[Piece]:
+        """Tokens of decoded text, spans in bytes of llama.cpp's re-encoding of ``text``."""
+        return _pieces(self._word_results(text))
+
+    def encode_fragments_ids(self, fragments: list[tuple[bytes, bool]]) -> list[list[int]]:
+        """``encode_fragment_ids`` of each (fragment, after_special) of one text, with the
+        distinct new words of all of them merged in one batch (user-defined tokens may cut a
+        text into thousands of short fragments, each too short to batch on its own)."""
+        if len(fragments) < 2 or self.vocab.model in ("hybriddna", "whitespace"):
+            return [self.encode_fragment_ids(f) for f, _ in fragments]
+        escape = self.vocab.escape_whitespaces
+        texts = [decode(f, escape=escape, offsets=False)[0] if f else "" for f, _ in fragments]
+        out: list[list[int]] = []
+        for results in self._fragment_results(texts):
+            ids = list(chain.from_iterable(map(itemgetter(0), results)))
+            out.append([tid for tid in ids if tid >= 0] if -1 in ids else ids)
+        return out
+
+    def _word_results(self, text: str) -> list[WordResult]:
+        """BPE of every word of ``text``, in order."""
+        long = len(text) >= _CUT_FROM
+        return self._lookup(self._words(text, long=long), long=long)
+
+    def _words(self, text: str, *, long: bool) -> list[str]:
+        """``text`` cut by the pre-tokenizer (and before ▁ where exact, ``_subword_cut``)."""
+        words = split_words(text, self.spec.regexes) if text else []
+        if not self._byte_encode and (self._cut is not False or long) and (cut := self._subword_cut()) is not None:
+            return cut.cut_words(text, words)
+        return words
+
+    def _lookup(self, words: list[str], *, long: bool) -> list[WordResult]:
+        """BPE of each word. Written for speed: one C-level pass for cache hits, Python only for
+        distinct missing words, merged together when many (``long``: from a long text)."""
+        cache = self._cache
+        results = list(map(cache.get, words))
+        if None in results:  # BPE each distinct missing word once, then look all up again
+            get = cache.get
+            local = {w: get(w) for w in dict.fromkeys(words)}
+            missing = [w for w, r in local.items() if r is None]
+            if len(missing) >= _BATCH_FROM and (self._batch is not None or long):
+                local.update(zip(missing, self._batch_words(missing)))
+            else:
+                local.update(zip(missing, map(self._bpe_word, missing)))
+            results = list(map(local.__getitem__, words))
+            if len(cache) + len(local) > _CACHE_MAX:
+                cache.clear()
+            if len(local) <= _CACHE_MAX:
+                cache.update(cast("dict[str, WordResult]", local))  # each missing word's result is in
+        return cast("list[WordResult]", results)  # no None: the misses were filled above
+
+    def _subword_cut(self) -> SubwordCut | None:
+        """Where raw words can be cut before ▁ without changing BPE (``bpe/subword_cut.py``),
+        built on first need; None when not applicable (byte-level, ignore_merges, no merges,
+        or merge strings not all of the plain "left right" form)."""
+        if self._cut is False:
+            merges = self.vocab.merges
+            usable = not self._byte_encode and not self.vocab.ignore_merges and bool(merges)
+            self._cut = build_subword_cut(self._merges_joined(), len(merges)) if usable else None
+        return self._cut  # type: ignore[return-value]
+
+    # -------------------------------------------------------------- one word
+
+    def _batch_words(self, words: list[str]) -> list[WordResult]:
+        """``_bpe_word`` of many distinct words, most merged together (``bpe/batch.py``)."""
+        batch = self._get_batch()
+        if self.vocab.ignore_merges or self._gemma4:  # whole-word shortcuts first, the rest merged
+            encoded, whole = self._shortcut_ids(words)
+            merged = iter(batch.encode([w for w, tid in zip(words, whole) if tid is None], self._bpe_word, self._to_ids))
+            if self._byte_encode:  # one character per input byte
+                return [next(merged) if tid is None else ((tid,), (len(e),)) for e, tid in zip(encoded, whole)]
+            return [next(merged) if tid is None else self._to_ids([e]) for e, tid in zip(encoded, whole)]
+        return batch.encode(words, self._bpe_word, self._to_ids)
+
+    def _shortcut_ids(self, words: list[str]) -> tuple[list[str], list[int | None]]:
+        """Each word as vocab text (``_encoded``), and the token that is the whole word when
+        ``_shortcut`` takes it (else None): what ``_bpe_word`` decides word by word, done for all
+        the words at once (one byte mapping of their join, C-level lookups; ~4x faster for
+        llama-bpe's 14k distinct words of a 0.5 MB text)."""
+        if self._byte_encode:
+            raws = list(map(methodcaller("encode", "utf-8", "surrogatepass"), words))
+            text = b"".join(raws).decode("latin-1").translate(ENCODE_TABLE)
+            ends = list(accumulate(map(len, raws)))
+            encoded = [text[a:b] for a, b in zip(chain((0,), ends), ends)]
+        elif has_surrogates("".join(words)):
+            encoded = list(map(self._encoded, words))
+        else:
+            encoded = words
+        get = self._token_to_id.get
+        if self.vocab.ignore_merges:
+            return encoded, list(map(get, encoded))
+        whole: list[int | None] = [None] * len(encoded)
+        for i, rest in enumerate(map(methodcaller("strip", "\n"), encoded)):  # gemma4: newlines only
+            if not rest:
+                whole[i] = get(encoded[i])
+        return encoded, whole
+
+    def _get_batch(self) -> BpeBatch:
+        """The batch merger, built on first need with ranks of many merge strings at once: from
+        the rank dict if it exists already, else from a hashed index (cheaper to build)."""
+        if self._batch is None:
+            if self._ranks is None:
+                ranks = HashedRanks(self.vocab.merges).ranks
+            else:
+                get = self._ranks.get
+
+                def ranks(keys: list[str]) -> np.ndarray:
+                    return np.fromiter(map(get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+
+            self._batch = BpeBatch(self.vocab.tokens, self._token_to_id, ranks, byte_encode=self._byte_encode)
+        return self._batch
+
+    def _encoded(self, word: str) -> str:
+        """The word as vocab text: byte-mapped, or raw with bad bytes as surrogate escapes."""
+        if self._byte_encode:
+            return word.encode("utf-8", "surrogatepass").decode("latin-1").translate(ENCODE_TABLE)
+        if has_surrogates(word):
+            return word.encode("utf-8", "surrogatepass").decode("utf-8", "surrogateescape")
+        return word
+
+    def _shortcut(self, encoded: str) -> bool:
+        """Whether the whole word is one token without merging (ignore_merges, gemma4's newlines)."""
+        if self.vocab.ignore_merges and encoded in self._token_to_id:
+            return True
+        return self._gemma4 and not encoded.strip("\n") and encoded in self._token_to_id
+
+    def _bpe_word(self, word: str) -> WordResult:
+        if not word:
+            return (), ()
+        encoded = self._encoded(word)
+        if self._shortcut(encoded):
+            symbols = [encoded]
+        else:
+            symbols = list(encoded) if self._byte_encode else _raw_symbols(word)
+            if len(symbols) > 1:
+                symbols = self._merge(symbols)
+        return self._to_ids(symbols)
+
+    def _merge(self, symbols: list[str]) -> list[str]:
+        get = self._rank_get()
+        if not self._byte_encode and " " in "".join(symbols):
+            return self._merge_checked(symbols)
+        if len(symbols) > _HEAP_FROM:
+            return _merge_heap(symbols, lambda a, b: get(a + " " + b, _NO_RANK))
+        no = _NO_RANK
+        # ranks[j] = rank of (symbols[j], symbols[j + 1]); the last entry is a "no pair" sentinel
+        ranks = list(map(get, [a + " " + b for a, b in zip(symbols, symbols[1:])], repeat(no)))
+        ranks.append(no)
+        while True:
+            best = min(ranks)
+            if best == no:
+                return symbols
+            i = ranks.index(best)  # first = leftmost of equal ranks
+            merged = symbols[i] + symbols[i + 1]
+            symbols[i] = merged
+            del symbols[i + 1]
+            del ranks[i + 1]
+            if i:
+                ranks[i - 1] = get(symbols[i - 1] + " " + merged, no)
+            ranks[i] = get(merged + " " + symbols[i + 1], no) if i + 1 < len(symbols) else no
+
+    def _merge_checked(self, symbols: list[str]) -> list[str]:
+        """Merge for raw symbols that may hold ' ': llama.cpp splits a merge string at its first
+        ' ' searched from byte 1, so "left right" only names (left, right) if left has no ' '
+        after its first byte. (Unreachable with llama.cpp's pres, which escape or split spaces.)"""
+        ranks = self.merge_ranks()
+
+        def rank(left: str, right: str) -> int:
+            return _NO_RANK if " " in left[1:] else ranks.get(left + " " + right, _NO_RANK)
+
+        return _merge_heap(symbols, rank)
+
+    def _to_ids(self, symbols: list[str]) -> WordResult:
+        token_to_id = self._token_to_id
+        ids: list[int] = []
+        lens: list[int] = []
+        for sym in symbols:
+            tid = token_to_id.get(sym)
+            if self._byte_encode:
+                if tid is not None:
+                    ids.append(tid)
+                    lens.append(len(sym))  # one character per input byte
+                    continue
+                # V:718-722: each byte of the symbol's UTF-8 as a 1-byte string; a character's
+                # first byte carries its input byte, a second one an empty span
+                for ch in sym:
+                    for j, b in enumerate(ch.encode("utf-8")):
+                        ids.append(token_to_id.get(bytes((b,)).decode("utf-8", "surrogateescape"), -1))
+                        lens.append(0 if j else 1)
+            else:
+                size = len(sym.encode("utf-8", "surrogateescape"))
+                if tid is not None:
+                    ids.append(tid)
+                    lens.append(size)
+                    continue
+                for b in sym.encode("utf-8", "surrogateescape"):  # V:723-729: <0xHH>
+                    ids.append(token_to_id.get(f"<0x{b:02X}>", -1))
+                    lens.append(1)
+        return tuple(ids), tuple(lens)
+
+# ------------------------------------------------------------------ helpers
+
+
+def _pieces(results: list[WordResult]) -> list[Piece]:
+    """Words' results -> pieces with byte spans (tokens of missing bytes, id -1, dropped)."""
+    ids = list(chain.from_iterable(map(itemgetter(0), results)))
+    ends = list(accumulate(chain.from_iterable(map(itemgetter(1), results))))
+    pieces = list(zip(ids, chain((0,), ends), ends))
+    if -1 in ids:
+        pieces = [p for p in pieces if p[0] >= 0]
+    return pieces
+
+
+def _raw_symbols(word: str) -> list[str]:
+    """Symbols of a raw (not byte-encoded) word: one per UTF-8 character, as vocab strings.
+
+    A surrogate code point (from input like ED A0 80) is 3 bytes in llama.cpp; vocab texts keep
+    such bytes with ``surrogateescape``, so the symbol is spelled that way to match them.
+    """
+    if not has_surrogates(word):
+        return list(word)
+    return [c.encode("utf-8", "surrogatepass").decode("utf-8", "surrogateescape") for c in word]
+
+
+def _merge_heap(symbols: list[str], rank) -> list[str]:  # noqa: ANN001 - local callable
+    """llama.cpp's priority-queue merge (V:620-690): (rank, left index) order, stale pairs skipped."""
+    n = len(symbols)
+    text = list(symbols)
+    nxt = list(range(1, n)) + [-1]
+    prv = list(range(-1, n - 1))
+    heap: list[tuple[int, int, int, int]] = []
+    for i in range(n - 1):
+        r = rank(text[i], text[i + 1])
+        if r != _NO_RANK:
+            heap.append((r, i, i + 1, len(text[i]) + len(text[i + 1])))
+    heapq.heapify(heap)
+    while heap:
+        r, left, right, size = heapq.heappop(heap)
+        lt, rt = text[left], text[right]
+        if not lt or not rt or len(lt) + len(rt) != size:
+            continue  # stale: a side was merged away or grew
+        if nxt[left] != right:
+            continue
+        text[left] = lt + rt
+        text[right] = ""
+        nxt[left] = nxt[right]
+        if nxt[right] >= 0:
+            prv[nxt[right]] = left
+        p = prv[left]
+        if p >= 0:
+            r2 = rank(text[p], text[left])
+            if r2 != _NO_RANK:
+                heapq.heappush(heap, (r2, p, left, len(text[p]) + len(text[left])))
+        q = nxt[left]
+        if q >= 0:
+            r2 = rank(text[left], text[q])
+            if r2 != _NO_RANK:
+                heapq.heappush(heap, (r2, left, q, len(text[left]) + len(text[q])))
+    return [t for t in text if t]

@@ -1,0 +1,125 @@
+"""Where code points and pieces sit in the input bytes: shared by the WPM, RWKV, PLaMo2 and BPE paths.
+
+Token spans are byte offsets into the user's UTF-8 input, but the algorithms work on code
+points (decoded leniently, TOKENIZER-PARITY §5.5) or on chunks of the text. These helpers keep
+the map between the two:
+
+* ``decode_spans`` / ``decode_with_offsets``: llama.cpp's lenient decode plus each code point's
+  start byte; ``utf8_lens`` / ``utf8_offsets``: the same offsets from code points that decoded
+  cleanly (vectorised).
+* ``expand_pieces``: the pieces of a whole text from the pieces of its chunks, encoding each
+  distinct chunk once.
+
+Does not normalise, split or tokenize; the BPE pre-tokenizer's escape and offset map live in
+``pretokenize/offsets.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from itertools import count
+from typing import TypeVar
+
+import numpy as np
+
+from tui_tok.tokenizer.core.types import Piece
+
+K = TypeVar("K", bound=Hashable)
+
+
+def utf8_lens(cps: np.ndarray) -> np.ndarray:
+    """UTF-8 length of each code point (1-4; no range check)."""
+    return 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)
+
+
+def utf8_offsets(cps: np.ndarray) -> np.ndarray:
+    """int64 start byte of each code point in its UTF-8 encoding, plus the total at the end."""
+    offsets = np.zeros(len(cps) + 1, dtype=np.int64)
+    np.cumsum(utf8_lens(cps), out=offsets[1:])
+    return offsets
+
+
+def decode_spans(data: bytes) -> tuple[list[int], list[int]]:
+    """``unicode_cpts_from_utf8`` with where each code point starts (plus the end) in ``data``."""
+    cps: list[int] = []
+    src: list[int] = []
+    n = len(data)
+    i = 0
+    while i < n:
+        src.append(i)
+        b0 = data[i]
+        if b0 < 0x80:
+            cps.append(b0)
+            i += 1
+            continue
+        need = 1 if b0 & 0xE0 == 0xC0 else 2 if b0 & 0xF0 == 0xE0 else 3 if b0 & 0xF8 == 0xF0 else -1
+        if need < 0 or i + need >= n or any(data[i + k] & 0xC0 != 0x80 for k in range(1, need + 1)):
+            cps.append(0xFFFD)
+            i += 1
+            continue
+        cp = b0 & (0x1F, 0x0F, 0x07)[need - 1]
+        for k in range(1, need + 1):
+            cp = (cp << 6) | (data[i + k] & 0x3F)
+        cps.append(cp)
+        i += need + 1
+    src.append(n)
+    return cps, src
+
+
+def decode_with_offsets(data: bytes) -> tuple[list[int], list[int]]:
+    """llama.cpp's lenient UTF-8 decode (§5.5) plus each code point's start byte.
+
+    Returns ``(cps, offsets)`` with ``len(offsets) == len(cps) + 1`` and ``offsets[-1] == len(data)``.
+
+    >>> decode_with_offsets(b"a\\xe2\\x82A\\xc3\\xa9")
+    ([97, 65533, 65533, 65, 233], [0, 1, 2, 3, 4, 6])
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return decode_spans(data)
+    cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
+    return cps.tolist(), utf8_offsets(cps).tolist()
+
+
+def expand_pieces(
+    chunks: list[K],
+    starts: np.ndarray,
+    encode: Callable[[K], tuple[Piece, ...]],
+    offsets: np.ndarray | None = None,
+) -> list[Piece]:
+    """Pieces of a whole text from per-chunk pieces, encoding each *distinct* chunk once.
+
+    ``chunks[k]`` starts at ``starts[k]`` (in the units its pieces' spans use); ``encode`` gives
+    a chunk's pieces with spans relative to the chunk; ``offsets`` then maps those units to
+    bytes. The occurrences are expanded with numpy gathers, not a Python loop per chunk.
+
+    >>> expand_pieces(["ab", "c", "ab"], np.array([0, 3, 5]), lambda w: tuple((ord(ch), i, i + 1) for i, ch in enumerate(w)))
+    [(97, 0, 1), (98, 1, 2), (99, 3, 4), (97, 5, 6), (98, 6, 7)]
+    """
+    if not chunks:
+        return []
+    first_seen: dict[K, int] = {}
+    occ = list(map(first_seen.setdefault, chunks, count()))
+    dense = np.empty(len(occ), dtype=np.int64)
+    dense[list(first_seen.values())] = np.arange(len(first_seen))
+    occ_idx = dense[occ]
+    flat: list[Piece] = []
+    firsts: list[int] = []
+    for chunk in first_seen:
+        firsts.append(len(flat))
+        flat.extend(encode(chunk))
+    if not flat:
+        return []
+    # annotated: numpy's stubs type this int64 diff as timedelta64
+    counts: np.ndarray = np.diff(np.array([*firsts, len(flat)], dtype=np.int64))[occ_idx]
+    flat_arr = np.array(flat, dtype=np.int64).reshape(-1, 3)
+    total = int(counts.sum())
+    gidx = np.repeat(np.array(firsts, dtype=np.int64)[occ_idx] - (np.cumsum(counts) - counts), counts) + np.arange(total)
+    base = np.repeat(np.asarray(starts, dtype=np.int64), counts)
+    lo = base + flat_arr[gidx, 1]
+    hi = base + flat_arr[gidx, 2]
+    if offsets is not None:
+        lo = offsets[lo]
+        hi = offsets[hi]
+    return list(zip(flat_arr[gidx, 0].tolist(), lo.tolist(), hi.tolist()))

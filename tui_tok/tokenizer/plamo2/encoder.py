@@ -1,0 +1,237 @@
+"""PLaMo2 as llama.cpp runs it: a best-cost path over code points, byte tokens for the rest.
+
+llama.cpp's ``llm_tokenizer_plamo2`` (llama-vocab.cpp:1367-1646, TOKENIZER-PARITY.md §4.6)
+builds a suffix table only to list, at each position, the tokens that are prefixes of the rest
+of the text. This module lists them with a code-point trie instead and keeps the rest exactly:
+
+* BYTE tokens ``<0xHH>`` (either hex case) fill a 256-entry table; a missing byte, or a byte
+  whose token is id 0 (llama.cpp tests ``bytes_[i] == 0``), is a load error (``VocabError``).
+* Every other token is a candidate, CONTROL and UNUSED included, with the integer score
+  ``R(score * 1e4)``: ``std::round`` (half away from zero) in double, then a cast to int32
+  (out of range -> INT32_MIN on x86). Non-finite scores and scores <= -20,000,000 never match.
+* The text is decoded leniently (§5.5) and one leading U+FEFF is dropped. From the end,
+  ``cost[i] = min(cost[i + len(t)] - score(t))`` over matching tokens, longest first, replacing
+  only when strictly smaller; then an unknown one-code-point step costing +10,000,000.
+  A token whose score is exactly -10,000,000 (e.g. the ``[PADn]`` padding tokens, score
+  -1000.0) is taken for the unknown step: nothing shorter, not even the step, is tried after it.
+* Unknown code points come out as the byte tokens of their UTF-8 (an invalid input byte,
+  decoded as U+FFFD, gives the three byte tokens of EF BF BD).
+
+A token text that is not valid UTF-8 (or that re-encodes differently) never matches, as in
+llama.cpp, whose table is keyed by re-encoded strings.
+
+Spans: a token covers the input bytes of its code points; the byte tokens of one code point
+share that code point's bytes one by one when the counts agree, else the first takes them all.
+The dropped BOM is a gap. Does not split special tokens: see ``tokenizer.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tui_tok.errors import VocabError
+from tui_tok.tokenizer.core.spans import decode_with_offsets, expand_pieces
+from tui_tok.tokenizer.core.types import Piece, TokenAttr
+from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, cpt_to_utf8
+from tui_tok.tokenizer.core.vocab import Vocab
+
+INVALID_SCORE = -20_000_000
+UNKNOWN_SCORE = -10_000_000
+_INF = 1 << 60
+_HEXDIGITS = frozenset(b"0123456789abcdefABCDEF")
+_VALUE = -1  # key under which a trie node stores (token id, int score)
+_PAIR = 0x200000  # pair code a * _PAIR + b (decoded code points stay below 0x200000)
+_MIN_SPLIT = 64  # below this many code points, cutting costs more than it saves
+_CACHE_LIMIT = 1 << 16
+
+
+def int_score(score: float) -> int:
+    """llama.cpp's ``static_cast<int32_t>(std::round(score * 1e4))``, or INVALID for non-finite.
+
+    >>> int_score(0.00005), int_score(-0.00005), int_score(-1000.0), int_score(1e6)
+    (1, -1, -10000000, -2147483648)
+    """
+    x = float(score) * 1e4
+    if not math.isfinite(float(score)) or not math.isfinite(x):
+        return INVALID_SCORE
+    r = math.floor(abs(x))
+    if abs(x) - r >= 0.5:
+        r += 1
+    r = r if x >= 0 else -r
+    if not -(1 << 31) <= r < (1 << 31):
+        return -(1 << 31)  # x86 cvttsd2si answer for an out-of-range cast
+    return r
+
+
+def byte_table(vocab: Vocab) -> list[int]:
+    """The 256 byte-fallback ids; raises ``VocabError`` like llama.cpp when one is missing."""
+    table = [0] * 256
+    for tid, text in enumerate(vocab.tokens):
+        if not int(vocab.attrs[tid]) & TokenAttr.BYTE:
+            continue
+        raw = text.encode("utf-8", "surrogateescape")
+        if len(raw) == 6 and raw.startswith(b"<0x") and raw.endswith(b">"):
+            if raw[3] in _HEXDIGITS and raw[4] in _HEXDIGITS:
+                table[int(raw[3:5], 16)] = tid
+    for byte, tid in enumerate(table):
+        if tid == 0:
+            raise VocabError(
+                f"PLaMo2 vocab has no byte token for <0x{byte:02X}> (or it is id 0, which llama.cpp "
+                "treats as missing): llama.cpp refuses to load it"
+            )
+    return table
+
+
+def _candidate_cps(tid: int, text: str) -> list[int] | None:
+    """The token's code points, or None if llama.cpp's re-encoded keys can never match it."""
+    try:
+        return list(map(ord, text.encode("utf-8", "surrogateescape").decode("utf-8")))
+    except UnicodeDecodeError:
+        pass
+    raw = text.encode("utf-8", "surrogateescape")
+    cps, _ = decode_with_offsets(raw)
+    if any(cp >= MAX_CODEPOINTS for cp in cps):
+        raise VocabError(f"PLaMo2 token {tid} decodes to a code point above U+10FFFF: llama.cpp refuses to load it")
+    if b"".join(cpt_to_utf8(cp) for cp in cps) != raw:
+        return None  # llama.cpp keys its table by re-encoded text: this one never matches
+    return cps
+
+
+class Plamo2Encoder:
+    """llama.cpp's PLaMo2 dynamic programme for one vocab; implements ``FragmentEncoder``."""
+
+    def __init__(self, vocab: Vocab) -> None:
+        self.vocab = vocab
+        self.bytes = byte_table(vocab)
+        self._root: dict | None = None
+        self._pairs: np.ndarray | None = None
+        self._cache: dict[bytes, tuple[Piece, ...]] = {}
+
+    def _trie(self) -> dict:
+        """Code-point trie of candidate tokens: node[cp] -> child, node[-1] = (id, int score)."""
+        if self._root is None:
+            root: dict = {}
+            pairs: set[int] = set()
+            for tid, text in enumerate(self.vocab.tokens):
+                if int(self.vocab.attrs[tid]) & TokenAttr.BYTE:
+                    continue
+                cps = _candidate_cps(tid, text)
+                if cps is None:
+                    continue
+                score = int_score(float(self.vocab.scores[tid]))
+                if score <= INVALID_SCORE:
+                    continue
+                node = root
+                for cp in cps:
+                    child = node.get(cp)
+                    if child is None:
+                        child = node[cp] = {}
+                    node = child
+                node[_VALUE] = (tid, score)
+                pairs.update(a * _PAIR + b for a, b in zip(cps, cps[1:]))
+            self._pairs = np.array(sorted(pairs), dtype=np.int64)
+            self._root = root
+        return self._root
+
+    def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
+        """Tokenize one raw fragment; ``after_special`` does not matter for PLaMo2.
+
+        Between two code points that no candidate token holds side by side, every path of the
+        DP passes, so the text is cut there and each distinct piece is solved once (cached):
+        the costs on either side differ by a constant, which changes no comparison.
+        """
+        cps, offsets = decode_with_offsets(text)
+        skip = 1 if cps and cps[0] == 0xFEFF else 0
+        n = len(cps) - skip
+        if n <= 0:
+            return []
+        self._trie()
+        assert self._pairs is not None
+        if n < _MIN_SPLIT:
+            return self._dp(cps[skip:], offsets[skip:])
+        arr = np.array(cps[skip:], dtype=np.int64)
+        cuts = np.flatnonzero(~np.isin(arr[:-1] * _PAIR + arr[1:], self._pairs)) + 1 + skip
+        bounds = [offsets[skip], *[offsets[k] for k in cuts.tolist()], offsets[-1]]
+        chunks = [text[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+        return expand_pieces(chunks, np.array(bounds[:-1], dtype=np.int64), self._chunk_pieces)
+
+    def _chunk_pieces(self, chunk: bytes) -> tuple[Piece, ...]:
+        """DP of one piece (cut at code point boundaries, so it decodes as within the whole)."""
+        pieces = self._cache.get(chunk)
+        if pieces is None:
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            cps, offsets = decode_with_offsets(chunk)
+            pieces = self._cache[chunk] = tuple(self._dp(cps, offsets))
+        return pieces
+
+    def _dp(self, cps: list[int], offsets: list[int]) -> list[Piece]:
+        """llama.cpp's DP over ``cps`` (no BOM handling); spans via ``offsets``."""
+        n = len(cps)
+        root = self._trie()
+        cost = [_INF] * (n + 1)
+        cost[n] = 0
+        step_len = [0] * (n + 1)
+        step_id = [-1] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            matches: list[tuple[int, int, int]] = []  # (length, id, score), shortest first
+            node = root.get(cps[i])
+            j = i + 1
+            while node is not None:
+                hit = node.get(_VALUE)
+                if hit is not None:
+                    matches.append((j - i, hit[0], hit[1]))
+                if j >= n:
+                    break
+                node = node.get(cps[j])
+                j += 1
+            best = _INF
+            blen = 0
+            bid = -1
+            stopped = False
+            for length, tid, score in reversed(matches):
+                c = cost[i + length] - score
+                if c < best:
+                    best, blen, bid = c, length, tid
+                if score == UNKNOWN_SCORE:
+                    stopped = True
+                    break
+            if not stopped:
+                c = cost[i + 1] - UNKNOWN_SCORE
+                if c < best:
+                    best, blen, bid = c, 1, -1
+            cost[i] = best
+            step_len[i] = blen
+            step_id[i] = bid
+        return self._backtrack(cps, offsets, step_len, step_id)
+
+    def _backtrack(self, cps: list[int], offsets: list[int], step_len: list[int], step_id: list[int]) -> list[Piece]:
+        out: list[Piece] = []
+        n = len(cps)
+        pos = 0
+        while pos < n:
+            length = step_len[pos]
+            tid = step_id[pos]
+            start, end = offsets[pos], offsets[pos + length]
+            if tid >= 0:
+                out.append((tid, start, end))
+            else:
+                out.extend(self._byte_pieces(cps[pos], start, end))
+            pos += length
+        return out
+
+    def _byte_pieces(self, cp: int, start: int, end: int) -> list[Piece]:
+        """llama.cpp's byte fallback for one code point (it encodes even cps above U+10FFFF)."""
+        s = 1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)
+        ids: list[int] = []
+        for k in range(s):
+            if s == 1:
+                lead = cp
+            else:
+                lead = ((0xF00 >> s) & 0xFF) if k == 0 else 0x80
+            ids.append(self.bytes[(lead | ((cp >> ((s - k - 1) * 6)) & 0x3F)) & 0xFF])
+        if end - start == s:
+            return [(tid, start + k, start + k + 1) for k, tid in enumerate(ids)]
+        return [(ids[0], start, end)] + [(tid, end, end) for tid in ids[1:]]

@@ -1,0 +1,168 @@
+"""The UGM Viterbi search of ``ugm_viterbi.viterbi_str`` for many texts at once, in numpy.
+
+The per-text search spends its time in Python: a dict lookup per candidate substring and a
+comparison per lattice edge (a bulk ``map(dict.get, substrings)`` is no better: building and
+hashing the substrings dominates). Here the texts (normalised units, see ``ugm/encoder.py``) are
+joined and every step runs over all of them together:
+
+1. **lattice edges**: every (position, length) pair that may be a token (lengths up to the
+   longest token starting with the position's two characters, clipped at its text's end) is
+   looked up at once in the exact hash table of ``ugm/hash.py``; a position with no
+   single-character trie token gets the unknown edge instead, as in llama.cpp;
+2. **forward pass**: position ``t`` of every text advances together. The edges leaving
+   position ``t`` all end at different places (one per length, texts apart), so one fancy
+   update per ``t`` applies llama.cpp's rule: a candidate ``best[start] + score`` (the same
+   double sum of float32 scores) replaces ``best[end]`` only if strictly greater (the
+   winning edge is kept per boundary). Starts are visited in increasing order, so ties keep
+   the earliest start as in llama.cpp;
+3. **backtracking**: every text follows its best-start links together; the token ends are
+   marked in one array, and consecutive unknown tokens of a text collapse into one.
+
+Exactly the additions and comparisons of ``viterbi_str`` (and so of llama.cpp), per text.
+Does not normalise or map offsets (``ugm/units.py``) and does not merge unknown tokens across
+texts (``ugm/encoder.py`` does, when it joins units).
+
+>>> from tui_tok.tokenizer.ugm.tables import build_tables, trie_hash
+>>> from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
+>>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
+>>> v = vocab_from_metadata({"tokenizer.ggml.model": "t5",
+...     "tokenizer.ggml.tokens": ["<unk>", "▁a", "▁", "a", "b"],
+...     "tokenizer.ggml.scores": [0.0, -1.0, -2.0, -2.0, -3.0],
+...     "tokenizer.ggml.token_type": [2, 1, 1, 1, 1]})
+>>> t = build_tables(v, UgmNormalizer(charsmap=None, user_defined=(), prepend=True, merge=True))
+>>> r = viterbi_batch(["▁ab", "xy", ""], t, trie_hash(t), unk_id=0)
+>>> r.ids.tolist(), r.ends.tolist(), r.counts.tolist()
+([1, 4, 0], [2, 3, 2], [2, 1, 0])
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tui_tok.tokenizer.ugm.hash import TokenHash, text_code_points
+from tui_tok.tokenizer.ugm.tables import UgmTables
+
+DBL_MAX = sys.float_info.max
+
+
+@dataclass(frozen=True, slots=True)
+class BatchResult:
+    """Tokens of every text, text after text."""
+
+    ids: np.ndarray
+    """Token ids (int64)."""
+    ends: np.ndarray
+    """Each token's end, in characters (or UTF-8 bytes) from its text's start (int64); a
+    token starts where the previous token of its text ended (or at 0)."""
+    counts: np.ndarray
+    """Number of tokens per text (int64), in input order."""
+
+
+def _edges(
+    cps: np.ndarray, rem: np.ndarray, tables: UgmTables, token_hash: TokenHash, unk_id: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every lattice edge of the joined text (code points ``cps``): (start position, length,
+    token id, score). ``rem`` is the number of characters from each position to its text's end.
+    """
+    n = cps.size
+    bound = token_hash.reach(cps)  # longest token worth trying at each position
+    np.minimum(bound, rem, out=bound)
+    groups = [(1, np.arange(n, dtype=np.int64))]
+    sel = np.flatnonzero(bound >= 2)
+    length = 2
+    while sel.size:
+        groups.append((length, sel))
+        length += 1
+        sel = sel[bound[sel] >= length]
+    found = token_hash.find(cps, groups)
+    one = found[0]
+    ok = one >= 0
+    starts = [groups[0][1]]
+    lengths = [np.ones(n, dtype=np.int64)]
+    tids = [np.where(ok, one, unk_id)]  # the unknown edge where no single character matches
+    scores = [np.where(ok, tables.score_array[np.where(ok, one, 0)], tables.unk_score)]
+    for (size, pos), got in zip(groups[1:], found[1:]):
+        hit = np.flatnonzero(got >= 0)
+        starts.append(pos[hit])
+        lengths.append(np.full(hit.size, size, dtype=np.int64))
+        tids.append(got[hit])
+        scores.append(tables.score_array[got[hit]])
+    return np.concatenate(starts), np.concatenate(lengths), np.concatenate(tids), np.concatenate(scores)
+
+
+def viterbi_batch(
+    texts: Sequence[str], tables: UgmTables, token_hash: TokenHash, *, unk_id: int, byte_ends: bool = False
+) -> BatchResult:
+    """Best tokenization of every text (each searched on its own), as llama.cpp's search.
+
+    With ``byte_ends``, token ends are counted in UTF-8 bytes instead of characters.
+    """
+    count = len(texts)
+    lens = np.fromiter(map(len, texts), dtype=np.int64, count=count)
+    s = "".join(texts)
+    n = len(s)
+    if n == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return BatchResult(ids=empty, ends=empty, counts=np.zeros(count, dtype=np.int64))
+    first = np.cumsum(lens) - lens  # each text's first position in s
+    unit = np.repeat(np.arange(count, dtype=np.int64), lens)
+    local = np.arange(n, dtype=np.int64) - first[unit]
+    rem = lens[unit] - local
+    cps = text_code_points(s)
+    start, length, tid, score = _edges(cps, rem, tables, token_hash, unk_id)
+
+    # boundaries: text u has lens[u] + 1 of them, from first[u] + u on
+    base = first + np.arange(count, dtype=np.int64)
+    begin = base[unit[start]] + local[start]
+    step = local[start]
+    # a stable sort of small integers is a radix sort in numpy (texts shorter than 32k here)
+    order = np.argsort(step.astype(np.int16) if lens.max() < 1 << 15 else step, kind="stable")
+    begin, length, tid, score, step = begin[order], length[order], tid[order], score[order], step[order]
+    finish = begin + length
+    cuts = np.searchsorted(step, np.arange(int(lens.max()) + 1)).tolist()
+
+    size = n + count
+    best = np.full(size, -DBL_MAX)
+    best[base] = 0.0
+    best_edge = np.full(size, -1, dtype=np.int64)  # the edge that won each boundary
+    edge = np.arange(begin.size, dtype=np.int64)
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        dst = finish[a:b]
+        cand = best[begin[a:b]] + score[a:b]
+        old = best[dst]
+        better = cand > old  # strictly: a tie keeps the earlier start
+        best[dst] = np.where(better, cand, old)
+        best_edge[dst] = np.where(better, edge[a:b], best_edge[dst])
+    best_id = np.where(best_edge >= 0, tid[best_edge], unk_id)
+    best_start = begin[best_edge]
+
+    is_end = np.zeros(size, dtype=bool)
+    nonempty = lens > 0
+    cur = (base + lens)[nonempty]
+    stop = base[nonempty]
+    while cur.size:
+        is_end[cur] = True
+        cur = best_start[cur]
+        going = cur != stop
+        cur = cur[going]
+        stop = stop[going]
+    ends = np.flatnonzero(is_end)
+    ids = best_id[ends]
+    owner = np.searchsorted(base, ends, side="right") - 1
+    ends = ends - base[owner]
+    # consecutive unknown tokens of one text collapse (the merged token ends at the last one)
+    drop = np.zeros(ids.size, dtype=bool)
+    drop[:-1] = (ids[:-1] == unk_id) & (ids[1:] == unk_id) & (owner[:-1] == owner[1:])
+    if drop.any():
+        keep = ~drop
+        ids, ends, owner = ids[keep], ends[keep], owner[keep]
+    if byte_ends:  # UTF-8 length of each character, summed from its text's start
+        widths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
+        at = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(widths, out=at[1:])
+        ends = at[first[owner] + ends] - at[first[owner]]
+    return BatchResult(ids=ids, ends=ends, counts=np.bincount(owner, minlength=count).astype(np.int64))

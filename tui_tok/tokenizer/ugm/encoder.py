@@ -1,0 +1,361 @@
+"""UGM (T5, XLM-R unigram) fragment encoder with llama.cpp's exact ids and input spans.
+
+llama.cpp (V:903-1252) normalises each raw fragment (``ugm/normalize.py``: user-defined
+tokens, precompiled charsmap, whitespace rules) and runs a Viterbi search over the result
+(``ugm/viterbi.py``) with the tables of ``ugm/tables.py``. Spans map back through the
+normaliser's offsets; they tile the normalised text (a token starts where the previous one
+ended, so input that vanished, like merged spaces, belongs to the token after it).
+
+Three ways to the same answer, fastest first:
+
+* **units** (``_encode_units``): the fragment is cut before every *separator* byte (0x20, and
+  any ASCII byte the charsmap turns into exactly 0x20, e.g. \\n for XLM-R) into units: the
+  first word, then each separator with the word after it. Each unit is normalised and
+  searched once and cached. Exact when the three conditions below hold (all checked). A
+  long cold text brings thousands of new units: they are encoded together
+  (``ugm/units.py``: most words normalise character by character, ``ugm/words.py``; one
+  numpy Viterbi over all of them, ``ugm/batch.py``, its lattice found in an exact hash table
+  of the trie tokens, ``ugm/hash.py``), so the Python work per unit is a few dict lookups;
+* **whole** (``encode_whole``): normalise the whole fragment, one character search: the same
+  additions in the same order as llama.cpp, so exact with no condition;
+* **reference** (``encode_reference``): the byte search, a line-by-line port; used when the
+  normalised text is not valid UTF-8 (llama.cpp's decoder accepts overlong forms and
+  surrogates, Python does not), and as the oracle in tests.
+
+Why the units are exact (SP = the space string, U+2581):
+
+1. Normalisation restarts at a separator: it is in no user-defined token, only the XCDA
+   root steps on it and its walk stops there, so it is always a chunk of its own whose output
+   is 0x20; that ends the non-space run, and the only state carried over is
+   ``is_space_prepended`` (part of the cache key when it matters: prepend and not merge).
+2. The search restarts at each unit: a unit's output is empty or starts with SP (the
+   separator becomes SP unless merge; with merge the first non-space byte inserts SP), and
+   every unit's output is valid UTF-8 (checked per unit), so each unit start is a code point
+   start of the whole text. A token spanning it would contain SP at an offset > 0 (a token
+   ending inside SP's bytes ends off a code point start, which llama.cpp never extends);
+   ``build_tables`` checks that no trie token does. Unknown tokens cover one code point. So
+   every path passes through every unit start, and consecutive unknown tokens are collapsed
+   across units afterwards.
+3. Sums are exact: every search score and unk_score (float32) is a multiple of 2**-f and
+   every partial sum stays below 2**(53-f) (|best| <= code points * B, B bounding one code
+   point's step, plus one token's score), so no double addition rounds: best values computed
+   from a unit start are those from the fragment start shifted by a constant, and every
+   comparison, ties included, comes out the same. Checked against the normalised length.
+
+Does not split specials or add BOS/EOS: see ``tokenizer.py``.
+"""
+
+from __future__ import annotations
+
+from itertools import chain, compress, repeat
+from operator import itemgetter, not_
+from typing import Any, cast
+
+import numpy as np
+
+from tui_tok.tokenizer.ugm.charsmap import Charsmap, parse_charsmap
+from tui_tok.tokenizer.core.gc_pause import gc_paused
+from tui_tok.tokenizer.core.types import Piece, TokenAttr
+from tui_tok.tokenizer.ugm.normalize import ESCAPED_SPACE, UgmNormalizer
+from tui_tok.tokenizer.ugm.hash import TokenHash
+from tui_tok.tokenizer.ugm.tables import UgmTables, build_tables, byte_tables, trie_hash
+from tui_tok.tokenizer.ugm.batch import viterbi_batch
+from tui_tok.tokenizer.ugm.units import encode_units
+from tui_tok.tokenizer.ugm.words import WordForms
+from tui_tok.tokenizer.ugm.viterbi import viterbi_bytes, viterbi_str
+from tui_tok.tokenizer.core.vocab import Vocab
+
+_CACHE_LIMIT = 100_000
+_CACHE_BYTES = 8 << 20  # normalised bytes of all cached units
+_BATCH_FROM = 16
+"""Missing units from which ``ugm_units.encode_units`` beats encoding them one by one."""
+_BATCH_UNIT_MAX = 512
+"""Units longer than this (input bytes) take the per-unit search even in a batch: one unspaced
+64 KB line is ~1.3x faster alone than through the batched lattice."""
+_TOKENS_PER_UNIT = 250
+"""Before the first batch, its hash table (~0.25 ms per 1000 trie tokens here) must pay off:
+a batch then needs a unit per this many tokens, as a unit costs ~60 us one at a time."""
+
+_Unit = tuple[list[int], list[int], bool, int]
+"""One encoded unit: token ids, token end offsets, is_space_prepended after it, normalised length."""
+
+
+def _keep_one_unknown(ids: np.ndarray, unk: int) -> np.ndarray:
+    """Mask dropping every unknown token followed by another: consecutive unknown tokens
+    collapse into one (the last keeps its end; the merged span starts where the first did)."""
+    keep = np.ones(ids.size, dtype=bool)
+    keep[:-1] = ~((ids[:-1] == unk) & (ids[1:] == unk))
+    return keep
+
+
+class UgmEncoder:
+    """llama.cpp's ``llm_tokenizer_ugm`` + session for one vocab (implements FragmentEncoder).
+
+    >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
+    >>> v = vocab_from_metadata({"tokenizer.ggml.model": "t5",
+    ...     "tokenizer.ggml.tokens": ["<pad>", "</s>", "<unk>", "▁hi", "▁", "h", "i"],
+    ...     "tokenizer.ggml.scores": [0.0, 0.0, 0.0, -1.0, -2.0, -3.0, -3.0],
+    ...     "tokenizer.ggml.token_type": [3, 3, 2, 1, 1, 1, 1],
+    ...     "tokenizer.ggml.add_space_prefix": True,
+    ...     "tokenizer.ggml.remove_extra_whitespaces": True})
+    >>> UgmEncoder(v).encode_fragment(b"  hi  hix", after_special=False)
+    [(3, 0, 4), (3, 4, 8), (2, 8, 9)]
+    """
+
+    def __init__(self, vocab: Vocab) -> None:
+        self.vocab = vocab
+        self.charsmap: Charsmap | None = parse_charsmap(vocab.precompiled_charsmap)
+        attrs = vocab.attrs
+        user = np.flatnonzero(attrs & int(TokenAttr.USER_DEFINED))
+        self.normalizer = UgmNormalizer(
+            charsmap=self.charsmap,
+            user_defined=tuple(vocab.tokens[int(i)].encode("utf-8", "surrogateescape") for i in user),
+            prepend=vocab.add_space_prefix,
+            merge=vocab.remove_extra_whitespaces,
+            space=ESCAPED_SPACE if vocab.escape_whitespaces else b" ",
+        )
+        self._tables: UgmTables | None = None
+        self._byte_tables: tuple[dict[bytes, tuple[int, float]], int] | None = None
+        self._token_hash: TokenHash | None = None
+        self._forms = WordForms(self.normalizer)
+        self.batch_from = _BATCH_FROM
+        """Missing units from which they are encoded together (``ugm/units.py``); before the
+        first batch also one per ``_TOKENS_PER_UNIT`` tokens; 0 always batches (tests)."""
+        self._cache: dict[object, _Unit] = {}
+        """Unit results: key ``word`` (or ``(word, is_space_prepended)`` when prepend and not
+        merge) for a separator + word, ``(True, word, False)`` for a fragment's first word."""
+        self._cache_bytes = 0
+        """Normalised bytes of the cached units (the cache is emptied past ``_CACHE_BYTES``)."""
+
+    def clear_cache(self) -> None:
+        """Forget every unit result (the next encode is cold again; tables are kept)."""
+        self._cache.clear()
+        self._cache_bytes = 0
+
+    def _trim_cache(self) -> None:
+        """Empty the cache once it holds too many units or too many normalised bytes."""
+        if len(self._cache) > _CACHE_LIMIT or self._cache_bytes > _CACHE_BYTES:
+            self.clear_cache()
+
+    @property
+    def tables(self) -> UgmTables:
+        """Search tables, built on first use (about 0.1 s for 250k tokens)."""
+        if self._tables is None:
+            self._tables = build_tables(self.vocab, self.normalizer)
+        return self._tables
+
+    # -- encoding --------------------------------------------------------------------------
+
+    def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
+        """Token ids with input byte spans for one raw fragment (``after_special`` is unused:
+        llama.cpp normalises every fragment afresh)."""
+        if not text:
+            return []
+        tables = self.tables
+        if tables.units_ok:
+            with gc_paused(len(text)):
+                pieces = self._encode_units(text, tables, spans=True)
+            if pieces is not None:
+                return pieces
+        return self.encode_whole(text)
+
+    def encode_fragment_ids(self, text: bytes, *, after_special: bool) -> list[int]:
+        """``[p[0] for p in encode_fragment(text)]`` without computing the spans."""
+        if not text:
+            return []
+        tables = self.tables
+        if tables.units_ok:
+            with gc_paused(len(text)):
+                ids = self._encode_units(text, tables, spans=False)
+            if ids is not None:
+                return ids
+        return [p[0] for p in self.encode_whole(text)]
+
+    def encode_whole(self, text: bytes) -> list[Piece]:
+        """Normalise and search the whole fragment at once: llama.cpp's exact computation (same
+        additions in the same order), with no condition; the character search when the
+        normalised text is valid UTF-8, else the byte search."""
+        tables = self.tables
+        norm = self.normalizer.normalize(text)
+        hit = self._search(norm.text, norm.offsets, tables)
+        if hit is None:
+            return self.encode_reference(text)
+        ids, ends = hit
+        return [(tid, ends[k - 1] if k else 0, ends[k]) for k, tid in enumerate(ids)]
+
+    def encode_reference(self, text: bytes) -> list[Piece]:
+        """The faithful path, a line-by-line port: normalise byte by byte, search byte by byte."""
+        norm = self.normalizer.normalize_reference(text)
+        if self._byte_tables is None:
+            self._byte_tables = byte_tables(self.vocab)
+        table, max_len = self._byte_tables
+        raw = viterbi_bytes(
+            norm.text, table, max_len, unk_id=self.vocab.unk_id, unk_score=self.tables.unk_score
+        )
+        offsets = norm.offsets
+        return [(tid, offsets[s], offsets[e]) for tid, s, e in raw]
+
+    def _encode_units(self, text: bytes, tables: UgmTables, *, spans: bool) -> list[Any] | None:
+        """Conditions 1-3 hold: encode unit by unit through the cache (None: use the slow path).
+
+        Pieces if ``spans``, else only ids. Spans tile the normalised output (a token starts
+        where the previous one ended, input that vanished in between belongs to the next
+        token), so only ends are kept. Missing units are encoded together (``ugm/units.py``)
+        when there are enough of them, so the per-unit Python work is the lookups.
+        """
+        keyed = self.normalizer.prepend and not self.normalizer.merge
+        spaced = text if tables.separators is None else text.translate(tables.separators)
+        words = spaced.split(b" ")
+        done = []  # units encoded one at a time, in order
+        flag = False
+        k = 1
+        if keyed:  # is_space_prepended matters and only changes once: follow it to True
+            hit = self._unit((True, words[0], False), words[0], False, tables)
+            if hit is None:
+                return None
+            done.append(hit)
+            flag = hit[2]
+        while keyed and not flag and k < len(words):
+            hit = self._unit((words[k], flag), b" " + words[k], flag, tables)
+            if hit is None:
+                return None
+            done.append(hit)
+            flag = hit[2]
+            k += 1
+        rest = words[k:]
+        keys: list[Any] = list(zip(rest, repeat(True))) if keyed else rest
+        cache = self._cache
+        hits = list(map(cache.get, keys)) if cache else [None]
+        if None in hits:
+            missing = list(dict.fromkeys(compress(keys, map(not_, hits)) if cache else keys))
+            if not self._fill(missing, [key[0] for key in missing] if keyed else missing, flag, tables):
+                return None
+            hits = list(map(cache.get, keys))
+            self._trim_cache()
+        if not keyed:  # the first word last: a batch above leaves the batched search ready
+            hit = self._unit((True, words[0], False), words[0], False, tables)
+            if hit is None:
+                return None
+            done.append(hit)
+        units = done + cast("list[_Unit]", hits)  # every key is cached by now: no None
+        norm_len = sum(map(itemgetter(3), units))
+        if norm_len > tables.max_exact_bytes:
+            return None
+        ids = list(chain.from_iterable(map(itemgetter(0), units)))
+        if not ids:
+            return []
+        unk = self.vocab.unk_id
+        if not spans:
+            if unk not in ids:
+                return ids
+            id_arr = np.array(ids, dtype=np.int64)
+            return id_arr[_keep_one_unknown(id_arr, unk)].tolist()
+        # C-level lists first: np.array of a list is much faster than np.fromiter of a chain
+        unit_pos = np.zeros(len(words), dtype=np.int64)  # unit k > 0 starts at separator k - 1
+        unit_pos[1:] = np.flatnonzero(np.frombuffer(spaced, dtype=np.uint8) == 0x20)
+        counts = np.array(list(map(len, map(itemgetter(0), units))), dtype=np.int64)
+        end_arr = np.array(list(chain.from_iterable(map(itemgetter(1), units))), dtype=np.int64)
+        end_arr += np.repeat(unit_pos, counts)
+        if unk in ids:
+            id_arr = np.array(ids, dtype=np.int64)
+            keep = _keep_one_unknown(id_arr, unk)
+            ids = id_arr[keep].tolist()
+            end_arr = end_arr[keep]
+        ends = end_arr.tolist()
+        return list(zip(ids, [0, *ends[:-1]], ends))
+
+    def _fill(self, keys: list[Any], words: list[bytes], flag: bool, tables: UgmTables, *, batch: bool = True) -> bool:
+        """Encode the units ``b" " + word`` into the cache under ``keys`` (False: some unit's
+        normalised bytes are not valid UTF-8)."""
+        need = self.batch_from
+        if need and self._token_hash is None:  # the first batch also builds the hash table
+            need = max(need, self.vocab.n_tokens // _TOKENS_PER_UNIT)
+        if not batch or len(keys) < need:
+            for key, word in zip(keys, words):
+                hit = self._encode_unit(b" " + word, flag, tables)
+                if hit is None:
+                    return False
+                self._cache[key] = hit
+                self._cache_bytes += hit[3]
+            return True
+        if words and max(map(len, words)) > _BATCH_UNIT_MAX:  # huge units: the per-unit search is faster
+            short = [i for i, w in enumerate(words) if len(w) <= _BATCH_UNIT_MAX]
+            if len(short) < len(words):
+                long = sorted(set(range(len(words))).difference(short))
+                if not self._fill([keys[i] for i in long], [words[i] for i in long], flag, tables, batch=False):
+                    return False
+                keys, words = [keys[i] for i in short], [words[i] for i in short]
+                if not words:
+                    return True
+        if self._token_hash is None:
+            self._token_hash = trie_hash(tables)
+        results = encode_units(
+            words,
+            flag=flag,
+            forms=self._forms,
+            tables=tables,
+            token_hash=self._token_hash,
+            unk_id=self.vocab.unk_id,
+        )
+        if results is None:
+            return False
+        self._cache.update(zip(keys, results))
+        self._cache_bytes += sum(map(itemgetter(3), results))
+        return True
+
+    def _unit(
+        self, key: object, unit: bytes, flag: bool, tables: UgmTables
+    ) -> _Unit | None:
+        """``_encode_unit`` through the cache (emptied when full)."""
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._encode_unit(unit, flag, tables)
+            if hit is not None:
+                self._trim_cache()
+                self._cache[key] = hit
+                self._cache_bytes += hit[3]
+        return hit
+
+    def _encode_unit(
+        self, unit: bytes, flag: bool, tables: UgmTables
+    ) -> _Unit | None:
+        """One unit: token ids, token end offsets in ``unit``, is_space_prepended after it,
+        normalised length; None if the normalised bytes are not valid UTF-8."""
+        norm = self.normalizer.normalize(unit, space_prepended=flag)
+        hit = self._search(norm.text, norm.offsets, tables)
+        if hit is None:
+            return None
+        return hit[0], hit[1], norm.space_prepended, len(norm.text)
+
+    def _search(self, text: bytes, offsets: list[int], tables: UgmTables) -> tuple[list[int], list[int]] | None:
+        """Character search of normalised ``text``: token ids and input end offsets (through
+        ``offsets``); None if ``text`` is not valid UTF-8."""
+        try:
+            s = text.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if self._token_hash is not None:  # the tables of the batched search exist: use them
+            found = viterbi_batch([s], tables, self._token_hash, unk_id=self.vocab.unk_id)
+            tids, char_ends = found.ids.tolist(), found.ends.tolist()
+        else:
+            raw = viterbi_str(
+                s,
+                tables.ids,
+                tables.in_trie,
+                tables.scores,
+                tables.pair_max_len,
+                unk_id=self.vocab.unk_id,
+                unk_score=tables.unk_score,
+            )
+            tids, char_ends = [p[0] for p in raw], [p[2] for p in raw]
+        if len(s) == len(text):
+            ends = [offsets[e] for e in char_ends]
+        else:  # character ends -> byte ends, one token at a time
+            ends = []
+            at = 0
+            prev = 0
+            for e in char_ends:
+                at += len(s[prev:e].encode("utf-8"))
+                prev = e
+                ends.append(offsets[at])
+        return tids, ends

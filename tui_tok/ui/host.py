@@ -1,0 +1,38 @@
+"""What a view screen may ask of the app that hosts it, as a protocol.
+
+Screens are modes of ``TuiTokApp``; naming the app class here would make every screen import
+``ui/app.py``, which imports every screen (an import cycle). ``TuiTokApp`` satisfies this
+protocol; mypy checks that where the app lists its modes.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from tui_tok.explore.vocab_index import VocabIndex
+from tui_tok.tokenizer.tokenizer import Tokenizer
+from tui_tok.ui.session import Session
+
+
+class ExplorerHost(Protocol):
+    """The open file's state that the app shares with its views."""
+
+    session: Session
+    """The open GGUF file and what is read from it."""
+    tokenizer: Tokenizer | None
+    """The built tokenizer (None while building or when it cannot be built)."""
+    tokenizer_error: str | None
+    """Why the tokenizer could not be built."""
+    vocab_index: VocabIndex | None
+    """Searchable vocabulary (None while it is being built)."""
+    ids: tuple[int, ...]
+    """Ids of the text in the tokenize view (the stream view replays them)."""
+    initial_text: str
+    """The text the tokenize view starts with."""
+    pending_vocab_token: int | None
+    """A token the vocabulary view should put under its cursor when it next shows."""
+    show_timings: bool
+    """Show how long tokenizing and searching took (off for deterministic snapshots)."""
+
+    def show_token_in_vocab(self, token_id: int) -> None:
+        """Switch to the vocabulary view with ``token_id`` under the cursor."""
