@@ -107,4 +107,4 @@ def test_bad_messages_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path:
 
 def test_bad_set_is_one_line(capsys: pytest.CaptureFixture[str], messages_file: Path) -> None:
     code, _, err = run_cli(capsys, "chat", QWEN3, "--messages", str(messages_file), "--set", "no-equals")
-    assert code == 2 and "expected KEY=VALUE" in err
+    assert code == 2 and "'no-equals': expected KEY=VALUE" in err

@@ -17,13 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tui_tok.errors import TuiTokError
-
-
-class ChatInputError(TuiTokError):
-    """Bad ``chat`` input (messages, tools, --set, template name): exit code 2 like a bad file."""
-
-    exit_code = 2
+from tui_tok.explore.chat.variables import ChatInputError, parse_variables
 
 
 def add_parser(subparsers: Any) -> None:
@@ -89,24 +83,6 @@ def read_messages(source: str) -> list[dict[str, Any]]:
         if not isinstance(m, dict) or not isinstance(m.get("role"), str):
             raise ChatInputError(f"{where}: message {i}: expected an object with a string \"role\"")
     return messages
-
-
-def parse_variables(items: list[str]) -> dict[str, object]:
-    """``KEY=VALUE`` pairs; a value is JSON when it parses, else the string itself.
-
-    >>> parse_variables(["enable_thinking=false", "name=Ada", "n=3"])
-    {'enable_thinking': False, 'name': 'Ada', 'n': 3}
-    """
-    out: dict[str, object] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.isidentifier():
-            raise ChatInputError(f"--set {item!r}: expected KEY=VALUE with KEY a template variable name")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
 
 
 def _read_json(source: str, what: str) -> Any:
