@@ -169,7 +169,8 @@ class ChatScreen(ViewScreen):
             self.notify("This file has no chat template.", severity="warning")
             return
         err = self.error if isinstance(self.error, ChatTemplateError) else None
-        self.app.push_screen(TemplateSource(name, self.templates[name], line=err and err.line, column=err and err.column))
+        line, column = (err.line, err.column) if err is not None else (None, None)
+        self.app.push_screen(TemplateSource(name, self.templates[name], line=line, column=column))
 
     @property
     def template_name(self) -> str:
@@ -252,6 +253,8 @@ class ChatScreen(ViewScreen):
 
     def _show_error(self, text: str) -> None:
         self.set_class(True, "-error")
+        for editor in self.query_one("#chat-messages", ChatMessages).editors:
+            editor.border_subtitle = ""  # the spans of the last good render no longer hold
         self.query_one("#chat-error", Static).update(Text(text))
         self.query_one("#chat-status", Readout).show("the template did not render" if self.templates else "no chat template")
 
