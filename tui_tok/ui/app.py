@@ -1,4 +1,4 @@
-"""``TuiTokApp``: four views of one GGUF file, switched with F1-F4 (or 1-4 outside text boxes).
+"""``TuiTokApp``: five views of one GGUF file, switched with F1-F5 (or 1-5 outside text boxes).
 
 The file is read before the app starts (a file that is not GGUF fails there, with one line).
 The tokenizer and the vocabulary index are built in background workers; views watch
@@ -24,6 +24,7 @@ from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.gc_pacing import GcPacer
 from tui_tok.ui.host import ExplorerHost
 from tui_tok.ui.messages import TokenizerLoaded, VocabIndexBuilt
+from tui_tok.ui.screens.chat import ChatScreen
 from tui_tok.ui.screens.metadata import MetadataScreen
 from tui_tok.ui.screens.stream import StreamScreen
 from tui_tok.ui.screens.tokenize import TokenizeScreen
@@ -33,7 +34,7 @@ from tui_tok.ui.session import Session
 SAMPLE_TEXT = "Hello world! The tokenizer splits text into pieces.\n日本語 🙂 naïve café\n\tx = 42  # tab, spaces"
 """What the tokenize view shows first."""
 
-VIEWS = (("tokenize", "Tokenize"), ("stream", "Stream"), ("vocab", "Vocabulary"), ("metadata", "Metadata"))
+VIEWS = (("tokenize", "Tokenize"), ("stream", "Stream"), ("vocab", "Vocabulary"), ("metadata", "Metadata"), ("chat", "Chat"))
 
 
 class TuiTokApp(App[int]):
@@ -41,7 +42,8 @@ class TuiTokApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "tui-tok"
-    MODES = {"tokenize": TokenizeScreen, "stream": StreamScreen, "vocab": VocabScreen, "metadata": MetadataScreen}
+    MODES = {"tokenize": TokenizeScreen, "stream": StreamScreen, "vocab": VocabScreen, "metadata": MetadataScreen,
+             "chat": ChatScreen}
     DEFAULT_MODE = "tokenize"
     BINDINGS = [
         *(Binding(f"f{i}", f"switch_mode('{mode}')", title, priority=True) for i, (mode, title) in enumerate(VIEWS, 1)),
