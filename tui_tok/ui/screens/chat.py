@@ -147,8 +147,8 @@ class ChatScreen(ViewScreen):
     def action_add_message(self) -> None:
         self.query_one("#chat-messages", ChatMessages).add()
 
-    def action_remove_message(self) -> None:
-        self.query_one("#chat-messages", ChatMessages).remove_current()
+    async def action_remove_message(self) -> None:
+        await self.query_one("#chat-messages", ChatMessages).remove_current()
 
     def action_move_message(self, delta: int) -> None:
         self.query_one("#chat-messages", ChatMessages).move(delta)

@@ -98,13 +98,15 @@ class ChatMessages(VerticalScroll):
         self.call_after_refresh(editor.focus)
         self.call_after_refresh(self._changed)
 
-    def remove_current(self) -> None:
+    async def remove_current(self) -> None:
+        """Remove the current message; waits until it is gone, so that no frame is drawn
+        with an editor half removed (that raised a KeyError for its gutter style)."""
         editors = self.editors
         if not editors:
             return
-        editors[self.current].remove()
+        await editors[self.current].remove()
         self.current = max(0, min(self.current, len(editors) - 2))
-        self.call_after_refresh(self._after_remove)
+        self._after_remove()
 
     def _after_remove(self) -> None:
         editors = self.editors
