@@ -3,10 +3,11 @@
 The tokenizer reports byte spans into the UTF-8 input; the screen works in characters and
 rows. ``layout_tokens`` converts once (vectorised, so a 1 MB text costs milliseconds) and
 the view then asks only for the rows it shows (``row_segments``), so nothing here is
-proportional to the text per repaint. Lines wrap by cells: a character whose UTF-8 lead
-byte starts U+3000-U+DFFF (CJK, kana, Hangul) or U+10000-U+3FFFF (emoji ...) counts two
-cells, others one (a cheap, vectorised stand-in for East-Asian width). Rows hold ``width - 1``
-cells of character starts, so a wide character beginning in the last column still fits. Does not pick colours: it hands back token indices, the
+proportional to the text per repaint. Lines wrap by cells: a character in U+3000-U+D7FF
+(CJK, kana, Hangul) or U+10000-U+3FFFF (emoji ...) counts two cells, an invisible one the
+cells of its drawn code (``display.shown_text``: ``⟨200B⟩`` is six), others one (a cheap,
+vectorised stand-in for East-Asian width). Rows hold ``width - 1`` cells of character
+starts, so a wide character beginning in the last column still fits. Does not pick colours: it hands back token indices, the
 ``TokenKind`` code of each token and its *phase* (its position in the run of tokens since
 the last token that begins a line); the UI maps them to styles. Colouring by phase rather than
 by token index keeps neighbours on a row different while an edit recolours only its own line:
@@ -28,6 +29,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from tui_tok.explore.display import INVISIBLE, invisible_width
 from tui_tok.tokenizer.types import Token, TokenKind
 
 KIND_CODES: dict[TokenKind, int] = {
@@ -65,7 +67,7 @@ class TokenLayout:
     cells_before: np.ndarray
     """int64 cells taken by the characters before each character (length ``len(text) + 1``)."""
     n_bytes: int
-    """UTF-8 length of ``text``."""
+    """UTF-8 length of ``text`` as the tokenizer encodes it (a lone surrogate U+DC80-DCFF is one raw byte)."""
 
     @property
     def n_tokens(self) -> int:
@@ -136,28 +138,36 @@ def layout_tokens(text: str, tokens: Sequence[Token], *, kinds_by_id: np.ndarray
 def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, kinds: np.ndarray) -> TokenLayout:
     """``layout_tokens`` for a tokenization already held as columns (byte spans)."""
     bstart, bend = starts, ends
-    data = text.encode("utf-8", "surrogatepass")
-    raw = np.frombuffer(data, dtype=np.uint8)
-    bstart = np.clip(bstart, 0, len(data))
-    bend = np.clip(bend, bstart, len(data))
-    last = np.maximum(bend - 1, 0)
-    newline_bytes = np.flatnonzero(raw == 0x0A)
     if text.isascii():  # one byte, one character, one cell
+        raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        n_bytes = len(raw)
+        bstart = np.clip(bstart, 0, n_bytes)
+        bend = np.clip(bend, bstart, n_bytes)
         starts = bstart
-        ends = np.where(bend > bstart, last + 1, starts)
-        line_starts = np.concatenate(([0], newline_bytes + 1)).astype(np.int64)
+        ends = np.where(bend > bstart, np.maximum(bend - 1, 0) + 1, starts)
+        line_starts = np.concatenate(([0], np.flatnonzero(raw == 0x0A) + 1)).astype(np.int64)
         cells_before = np.arange(len(text) + 1, dtype=np.int64)
     else:
-        # byte -> index of the character it belongs to (continuation bytes 10xxxxxx join the previous)
-        is_lead = (raw & 0xC0) != 0x80
-        char_of_byte = np.cumsum(is_lead, dtype=np.int64) - 1
-        char_of_byte = np.append(char_of_byte, len(text))  # a span may end at len(data)
+        cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        # UTF-8 length of each character as the tokenizer encodes it: a lone surrogate
+        # U+DC80-DCFF is one raw byte (surrogateescape), other surrogates three bytes
+        escaped = (cps >= 0xDC80) & (cps <= 0xDCFF)
+        lengths = (1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000) - 2 * escaped).astype(np.int64)
+        n_bytes = int(lengths.sum())
+        bstart = np.clip(bstart, 0, n_bytes)
+        bend = np.clip(bend, bstart, n_bytes)
+        last = np.maximum(bend - 1, 0)
+        # byte -> index of the character it belongs to; a span may end at n_bytes
+        char_of_byte = np.append(np.repeat(np.arange(len(cps), dtype=np.int64), lengths), len(cps))
         starts = char_of_byte[bstart]
         # end: the character holding the last byte, plus one; empty spans stay empty
         ends = np.where(bend > bstart, char_of_byte[last] + 1, starts)
-        line_starts = np.concatenate(([0], char_of_byte[newline_bytes] + 1)).astype(np.int64)
-        leads = raw[is_lead]
-        widths = 1 + (((leads >= 0xE3) & (leads <= 0xED)) | (leads == 0xF0))
+        del char_of_byte
+        line_starts = np.concatenate(([0], np.flatnonzero(cps == 0x0A) + 1)).astype(np.int64)
+        wide = ((cps >= 0x3000) & (cps < 0xD800)) | ((cps >= 0x10000) & (cps < 0x40000))
+        widths = 1 + wide.astype(np.int64)
+        for m in INVISIBLE.finditer(text):  # drawn as a code (shown_text): as many cells as it has characters
+            widths[m.start()] = invisible_width(m.group())
         cells_before = np.concatenate(([0], np.cumsum(widths, dtype=np.int64)))
     return TokenLayout(
         text=text,
@@ -168,7 +178,7 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         phases=line_phases(starts, line_starts),
         line_starts=line_starts,
         cells_before=cells_before,
-        n_bytes=len(data),
+        n_bytes=n_bytes,
     )
 
 
