@@ -49,5 +49,5 @@ def token_rows(
     elif piece:  # the vocabulary view: what the piece stands for (ä½łå¥½ is 你好, ▁the is ·the)
         rows.append(("decodes to", display_bytes(piece)))
     if position is not None:
-        rows.append(("token", f"{position[0] + 1} of {position[1]}"))
+        rows.append(("token", f"{position[0] + 1:,} of {position[1]:,}"))
     return rows

@@ -97,7 +97,9 @@ class Editor(TextArea):
         **kwargs: object,
     ) -> None:
         kwargs.setdefault("tab_behavior", "indent")
+        self._loading = text  # TextArea.__init__ builds a Document of it: swapped for an ExactDocument
         super().__init__(text, **kwargs)  # type: ignore[arg-type]
+        self._loading = None
         self.indent_type = "tabs"  # Tab types a tab: tokenizers see tabs, not 4 spaces
         self.on_edit = on_edit
         """Called inside each edit, as soon as the document has changed."""
@@ -207,6 +209,12 @@ class Editor(TextArea):
 
     @wrapped_document.setter
     def wrapped_document(self, value: WrappedDocument) -> None:
+        document = self.__dict__.get("document")
+        if document is not None and value.document is not document:
+            # TextArea wraps the Document it built, not the ExactDocument that replaced it;
+            # the re-wrap that follows (TextArea does one after each new document) uses this
+            value.document = document
+            value.wrap(value._width, value._tab_width)  # noqa: SLF001 - its own settings
         if type(value) is WrappedDocument:
             value.__class__ = _HeightCachedWrappedDocument
         self.__dict__["wrapped_document"] = value
