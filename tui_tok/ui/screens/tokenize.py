@@ -99,6 +99,8 @@ class TokenizeScreen(ViewScreen):
         """How many line-by-line results were drawn (tests check the fast path ran)."""
         self.last_result_at = 0.0
         """perf_counter() when the last result was drawn (benchmarks read it)."""
+        self.showing_provisional = False
+        """The result drawn last is a line-by-line one, not yet confirmed (benchmarks read it)."""
 
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
@@ -318,6 +320,7 @@ class TokenizeScreen(ViewScreen):
         note = "provisional (line by line) · " if message.provisional else ""
         stats.show(note + summary + timing)
         stats.set_class(message.provisional, "-provisional")
+        self.showing_provisional = message.provisional
         if message.provisional:
             self.provisional_shown += 1
         else:
