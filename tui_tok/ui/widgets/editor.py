@@ -231,6 +231,11 @@ class Editor(TextArea):
         super().notify_style_update()
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        if self.soft_wrap and self.wrapped_document._width != self.wrap_width:  # noqa: SLF001
+            # in a real terminal a width change sometimes reached the wrap before the final
+            # layout (the text stayed wrapped at the keys panel's width, or not at all): wrap
+            # at the width this frame is drawn at
+            self._rewrap_and_refresh_virtual_size()
         theme = self._theme
         if theme:
             key = (theme, self.app.current_theme)
