@@ -172,6 +172,6 @@ def run_app(model_path: str, *, text: str | None = None) -> int:
     from tui_tok.ui.lenient_input import accept_invalid_utf8
 
     accept_invalid_utf8()
-    app = TuiTokApp(open_model(model_path), **({"text": text} if text is not None else {}))
+    app = TuiTokApp(open_model(model_path), text=SAMPLE_TEXT if text is None else text)
     result = app.run()
     return int(result or 0)
