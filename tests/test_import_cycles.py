@@ -99,3 +99,20 @@ def test_graph_sees_type_only_and_function_imports(tmp_path: Path) -> None:
     assert imports_of(src, "tui_tok.ui.screens.m", known) == {
         "tui_tok.ui.app", "tui_tok.gguf.reader", "tui_tok.ui.screens.widgets"
     }
+
+
+def test_every_tui_tok_import_names_a_module() -> None:
+    """``from tui_tok.x.y import z`` needs ``tui_tok.x.y`` to exist (mypy, run with
+    ``--ignore-missing-imports``, does not say so; a moved module would only fail at run time)."""
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {module_name(p) for p in paths}
+    missing = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module]
+            missing += [f"{module_name(path)}: {n}" for n in names if n.startswith("tui_tok") and n not in modules]
+    assert not missing, missing

@@ -3,10 +3,11 @@
 The tokenizer reports byte spans into the UTF-8 input; the screen works in characters and
 rows. ``layout_tokens`` converts once (vectorised, so a 1 MB text costs milliseconds) and
 the view then asks only for the rows it shows (``row_segments``), so nothing here is
-proportional to the text per repaint. Lines wrap by cells: a character whose UTF-8 lead
-byte starts U+3000-U+DFFF (CJK, kana, Hangul) or U+10000-U+3FFFF (emoji ...) counts two
-cells, others one (a cheap, vectorised stand-in for East-Asian width). Rows hold ``width - 1``
-cells of character starts, so a wide character beginning in the last column still fits. Does not pick colours: it hands back token indices, the
+proportional to the text per repaint. Lines wrap by cells: a character in U+3000-U+D7FF
+(CJK, kana, Hangul) or U+10000-U+3FFFF (emoji ...) counts two cells, an invisible one the
+cells of its drawn code (``display.shown_text``: ``⟨200B⟩`` is six), others one (a cheap,
+vectorised stand-in for East-Asian width). Rows hold ``width - 1`` cells of character
+starts, so a wide character beginning in the last column still fits. Does not pick colours: it hands back token indices, the
 ``TokenKind`` code of each token and its *phase* (its position in the run of tokens since
 the last token that begins a line); the UI maps them to styles. Colouring by phase rather than
 by token index keeps neighbours on a row different while an edit recolours only its own line:
@@ -28,6 +29,8 @@ from operator import attrgetter
 
 import numpy as np
 
+from tui_tok.explore.display import INVISIBLE, invisible_width
+from tui_tok.explore.flow import flow_rows, reflow_rows  # noqa: F401 - re-exported: the id strip's wrapping lived here
 from tui_tok.tokenizer.core.types import Token, TokenKind
 
 KIND_CODES: dict[TokenKind, int] = {
@@ -65,7 +68,7 @@ class TokenLayout:
     cells_before: np.ndarray
     """int64 cells taken by the characters before each character (length ``len(text) + 1``)."""
     n_bytes: int
-    """UTF-8 length of ``text``."""
+    """UTF-8 length of ``text`` as the tokenizer encodes it (a lone surrogate U+DC80-DCFF is one raw byte)."""
 
     @property
     def n_tokens(self) -> int:
@@ -136,28 +139,36 @@ def layout_tokens(text: str, tokens: Sequence[Token], *, kinds_by_id: np.ndarray
 def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, kinds: np.ndarray) -> TokenLayout:
     """``layout_tokens`` for a tokenization already held as columns (byte spans)."""
     bstart, bend = starts, ends
-    data = text.encode("utf-8", "surrogatepass")
-    raw = np.frombuffer(data, dtype=np.uint8)
-    bstart = np.clip(bstart, 0, len(data))
-    bend = np.clip(bend, bstart, len(data))
-    last = np.maximum(bend - 1, 0)
-    newline_bytes = np.flatnonzero(raw == 0x0A)
     if text.isascii():  # one byte, one character, one cell
+        raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        n_bytes = len(raw)
+        bstart = np.clip(bstart, 0, n_bytes)
+        bend = np.clip(bend, bstart, n_bytes)
         starts = bstart
-        ends = np.where(bend > bstart, last + 1, starts)
-        line_starts = np.concatenate(([0], newline_bytes + 1)).astype(np.int64)
+        ends = np.where(bend > bstart, np.maximum(bend - 1, 0) + 1, starts)
+        line_starts = np.concatenate(([0], np.flatnonzero(raw == 0x0A) + 1)).astype(np.int64)
         cells_before = np.arange(len(text) + 1, dtype=np.int64)
     else:
-        # byte -> index of the character it belongs to (continuation bytes 10xxxxxx join the previous)
-        is_lead = (raw & 0xC0) != 0x80
-        char_of_byte = np.cumsum(is_lead, dtype=np.int64) - 1
-        char_of_byte = np.append(char_of_byte, len(text))  # a span may end at len(data)
+        cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        # UTF-8 length of each character as the tokenizer encodes it: a lone surrogate
+        # U+DC80-DCFF is one raw byte (surrogateescape), other surrogates three bytes
+        escaped = (cps >= 0xDC80) & (cps <= 0xDCFF)
+        lengths = (1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000) - 2 * escaped).astype(np.int64)
+        n_bytes = int(lengths.sum())
+        bstart = np.clip(bstart, 0, n_bytes)
+        bend = np.clip(bend, bstart, n_bytes)
+        last = np.maximum(bend - 1, 0)
+        # byte -> index of the character it belongs to; a span may end at n_bytes
+        char_of_byte = np.append(np.repeat(np.arange(len(cps), dtype=np.int64), lengths), len(cps))
         starts = char_of_byte[bstart]
         # end: the character holding the last byte, plus one; empty spans stay empty
         ends = np.where(bend > bstart, char_of_byte[last] + 1, starts)
-        line_starts = np.concatenate(([0], char_of_byte[newline_bytes] + 1)).astype(np.int64)
-        leads = raw[is_lead]
-        widths = 1 + (((leads >= 0xE3) & (leads <= 0xED)) | (leads == 0xF0))
+        del char_of_byte
+        line_starts = np.concatenate(([0], np.flatnonzero(cps == 0x0A) + 1)).astype(np.int64)
+        wide = ((cps >= 0x3000) & (cps < 0xD800)) | ((cps >= 0x10000) & (cps < 0x40000))
+        widths = 1 + wide.astype(np.int64)
+        for m in INVISIBLE.finditer(text):  # drawn as a code (shown_text): as many cells as it has characters
+            widths[m.start()] = invisible_width(m.group())
         cells_before = np.concatenate(([0], np.cumsum(widths, dtype=np.int64)))
     return TokenLayout(
         text=text,
@@ -168,7 +179,7 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         phases=line_phases(starts, line_starts),
         line_starts=line_starts,
         cells_before=cells_before,
-        n_bytes=len(data),
+        n_bytes=n_bytes,
     )
 
 
@@ -307,91 +318,3 @@ def token_at(layout: TokenLayout, char: int) -> int:
     if i < layout.n_tokens and layout.starts[i] <= char < layout.ends[i]:
         return i
     return -1
-
-
-def flow_rows(widths: Sequence[int] | np.ndarray, *, width: int) -> np.ndarray:
-    """Greedy wrap of items of the given cell widths into rows of ``width`` cells.
-
-    Returns the index of the first item of each row, plus ``len(widths)`` at the end. A row
-    takes items while they fit, and at least one. Each row's end is found by one vectorised
-    search over the running widths, so the Python loop runs once per row, not once per item
-    (a 100 KB text has ~30k ids but ~2k rows of them).
-
-    >>> flow_rows([3, 3, 3], width=7).tolist()
-    [0, 2, 3]
-    """
-    width = max(1, width)
-    w = np.maximum(np.asarray(widths, dtype=np.int64), 0)
-    n = len(w)
-    if n == 0:
-        return np.asarray([0, 0], dtype=np.int64)
-    cum = np.concatenate(([0], np.cumsum(w)))
-    # items i .. last[i]-1 fit in a row that starts at item i; a row holds at least one item
-    last = np.searchsorted(cum, cum[:-1] + width, side="right") - 1
-    nxt = np.maximum(last, np.arange(1, n + 1)).tolist()
-    starts = [0]
-    i = 0
-    while i < n:
-        i = nxt[i]
-        starts.append(i)
-    return np.asarray(starts, dtype=np.int64)
-
-
-def reflow_rows(
-    old_starts: np.ndarray, old_widths: np.ndarray, new_widths: np.ndarray, *, width: int, window: int = 4096
-) -> np.ndarray:
-    """``flow_rows(new_widths, width=width)``, reusing ``old_starts = flow_rows(old_widths, width=width)``.
-
-    An edit changes a few items: the rows before the first changed item stay, and once a new
-    row starts inside the unchanged tail at an item that also started an old row, every later
-    row is the old one shifted (greedy wrapping only looks forward). So only the rows between
-    are flowed again, a ``window`` of items at a time. Typing into a 100 KB text (30k ids)
-    then costs a few rows instead of a full flow.
-
-    >>> old = flow_rows([3, 3, 3, 3], width=7)
-    >>> reflow_rows(old, np.array([3, 3, 3, 3]), np.array([3, 5, 3, 3, 3]), width=7).tolist()
-    [0, 1, 2, 4, 5]
-    """
-    old_w = np.asarray(old_widths, dtype=np.int64)
-    new_w = np.maximum(np.asarray(new_widths, dtype=np.int64), 0)
-    n_old, n_new = len(old_w), len(new_w)
-    if n_old == 0 or n_new == 0 or len(old_starts) != int(np.searchsorted(old_starts, n_old, side="right")):
-        return flow_rows(new_w, width=width)
-    width = max(1, width)
-    m = min(n_old, n_new)
-    differ = np.flatnonzero(old_w[:m] != new_w[:m])
-    first = int(differ[0]) if len(differ) else m
-    if first == n_old == n_new:
-        return np.asarray(old_starts, dtype=np.int64)
-    k = m - first  # the common tail may not overlap the common head
-    tail_differ = np.flatnonzero(old_w[n_old - k :][::-1] != new_w[n_new - k :][::-1]) if k else np.zeros(0, np.int64)
-    same_tail = int(tail_differ[0]) if len(tail_differ) else k
-    tail_start, delta = n_new - same_tail, n_new - n_old
-    # the row holding the item before the first change: its end was decided by that change
-    row = min(max(0, int(np.searchsorted(old_starts, first - 1, side="right")) - 1), len(old_starts) - 2)
-    out: list[int] = np.asarray(old_starts[:row], dtype=np.int64).tolist()
-    pos = int(old_starts[row])
-    while True:
-        hi = min(n_new, pos + window)
-        cum = np.concatenate(([0], np.cumsum(new_w[pos:hi])))
-        last = np.searchsorted(cum, cum[:-1] + width, side="right") - 1
-        nxt = np.maximum(last, np.arange(1, hi - pos + 1)).tolist()
-        i = 0
-        while True:
-            start = pos + i
-            if start >= tail_start:
-                old_row = int(np.searchsorted(old_starts, start - delta))
-                if old_row < len(old_starts) and int(old_starts[old_row]) == start - delta:
-                    return np.asarray(out + (np.asarray(old_starts[old_row:], dtype=np.int64) + delta).tolist(), dtype=np.int64)
-            out.append(start)
-            j = nxt[i]
-            if j >= hi - pos and hi < n_new:  # the row may run past this window: flow on from its start
-                out.pop()
-                if i == 0:  # not even one row fits in a window
-                    window *= 2
-                pos = start
-                break
-            if pos + j >= n_new:
-                out.append(n_new)
-                return np.asarray(out, dtype=np.int64)
-            i = j

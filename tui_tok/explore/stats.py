@@ -34,9 +34,18 @@ class TextStats:
     def summary(self) -> str:
         """One line for a status bar."""
         return (
-            f"{self.tokens:,} tokens · {self.chars:,} chars · {self.bytes:,} bytes · "
+            f"{_count(self.tokens, 'token')} · {_count(self.chars, 'char')} · {_count(self.bytes, 'byte')} · "
             f"{self.chars_per_token:.2f} chars/token"
         )
+
+
+def _count(n: int, noun: str) -> str:
+    """``n`` with thousands separators and ``noun`` in the right number.
+
+    >>> _count(1, "token"), _count(244399, "token")
+    ('1 token', '244,399 tokens')
+    """
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def text_stats(text: str, *, n_tokens: int, n_bytes: int | None = None) -> TextStats:

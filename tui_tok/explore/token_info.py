@@ -14,7 +14,7 @@ rows then say so instead of failing.
 
 from __future__ import annotations
 
-from tui_tok.explore.display import display_bytes, display_piece, visible_text
+from tui_tok.explore.display import display_bytes, display_piece, shown_text
 from tui_tok.explore.vocab_index import TokenFacts
 
 
@@ -45,9 +45,9 @@ def token_rows(
         if facts.score is not None:
             rows.append(("score", f"{facts.score:g}"))
     if span is not None:
-        rows.append(("text", visible_text(span) if span else "(adds no text)"))
+        rows.append(("text", shown_text(span) if span else "(adds no text)"))
     elif piece:  # the vocabulary view: what the piece stands for (ä½łå¥½ is 你好, ▁the is ·the)
         rows.append(("decodes to", display_bytes(piece)))
     if position is not None:
-        rows.append(("token", f"{position[0] + 1} of {position[1]}"))
+        rows.append(("token", f"{position[0] + 1:,} of {position[1]:,}"))
     return rows

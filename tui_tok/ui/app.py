@@ -169,9 +169,13 @@ def open_model(model_path: str | Path) -> GGUFFile:
     return read_gguf(model_path, texts=("tokenizer.ggml.merges",))
 
 
-def run_app(model_path: str) -> int:
-    """Open ``model_path`` in the explorer; a file that is not GGUF raises before the UI starts."""
-    app = TuiTokApp(open_model(model_path))
+def run_app(model_path: str, *, text: str | None = None) -> int:
+    """Open ``model_path`` in the explorer (on ``text`` when given); a file that is not GGUF
+    raises before the UI starts."""
+    from tui_tok.ui.lenient_input import accept_invalid_utf8
+
+    accept_invalid_utf8()
+    app = TuiTokApp(open_model(model_path), text=SAMPLE_TEXT if text is None else text)
     result = app.run()
     return int(result or 0)
 

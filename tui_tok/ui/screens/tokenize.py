@@ -18,12 +18,11 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import cast, overload
+from typing import cast
 
-import numpy as np
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -33,17 +32,15 @@ from textual.widgets.text_area import Document
 from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
-from tui_tok.explore.display import NULL_PIECE, display_bytes
-from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, split_chunks, tokenize_chunked
-from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_arrays, layout_tokens
+from tui_tok.explore.incremental import split_chunks
+from tui_tok.explore.layout import KIND_NAMES, TokenLayout
 from tui_tok.explore.stats import text_stats
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import token_facts
-from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 from tui_tok.tokenizer.tokenizer import Tokenizer
-from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 from tui_tok.ui.paint_now import paint_now
 from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.screens.tokenize_engine import TokenizeEngine, TokenizeRequest
 from tui_tok.ui.widgets.editor import Editor
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
@@ -57,16 +54,6 @@ DEBOUNCE_CHARS = 20_000
 DEBOUNCE_S = 0.05
 PROVISIONAL_CHARS = 8_000
 CONFIRM_S = 0.3
-
-
-@dataclass(frozen=True, slots=True)
-class TokenizeRequest:
-    generation: int
-    text: str
-    add_special: bool
-    parse_special: bool
-    show_pieces: bool
-    provisional: bool = False
 
 
 class TokenizeScreen(ViewScreen):
@@ -106,13 +93,14 @@ class TokenizeScreen(ViewScreen):
         self._generation = 0
         self._shown_generation = -1
         self._debounce: Timer | None = None
-        self._kinds: tuple[Tokenizer, np.ndarray] | None = None
-        self._chunks: tuple[Tokenizer, ChunkCache | None] | None = None
+        self._engine = TokenizeEngine()
         self._confirm: Timer | None = None
         self.provisional_shown = 0
         """How many line-by-line results were drawn (tests check the fast path ran)."""
         self.last_result_at = 0.0
         """perf_counter() when the last result was drawn (benchmarks read it)."""
+        self.showing_provisional = False
+        """The result drawn last is a line-by-line one, not yet confirmed (benchmarks read it)."""
 
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
@@ -132,6 +120,14 @@ class TokenizeScreen(ViewScreen):
                 yield Checkbox("show whitespace  ^O", self.show_whitespace, id="cb-show_whitespace")
                 yield Checkbox("pieces, not ids  ^G", self.show_pieces, id="cb-show_pieces")
         yield Footer()
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """The editor's ~30 keys last, after the view's and the app's (^B ^T ^O ^G ^N, F1-F4):
+        the keys panel (F9) lists them in this order (the footer shows none of the editor's)."""
+        bindings = super().active_bindings
+        own = {k: b for k, b in bindings.items() if not isinstance(b.node, TextArea)}
+        return {**own, **{k: b for k, b in bindings.items() if k not in own}}
 
     def on_mount(self) -> None:
         self.query_one("#tok-details", TokenDetails).border_title = "Token"
@@ -201,7 +197,7 @@ class TokenizeScreen(ViewScreen):
             self._debounce.stop()
             self._debounce = None
         size = len(text_area.text)
-        if size > DEBOUNCE_CHARS and self._chunk_cache() is None:
+        if size > DEBOUNCE_CHARS and self._engine.chunk_cache(self.tui.tokenizer) is None:
             # a long text: wait for a pause in typing, longer the more there is to tokenize
             self._debounce = self.set_timer(DEBOUNCE_S * (1 + size // 200_000), self.retokenize)
         else:
@@ -220,7 +216,7 @@ class TokenizeScreen(ViewScreen):
         if tok is None:
             return
         text = self.query_one("#tok-input", TextArea).text
-        provisional = len(text) > PROVISIONAL_CHARS and self._chunk_cache() is not None
+        provisional = len(text) > PROVISIONAL_CHARS and self._engine.chunk_cache(self.tui.tokenizer) is not None
         request = TokenizeRequest(
             generation=self._generation,
             text=text,
@@ -251,30 +247,6 @@ class TokenizeScreen(ViewScreen):
             )
         )
 
-    def _chunk_cache(self) -> ChunkCache | None:
-        """The line cache, once a worker has checked that lines are independent (else None)."""
-        tok = self.tui.tokenizer
-        if tok is None or self._chunks is None or self._chunks[0] is not tok:
-            return None
-        return self._chunks[1]
-
-    def _check_chunking(self, tok: Tokenizer) -> None:
-        """In a worker, holding the lock: build the line cache if this vocabulary allows it."""
-        if self._chunks is not None and self._chunks[0] is tok:
-            return
-        v = tok.vocab
-        special = v.attrs & int(TokenAttr.CONTROL | TokenAttr.USER_DEFINED | TokenAttr.UNKNOWN)
-        cache: ChunkCache | None = None
-        if chunkable(
-            is_bpe=v.type is VocabType.BPE,
-            special_texts=[v.tokens[i] for i in np.flatnonzero(special)],
-            any_lstrip=bool(np.any(v.attrs & int(TokenAttr.LSTRIP))),
-        ):
-            cache = ChunkCache(lambda c, ps: tok.tokenize(c, add_special=False, parse_special=ps), self._kinds_by_id(tok))
-            if not probes_agree(lambda t, ps: tok.encode(t, add_special=False, parse_special=ps), cache):
-                cache = None
-        self._chunks = (tok, cache)
-
     def _run_now(self, tok: Tokenizer, request: TokenizeRequest) -> bool:
         """Tokenize on the UI thread when that is cheap; False to leave it to a worker.
 
@@ -290,16 +262,16 @@ class TokenizeScreen(ViewScreen):
         try:
             chunks = None
             if len(request.text) > SYNC_CHARS:
-                cache = self._chunk_cache()
+                cache = self._engine.chunk_cache(self.tui.tokenizer)
                 if cache is None:
                     return False
                 chunks = split_chunks(request.text)
                 if cache.missing_chars(chunks, request.parse_special) > SYNC_CHARS:
                     return False
-            layout = self._layout(tok, request, chunks=chunks)
+            layout = self._engine.layout(tok, request, chunks=chunks)
             if layout is None:
                 return False
-            pieces = self._pieces(tok, layout) if request.show_pieces else None
+            pieces = self._engine.pieces(tok, layout) if request.show_pieces else None
         except TuiTokError as exc:
             self.on_tokenize_screen_tokenized(self.Tokenized(request.generation, None, None, 0.0, str(exc)))
             return True
@@ -309,10 +281,6 @@ class TokenizeScreen(ViewScreen):
         message = self.Tokenized(request.generation, layout, pieces, elapsed, provisional=request.provisional)
         self.on_tokenize_screen_tokenized(message)
         return True
-
-    @staticmethod
-    def _pieces(tok: Tokenizer, layout: TokenLayout) -> dict[int, str]:
-        return {i: display_bytes(tok.token_to_piece(i)) if i >= 0 else NULL_PIECE for i in sorted_unique(layout.ids).tolist()}
 
     @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
     def _run(self, request: TokenizeRequest) -> None:
@@ -325,48 +293,14 @@ class TokenizeScreen(ViewScreen):
             with self.session.lock:
                 if worker.is_cancelled:
                     return
-                layout = self._layout(tok, request)
-                pieces = self._pieces(tok, layout) if request.show_pieces else None
+                layout = self._engine.layout(tok, request)
+                pieces = self._engine.pieces(tok, layout) if request.show_pieces else None
         except TuiTokError as exc:
             self.post_message(self.Tokenized(request.generation, None, None, 0.0, str(exc)))
             return
         if not worker.is_cancelled:
             elapsed = time.perf_counter() - start
             self.post_message(self.Tokenized(request.generation, layout, pieces, elapsed, provisional=request.provisional))
-
-    @overload
-    def _layout(self, tok: Tokenizer, request: TokenizeRequest, *, chunks: None = None) -> TokenLayout: ...
-    @overload
-    def _layout(self, tok: Tokenizer, request: TokenizeRequest, *, chunks: list[str] | None) -> TokenLayout | None: ...
-    def _layout(self, tok: Tokenizer, request: TokenizeRequest, *, chunks: list[str] | None = None) -> TokenLayout | None:
-        """Tokenize (line by line from the cache when provisional) and lay out; holds the lock.
-
-        With ``chunks`` (the UI thread's fast path) only the line-by-line result is allowed:
-        None when the whole text would have to be tokenized.
-        """
-        kinds = self._kinds_by_id(tok)
-        self._check_chunking(tok)
-        cache = self._chunk_cache() if request.provisional else None
-        if cache is not None:
-            added = TokenArrays.of(tok.tokenize("", add_special=request.add_special), kinds)
-            n_bos = int(request.add_special and tok.vocab.add_bos)
-            if len(added.ids) == n_bos + int(request.add_special and tok.vocab.add_eos):
-                cut = lambda a, s: TokenArrays(a.ids[s], a.starts[s], a.ends[s], a.kinds[s])  # noqa: E731
-                arr = tokenize_chunked(
-                    request.text, cache, parse_special=request.parse_special,
-                    before=cut(added, slice(0, n_bos)), after=cut(added, slice(n_bos, None)), chunks=chunks,
-                )
-                return layout_arrays(request.text, ids=arr.ids, starts=arr.starts, ends=arr.ends, kinds=arr.kinds)
-        if chunks is not None:
-            return None
-        tokens = tok.tokenize(request.text, add_special=request.add_special, parse_special=request.parse_special)
-        return layout_tokens(request.text, tokens, kinds_by_id=kinds)
-
-    def _kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
-        # once per tokenizer: a kind code per id, so a layout never reads Token.kind
-        if self._kinds is None or self._kinds[0] is not tok:
-            self._kinds = (tok, kind_codes(tok.token_kinds()))  # the tokenizer's own: its unknown token, id -1
-        return self._kinds[1]
 
     def on_tokenize_screen_tokenized(self, message: Tokenized) -> None:
         if message.generation != self._generation:
@@ -386,6 +320,7 @@ class TokenizeScreen(ViewScreen):
         note = "provisional (line by line) · " if message.provisional else ""
         stats.show(note + summary + timing)
         stats.set_class(message.provisional, "-provisional")
+        self.showing_provisional = message.provisional
         if message.provisional:
             self.provisional_shown += 1
         else:
@@ -399,6 +334,8 @@ class TokenizeScreen(ViewScreen):
             # now, not on TokenView.Selected: that arrives after this frame and would draw another
             self.query_one("#tok-ids", IdStrip).cursor = view.cursor
             self._describe(view.cursor)
+        else:  # no token left (the text was cleared): the panel must not show the last one
+            self.query_one("#tok-details", TokenDetails).clear_rows()
 
     # --- selection ----------------------------------------------------------------------------
 

@@ -17,14 +17,21 @@ change of its wrapped height updates the scrollbar without a layout pass of the 
 
 TextArea forgets every drawn row on each edit, so a keystroke rebuilt all visible rows
 (~0.3 ms each here). ``Editor`` keeps drawn rows by what they show (the document line's
-text, which wrapped section, and the cursor, selection and matching bracket when they touch
-that line), so a keystroke rebuilds only the rows of the edited line. An edit also asks for a
+text, where it wraps and which wrapped section, and the cursor, selection and matching
+bracket when they touch that line: never by section index alone, which a change of width
+gives other text), so a keystroke rebuilds only the rows of the edited line. An edit also asks for a
 repaint of the whole widget; inside ``edit`` that request is held back and, once the edit is
 done, only the visible rows whose key differs from what they last showed are repainted (the
 rows of an unchanged line are neither styled again nor composed into the frame). Repaints
 asked for outside an edit (focus, scrolling, resizing, styles) stay whole. Leaves out
 syntax highlighting and placeholders: with a language or an empty text rows are drawn as
 TextArea draws them, uncached, and an edit repaints everything.
+
+Its document is an ``ExactDocument``: the text is what was typed or pasted, byte for byte
+(TextArea's own document turns CR, VT, U+2028 ... into LF), drawn one cell per character.
+Every key that carries a character types it, also characters Python calls unprintable (ZWJ,
+ZWSP, soft hyphen, BOM, LRM, NBSP ...: TextArea dropped them), and Tab types a tab; only
+Escape and keys without a character (F-keys, ctrl+letters) leave the box or run commands.
 """
 
 from __future__ import annotations
@@ -32,13 +39,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import TextArea
-from textual.widgets.text_area import Edit, EditResult, Location, Selection, WrappedDocument
+from textual.widgets.text_area import Document, DocumentBase, Edit, EditResult, Location, Selection, WrappedDocument
 
+from tui_tok.ui.widgets.exact_document import ExactDocument
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
 
 if TYPE_CHECKING:
@@ -87,7 +96,11 @@ class Editor(TextArea):
         after_edit: Callable[[], None] | None = None,
         **kwargs: object,
     ) -> None:
+        kwargs.setdefault("tab_behavior", "indent")
+        self._loading = text  # TextArea.__init__ builds a Document of it: swapped for an ExactDocument
         super().__init__(text, **kwargs)  # type: ignore[arg-type]
+        self._loading = None
+        self.indent_type = "tabs"  # Tab types a tab: tokenizers see tabs, not 4 spaces
         self.on_edit = on_edit
         """Called inside each edit, as soon as the document has changed."""
         self.after_edit = after_edit
@@ -145,6 +158,44 @@ class Editor(TextArea):
             # nothing visible changed (an edit off screen): still let the widget's caches go
             super().refresh(Region(0, 0, 0, 0))
 
+    # --- the exact text ---------------------------------------------------------------------------
+
+    _loading: str | None = None
+    """The text ``_set_document`` is loading (its ``Document`` is swapped for an ``ExactDocument``)."""
+
+    def _set_document(self, text: str, language: str | None) -> None:
+        self._loading = text
+        try:
+            super()._set_document(text, language)
+        finally:
+            self._loading = None
+
+    @property
+    def document(self) -> DocumentBase:
+        return self.__dict__["document"]
+
+    @document.setter
+    def document(self, value: DocumentBase) -> None:
+        if type(value) is Document and self._loading is not None:
+            value = ExactDocument(self._loading)
+        self.__dict__["document"] = value
+
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        return (not self.read_only and _types(character)) or super().check_consume_key(key, character)
+
+    async def _on_key(self, event: events.Key) -> None:
+        character = event.character
+        if not self.read_only and event.key not in ("tab", "enter") and not event.is_printable and _types(character):
+            # a format character (ZWJ, ZWSP, BOM ...) or a non-breaking space: TextArea drops them
+            assert character is not None
+            event.stop()
+            event.prevent_default()
+            self._restart_blink()
+            start, end = self.selection
+            self._replace_via_keyboard(character, start, end)
+            return
+        await super()._on_key(event)
+
     def consume_changed(self) -> bool:
         """True when a ``Changed`` message's edit was already handled by ``on_edit``."""
         if self._handled:
@@ -158,6 +209,12 @@ class Editor(TextArea):
 
     @wrapped_document.setter
     def wrapped_document(self, value: WrappedDocument) -> None:
+        document = self.__dict__.get("document")
+        if document is not None and value.document is not document:
+            # TextArea wraps the Document it built, not the ExactDocument that replaced it;
+            # the re-wrap that follows (TextArea does one after each new document) uses this
+            value.document = document
+            value.wrap(value._width, value._tab_width)  # noqa: SLF001 - its own settings
         if type(value) is WrappedDocument:
             value.__class__ = _HeightCachedWrappedDocument
         self.__dict__["wrapped_document"] = value
@@ -174,6 +231,11 @@ class Editor(TextArea):
         super().notify_style_update()
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        if self.soft_wrap and self.wrapped_document._width != self.wrap_width:  # noqa: SLF001
+            # in a real terminal a width change sometimes reached the wrap before the final
+            # layout (the text stayed wrapped at the keys panel's width, or not at all): wrap
+            # at the width this frame is drawn at
+            self._rewrap_and_refresh_virtual_size()
         theme = self._theme
         if theme:
             key = (theme, self.app.current_theme)
@@ -228,12 +290,20 @@ class Editor(TextArea):
             return None
         start, end = selection
         top, bottom = sorted((start, end))
+        document = self.wrapped_document
         return (
             state,
             self.document[line_index],
+            tuple(document.get_offsets(line_index)),  # where it wraps: a width change moves sections
             section,
             line_index if state[4] else None,  # line numbers shown
             (end[1], draw_cursor, suggestion) if end[0] == line_index else None,
             (start, end) if start != end and top[0] <= line_index <= bottom[0] else None,
             bracket if bracket is not None and bracket[0] == line_index else None,
         )
+
+
+def _types(character: str | None) -> bool:
+    """Does a key carrying ``character`` type it? Any single character but C0 controls and DEL
+    (Escape, Backspace, ctrl+letter: keys, not text; Tab and Enter type through TextArea)."""
+    return character is not None and len(character) == 1 and not (ord(character) < 0x20 or character == "\x7f")

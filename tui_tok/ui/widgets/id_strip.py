@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui_tok.explore.layout import flow_rows, reflow_rows
+from tui_tok.explore.flow import flow_rows, reflow_rows
 from tui_tok.ui.widgets.palette import N_COLOURS, TOKEN_CLASSES, CachedStyles
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
 from tui_tok.ui.widgets.row_cache import RowCache

@@ -26,7 +26,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui_tok.explore.display import visible_text
+from tui_tok.explore.display import INVISIBLE, invisible_form, visible_text
 from tui_tok.explore.layout import (
     Rows,
     TokenLayout,
@@ -200,7 +200,10 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
             return Strip.blank(width, styles.base)
         # one translate per row (it maps character to character, so spans keep their offsets)
         first = segments[0].start
-        shown = visible_text(lay.text[first : segments[-1].end], show_whitespace=self.show_whitespace)
+        raw = lay.text[first : segments[-1].end]
+        shown = visible_text(raw, show_whitespace=self.show_whitespace)
+        # characters that take no cell are drawn as a code, per segment (the layout counted its cells)
+        coded = not raw.isascii() and INVISIBLE.search(raw) is not None
         cursor = self.cursor
         kinds = lay.kinds
         phases = lay.phases
@@ -208,7 +211,10 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         for seg in segments:
             token = seg.token
             kind, phase = (int(kinds[token]), int(phases[token])) if token >= 0 else (0, -1)
-            out.append(RichSegment(shown[seg.start - first : seg.end - first], styles.of(phase, kind, cursor=token == cursor)))
+            part = shown[seg.start - first : seg.end - first]
+            if coded:
+                part = INVISIBLE.sub(lambda m: invisible_form(m.group()), part)
+            out.append(RichSegment(part, styles.of(phase, kind, cursor=token == cursor)))
         return Strip(out).extend_cell_length(width, styles.base).crop(0, width)
 
     def on_click(self, event: events.Click) -> None:
@@ -219,15 +225,9 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         if row >= self.rows.n_rows:
             return
         start, end = row_span(self.token_layout, self.rows, row)
-        line_text = self.token_layout.text[start:end]
-        # walk cells so wide characters count twice
-        cells = 0
-        char = start
-        for ch in line_text:
-            cells += 2 if ord(ch) >= 0x1100 and _is_wide(ch) else 1
-            if cells > offset.x:
-                break
-            char += 1
+        # the character whose cells hold column x (cells_before counts wide and coded characters)
+        cells = self.token_layout.cells_before
+        char = int(np.searchsorted(cells[start : end + 1], int(cells[start]) + offset.x, side="right")) - 1 + start
         index = token_at(self.token_layout, min(char, max(end - 1, start)))
         if index >= 0:
             self.cursor = index
@@ -254,8 +254,3 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         if index >= 0 and index != self.cursor:
             self.cursor = index
 
-
-def _is_wide(ch: str) -> bool:
-    from rich.cells import cell_len
-
-    return cell_len(ch) == 2

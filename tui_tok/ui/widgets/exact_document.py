@@ -1,0 +1,103 @@
+"""``ExactDocument``: a TextArea document whose ``text`` is exactly the text put in.
+
+Textual's ``Document`` splits lines with ``str.splitlines``, so CR, CR LF, VT, FF, U+001C-1E,
+U+0085, U+2028 and U+2029 all came back as LF, and the tokenizer saw another text. Here only
+``\\n`` separates lines; every other character stays in its line. What ``TextArea`` draws
+(``lines``, ``document[i]``, ``get_line``) is each line through ``display.editor_text``: one
+character, one cell per character (a CR shows as ``␍``, a ZWJ as ``◌``), so columns and
+cursor moves stay those of the exact text, and no control character reaches the terminal.
+What it copies and what is tokenized (``text``, ``get_text_range``) is exact.
+
+Also keeps the start offset of every line (computed once per edit, vectorised), so the
+index <-> location conversions the tokenize view makes on each result do not walk every line
+of a 10 MB text in Python.
+
+Leaves out syntax highlighting (``SyntaxAwareDocument``): the editor has no language.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from rich.cells import cell_len
+from textual.geometry import Size
+from textual.widgets.text_area import Document, EditResult, Location
+
+from tui_tok.explore.display import editor_text
+
+
+class ExactDocument(Document):
+    """A document split on ``\\n`` only, drawn through ``editor_text``."""
+
+    def __init__(self, text: str) -> None:  # noqa: D107 - Document's __init__ would split lines its own way
+        self._newline = "\n"
+        self._lines: list[str] = text.split("\n")
+        self._shown: list[str] | None = None
+        self._starts: np.ndarray | None = None
+
+    # --- what TextArea draws --------------------------------------------------------------------
+
+    @property
+    def lines(self) -> list[str]:
+        if self._shown is None:
+            self._shown = [editor_text(line) for line in self._lines]
+        return self._shown
+
+    def __getitem__(self, line_index):  # type: ignore[no-untyped-def, override]  # int or slice, as Document's
+        return self.lines[line_index]
+
+    def get_line(self, index: int) -> str:
+        return self.lines[index]
+
+    def get_size(self, tab_width: int) -> Size:
+        lines = self.lines
+        return Size(max((cell_len(line.expandtabs(tab_width)) for line in lines), default=0), len(lines))
+
+    # --- the exact text ---------------------------------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self._lines)
+
+    @property
+    def exact_lines(self) -> list[str]:
+        """The lines as typed (without their ``\\n``)."""
+        return self._lines
+
+    def replace_range(self, start: Location, end: Location, text: str) -> EditResult:
+        top, bottom = sorted((start, end))
+        top_row, top_column = top
+        bottom_row, bottom_column = bottom
+        lines = self._lines
+        replaced = self.get_text_range(top, bottom)
+        after = lines[bottom_row][bottom_column:] if bottom_row < len(lines) else ""
+        before = lines[top_row][:top_column] if top_row < len(lines) else ""
+        insert = text.split("\n")
+        column = len(insert[-1]) if len(insert) > 1 else len(before) + len(insert[0])
+        insert[0] = before + insert[0]
+        insert[-1] = insert[-1] + after
+        lines[top_row : bottom_row + 1] = insert
+        if self._shown is not None:
+            self._shown[top_row : bottom_row + 1] = [editor_text(line) for line in insert]
+        self._starts = None
+        return EditResult((top_row + len(insert) - 1, column), replaced)
+
+    # --- index <-> location without a walk over every line ---------------------------------------
+
+    def _line_starts(self) -> np.ndarray:
+        if self._starts is None:
+            lengths = np.fromiter(map(len, self._lines), dtype=np.int64, count=len(self._lines)) + 1
+            self._starts = np.concatenate(([0], np.cumsum(lengths)))
+        return self._starts
+
+    def get_index_from_location(self, location: Location) -> int:
+        row, column = location
+        starts = self._line_starts()
+        row = min(max(row, 0), len(starts) - 1)
+        return int(starts[row]) + column
+
+    def get_location_from_index(self, index: int) -> Location:
+        starts = self._line_starts()
+        if index < 0 or index > int(starts[-1]) - 1:
+            raise ValueError(f"Index {index!r} does not correspond to a location in the document.")
+        row = int(np.searchsorted(starts, index, side="right")) - 1
+        return (row, index - int(starts[row]))
