@@ -134,4 +134,4 @@ def finding(code: str, message: str, *, hint: str | None = None, key: str | None
             severity: Severity | None = None) -> Finding:  # fmt: skip
     """A ``Finding`` of ``code`` with (unless given) the code's severity and hint."""
     info = CODES[code]
-    return Finding(code, severity or info.severity, message, hint or info.hint, key, token_id, line, context)
+    return Finding(code, info.severity if severity is None else severity, message, hint or info.hint, key, token_id, line, context)
