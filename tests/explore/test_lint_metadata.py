@@ -91,3 +91,12 @@ def test_token_type_out_of_enum(tmp_path) -> None:
     types[[7, 9]] = [9, -2]
     f = only(lint_file(broken(tmp_path, GPT2, token_type=types)), "token-type-invalid")
     assert f.severity is Severity.WARNING and f.token_id == 7 and "2 value(s)" in f.message
+
+
+@pytest.mark.parametrize("module", ["tui_tok.explore.lint.finding", "tui_tok.explore.lint.families"])
+def test_docstring_examples(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0

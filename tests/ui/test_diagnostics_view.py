@@ -38,6 +38,19 @@ async def _open_diagnostics(app, pilot) -> DiagnosticsScreen:  # type: ignore[no
     return screen
 
 
+async def _go(app, pilot, screen: DiagnosticsScreen, code: str, key: str) -> None:  # type: ignore[no-untyped-def]
+    """Put the cursor on the finding ``code`` and press ``key``."""
+    row = next(i for i, f in enumerate(screen.findings) if f.code == code)
+    screen.query_one("#diag-table", DataTable).move_cursor(row=row)
+    await pilot.press(key)
+    await settle(app, pilot)
+
+
+def _meta_key(app) -> str:  # type: ignore[no-untyped-def]
+    meta = app.screen.query_one("#meta-table", DataTable)
+    return meta.coordinate_to_cell_key(meta.cursor_coordinate).row_key.value
+
+
 async def test_findings_listed_worst_first_with_the_count_in_the_header(tmp_path) -> None:
     app = make_app(broken_qwen3(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
@@ -60,10 +73,7 @@ async def test_enter_on_a_token_finding_shows_the_token_in_the_vocabulary(tmp_pa
     app = make_app(broken_qwen3(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open_diagnostics(app, pilot)
-        row = next(i for i, f in enumerate(screen.findings) if f.code == "special-id-not-special")
-        screen.query_one("#diag-table", DataTable).move_cursor(row=row)
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await _go(app, pilot, screen, "special-id-not-special", "enter")
         table = app.screen.query_one("#vocab-table", VocabTable)
         assert int(table.ids[table.cursor]) == 14990
 
@@ -74,21 +84,13 @@ async def test_k_and_template_findings_go_to_the_metadata_key(tmp_path) -> None:
     app = make_app(broken_qwen3(tmp_path, tokenizer__chat_template=long_template))
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open_diagnostics(app, pilot)
-        row = next(i for i, f in enumerate(screen.findings) if f.code == "special-id-not-special")
-        screen.query_one("#diag-table", DataTable).move_cursor(row=row)
-        await pilot.press("k")
-        await settle(app, pilot)
+        await _go(app, pilot, screen, "special-id-not-special", "k")
         assert isinstance(app.screen, MetadataScreen)
-        meta = app.screen.query_one("#meta-table", DataTable)
-        assert meta.coordinate_to_cell_key(meta.cursor_coordinate).row_key.value == "tokenizer.ggml.bos_token_id"
+        assert _meta_key(app) == "tokenizer.ggml.bos_token_id"
         await pilot.press("f6")
         await settle(app, pilot)
-        row = next(i for i, f in enumerate(screen.findings) if f.code == "template-marker-not-special")
-        screen.query_one("#diag-table", DataTable).move_cursor(row=row)
-        await pilot.press("enter")
-        await settle(app, pilot)
-        meta = app.screen.query_one("#meta-table", DataTable)
-        assert meta.coordinate_to_cell_key(meta.cursor_coordinate).row_key.value == "tokenizer.chat_template"
+        await _go(app, pilot, screen, "template-marker-not-special", "enter")
+        assert _meta_key(app) == "tokenizer.chat_template"
         assert app.screen.query_one("#meta-detail").scroll_offset.y == 61  # line 62 at the top
 
 
