@@ -58,6 +58,11 @@ def test_special_id_out_of_range(tmp_path) -> None:
     assert f.key == "tokenizer.ggml.eos_token_id" and "60000" in f.message and "50257" in f.message
 
 
+def test_special_id_out_of_range_is_a_warning_for_padding(tmp_path) -> None:
+    f = only(lint_file(broken(tmp_path, GPT2, padding_token_id=50257)), "special-id-out-of-range")
+    assert f.severity is Severity.WARNING and "(PAD)" in f.message
+
+
 def test_special_id_not_special(tmp_path) -> None:
     tokens = asset_metadata(PHI3)["tokenizer.ggml.tokens"]
     the = tokens.index("▁the")

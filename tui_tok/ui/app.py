@@ -147,8 +147,8 @@ class TuiTokApp(App[int]):
     def run_lint(self) -> None:
         from tui_tok.explore.lint import lint_gguf
 
-        with self.session.lock:  # the template checks use the tokenizer
-            report = lint_gguf(self.session.gguf, tokenizer=self.tokenizer)
+        # the lock only around each tokenizer call: typing in the tokenize view waits for one call, not the lint
+        report = lint_gguf(self.session.gguf, tokenizer=self.tokenizer, lock=self.session.lock)
         self.post_message(LintDone(report))
 
     def on_lint_done(self, message: LintDone) -> None:

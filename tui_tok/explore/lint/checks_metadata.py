@@ -22,6 +22,10 @@ PRE_KEY = "tokenizer.ggml.pre"
 QUIET_NOT_SPECIAL = frozenset({"UNK", "PAD"})
 """Ids llama.cpp never writes into a prompt nor stops at: naming a normal token is only worth knowing."""
 
+GENERATION_IDS = frozenset({"BOS", "EOS", "EOT", "EOM"})
+"""Ids whose loss certainly breaks generation (a wrong BOS, no stop token): out of range is an error;
+for the others (UNK, SEP, PAD, MASK, FIM) a warning."""
+
 
 def check_model(ctx: LintContext) -> Iterator[Finding]:
     """``model-unknown``, ``pre-unknown``, ``pre-missing``."""
@@ -69,7 +73,8 @@ def check_special_ids(ctx: LintContext) -> Iterator[Finding]:
             continue
         if not 0 <= token_id < n:
             yield finding("special-id-out-of-range", f"{key} = {token_id} ({label}) is not below the vocabulary "
-                          f"size {n}: llama.cpp ignores it and uses its default {label} id.", key=key)  # fmt: skip
+                          f"size {n}: llama.cpp ignores it and uses its default {label} id.", key=key,
+                          severity=None if label in GENERATION_IDS else Severity.WARNING)  # fmt: skip
             continue
         ttype = ctx.type_of(token_id)
         text = ctx.tokens[token_id]

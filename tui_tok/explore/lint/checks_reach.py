@@ -79,14 +79,11 @@ def _spm_producible(token_to_id: dict[str, int]) -> set[str]:
 
 def _confirm(ctx: LintContext, stuck: list[int]) -> list[int]:
     """Keep the candidates the tokenizer does not give back for their own text (whole-word lookup)."""
-    tok = ctx.tokenizer
-    if tok is None:
+    if ctx.tokenizer is None:
         return stuck
     kept = []
     for i in stuck[:ROUND_TRIP_LIMIT]:
-        try:
-            if tok.encode(tok.decode([i]), add_special=False) != [i]:
-                kept.append(i)
-        except Exception:  # a decode the engine refuses: keep the candidate
+        text = ctx.decode(i)
+        if text is None or ctx.encode(text, parse_special=False) != [i]:
             kept.append(i)
     return kept + stuck[ROUND_TRIP_LIMIT:]

@@ -114,13 +114,7 @@ def _line_of(template: str, text: str) -> int | None:
 
 def _special_ids(ctx: LintContext, text: str) -> list[int] | None:
     """``text`` tokenized with parse special (None when the tokenizer cannot be built: look-up only)."""
-    tok = ctx.tokenizer
-    if tok is None:
-        return None
-    try:
-        return tok.encode(text, add_special=False, parse_special=True)
-    except Exception:
-        return None
+    return ctx.encode(text, parse_special=True)
 
 
 def _is_special(ctx: LintContext, token_id: int) -> bool:

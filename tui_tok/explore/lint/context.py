@@ -10,6 +10,7 @@ in ``load_error``) instead of raising.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,9 @@ class LintContext:
     source: Any = None
     """The ``GGUFFile`` the metadata came from, when there is one (``tui_tok.loader`` builds its
     tokenizer faster: the reader already checked the string arrays)."""
+    lock: Any = field(default_factory=nullcontext)
+    """Held around each call into a tokenizer the caller shares with other threads (the explorer's
+    session lock): only while it runs, not for the whole lint."""
     load_error: str | None = None
     """Why the vocab or tokenizer could not be built (set when a check asked for it)."""
 
@@ -136,6 +140,28 @@ class LintContext:
         from tui_tok.tokenizer import Tokenizer, vocab_from_metadata
 
         return self._guarded(lambda: Tokenizer(vocab_from_metadata(self.metadata)))
+
+    def encode(self, text: str, *, parse_special: bool) -> list[int] | None:
+        """``tokenizer.encode(text, add_special=False)`` under ``lock``; None without a tokenizer or
+        when the engine fails (a check then falls back to look-ups)."""
+        tok = self.tokenizer
+        if tok is None:
+            return None
+        try:
+            with self.lock:
+                return tok.encode(text, add_special=False, parse_special=parse_special)
+        except Exception:
+            return None
+
+    def decode(self, token_id: int) -> str | None:
+        tok = self.tokenizer
+        if tok is None:
+            return None
+        try:
+            with self.lock:
+                return tok.decode([token_id])
+        except Exception:
+            return None
 
     def _guarded(self, build: Any) -> Any:
         from tui_tok.errors import TuiTokError

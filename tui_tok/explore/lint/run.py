@@ -51,14 +51,17 @@ class LintReport:
         return f"{e} error{'s' * (e != 1)}, {w} warning{'s' * (w != 1)}, {i} info"
 
 
-def lint(metadata: Mapping[str, Any], *, tensors: Any = (), tokenizer: Any = UNSET, source: Any = None) -> LintReport:
+def lint(metadata: Mapping[str, Any], *, tensors: Any = (), tokenizer: Any = UNSET, source: Any = None,
+         lock: Any = None) -> LintReport:  # fmt: skip
     """Lint one file's ``metadata`` (and its tensor index, for the vocabulary size).
 
     ``tokenizer``: one already built (the explorer's), None to build none (vocabulary look-ups
     only), or leave it out to build one when a check needs it. ``source``: the ``GGUFFile``, which
-    builds the tokenizer faster.
+    builds the tokenizer faster. ``lock``: held around each call into a shared ``tokenizer``.
     """
     ctx = LintContext(metadata, shapes_of(tensors), given_tokenizer=tokenizer, source=source)
+    if lock is not None:
+        ctx.lock = lock
     found: list[Finding] = []
     internal: list[str] = []
     for check in CHECKS:
@@ -70,6 +73,6 @@ def lint(metadata: Mapping[str, Any], *, tensors: Any = (), tokenizer: Any = UNS
     return LintReport(tuple(found), ctx.load_error, tuple(internal))
 
 
-def lint_gguf(gguf: Any, *, tokenizer: Any = UNSET) -> LintReport:
+def lint_gguf(gguf: Any, *, tokenizer: Any = UNSET, lock: Any = None) -> LintReport:
     """``lint`` of a ``GGUFFile``."""
-    return lint(gguf.metadata, tensors=gguf.tensors, tokenizer=tokenizer, source=gguf)
+    return lint(gguf.metadata, tensors=gguf.tensors, tokenizer=tokenizer, source=gguf, lock=lock)
