@@ -20,6 +20,7 @@ NAMES = sorted(m.name for m in pkgutil.iter_modules([str(ROOT / "benchmarks")]) 
 T5 = str(ROOT / "assets" / "t5-botchan-en-unigram-1000.gguf")
 
 TINY_RUNS = {
+    "chat": [str(ROOT / "assets" / "qwen3-vocab.gguf"), "--keys", "3", "--messages", "4"],
     "corpus": ["--size", "0.01"],
     "encode": ["--size", "0.01", "--repeat", "1", "--only", "gpt-2", "phi-3"],
     "gguf_read": ["--no-peer", "--repeat", "1", "--only", "gpt-2"],

@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, str] = {
     "encode": "tui_tok.cli.encode",
     "decode": "tui_tok.cli.decode",
     "lint": "tui_tok.cli.lint",
+    "chat": "tui_tok.cli.chat",
 }
 
 

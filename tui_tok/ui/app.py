@@ -1,4 +1,4 @@
-"""``TuiTokApp``: views of one GGUF file, switched with F1-F4 and F6 (or 1-4, 6 outside text boxes).
+"""``TuiTokApp``: six views of one GGUF file, switched with F1-F6 (or 1-6 outside text boxes).
 
 The file is read before the app starts (a file that is not GGUF fails there, with one line).
 The tokenizer, the vocabulary index and the lint report are built in background workers, one
@@ -25,6 +25,7 @@ from tui_tok.gguf import GGUFFile, read_gguf
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.gc_pacing import GcPacer
 from tui_tok.ui.messages import LintDone, TokenizerLoaded, VocabIndexBuilt
+from tui_tok.ui.screens.chat import ChatScreen
 from tui_tok.ui.screens.diagnostics import DiagnosticsScreen
 from tui_tok.ui.screens.metadata import MetadataScreen
 from tui_tok.ui.screens.stream import StreamScreen
@@ -35,10 +36,8 @@ from tui_tok.ui.session import Session
 SAMPLE_TEXT = "Hello world! The tokenizer splits text into pieces.\n日本語 🙂 naïve café\n\tx = 42  # tab, spaces"
 """What the tokenize view shows first."""
 
-VIEWS = (("tokenize", "Tokenize"), ("stream", "Stream"), ("vocab", "Vocabulary"), ("metadata", "Metadata"))
-
-DIAGNOSTICS_KEY = 6
-"""The lint findings view is F6 (F5 is the chat view)."""
+VIEWS = (("tokenize", "Tokenize"), ("stream", "Stream"), ("vocab", "Vocabulary"), ("metadata", "Metadata"), ("chat", "Chat"),
+         ("diagnostics", "Diagnostics"))  # fmt: skip
 
 
 class TuiTokApp(App[int]):
@@ -46,14 +45,12 @@ class TuiTokApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "tui-tok"
-    MODES = {"tokenize": TokenizeScreen, "stream": StreamScreen, "vocab": VocabScreen, "metadata": MetadataScreen}
-    MODES["diagnostics"] = DiagnosticsScreen  # its own line: the chat view is added to the dict above
+    MODES = {"tokenize": TokenizeScreen, "stream": StreamScreen, "vocab": VocabScreen, "metadata": MetadataScreen,
+             "chat": ChatScreen, "diagnostics": DiagnosticsScreen}
     DEFAULT_MODE = "tokenize"
     BINDINGS = [
         *(Binding(f"f{i}", f"switch_mode('{mode}')", title, priority=True) for i, (mode, title) in enumerate(VIEWS, 1)),
         *(Binding(str(i), f"switch_mode('{mode}')", title, show=False) for i, (mode, title) in enumerate(VIEWS, 1)),
-        Binding(f"f{DIAGNOSTICS_KEY}", "switch_mode('diagnostics')", "Diagnostics", priority=True),
-        Binding(str(DIAGNOSTICS_KEY), "switch_mode('diagnostics')", "Diagnostics", show=False),
         Binding("question_mark", "toggle_keys", "Keys"),
         Binding("f9", "toggle_keys", "Keys", show=False, priority=True),  # '?' types into text boxes
         Binding("q", "quit", "Quit", show=False),
@@ -174,7 +171,6 @@ class TuiTokApp(App[int]):
         yield from super().get_system_commands(screen)
         for i, (mode, title) in enumerate(VIEWS, 1):
             yield SystemCommand(f"View: {title}", f"Switch to the {title.lower()} view (F{i})", lambda m=mode: self.switch_mode(m))
-        yield SystemCommand("View: Diagnostics", f"Lint findings (F{DIAGNOSTICS_KEY})", lambda: self.switch_mode("diagnostics"))
         commands = getattr(screen, "palette_commands", None)
         if commands is not None:
             yield from commands()

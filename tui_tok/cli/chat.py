@@ -1,0 +1,97 @@
+"""``tui-tok chat MODEL --messages FILE|-``: a conversation through the model's chat template.
+
+Renders the GGUF file's chat template as transformers' ``apply_chat_template`` does (``--template
+NAME`` picks ``tokenizer.chat_template.NAME``) and prints the text; ``--json`` prints ``{"text":
+rendered, "ids": [...], "injections": [...]}`` where the ids are what llama.cpp feeds the model (BOS/EOS
+texts the vocab adds itself dropped, then tokenized with add_special and parse_special on). Message text
+that would be read as a special token is reported on stderr. ``--set KEY=VALUE`` adds a template
+variable, parsed as JSON when it parses (``enable_thinking=false``), else kept as a string. A template
+that fails is one line naming the template line, exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tui_tok.explore.chat.variables import ChatInputError, parse_variables
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("chat", help="render a conversation with the model's chat template",
+                              description=__doc__.splitlines()[0])  # fmt: skip
+    p.add_argument("model", help="GGUF file")
+    p.add_argument("--messages", required=True, metavar="FILE|-",
+                   help='JSON list of {"role", "content"} messages ("-": stdin)')  # fmt: skip
+    p.add_argument("--tools", metavar="FILE", help="JSON list of tool definitions")
+    p.add_argument("--template", metavar="NAME", help="use tokenizer.chat_template.NAME (default: the default one)")
+    p.add_argument("--no-generation-prompt", dest="add_generation_prompt", action="store_false",
+                   help="do not add the assistant header that asks for an answer")  # fmt: skip
+    p.add_argument("--set", dest="variables", action="append", default=[], metavar="KEY=VALUE",
+                   help="template variable (JSON value, else a string); repeatable")  # fmt: skip
+    p.add_argument("--json", action="store_true", help='print {"text": ..., "ids": [...]} instead of the text')
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tui_tok.explore.chat.prompt import chat_prompt
+    from tui_tok.explore.chat.render import templates_of
+    from tui_tok.gguf import read_gguf
+    from tui_tok.loader import load_tokenizer
+
+    messages = read_messages(args.messages)
+    tools = _read_json(args.tools, "tools") if args.tools else None
+    if tools is not None and not isinstance(tools, list):
+        raise ChatInputError(f"{args.tools}: expected a JSON list of tools")
+    extra = parse_variables(args.variables)
+    gguf = read_gguf(args.model, texts=("tokenizer.ggml.merges",))
+    templates = templates_of(gguf.metadata)
+    name = args.template or "default"
+    if name not in templates:
+        if not templates:
+            raise ChatInputError(f"{args.model}: no chat template (tokenizer.chat_template is not set)")
+        raise ChatInputError(f"{args.model}: no chat template named {name!r}; it has: {', '.join(templates)}")
+    tok = load_tokenizer(gguf)
+    prompt = chat_prompt(tok, templates[name], messages, add_generation_prompt=args.add_generation_prompt,
+                         tools=tools, extra=extra, locate_messages=False)  # fmt: skip
+    for inj in prompt.injections:
+        print(f"tui-tok: warning: message {inj.message} ({messages[inj.message].get('role')}) {inj.field} "
+              f"character {inj.start}: {inj.text!r} is read as special token {inj.token_id}", file=sys.stderr)  # fmt: skip
+    if args.json:
+        record = {"text": prompt.rendered, "ids": prompt.ids,
+                  "injections": [{"message": i.message, "field": i.field, "start": i.start, "text": i.text,
+                                  "token_id": i.token_id} for i in prompt.injections]}  # fmt: skip
+        sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(prompt.rendered)
+        if not prompt.rendered.endswith("\n"):
+            sys.stdout.write("\n")
+    return 0
+
+
+def read_messages(source: str) -> list[dict[str, Any]]:
+    """The ``--messages`` list, checked: objects with a string ``role``."""
+    messages = _read_json(source, "messages")
+    where = "stdin" if source == "-" else source
+    if not isinstance(messages, list):
+        raise ChatInputError(f"{where}: expected a JSON list of messages")
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict) or not isinstance(m.get("role"), str):
+            raise ChatInputError(f"{where}: message {i}: expected an object with a string \"role\"")
+    return messages
+
+
+def _read_json(source: str, what: str) -> Any:
+    where = "stdin" if source == "-" else source
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ChatInputError(f"{where}: cannot read the {what}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ChatInputError(f"{where}: the {what} are not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None

@@ -1,0 +1,297 @@
+"""The Chat view: edit a conversation and see the prompt the model's chat template makes of it.
+
+The conversation (``ChatMessages``), the template (default or named), add_generation_prompt, extra
+variables and an optional tools list are rendered and tokenized as llama.cpp's chat code does
+(``explore.chat.chat_prompt``) in an exclusive worker after each edit, never on the keystroke itself;
+a result older than the newest request is dropped. The prompt's tokens are coloured as in the Tokenize
+view (special tokens stand out), each message's border says where its tokens start and how many there
+are, a table lists them with injections (special-token text typed in a message), and a template error
+shows its line, column and the source around it. Ctrl+S shows the template source.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Checkbox, Footer, Input, Select, Static, TextArea
+from textual.worker import get_current_worker
+
+from tui_tok.errors import TuiTokError
+from tui_tok.explore.chat.prompt import ChatPrompt, chat_prompt
+from tui_tok.explore.chat.render import ChatTemplateError, templates_of
+from tui_tok.explore.chat.variables import ChatInputError, parse_variables, split_variables
+from tui_tok.explore.display import display_bytes
+from tui_tok.explore.layout import TokenLayout, kind_codes, layout_tokens
+from tui_tok.tokenizer.tokenizer import Tokenizer
+from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.widgets.chat_messages import ChatMessages
+from tui_tok.ui.widgets.chat_source import TemplateSource
+from tui_tok.ui.widgets.chat_spans import MessageSpans
+from tui_tok.ui.widgets.id_strip import IdStrip
+from tui_tok.ui.widgets.info_bar import InfoBar
+from tui_tok.ui.widgets.readout import Readout
+from tui_tok.ui.widgets.token_view import TokenView
+
+SAMPLE_CONVERSATION = (
+    ("system", "You are a helpful assistant."),
+    ("user", "What is 2+2?"),
+    ("assistant", "4."),
+    ("user", "Thanks! And in 日本語? 🙂"),
+)
+"""What the Chat view shows first."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    generation: int
+    template: str
+    messages: list[dict[str, str]]
+    add_generation_prompt: bool
+    variables: str
+    tools: str
+
+
+class ChatScreen(ViewScreen):
+    """Conversation in, prompt tokens out."""
+
+    VIEW = "Chat"
+    BINDINGS = [
+        Binding("ctrl+n", "add_message", "Add"),
+        Binding("ctrl+o", "remove_message", "Remove"),
+        Binding("alt+up", "move_message(-1)", "Move up", show=False),
+        Binding("alt+down", "move_message(1)", "Move down", show=False),
+        Binding("ctrl+r", "cycle_role", "Role"),
+        Binding("ctrl+g", "toggle_generation_prompt", "Gen. prompt", show=False),
+        Binding("ctrl+s", "show_source", "Template"),
+        Binding("escape", "focus_tokens", "To tokens", show=False),
+    ]
+
+    @dataclass
+    class Rendered(Message):
+        """A worker rendered and tokenized request ``generation`` (or failed: ``error``)."""
+
+        generation: int
+        prompt: ChatPrompt | None
+        layout: TokenLayout | None
+        seconds: float
+        error: TuiTokError | None = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.templates = templates_of(self.session.metadata)
+        self._generation = 0
+        self._kinds: tuple[Tokenizer, np.ndarray] | None = None
+        self.prompt: ChatPrompt | None = None
+        """The prompt shown (tests read it)."""
+        self.error: TuiTokError | None = None
+        """The error shown instead, if any."""
+
+    def compose(self) -> ComposeResult:
+        yield InfoBar(self.facts(), self.VIEW)
+        with Horizontal(id="chat-bar"):
+            names = list(self.templates) or ["(none)"]
+            yield Select([(n, n) for n in names], value=names[0], allow_blank=False, id="chat-template")
+            yield Checkbox("add generation prompt ^G", True, id="chat-agp")
+            yield Input(placeholder="variables: enable_thinking=false", id="chat-vars")
+        with Horizontal(id="chat-main"):
+            with Vertical(id="chat-left"):
+                yield ChatMessages(SAMPLE_CONVERSATION, id="chat-messages")
+                yield TextArea("", id="chat-tools", soft_wrap=True)
+            with Vertical(id="chat-right"):
+                yield Static("", id="chat-error")
+                yield TokenView(id="chat-view")
+                yield IdStrip(id="chat-ids")
+                yield MessageSpans(id="chat-spans")
+                yield Readout("", id="chat-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#chat-tools", TextArea).border_title = "tools (JSON list, optional)"
+        self.query_one("#chat-view", TokenView).border_title = "Prompt tokens"
+        self.query_one("#chat-messages", ChatMessages).border_title = "Conversation  ^N add · ^O remove · Alt+↑↓ move · ^R role"
+        if not self.templates:
+            self._show_error(f"{self.session.path.name} has no chat template (tokenizer.chat_template is not set)")
+            return
+        self.watch(self.app, "tokenizer", self._tokenizer_changed)
+        self.call_after_refresh(self._focus_first_message)
+
+    def _focus_first_message(self) -> None:
+        editors = self.query_one("#chat-messages", ChatMessages).editors
+        if editors:
+            editors[-1].focus()
+
+    def _tokenizer_changed(self, _value: object = None) -> None:
+        self.rerender()
+
+    # --- what the user edits ------------------------------------------------------------------
+
+    @on(ChatMessages.Changed)
+    @on(Input.Changed, "#chat-vars")
+    @on(TextArea.Changed, "#chat-tools")
+    @on(Checkbox.Changed, "#chat-agp")
+    @on(Select.Changed, "#chat-template")
+    def _edited(self) -> None:
+        self.rerender()
+
+    def action_add_message(self) -> None:
+        self.query_one("#chat-messages", ChatMessages).add()
+
+    def action_remove_message(self) -> None:
+        self.query_one("#chat-messages", ChatMessages).remove_current()
+
+    def action_move_message(self, delta: int) -> None:
+        self.query_one("#chat-messages", ChatMessages).move(delta)
+
+    def action_cycle_role(self) -> None:
+        self.query_one("#chat-messages", ChatMessages).cycle_role()
+
+    def action_toggle_generation_prompt(self) -> None:
+        box = self.query_one("#chat-agp", Checkbox)
+        box.value = not box.value
+
+    def action_focus_tokens(self) -> None:
+        self.query_one("#chat-view", TokenView).focus()
+
+    def action_show_source(self) -> None:
+        name = self.template_name
+        if name not in self.templates:
+            self.notify("This file has no chat template.", severity="warning")
+            return
+        err = self.error if isinstance(self.error, ChatTemplateError) else None
+        line, column = (err.line, err.column) if err is not None else (None, None)
+        self.app.push_screen(TemplateSource(name, self.templates[name], line=line, column=column))
+
+    @property
+    def template_name(self) -> str:
+        value = self.query_one("#chat-template", Select).value
+        return value if isinstance(value, str) else "default"
+
+    # --- rendering ----------------------------------------------------------------------------
+
+    def rerender(self) -> None:
+        """Render the current conversation in a worker (the newest request wins)."""
+        if not self.is_mounted or self.template_name not in self.templates:
+            return
+        self._generation += 1
+        if self.tui.tokenizer is None:
+            self.query_one("#chat-status", Readout).show("waiting for the tokenizer…")
+            return
+        self._build_prompt(ChatRequest(
+            generation=self._generation,
+            template=self.templates[self.template_name],
+            messages=self.query_one("#chat-messages", ChatMessages).messages(),
+            add_generation_prompt=self.query_one("#chat-agp", Checkbox).value,
+            variables=self.query_one("#chat-vars", Input).value,
+            tools=self.query_one("#chat-tools", TextArea).text,
+        ))  # fmt: skip
+
+    @work(thread=True, exclusive=True, group="chat", description="rendering the chat template")
+    def _build_prompt(self, request: ChatRequest) -> None:
+        worker = get_current_worker()
+        tok = self.tui.tokenizer
+        if tok is None:
+            return
+        start = time.perf_counter()
+        try:
+            extra = parse_variables(split_variables(request.variables))
+            tools = _tools(request.tools)
+            with self.session.lock:
+                if worker.is_cancelled:
+                    return
+                prompt = chat_prompt(tok, request.template, request.messages,
+                                     add_generation_prompt=request.add_generation_prompt, tools=tools, extra=extra)  # fmt: skip
+                layout = layout_tokens(prompt.text, prompt.tokens, kinds_by_id=self._kinds_by_id(tok))
+        except TuiTokError as exc:
+            self.post_message(self.Rendered(request.generation, None, None, 0.0, exc))
+            return
+        if not worker.is_cancelled:
+            self.post_message(self.Rendered(request.generation, prompt, layout, time.perf_counter() - start))
+
+    def _kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
+        if self._kinds is None or self._kinds[0] is not tok:
+            self._kinds = (tok, kind_codes(tok.token_kinds()))
+        return self._kinds[1]
+
+    def on_chat_screen_rendered(self, message: Rendered) -> None:
+        if message.generation != self._generation:
+            return  # stale: something changed since
+        if message.prompt is None or message.layout is None:
+            self.error = message.error
+            self.prompt = None
+            self._show_error(_error_text(message.error))
+            return
+        self.error = None
+        self.prompt = prompt = message.prompt
+        self.set_class(False, "-error")
+        layout = message.layout
+        self.query_one("#chat-view", TokenView).show(layout)
+        self.query_one("#chat-ids", IdStrip).show(layout.ids, layout.kinds, phases=layout.phases)
+        self.query_one("#chat-spans", MessageSpans).show(prompt)
+        self._annotate_messages(prompt)
+        timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
+        warn = f" · ⚠ {len(prompt.injections)} special token(s) typed in messages" if prompt.injections else ""
+        self.query_one("#chat-status", Readout).show(f"{len(prompt.tokens)} tokens · {len(prompt.text):,} characters{warn}{timing}")
+
+    def _annotate_messages(self, prompt: ChatPrompt) -> None:
+        injected = {i.message for i in prompt.injections}
+        editors = self.query_one("#chat-messages", ChatMessages).editors
+        for span, editor in zip(prompt.messages, editors):
+            where = f"tokens {span.token_start}–{span.token_start + span.token_count - 1}" if span.token_count else "no tokens"
+            editor.border_subtitle = f"{where} · {span.token_count}" + (" · ⚠ special token typed" if span.index in injected else "")
+            editor.set_class(span.index in injected, "-injected")
+
+    def _show_error(self, text: str) -> None:
+        self.set_class(True, "-error")
+        for editor in self.query_one("#chat-messages", ChatMessages).editors:
+            editor.border_subtitle = ""  # the spans of the last good render no longer hold
+        self.query_one("#chat-error", Static).update(Text(text))
+        self.query_one("#chat-status", Readout).show("the template did not render" if self.templates else "no chat template")
+
+    @on(TokenView.Selected, "#chat-view")
+    def _token_selected(self, event: TokenView.Selected) -> None:
+        self.query_one("#chat-ids", IdStrip).cursor = event.index
+        tok, prompt = self.tui.tokenizer, self.prompt
+        if tok is None or prompt is None or not 0 <= event.index < len(prompt.tokens):
+            return
+        token = prompt.tokens[event.index]
+        owner = next((s for s in prompt.messages if s.token_start <= event.index < s.token_start + s.token_count), None)
+        where = f"message {owner.index} ({owner.role})" if owner else "generation prompt"
+        piece = display_bytes(tok.token_to_piece(token.id)) if token.id >= 0 else "∅"
+        self.query_one("#chat-status", Readout).show(f"token {event.index}: id {token.id} {piece!r} {token.kind.value} · {where}")
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        yield SystemCommand("Chat: add a message", "ctrl+n", self.action_add_message)
+        yield SystemCommand("Chat: remove the message", "ctrl+o", self.action_remove_message)
+        yield SystemCommand("Chat: change the message's role", "ctrl+r", self.action_cycle_role)
+        yield SystemCommand("Chat: toggle add_generation_prompt", "ctrl+g", self.action_toggle_generation_prompt)
+        yield SystemCommand("Chat: show the template source", "ctrl+s", self.action_show_source)
+
+
+def _tools(text: str) -> list[Any] | None:
+    if not text.strip():
+        return None
+    try:
+        tools = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ChatInputError(f"tools: not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    if not isinstance(tools, list):
+        raise ChatInputError("tools: expected a JSON list")
+    return tools
+
+
+def _error_text(error: TuiTokError | None) -> str:
+    if isinstance(error, ChatTemplateError):
+        tail = f"\n\n{error.context}" if error.context else ""
+        return f"{error}{tail}\n\nCtrl+S shows the whole template."
+    return str(error) if error is not None else "unknown error"

@@ -1,0 +1,34 @@
+"""``TemplateSource``: the chat template's source in a read-only, line-numbered box (a modal).
+
+Opened from the Chat view; when the last render failed, the cursor starts on the failing line and
+column so the error's context can be read in full. Escape closes it.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import ModalScreen
+from textual.widgets import TextArea
+
+
+class TemplateSource(ModalScreen[None]):
+    """Shows ``source``; ``line``/``column`` (1-based) put the cursor on an error."""
+
+    BINDINGS = [Binding("escape,ctrl+s,q", "dismiss", "Close")]
+
+    def __init__(self, name: str, source: str, *, line: int | None = None, column: int | None = None) -> None:
+        super().__init__()
+        self._title = f"template {name!r} · {len(source):,} characters · Esc closes"
+        self._source = source
+        self._at = (max(0, (line or 1) - 1), max(0, (column or 1) - 1))
+
+    def compose(self) -> ComposeResult:
+        yield TextArea(self._source, read_only=True, show_line_numbers=True, soft_wrap=False, id="chat-source")
+
+    def on_mount(self) -> None:
+        area = self.query_one("#chat-source", TextArea)
+        area.border_title = self._title
+        area.cursor_location = self._at
+        area.scroll_cursor_visible(center=True, animate=False)
+        area.focus()
