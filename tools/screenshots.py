@@ -23,6 +23,7 @@ SHOTS: list[tuple[str, str, str, list[str]]] = [
     ("vocabulary.svg", "qwen3-vocab.gguf", TEXT, ["f3", "type:日本"]),
     ("metadata.svg", "qwen3-vocab.gguf", TEXT, ["f4", "ctrl+f", "type:token"]),
     ("bert.svg", "ggml-vocab-bert-bge.gguf", "Hello World! naïve 日本語 [SEP]", ["ctrl+t"]),
+    ("diagnostics.svg", "ggml-vocab-phi-3.gguf", TEXT, ["f6"]),
     ("chat.svg", "qwen3-vocab.gguf", TEXT, ["f5", "end", "type:<|im_end|>"]),
 ]
 

@@ -1,8 +1,9 @@
-"""``TuiTokApp``: five views of one GGUF file, switched with F1-F5 (or 1-5 outside text boxes).
+"""``TuiTokApp``: six views of one GGUF file, switched with F1-F6 (or 1-6 outside text boxes).
 
 The file is read before the app starts (a file that is not GGUF fails there, with one line).
-The tokenizer and the vocabulary index are built in background workers; views watch
-``tokenizer`` / ``vocab_index`` and fill in when they arrive.
+The tokenizer, the vocabulary index and the lint report are built in background workers, one
+after the other; views watch ``tokenizer`` / ``vocab_index`` / ``lint_report`` and fill in when
+they arrive.
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from textual.binding import Binding
 from textual.reactive import var
 from textual.screen import Screen
 
+from tui_tok.explore.lint import LintReport
 from tui_tok.explore.vocab_index import VocabIndex, build_vocab_index
 from tui_tok.gguf import GGUFFile, read_gguf
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.gc_pacing import GcPacer
 from tui_tok.ui.host import ExplorerHost
-from tui_tok.ui.messages import TokenizerLoaded, VocabIndexBuilt
+from tui_tok.ui.messages import LintDone, TokenizerLoaded, VocabIndexBuilt
 from tui_tok.ui.screens.chat import ChatScreen
+from tui_tok.ui.screens.diagnostics import DiagnosticsScreen
 from tui_tok.ui.screens.metadata import MetadataScreen
 from tui_tok.ui.screens.stream import StreamScreen
 from tui_tok.ui.screens.tokenize import TokenizeScreen
@@ -34,7 +37,8 @@ from tui_tok.ui.session import Session
 SAMPLE_TEXT = "Hello world! The tokenizer splits text into pieces.\n日本語 🙂 naïve café\n\tx = 42  # tab, spaces"
 """What the tokenize view shows first."""
 
-VIEWS = (("tokenize", "Tokenize"), ("stream", "Stream"), ("vocab", "Vocabulary"), ("metadata", "Metadata"), ("chat", "Chat"))
+VIEWS = (("tokenize", "Tokenize"), ("stream", "Stream"), ("vocab", "Vocabulary"), ("metadata", "Metadata"), ("chat", "Chat"),
+         ("diagnostics", "Diagnostics"))  # fmt: skip
 
 
 class TuiTokApp(App[int]):
@@ -43,7 +47,7 @@ class TuiTokApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "tui-tok"
     MODES = {"tokenize": TokenizeScreen, "stream": StreamScreen, "vocab": VocabScreen, "metadata": MetadataScreen,
-             "chat": ChatScreen}
+             "chat": ChatScreen, "diagnostics": DiagnosticsScreen}
     DEFAULT_MODE = "tokenize"
     BINDINGS = [
         *(Binding(f"f{i}", f"switch_mode('{mode}')", title, priority=True) for i, (mode, title) in enumerate(VIEWS, 1)),
@@ -59,6 +63,8 @@ class TuiTokApp(App[int]):
     """Why the tokenizer could not be built."""
     vocab_index: var[VocabIndex | None] = var(None)
     """Searchable vocabulary, built from metadata alone."""
+    lint_report: var[LintReport | None] = var(None)
+    """The lint findings (None until the lint worker is done)."""
     ids: var[tuple[int, ...]] = var(())
     """Ids of the text in the tokenize view (the stream view replays them)."""
 
@@ -78,6 +84,8 @@ class TuiTokApp(App[int]):
         """perf_counter() when the built tokenizer (or its error) reached the app (for benchmarks)."""
         self.pending_vocab_token: int | None = None
         """A token the vocabulary view should put under its cursor when it next shows."""
+        self.pending_metadata_key: tuple[str, int | None] | None = None
+        """A metadata key (and template line) the metadata view should show when it next shows."""
         self.gc_pacer = GcPacer(self)
         """Collects garbage between frames (automatic collection is off while the app runs)."""
 
@@ -131,6 +139,18 @@ class TuiTokApp(App[int]):
     def on_vocab_index_built(self, message: VocabIndexBuilt) -> None:
         self.vocab_index = message.index
         _freeze_heap()
+        self.run_lint()  # last: the views a user looks at first are ready before it
+
+    @work(thread=True, exclusive=True, group="lint", description="linting the tokenizer")
+    def run_lint(self) -> None:
+        from tui_tok.explore.lint import lint_gguf
+
+        # the lock only around each tokenizer call: typing in the tokenize view waits for one call, not the lint
+        report = lint_gguf(self.session.gguf, tokenizer=self.tokenizer, lock=self.session.lock)
+        self.post_message(LintDone(report))
+
+    def on_lint_done(self, message: LintDone) -> None:
+        self.lint_report = message.report
 
     def action_toggle_keys(self) -> None:
         if self.screen.query("HelpPanel"):
@@ -142,6 +162,11 @@ class TuiTokApp(App[int]):
         """Switch to the vocabulary with ``token_id`` under the cursor."""
         self.pending_vocab_token = token_id
         self.switch_mode("vocab")
+
+    def show_key_in_metadata(self, key: str, line: int | None = None) -> None:
+        """Switch to the metadata view with ``key`` highlighted (and its value scrolled to ``line``)."""
+        self.pending_metadata_key = (key, line)
+        self.switch_mode("metadata")
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from tui_tok.explore.lint import LintReport
     from tui_tok.explore.vocab_index import VocabIndex
     from tui_tok.tokenizer.tokenizer import Tokenizer
 
@@ -30,3 +31,10 @@ class VocabIndexBuilt(Message):
 
     index: VocabIndex
     seconds: float
+
+
+@dataclass
+class LintDone(Message):
+    """The lint worker finished."""
+
+    report: LintReport

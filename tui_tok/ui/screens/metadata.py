@@ -32,6 +32,8 @@ class MetadataScreen(ViewScreen):
         super().__init__()
         self.rows: list[MetaRow] = []
         self.shown: list[MetaRow] = []
+        self._pending_line: tuple[str, int] | None = None
+        """(key, 1-based line) to scroll the value to when that key is shown."""
 
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
@@ -68,6 +70,8 @@ class MetadataScreen(ViewScreen):
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.row_key.value is not None:
             self._show_detail(event.row_key.value)
+            if self._pending_line is not None and self._pending_line[0] == event.row_key.value:
+                self._pending_line = None  # the highlight that show_key caused: the value is final
 
     @on(DataTable.RowSelected, "#meta-table")
     def _selected(self) -> None:
@@ -82,9 +86,35 @@ class MetadataScreen(ViewScreen):
         value = field.value
         if isinstance(value, str) or not hasattr(value, "__len__"):
             detail.show_lines(full_lines(key, value, tokens=tokens))
+            if self._pending_line is not None and self._pending_line[0] == key:
+                # after the refresh: before it the new virtual size is unknown and the scroll is clamped
+                self.call_after_refresh(detail.scroll_to, 0, self._pending_line[1] - 1, animate=False)
         else:
             # arrays: format an item only when it scrolls into view
             detail.show(len(value), lambda i: array_item_line(value, i))
+
+    def on_screen_resume(self) -> None:
+        pending = self.tui.pending_metadata_key
+        if pending is not None:
+            self.tui.pending_metadata_key = None
+            self.show_key(*pending)
+
+    def show_key(self, key: str, line: int | None = None) -> None:
+        """Highlight ``key`` (clearing the filter) and scroll its value to ``line`` (1-based) when the
+        detail shows the value's own lines (a squeezed template is re-laid out: no line to match)."""
+        search = self.query_one("#meta-search", Input)
+        if search.value:
+            search.value = ""
+            self._fill(self.rows)
+        table = self.query_one("#meta-table", DataTable)
+        if key not in self.session.gguf.fields:
+            return
+        value = self.session.gguf.fields[key].value
+        if line is not None and isinstance(value, str) and full_lines(key, value) == value.split("\n"):
+            self._pending_line = (key, line)  # scrolled to once the highlight has shown the value
+        table.move_cursor(row=table.get_row_index(key))
+        self._show_detail(key)
+        table.focus()
 
     def action_focus_search(self) -> None:
         self.query_one("#meta-search", Input).focus()

@@ -1,4 +1,4 @@
-"""``InfoBar``: the header line (file, architecture, tokenizer, vocab size, tokenizer state)."""
+"""``InfoBar``: the header line (file, architecture, tokenizer, vocab size, lint count, tokenizer state)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,33 @@ class InfoBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Label(Text(self._facts), id="info-facts")
+        yield Label("", id="info-lint")
         yield Label("", id="info-state")
         yield Label(self._view, id="info-view")
 
     def on_mount(self) -> None:
         self.watch(self.app, "tokenizer", self._refresh_state)
         self.watch(self.app, "tokenizer_error", self._refresh_state)
+        if hasattr(self.app, "lint_report"):
+            self.watch(self.app, "lint_report", self._refresh_lint)
+
+    def _refresh_lint(self, report: object = None) -> None:
+        """``✖ 1 error ▲ 2 warnings`` (F6 lists them); nothing until the lint worker is done."""
+        from tui_tok.explore.lint import LintReport, Severity
+
+        label = self.query_one("#info-lint", Label)
+        if not isinstance(report, LintReport):
+            label.update("")
+            return
+        errors, warnings = report.count(Severity.ERROR), report.count(Severity.WARNING)
+        parts = []
+        if errors:
+            parts.append(f"✖ {errors} error{'s' * (errors != 1)}")
+        if warnings:
+            parts.append(f"▲ {warnings} warning{'s' * (warnings != 1)}")
+        label.update("  ".join(parts) if parts else "✔ lint clean")
+        label.set_class(bool(errors), "-error")
+        label.set_class(not errors and bool(warnings), "-warning")
 
     def _refresh_state(self, _value: object = None) -> None:
         state = self.query_one("#info-state", Label)
