@@ -78,23 +78,40 @@ def cell_texts(tokens: tuple[DiffToken, ...], idx: tuple[int, ...]) -> list[str]
     return [show_piece(tokens[i].piece) for i in idx]
 
 
-def render_rows(diff: TextDiff, *, width: int = 100, columns: list[Column] | None = None) -> list[str]:
-    """Plain-text A/B rows, wrapped at ``width``, with ``^`` under the columns that differ.
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One column as drawn: both sides' pieces joined by ``│`` and padded to one width."""
 
-    Each token is followed by ``│``; a column is padded to the wider side.
-    """
+    a: str
+    b: str
+    differs: bool
+
+
+def wrap_cells(diff: TextDiff, *, width: int, columns: list[Column] | None = None) -> list[list[Cell]]:
+    """The columns as padded cells, cut into display rows of at most ``width`` characters
+    (a column wider than ``width`` gets a row of its own). Each cell ends with ``│``."""
     cols = align(diff) if columns is None else columns
-    lines: list[str] = []
-    row_a, row_b, marks = "A │", "B │", "   "
+    rows: list[list[Cell]] = [[]]
+    used = 0
     for col in cols:
         ca = "│".join(cell_texts(diff.a, col.a))
         cb = "│".join(cell_texts(diff.b, col.b))
         w = max(len(ca), len(cb)) + 1
-        if len(row_a) + w > width and len(row_a) > 3:
-            lines += [row_a, row_b] + ([marks.rstrip()] if marks.strip() else [])
-            row_a, row_b, marks = "A │", "B │", "   "
-        row_a += ca.ljust(w - 1) + "│"
-        row_b += cb.ljust(w - 1) + "│"
-        marks += ("^" if col.differs else " ") * w
-    lines += [row_a.rstrip(), row_b.rstrip()] + ([marks.rstrip()] if marks.strip() else [])
+        if used + w > width and rows[-1]:
+            rows.append([])
+            used = 0
+        rows[-1].append(Cell(ca.ljust(w - 1) + "│", cb.ljust(w - 1) + "│", col.differs))
+        used += w
+    return rows
+
+
+def render_rows(diff: TextDiff, *, width: int = 100, columns: list[Column] | None = None) -> list[str]:
+    """Plain-text A/B rows, wrapped at ``width``, with ``^`` under the columns that differ."""
+    lines: list[str] = []
+    for row in wrap_cells(diff, width=max(width - 3, 8), columns=columns):
+        lines.append(("A │" + "".join(c.a for c in row)).rstrip())
+        lines.append(("B │" + "".join(c.b for c in row)).rstrip())
+        marks = "   " + "".join(("^" if c.differs else " ") * len(c.a) for c in row)
+        if marks.strip():
+            lines.append(marks.rstrip())
     return lines
