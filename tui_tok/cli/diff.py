@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from tui_tok.cli.encode import _read_text
-from tui_tok.errors import TuiTokError
+from tui_tok.errors import ComparisonError, TuiTokError
 
 
 def add_parser(subparsers: Any) -> None:
@@ -48,12 +48,21 @@ def _path(value: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except TuiTokError as exc:
+        if exc.exit_code == 2:
+            raise
+        raise ComparisonError(str(exc)) from exc  # exit 1 means "different" here
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.hf is not None:
         return _run_hf(args)
     if args.fuzz is not None:
-        raise TuiTokError("--fuzz needs --hf (it compares a GGUF with its Hugging Face original)")
+        raise ComparisonError("--fuzz needs --hf (it compares a GGUF with its Hugging Face original)")
     if args.b is None:
-        raise TuiTokError("give two GGUF files (A B), or MODEL --hf DIR")
+        raise ComparisonError("give two GGUF files (A B), or MODEL --hf DIR")
     if args.vocab:
         return _run_vocab(args)
     from tui_tok.loader import load_tokenizer
@@ -74,7 +83,7 @@ def _diff(tok_a: Any, tok_b: Any, data: bytes, add: bool, parse: bool) -> Any:
 
 def _run_jsonl(args: argparse.Namespace, compare: Any) -> int:
     if args.text is not None or args.file is not None:
-        raise TuiTokError("--jsonl reads stdin: give no TEXT or --file")
+        raise ComparisonError("--jsonl reads stdin: give no TEXT or --file")
     differ = False
     for n, line in enumerate(sys.stdin.buffer, 1):
         if not line.strip():
@@ -82,10 +91,10 @@ def _run_jsonl(args: argparse.Namespace, compare: Any) -> int:
         try:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise TuiTokError(f"stdin line {n}: not JSON: {exc}") from None
+            raise ComparisonError(f"stdin line {n}: not JSON: {exc}") from None
         text = item.get("text") if isinstance(item, dict) else item
         if not isinstance(text, str):
-            raise TuiTokError(f"stdin line {n}: expected a string or an object with a 'text' string")
+            raise ComparisonError(f"stdin line {n}: expected a string or an object with a 'text' string")
         add = bool(item.get("add_special", args.add_special)) if isinstance(item, dict) else args.add_special
         parse = bool(item.get("parse_special", args.parse_special)) if isinstance(item, dict) else args.parse_special
         diff = compare(text.encode("utf-8", "surrogatepass"), add, parse)
@@ -139,10 +148,10 @@ def _run_hf(args: argparse.Namespace) -> int:
     from tui_tok.loader import load_tokenizer
 
     if args.vocab:
-        raise TuiTokError("--vocab compares two GGUF files, not --hf")
+        raise ComparisonError("--vocab compares two GGUF files, not --hf")
     texts = [t for t in (args.b, args.text, *args.hf[1:]) if t is not None]
     if len(texts) > 1:
-        raise TuiTokError("with --hf give one GGUF file and at most one TEXT")
+        raise ComparisonError("with --hf give one GGUF file and at most one TEXT")
     args.text = texts[0] if texts else None
     hf = load_hf(args.hf[0])
     pair = HfPair(load_tokenizer(args.a), hf, add_special=args.add_special)

@@ -21,7 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from tui_tok.errors import TuiTokError
+from tui_tok.errors import ComparisonError
 from tui_tok.explore.diff.text_diff import DiffToken
 
 MISSING = "comparing with Hugging Face needs the 'tokenizers' package: pip install tui-tok[hf]"
@@ -144,7 +144,7 @@ def decode_utf8(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise TuiTokError(f"text: byte {exc.start}: not UTF-8, which a Hugging Face tokenizer cannot take") from None
+        raise ComparisonError(f"text: byte {exc.start}: not UTF-8, which a Hugging Face tokenizer cannot take") from None
 
 
 def load_hf(source: str | Path) -> HfTokenizer:
@@ -152,7 +152,7 @@ def load_hf(source: str | Path) -> HfTokenizer:
     try:
         from tokenizers import Tokenizer as HfRaw
     except ImportError:
-        raise TuiTokError(MISSING) from None
+        raise ComparisonError(MISSING) from None
     path = Path(source)
     if path.is_dir():
         path = path / "tokenizer.json"
@@ -160,13 +160,13 @@ def load_hf(source: str | Path) -> HfTokenizer:
         raw_text = path.read_text(encoding="utf-8")
         spec = json.loads(raw_text)
     except OSError as exc:
-        raise TuiTokError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise ComparisonError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise TuiTokError(f"{path}: not a tokenizer.json: {exc}") from None
+        raise ComparisonError(f"{path}: not a tokenizer.json: {exc}") from None
     try:
         tk = HfRaw.from_str(raw_text)
     except Exception as exc:  # the Rust side raises plain Exceptions
-        raise TuiTokError(f"{path}: tokenizers cannot load it: {exc}") from None
+        raise ComparisonError(f"{path}: tokenizers cannot load it: {exc}") from None
     config: dict[str, Any] = {}
     cfg = path.with_name("tokenizer_config.json")
     if cfg.is_file():
