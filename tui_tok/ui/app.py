@@ -47,7 +47,7 @@ class TuiTokApp(App[int]):
     BINDINGS = [
         *(Binding(f"f{i}", f"switch_mode('{mode}')", title, priority=True) for i, (mode, title) in enumerate(VIEWS, 1)),
         *(Binding(str(i), f"switch_mode('{mode}')", title, show=False) for i, (mode, title) in enumerate(VIEWS, 1)),
-        Binding("f7", "switch_mode('compare')", "Compare", priority=True),
+        Binding("f7", "switch_mode('compare')", "Compare", show=False, priority=True),  # F5/F6: chat, diagnostics
         Binding("question_mark", "toggle_keys", "Keys"),
         Binding("f9", "toggle_keys", "Keys", show=False, priority=True),  # '?' types into text boxes
         Binding("q", "quit", "Quit", show=False),

@@ -30,8 +30,8 @@ class CompareScreen(ViewScreen):
 
     VIEW = "Compare"
     BINDINGS = [
-        Binding("ctrl+b", "toggle('add_special')", "Add special"),
-        Binding("ctrl+t", "toggle('parse_special')", "Parse special"),
+        Binding("ctrl+b", "flip('add_special')", "Add special"),
+        Binding("ctrl+t", "flip('parse_special')", "Parse special"),
         Binding("ctrl+l", "focus_diff", "Diff"),
     ]
 
@@ -145,7 +145,7 @@ class CompareScreen(ViewScreen):
     def _show_rows(self, text: Text) -> None:
         self.query_one("#cmp-rows", Static).update(text)
 
-    def action_toggle(self, name: str) -> None:
+    def action_flip(self, name: str) -> None:
         setattr(self, name, not getattr(self, name))
         self.notify(f"{name.replace('_', ' ')}: {'on' if getattr(self, name) else 'off'}", timeout=1.5)
 
