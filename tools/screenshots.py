@@ -25,7 +25,7 @@ SHOTS: list[tuple[str, str, str, list[str]]] = [
     ("stream.svg", "ggml-vocab-phi-3.gguf", "Stream 🙂 日本", ["f2", *["right"] * 6]),
     ("vocabulary.svg", "qwen3-vocab.gguf", TEXT, ["f3", "type:日本"]),
     ("metadata.svg", "qwen3-vocab.gguf", TEXT, ["f4", "ctrl+f", "type:token"]),
-    ("compare.svg", "qwen3-vocab.gguf", TEXT, []),  # with --compare phi-3 (COMPARE below)
+    ("compare.svg", "qwen3-vocab.gguf", TEXT, ["ctrl+l"]),  # with --compare phi-3 (COMPARE below)
     ("bert.svg", "ggml-vocab-bert-bge.gguf", "Hello World! naïve 日本語 [SEP]", ["ctrl+t"]),
 ]
 
