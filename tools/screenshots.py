@@ -15,6 +15,9 @@ OUT = ROOT / "screenshots"
 SIZE = (120, 36)
 TEXT = "Hello world! <|im_start|>user\n日本語のテキスト 🙂 naïve café\n\tdef f(x):  return x ** 2\n"
 
+COMPARE = {"compare.svg": "ggml-vocab-phi-3.gguf"}
+"""Shots taken with a second file (``tui-tok A --compare B``)."""
+
 # (file name, asset, text, keys; "type:" types text key by key)
 SHOTS: list[tuple[str, str, str, list[str]]] = [
     ("tokenize.svg", "qwen3-vocab.gguf", TEXT, ["escape", "home", "right", "right"]),
@@ -22,6 +25,7 @@ SHOTS: list[tuple[str, str, str, list[str]]] = [
     ("stream.svg", "ggml-vocab-phi-3.gguf", "Stream 🙂 日本", ["f2", *["right"] * 6]),
     ("vocabulary.svg", "qwen3-vocab.gguf", TEXT, ["f3", "type:日本"]),
     ("metadata.svg", "qwen3-vocab.gguf", TEXT, ["f4", "ctrl+f", "type:token"]),
+    ("compare.svg", "qwen3-vocab.gguf", TEXT, ["ctrl+l"]),  # with --compare phi-3 (COMPARE below)
     ("bert.svg", "ggml-vocab-bert-bge.gguf", "Hello World! naïve 日本語 [SEP]", ["ctrl+t"]),
     ("diagnostics.svg", "ggml-vocab-phi-3.gguf", TEXT, ["f6"]),
     ("chat.svg", "qwen3-vocab.gguf", TEXT, ["f5", "end", "type:<|im_end|>"]),
@@ -32,7 +36,9 @@ async def _shoot(name: str, asset: str, text: str, keys: list[str]) -> None:
     from tui_tok import read_gguf
     from tui_tok.ui.app import TuiTokApp
 
-    app = TuiTokApp(read_gguf(ROOT / "assets" / asset), text=text, show_timings=False)
+    other = COMPARE.get(name)
+    app = TuiTokApp(read_gguf(ROOT / "assets" / asset), text=text, show_timings=False,
+                    compare=None if other is None else read_gguf(ROOT / "assets" / other))  # fmt: skip
     async with app.run_test(size=SIZE) as pilot:
 
         async def settle() -> None:

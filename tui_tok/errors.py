@@ -85,3 +85,10 @@ class VocabError(TuiTokError):
 
 class TokenizeError(TuiTokError):
     """Input that llama.cpp itself rejects (e.g. a code point above U+10FFFF in BPE)."""
+
+
+class ComparisonError(TuiTokError):
+    """``tui-tok diff`` cannot compare (bad arguments, a tokenizer.json it cannot read, the optional
+    ``tokenizers`` package missing): exit 2, since 1 means "different" there, as in diff(1)."""
+
+    exit_code = 2

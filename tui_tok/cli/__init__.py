@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, str] = {
     "decode": "tui_tok.cli.decode",
     "lint": "tui_tok.cli.lint",
     "chat": "tui_tok.cli.chat",
+    "diff": "tui_tok.cli.diff",
 }
 
 

@@ -57,6 +57,7 @@ def _keys_from_terminal() -> None:
         raise NotATerminalError("--text -: stdin was read, and there is no terminal (/dev/tty) to read keys from") from None
     os.dup2(fd, 0)
     os.close(fd)
+    parser.add_argument("--compare", metavar="B.gguf", help="a second GGUF file to compare with (the compare view, F7)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,4 +71,4 @@ def run(args: argparse.Namespace) -> int:
         _keys_from_terminal()
     from tui_tok.ui.app import run_app
 
-    return run_app(args.model, text=text)
+    return run_app(args.model, text=text, compare=args.compare)

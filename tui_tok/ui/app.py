@@ -27,6 +27,7 @@ from tui_tok.ui.gc_pacing import GcPacer
 from tui_tok.ui.host import ExplorerHost
 from tui_tok.ui.messages import LintDone, TokenizerLoaded, VocabIndexBuilt
 from tui_tok.ui.screens.chat import ChatScreen
+from tui_tok.ui.screens.compare import CompareScreen
 from tui_tok.ui.screens.diagnostics import DiagnosticsScreen
 from tui_tok.ui.screens.metadata import MetadataScreen
 from tui_tok.ui.screens.stream import StreamScreen
@@ -47,11 +48,12 @@ class TuiTokApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "tui-tok"
     MODES = {"tokenize": TokenizeScreen, "stream": StreamScreen, "vocab": VocabScreen, "metadata": MetadataScreen,
-             "chat": ChatScreen, "diagnostics": DiagnosticsScreen}
+             "chat": ChatScreen, "diagnostics": DiagnosticsScreen, "compare": CompareScreen}  # fmt: skip
     DEFAULT_MODE = "tokenize"
     BINDINGS = [
         *(Binding(f"f{i}", f"switch_mode('{mode}')", title, priority=True) for i, (mode, title) in enumerate(VIEWS, 1)),
         *(Binding(str(i), f"switch_mode('{mode}')", title, show=False) for i, (mode, title) in enumerate(VIEWS, 1)),
+        Binding("f7", "switch_mode('compare')", "Compare", show=False, priority=True),  # F5/F6: chat, diagnostics
         Binding("question_mark", "toggle_keys", "Keys"),
         Binding("f9", "toggle_keys", "Keys", show=False, priority=True),  # '?' types into text boxes
         Binding("q", "quit", "Quit", show=False),
@@ -69,9 +71,12 @@ class TuiTokApp(App[int]):
     """Ids of the text in the tokenize view (the stream view replays them)."""
 
     def __init__(
-        self, gguf: GGUFFile, *, text: str = SAMPLE_TEXT, load_tokenizer: bool = True, show_timings: bool = True
+        self, gguf: GGUFFile, *, text: str = SAMPLE_TEXT, load_tokenizer: bool = True, show_timings: bool = True,
+        compare: GGUFFile | None = None,
     ) -> None:
         super().__init__()
+        self.compare_gguf = compare
+        """The second file of ``--compare`` (the compare view, F7)."""
         self.show_timings = show_timings
         """Show how long tokenizing and searching took (off for deterministic snapshots)."""
         self.session = Session(gguf)
@@ -91,6 +96,8 @@ class TuiTokApp(App[int]):
 
     def on_mount(self) -> None:
         self.gc_pacer.start()
+        if self.compare_gguf is not None:  # `--compare B.gguf`: open on the comparison
+            self.switch_mode("compare")
         # after the first paint: the builds hold the GIL for seconds and would delay it
         self.call_after_refresh(self._start_builds)
 
@@ -172,6 +179,7 @@ class TuiTokApp(App[int]):
         yield from super().get_system_commands(screen)
         for i, (mode, title) in enumerate(VIEWS, 1):
             yield SystemCommand(f"View: {title}", f"Switch to the {title.lower()} view (F{i})", lambda m=mode: self.switch_mode(m))
+        yield SystemCommand("View: Compare", "Compare with the --compare file (F7)", lambda: self.switch_mode("compare"))
         commands = getattr(screen, "palette_commands", None)
         if commands is not None:
             yield from commands()
@@ -194,13 +202,14 @@ def open_model(model_path: str | Path) -> GGUFFile:
     return read_gguf(model_path, texts=("tokenizer.ggml.merges",))
 
 
-def run_app(model_path: str, *, text: str | None = None) -> int:
-    """Open ``model_path`` in the explorer (on ``text`` when given); a file that is not GGUF
-    raises before the UI starts."""
+def run_app(model_path: str, *, text: str | None = None, compare: str | None = None) -> int:
+    """Open ``model_path`` in the explorer (on ``text`` when given; ``compare``: a second file for
+    the compare view, which then opens first); a file that is not GGUF raises before the UI starts."""
     from tui_tok.ui.lenient_input import accept_invalid_utf8
 
     accept_invalid_utf8()
-    app = TuiTokApp(open_model(model_path), text=SAMPLE_TEXT if text is None else text)
+    second = None if compare is None else open_model(compare)
+    app = TuiTokApp(open_model(model_path), text=SAMPLE_TEXT if text is None else text, compare=second)
     result = app.run()
     return int(result or 0)
 

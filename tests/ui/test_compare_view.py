@@ -1,0 +1,86 @@
+"""The compare view (F7, ``tui-tok A --compare B``): Pilot tests and a snapshot, on bundled assets."""
+
+from __future__ import annotations
+
+from textual.widgets import Static, TextArea
+
+from support import ASSETS
+from ui_support import settle
+from tui_tok import read_gguf
+from tui_tok.ui.app import TuiTokApp
+from tui_tok.ui.screens.compare import CompareScreen
+
+SIZE = (120, 36)
+TEXT = "Hello world! <|im_start|>user\n日本語 🙂 naïve"
+
+
+def make(a: str = "qwen3-vocab.gguf", b: str | None = "ggml-vocab-phi-3.gguf", text: str = TEXT) -> TuiTokApp:
+    return TuiTokApp(read_gguf(ASSETS / a), text=text, show_timings=False,
+                     compare=None if b is None else read_gguf(ASSETS / b))  # fmt: skip
+
+
+def rows(app: TuiTokApp) -> str:
+    return str(app.screen.query_one("#cmp-rows", Static).render())
+
+
+async def test_opens_on_the_comparison() -> None:
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen) and screen.diff is not None
+        d = screen.diff
+        assert [t.id for t in d.a] == app.tokenizer.encode(TEXT)  # type: ignore[union-attr]
+        shown = rows(app)
+        assert f"{len(d.a)} tokens" in shown and f"{len(d.b)} tokens" in shown
+        assert "first difference at byte 0 (token 0)" in shown  # phi-3 adds <s>
+        assert "tokens only in A" in str(screen.query_one("#cmp-vocab", Static).render())
+
+
+async def test_editing_and_toggles_recompute() -> None:
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        screen.query_one("#cmp-input", TextArea).load_text("abc")
+        await settle(app, pilot)
+        assert screen.diff is not None and screen.diff.text == b"abc"
+        n_before = len(screen.diff.b)
+        await pilot.press("ctrl+b")  # add special off: phi-3 loses its <s>
+        await settle(app, pilot)
+        assert screen.add_special is False and len(screen.diff.b) == n_before - 1
+
+
+async def test_same_file_is_same() -> None:
+    app = make(b="qwen3-vocab.gguf")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert "same tokenization" in rows(app)
+
+
+async def test_without_compare_f7_explains() -> None:
+    app = make(b=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f7")
+        await settle(app, pilot)
+        assert isinstance(app.screen, CompareScreen) and "--compare" in rows(app)
+
+
+def test_compare_view_snapshot(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """Qwen3 (A) over phi-3 (B): counts, first difference at byte 0 (phi-3's <s>), the differing
+    columns in reverse red (<|im_start|> is text to both here, split differently; the emoji is one
+    token in Qwen3 and four byte tokens in phi-3), and the vocabulary diff below."""
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        app = pilot.app
+        for _ in range(50):  # both tokenizers, the diff and the app's vocabulary index all in
+            await settle(app, pilot)
+            screen = app.screen
+            if app.vocab_index is not None and isinstance(screen, CompareScreen) and screen.diff is not None:
+                break
+        await pilot.press("ctrl+l")  # focus the diff: the text box's blinking cursor would make the picture flaky
+        await settle(app, pilot)
+
+    assert snap_compare(make(), terminal_size=SIZE, run_before=run_before)

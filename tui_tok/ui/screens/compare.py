@@ -1,0 +1,153 @@
+"""The compare view (F7, ``tui-tok A.gguf --compare B.gguf``): one text through both tokenizers,
+aligned by byte offset with the differing stretch highlighted, and the vocabulary/metadata diff.
+
+Tokenizer A is the app's; B is built here in a worker. The comparison itself is
+``explore.diff`` (pure); this screen only lays it out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.reactive import var
+from textual.widgets import Footer, Static, TextArea
+
+from tui_tok.explore.diff.align import wrap_cells
+from tui_tok.explore.diff.text_diff import TextDiff, diff_texts
+from tui_tok.explore.diff.vocab_diff import VocabDiff, diff_vocabs
+from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.widgets.info_bar import InfoBar
+
+
+class CompareScreen(ViewScreen):
+    """Both tokenizations of the text under each other, and what differs in the vocabularies."""
+
+    VIEW = "Compare"
+    BINDINGS = [
+        Binding("ctrl+b", "flip('add_special')", "Add special"),
+        Binding("ctrl+t", "flip('parse_special')", "Parse special"),
+        Binding("ctrl+l", "focus_diff", "Diff"),
+    ]
+
+    add_special: var[bool] = var(True)
+    parse_special: var[bool] = var(False)
+    tokenizer_b: var[Any] = var(None)
+    """B's tokenizer once built."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.diff: TextDiff | None = None
+        self.vocab: VocabDiff | None = None
+        self.error_b: str | None = None
+
+    @property
+    def other(self) -> Any:
+        return getattr(self.tui, "compare_gguf", None)
+
+    def compose(self) -> ComposeResult:
+        yield InfoBar(self.facts(), self.VIEW)
+        with Vertical(id="cmp-main"):
+            yield TextArea(self.tui.initial_text, id="cmp-input", soft_wrap=True)
+            with VerticalScroll(id="cmp-scroll"):
+                yield Static("", id="cmp-rows")
+            with VerticalScroll(id="cmp-vocab-scroll"):
+                yield Static("", id="cmp-vocab")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#cmp-input", TextArea).border_title = "Text"
+        self.query_one("#cmp-vocab-scroll").border_title = "Vocabulary and metadata"
+        if self.other is None:
+            self._show_rows(Text("Start with  tui-tok A.gguf --compare B.gguf  to compare two tokenizers.", style="italic"))
+            self.query_one("#cmp-vocab", Static).update("")
+            return
+        self.watch(self.app, "tokenizer", self._refresh)
+        self.build_other()
+
+    @work(thread=True, exclusive=True, group="compare", description="building tokenizer B and the vocabulary diff")
+    def build_other(self) -> None:
+        from tui_tok.errors import TuiTokError
+        from tui_tok.loader import load_tokenizer
+
+        other = self.other
+        vocab = diff_vocabs(self.session.metadata, other.metadata)
+        try:
+            tok = load_tokenizer(other)
+            error = None
+        except TuiTokError as exc:
+            tok, error = None, str(exc)
+        self.app.call_from_thread(self._other_ready, tok, error, vocab)
+
+    def _other_ready(self, tok: Any, error: str | None, vocab: VocabDiff) -> None:
+        self.vocab = vocab
+        self.error_b = error
+        self.query_one("#cmp-vocab", Static).update(Text("\n".join(vocab.report_lines())))
+        self.tokenizer_b = tok
+        self._refresh()
+
+    def watch_tokenizer_b(self) -> None:
+        self._refresh()
+
+    def watch_add_special(self) -> None:
+        self._refresh()
+
+    def watch_parse_special(self) -> None:
+        self._refresh()
+
+    @on(TextArea.Changed, "#cmp-input")
+    def _text_changed(self) -> None:
+        self._refresh()
+
+    def on_resize(self) -> None:
+        self._refresh()
+
+    def _refresh(self, _value: object = None) -> None:
+        if self.other is None or not self.is_mounted:
+            return
+        tok_a, tok_b = self.tui.tokenizer, self.tokenizer_b
+        if self.error_b or self.tui.tokenizer_error:
+            self._show_rows(Text(f"cannot tokenize: {self.error_b or self.tui.tokenizer_error}", style="bold red"))
+            return
+        if tok_a is None or tok_b is None:
+            self._show_rows(Text("building the tokenizers…", style="italic"))
+            return
+        text = self.query_one("#cmp-input", TextArea).text
+        with self.session.lock:
+            self.diff = diff_texts(tok_a, tok_b, text, add_special=self.add_special, parse_special=self.parse_special)
+        self._show_rows(self._render_diff(self.diff))
+
+    def _render_diff(self, diff: TextDiff) -> Text:
+        width = max(20, self.query_one("#cmp-scroll").size.width - 4)
+        name_a, name_b = self.session.path.name, Path(self.other.path).name
+        out = Text()
+        out.append(f"A  {name_a}: {len(diff.a)} tokens\n", style="bold")
+        out.append(f"B  {name_b}: {len(diff.b)} tokens\n", style="bold")
+        if diff.first is None:
+            out.append("same tokenization\n\n", style="green")
+        else:
+            f = diff.first
+            out.append(f"first difference at byte {f.byte} (token {f.index})\n\n", style="bold red")
+        for row in wrap_cells(diff, width=width):
+            for side in ("a", "b"):
+                out.append("A " if side == "a" else "B ", style="bold")
+                for cell in row:
+                    out.append(getattr(cell, side), style="reverse red" if cell.differs else "")
+                out.append("\n")
+            out.append("\n")
+        return out
+
+    def _show_rows(self, text: Text) -> None:
+        self.query_one("#cmp-rows", Static).update(text)
+
+    def action_flip(self, name: str) -> None:
+        setattr(self, name, not getattr(self, name))
+        self.notify(f"{name.replace('_', ' ')}: {'on' if getattr(self, name) else 'off'}", timeout=1.5)
+
+    def action_focus_diff(self) -> None:
+        self.query_one("#cmp-scroll").focus()
