@@ -34,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--text", metavar="FILE", help="open the tokenize view on this file's exact bytes ('-': stdin)"
     )
+    parser.add_argument("--compare", metavar="B.gguf", help="a second GGUF file to compare with (the compare view, F7)")
 
 
 def read_text(source: str) -> str:
@@ -57,7 +58,6 @@ def _keys_from_terminal() -> None:
         raise NotATerminalError("--text -: stdin was read, and there is no terminal (/dev/tty) to read keys from") from None
     os.dup2(fd, 0)
     os.close(fd)
-    parser.add_argument("--compare", metavar="B.gguf", help="a second GGUF file to compare with (the compare view, F7)")
 
 
 def run(args: argparse.Namespace) -> int:
