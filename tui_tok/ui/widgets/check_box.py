@@ -13,6 +13,6 @@ from textual.widgets import Checkbox
 class CheckBox(Checkbox):
     """A ``Checkbox`` whose mark shows its value without colour."""
 
-    @property  # type: ignore[override]
-    def BUTTON_INNER(self) -> str:  # noqa: N802 - Textual reads this class attribute's name
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]  # noqa: N802 - the name Textual reads
         return "X" if self.value else " "
