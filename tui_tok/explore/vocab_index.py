@@ -24,6 +24,7 @@ from itertools import repeat
 from typing import Any
 
 import re
+import threading
 
 import numpy as np
 import regex
@@ -80,15 +81,18 @@ class VocabIndex:
     byte_lengths: np.ndarray
     """int64 bytes the piece decodes to."""
     _decoded: list[tuple[str, np.ndarray]] = field(default_factory=list, repr=False)
-    """Cache of ``decoded_view`` (built by the first regex search: ~0.1 s for Qwen3)."""
+    """Cache of ``decoded_view`` (built on first use: ~0.1-0.25 s for Qwen3)."""
+    _decoded_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    """One build even when searches typed in a row all ask for it."""
 
     def decoded_view(self) -> tuple[str, np.ndarray] | None:
         """Byte-level vocabularies: what each piece decodes to (``æĹ¥æľ¬`` -> ``日本``), shown
         like ``display`` and joined by newlines, with where each starts; None for the others."""
         if self.model not in BYTE_LEVEL_MODELS:
             return None
-        if not self._decoded:
-            self._decoded.append(_decoded_display(self.pieces))
+        with self._decoded_lock:
+            if not self._decoded:
+                self._decoded.append(_decoded_display(self.pieces))
         return self._decoded[0]
 
     @property

@@ -91,6 +91,12 @@ class VocabScreen(ViewScreen):
     def _index_changed(self, index: VocabIndex | None) -> None:
         if index is not None:
             self.run_search()
+            self._warm_decoded(index)
+
+    @work(thread=True, exclusive=True, group="vocab-decoded", description="decoding the vocabulary")
+    def _warm_decoded(self, index: VocabIndex) -> None:
+        """Build what byte-level pieces decode to now, so the first regex search does not wait."""
+        index.decoded_view()
 
     def show_token(self, token_id: int) -> None:
         """Put ``token_id`` under the cursor, clearing the search so it is in the list."""
