@@ -29,7 +29,7 @@ def test_info_summary(capsys: pytest.CaptureFixture[str]) -> None:
     assert f"GGUF v{f.version}, little-endian" in out
     assert "architecture:    'phi3'" in out
     assert "model 'llama', pre 'default'" in out
-    assert f"vocab size:      {len(tokens)}" in out
+    assert f"vocab size:      {len(tokens):,}" in out and len(tokens) >= 1000  # counts have separators
     bos = f["tokenizer.ggml.bos_token_id"]
     assert f"  {'bos':<8} {bos:>7}  {tokens[bos]!r}" in out
     assert "add_bos true" in out and "add_sep -" in out
@@ -218,4 +218,4 @@ def test_real_process(tmp_path: Path) -> None:
     assert r.stderr.count("\n") == 1 and "unsupported GGUF version 4" in r.stderr
     r = subprocess.run([sys.executable, "-m", "tui_tok", "info", str(QWEN3)], capture_output=True, text=True,
                        timeout=60, cwd=ROOT)
-    assert r.returncode == 0 and "vocab size:      151669" in r.stdout
+    assert r.returncode == 0 and "vocab size:      151,669" in r.stdout

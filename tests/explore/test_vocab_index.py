@@ -59,10 +59,44 @@ def test_byte_level_search_finds_the_tokens_holding_the_texts_bytes(qwen3, query
     assert holding and set(holding) <= set(search(qwen3, query).ids.tolist())
 
 
-@pytest.mark.parametrize("pattern", [r"^Ġthe$", r"ing$", r"\p{Han}{2}", r"^<\|.*\|>$", r"^\d+$"])
-def test_regex_matches_brute_force(qwen3, pattern: str) -> None:
+@pytest.fixture(scope="module")
+def qwen3_decoded() -> list[str]:
+    """What llama.cpp's token_to_piece gives for each Qwen3 token, shown as the table shows pieces."""
+    from tui_tok import load_tokenizer
+
+    tok = load_tokenizer(vocab_file("qwen3-vocab").path)
+    return [display_piece(tok.token_to_piece(i).decode("utf-8", "surrogateescape")) for i in range(tok.vocab.n_tokens)]
+
+
+@pytest.mark.parametrize("pattern", [r"^Ġthe$", r"ing$", r"\p{Han}{2}", r"^<\|.*\|>$", r"^\d+$", r"日本", r"\p{Han}{4}"])
+def test_regex_matches_brute_force(qwen3, qwen3_decoded, pattern: str) -> None:
+    """A regex matches a piece as shown, or (byte-level vocabulary) the text the piece decodes to."""
     rx = regex.compile(pattern)
-    assert search(qwen3, f"/{pattern}/").ids.tolist() == _brute(qwen3, lambda d: rx.search(d) is not None)
+    want = [i for i, p in enumerate(qwen3.pieces) if rx.search(display_piece(p)) or rx.search(qwen3_decoded[i])]
+    assert search(qwen3, f"/{pattern}/").ids.tolist() == want
+
+
+def test_regex_finds_byte_level_pieces_by_their_text(qwen3) -> None:
+    """Issue 13: ``/日本/`` and ``/\\p{Han}{4}/`` found nothing while the substring 日本 found the pieces."""
+    nihon = search(qwen3, "/日本/").ids.tolist()
+    assert nihon == search(qwen3, "日本").ids.tolist() and qwen3.pieces.index("æĹ¥æľ¬") in nihon
+    four = search(qwen3, r"/\p{Han}{4}/").ids.tolist()
+    assert len(four) > 100 and qwen3.pieces.index("ä¸įèĥ½ä¸ºç©º") in four  # 不能为空
+
+
+@pytest.mark.parametrize(("query", "column"), [("/(/", 3), ("/[a/", 4), ("/ab)/", 4), ("/(?<x/i", 6), ("/a)(b/", 3)])
+def test_regex_errors_point_into_what_was_typed(qwen3, query: str, column: int) -> None:
+    """``/(/`` said "missing ) at position 11" (a position in the wrapped pattern); and ``a)(b``
+    was accepted, closing the group it was wrapped in."""
+    result = search(qwen3, query)
+    assert result.ids.tolist() == [] and result.error is not None
+    assert result.error.endswith(f" at column {column}") and result.error.startswith("bad regex: ")
+
+
+def test_non_byte_level_vocab_regex_is_on_pieces_only(phi3) -> None:
+    assert phi3.decoded_view() is None
+    rx = regex.compile(r"^▁the$")
+    assert search(phi3, "/^▁the$/").ids.tolist() == _brute(phi3, lambda d: rx.search(d) is not None)
 
 
 def test_space_in_query_matches_every_space_marker(phi3, qwen3) -> None:

@@ -12,6 +12,7 @@ import importlib
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import Any
 
 from tui_tok.errors import TuiTokError
 
@@ -27,11 +28,33 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
+class _PlainHelp(argparse.HelpFormatter):
+    """Help as plain text: the module docstrings it is cut from mark code with reST's double
+    backticks, which a terminal would show as they are."""
+
+    def _format_text(self, text: str) -> str:
+        return super()._format_text(text.replace("``", ""))
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        return super()._expand_help(action).replace("``", "")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose help, and its subcommands' help, is plain text."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _PlainHelp)
+        super().__init__(*args, **kwargs)
+
+
 def _build_parser(subcommand: str | None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from tui_tok import __version__
+
+    parser = _Parser(
         prog="tui-tok",
         description="Explore a GGUF tokenizer. Without a subcommand, open MODEL in the explorer.",
     )
+    parser.add_argument("--version", action="version", version=f"tui-tok {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     if subcommand is None:
         from tui_tok.cli import app as app_cmd
@@ -40,7 +63,7 @@ def _build_parser(subcommand: str | None) -> argparse.ArgumentParser:
         parser.epilog = "subcommands: " + ", ".join(SUBCOMMANDS) + " (tui-tok SUBCOMMAND -h)"
         parser.set_defaults(run=app_cmd.run)
         return parser
-    subparsers = parser.add_subparsers(dest="command", required=True)
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     module = importlib.import_module(SUBCOMMANDS[subcommand])
     module.add_parser(subparsers)
     return parser

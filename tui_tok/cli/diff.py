@@ -15,7 +15,6 @@ import json
 import sys
 from typing import Any
 
-from tui_tok.cli.encode import _read_text
 from tui_tok.errors import ComparisonError, TuiTokError
 
 
@@ -45,6 +44,22 @@ def _path(value: str) -> Any:
     from pathlib import Path
 
     return Path(value)
+
+
+def _read_text(args: argparse.Namespace) -> bytes:
+    """TEXT, the ``--file``'s bytes, or stdin."""
+    if args.file is not None:
+        if args.text is not None:
+            raise ComparisonError("give either TEXT or --file, not both")
+        if str(args.file) == "-":
+            return sys.stdin.buffer.read()
+        try:
+            return args.file.read_bytes()
+        except OSError as exc:
+            raise ComparisonError(f"{args.file}: cannot read: {exc.strerror or exc}") from None
+    if args.text is not None:
+        return args.text.encode("utf-8", "surrogateescape")
+    return sys.stdin.buffer.read()
 
 
 def run(args: argparse.Namespace) -> int:

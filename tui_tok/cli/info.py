@@ -76,8 +76,8 @@ def summary_lines(gguf: GGUFFile) -> list[str]:
         f"name:            {_text(gguf.get('general.name', '-'))}",
         f"tokenizer:       model {_text(gguf.get('tokenizer.ggml.model', '-'))}, "
         f"pre {_text(gguf.get('tokenizer.ggml.pre', '-'))}",
-        f"vocab size:      {len(tokens) if tokens is not None else '-'}",
-        f"merges:          {len(merges) if merges is not None else '-'}",
+        f"vocab size:      {f'{len(tokens):,}' if tokens is not None else '-'}",
+        f"merges:          {f'{len(merges):,}' if merges is not None else '-'}",
         "special tokens:",
     ]
     specials = [(label, gguf.get(key)) for label, key in SPECIAL_TOKEN_KEYS if key in gguf]
@@ -92,7 +92,7 @@ def summary_lines(gguf: GGUFFile) -> list[str]:
         lines.append(f"chat template:   present ({len(template):,} characters)")
     else:
         lines.append("chat template:   none")
-    lines.append(f"tensors:         {len(gguf.tensors)} ({_human(gguf.tensor_bytes)} of data)")
+    lines.append(f"tensors:         {len(gguf.tensors):,} ({_human(gguf.tensor_bytes)} of data)")
     return lines
 
 
@@ -100,7 +100,7 @@ def _token_text(tokens: Any, token_id: Any) -> str:
     if tokens is None:
         return "(no token list)"
     if not isinstance(token_id, int) or not 0 <= token_id < len(tokens):
-        return f"(out of range: vocab has {len(tokens)} tokens)"
+        return f"(out of range: vocab has {len(tokens):,} tokens)"
     return _text(tokens[token_id])
 
 

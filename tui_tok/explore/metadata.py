@@ -10,6 +10,8 @@ Does not interpret architecture keys beyond naming them in the header line.
 '1  <s>'
 >>> summarize_value(list(range(100)))
 '0, 1, 2, 3, 4, 5, 6, 7, … (100 items)'
+>>> summarize_value([5]), summarize_value(list(range(12345)))[-14:]
+('5 (1 item)', '(12,345 items)')
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from tui_tok.explore.counts import counted
 from tui_tok.explore.display import display_piece
 
 PREVIEW_ITEMS = 8
@@ -58,7 +61,7 @@ def _item(v: Any) -> str:
     if isinstance(v, (np.integer, int, np.bool_, bool)):
         return str(v.item() if isinstance(v, np.generic) else v)
     if isinstance(v, (list, np.ndarray)):
-        return f"[{len(v)} items]"
+        return f"[{counted(len(v), 'item')}]"
     return str(v)
 
 
@@ -69,7 +72,7 @@ def summarize_value(value: Any) -> str:
     if isinstance(value, (list, tuple, np.ndarray)):
         n = len(value)
         head = ", ".join(_item(v) for v in value[:PREVIEW_ITEMS])
-        return f"{head}, … ({n} items)" if n > PREVIEW_ITEMS else f"{head} ({n} items)" if n else "(empty)"
+        return f"{head}, … ({counted(n, 'item')})" if n > PREVIEW_ITEMS else f"{head} ({counted(n, 'item')})" if n else "(empty)"
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
@@ -195,6 +198,6 @@ def header_line(metadata: Mapping[str, Any], *, file_name: str) -> str:
     model = metadata.get("tokenizer.ggml.model", "?")
     pre = metadata.get("tokenizer.ggml.pre")
     tokens = metadata.get("tokenizer.ggml.tokens")
-    n = f"{len(tokens):,} tokens" if tokens is not None else "no tokens"
+    n = counted(len(tokens), "token") if tokens is not None else "no tokens"
     tok = f"{model}/{pre}" if pre else str(model)
     return f"{file_name} · arch {arch} · tokenizer {tok} · {n}"

@@ -19,17 +19,18 @@ Does not tokenize anything and does not know llama.cpp's attribute overrides (se
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
 import re
+import threading
 
 import numpy as np
 import regex
 
 from tui_tok.explore.display import display_piece
-from tui_tok.tokenizer.core.byte_level import byte_encode
+from tui_tok.tokenizer.core.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, byte_encode
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 from tui_tok.tokenizer.core.types import TokenType
 
@@ -79,6 +80,20 @@ class VocabIndex:
     """int64 rank of the first merge producing each token (-1: none), None without merges."""
     byte_lengths: np.ndarray
     """int64 bytes the piece decodes to."""
+    _decoded: list[tuple[str, np.ndarray]] = field(default_factory=list, repr=False)
+    """Cache of ``decoded_view`` (built on first use: ~0.1-0.25 s for Qwen3)."""
+    _decoded_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    """One build even when searches typed in a row all ask for it."""
+
+    def decoded_view(self) -> tuple[str, np.ndarray] | None:
+        """Byte-level vocabularies: what each piece decodes to (``æĹ¥æľ¬`` -> ``日本``), shown
+        like ``display`` and joined by newlines, with where each starts; None for the others."""
+        if self.model not in BYTE_LEVEL_MODELS:
+            return None
+        with self._decoded_lock:
+            if not self._decoded:
+                self._decoded.append(_decoded_display(self.pieces))
+        return self._decoded[0]
 
     @property
     def n_tokens(self) -> int:
@@ -147,6 +162,43 @@ def _join_display(tokens: list[str]) -> tuple[str, np.ndarray]:
     return display, starts
 
 
+_BYTE_LEVEL_LUT = np.full(0x144, -1, dtype=np.int64)
+for _b, _c in enumerate(BYTE_TO_CHAR):
+    _BYTE_LEVEL_LUT[ord(_c)] = _b
+"""GPT-2 byte character (all below U+0144) -> its byte; -1 for the characters that are none."""
+
+
+def _decoded_display(tokens: list[str]) -> tuple[str, np.ndarray]:
+    """What each byte-level piece decodes to, as ``_join_display`` shows pieces: ``æĹ¥æľ¬`` is
+    ``日本``, ``Ġthe`` is ``·the``; bytes that are not whole UTF-8 characters show as ``\\xNN``.
+    Characters outside the byte alphabet (in added tokens) stay as they are. One numpy lookup
+    over the whole vocabulary: its pieces are joined by a character that is not a byte character,
+    so no UTF-8 sequence runs from one piece into the next."""
+    whole = "".join(tokens)
+    sep = next((c for c in ("\ufdd0", "\ufdd1", "\ufdd2", "\x00") if c not in whole), None)
+    if sep is None or not tokens:
+        pieces = [_decoded_one(t) for t in tokens]
+    else:
+        cps = np.frombuffer(sep.join(tokens).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+        small = cps < len(_BYTE_LEVEL_LUT)
+        byte = np.where(small, _BYTE_LEVEL_LUT[np.minimum(cps, len(_BYTE_LEVEL_LUT) - 1)], -1)
+        # a byte below 0x80 is its ASCII character; above, a surrogateescape character, so the
+        # UTF-8 round trip below turns runs of them into the characters they spell
+        out = np.where(byte < 0, cps, np.where(byte < 0x80, byte, 0xDC00 + byte)).astype(np.uint32)
+        text = out.tobytes().decode("utf-32-le", "surrogatepass")
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
+        pieces = text.split(sep)
+    return _join_display(pieces)
+
+
+def _decoded_one(token: str) -> str:
+    data = bytearray()
+    for c in token:
+        b = CHAR_TO_BYTE.get(c)
+        data += c.encode("utf-8", "surrogateescape") if b is None else bytes((b,))
+    return bytes(data).decode("utf-8", "surrogateescape")
+
+
 def _byte_lengths(tokens: list[str], types: np.ndarray, *, byte_level: bool) -> np.ndarray:
     """Bytes each piece stands for, computed over all pieces at once with numpy."""
     if not tokens:
@@ -199,6 +251,7 @@ def build_vocab_index(metadata: Mapping[str, Any]) -> VocabIndex:
     ranks = merge_ranks(tokens, _strings(raw_merges)) if raw_merges is not None else None
     joined, line_starts = _join_display(tokens)
     folded = fold_spaces(joined)
+    byte_level = model in BYTE_LEVEL_MODELS
     return VocabIndex(
         model=model,
         pieces=tokens,
@@ -210,7 +263,7 @@ def build_vocab_index(metadata: Mapping[str, Any]) -> VocabIndex:
         types=types,
         scores=scores,
         merge_ranks=ranks,
-        byte_lengths=_byte_lengths(tokens, types, byte_level=model in BYTE_LEVEL_MODELS),
+        byte_lengths=_byte_lengths(tokens, types, byte_level=byte_level),
     )
 
 
@@ -227,6 +280,10 @@ class SearchResult:
     """Why the query could not run (bad regex, id out of range); ``ids`` is then empty."""
 
 
+class QueryError(Exception):
+    """A query that cannot run; the message is what the status line shows."""
+
+
 def _compile(query: str, index: VocabIndex) -> tuple[str, Any, str]:
     """(kind, compiled pattern, string to scan)."""
     if query.startswith("/") and len(query) > 1:
@@ -235,7 +292,14 @@ def _compile(query: str, index: VocabIndex) -> tuple[str, Any, str]:
             body, flags = body[:-2], flags | regex.IGNORECASE
         elif body.endswith("/"):
             body = body[:-1]
-        return "regex", regex.compile(f"(?:{body})[^\\n]*", flags), index.joined
+        try:  # the body alone first: its error positions are the user's (plus the leading /),
+            # and a body such as a)(b cannot close the group it is wrapped in below
+            regex.compile(body, flags)
+            pattern = regex.compile(f"(?:{body})[^\\n]*", flags)
+        except regex.error as exc:
+            where = f" at column {exc.pos + 2}" if exc.pos is not None else ""
+            raise QueryError(f"bad regex: {exc.msg}{where}") from None
+        return "regex", pattern, index.joined
     # plain text: the standard library's engine finds a literal fast and needs no timeout;
     # spaces match the space-folded copy, lower case matches the lower-cased copy
     text = query.translate(SPACE_FOLD)
@@ -246,6 +310,13 @@ def _compile(query: str, index: VocabIndex) -> tuple[str, Any, str]:
 
 class SearchCancelled(Exception):
     """``search`` stopped because its ``cancelled`` callback said so."""
+
+
+def _scan(pattern: Any, haystack: str, *, regex_engine: bool, cancelled: Callable[[], bool] | None) -> list[int]:
+    if regex_engine:  # concurrent: the regex engine lets go of the GIL while it scans, so the
+        # UI thread keeps drawing while a worker searches
+        return _starts(pattern.finditer(haystack, timeout=SEARCH_TIMEOUT_S, concurrent=True), cancelled)
+    return _starts(pattern.finditer(haystack), cancelled)
 
 
 def _starts(matches: Any, cancelled: Callable[[], bool] | None) -> list[int]:
@@ -266,7 +337,9 @@ def search(
 
     Substrings ignore case unless they contain a capital; a space in a substring matches a
     space or any tokenizer's space marker (``·``, ``Ġ``, ``▁``); in a byte-level vocabulary,
-    non-ASCII text also matches the pieces that spell its UTF-8 bytes (``你`` finds ``ä½ł``). ``token_type`` keeps only
+    non-ASCII text also matches the pieces that spell its UTF-8 bytes (``你`` finds ``ä½ł``), and a
+    regex also matches what each piece decodes to (``/\\p{Han}{2}/`` finds ``æĹ¥æľ¬``). A bad regex
+    is reported at its column in the query as typed (``/(/``: column 3). ``token_type`` keeps only
     that stored type. ``cancelled`` is polled while collecting many matches; when it returns
     true the search raises ``SearchCancelled``.
     """
@@ -284,14 +357,14 @@ def search(
     else:
         try:
             kind, pattern, haystack = _compile(q, index)
-            if kind == "regex":  # concurrent: the regex engine lets go of the GIL while it
-                # scans, so the UI thread keeps drawing while a worker searches
-                matches = pattern.finditer(haystack, timeout=SEARCH_TIMEOUT_S, concurrent=True)
-            else:
-                matches = pattern.finditer(haystack)
-            starts = _starts(matches, cancelled)
-        except regex.error as exc:
-            return SearchResult(q, "regex", np.zeros(0, dtype=np.int64), f"bad regex: {exc}")
+            starts = _scan(pattern, haystack, regex_engine=kind == "regex", cancelled=cancelled)
+            decoded = index.decoded_view() if kind == "regex" else None
+            decoded_starts: list[int] = []
+            if decoded is not None:
+                # byte-level pieces spell text by its bytes: match what they decode to as well
+                decoded_starts = _scan(pattern, decoded[0], regex_engine=True, cancelled=cancelled)
+        except QueryError as exc:
+            return SearchResult(q, "regex", np.zeros(0, dtype=np.int64), str(exc))
         except TimeoutError:
             return SearchResult(q, "regex", np.zeros(0, dtype=np.int64), f"regex gave up after {SEARCH_TIMEOUT_S:g} s")
         if kind == "substring" and index.model in BYTE_LEVEL_MODELS and not q.isascii():
@@ -303,6 +376,9 @@ def search(
             starts.sort()
         # matches come in order, so their lines are sorted already (with repeats)
         ids = sorted_unique(np.searchsorted(index.line_starts, np.asarray(starts, dtype=np.int64), side="right") - 1, runs=True)
+        if decoded is not None and decoded_starts:
+            lines = np.searchsorted(decoded[1], np.asarray(decoded_starts, dtype=np.int64), side="right") - 1
+            ids = np.union1d(ids, lines)
     if token_type is not None and len(ids):
         ids = ids[index.types[ids] == token_type]
     return SearchResult(q, kind, ids.astype(np.int64), error)

@@ -1,5 +1,6 @@
 """``TuiTokApp``: six views of one GGUF file, switched with F1-F6 (or 1-6 outside text boxes).
 
+The chosen colour theme is remembered between runs (``ui/settings.py``).
 The file is read before the app starts (a file that is not GGUF fails there, with one line).
 The tokenizer, the vocabulary index and the lint report are built in background workers, one
 after the other; views watch ``tokenizer`` / ``vocab_index`` / ``lint_report`` and fill in when
@@ -34,6 +35,7 @@ from tui_tok.ui.screens.stream import StreamScreen
 from tui_tok.ui.screens.tokenize import TokenizeScreen
 from tui_tok.ui.screens.vocab import VocabScreen
 from tui_tok.ui.session import Session
+from tui_tok.ui.settings import load_settings, save_setting
 
 SAMPLE_TEXT = "Hello world! The tokenizer splits text into pieces.\n日本語 🙂 naïve café\n\tx = 42  # tab, spaces"
 """What the tokenize view shows first."""
@@ -54,8 +56,9 @@ class TuiTokApp(App[int]):
         *(Binding(f"f{i}", f"switch_mode('{mode}')", title, priority=True) for i, (mode, title) in enumerate(VIEWS, 1)),
         *(Binding(str(i), f"switch_mode('{mode}')", title, show=False) for i, (mode, title) in enumerate(VIEWS, 1)),
         Binding("f7", "switch_mode('compare')", "Compare", show=False, priority=True),  # F5/F6: chat, diagnostics
-        Binding("question_mark", "toggle_keys", "Keys"),
-        Binding("f9", "toggle_keys", "Keys", show=False, priority=True),  # '?' types into text boxes
+        # the footer names F9, which works everywhere: '?' types into text boxes
+        Binding("f9", "toggle_keys", "Keys", priority=True),
+        Binding("question_mark", "toggle_keys", "Keys", show=False),
         Binding("q", "quit", "Quit", show=False),
     ]
 
@@ -95,6 +98,10 @@ class TuiTokApp(App[int]):
         """Collects garbage between frames (automatic collection is off while the app runs)."""
 
     def on_mount(self) -> None:
+        theme = load_settings().get("theme")
+        if isinstance(theme, str) and theme in self.available_themes:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(self, lambda theme: save_setting("theme", theme.name))
         self.gc_pacer.start()
         if self.compare_gguf is not None:  # `--compare B.gguf`: open on the comparison
             self.switch_mode("compare")

@@ -15,42 +15,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui_tok.explore.diff.fuzz import fuzz_texts
+from tui_tok.explore.diff.pair import HfPair
 from tui_tok.explore.diff.shrink import shrink
-from tui_tok.explore.diff.text_diff import TextDiff, diff_tokens, tokens_of
+from tui_tok.explore.diff.text_diff import TextDiff
 
 if TYPE_CHECKING:
-    from tui_tok.explore.diff.hf import HfTokenizer
     from tui_tok.explore.diff.known import Known
 
 MAX_MISMATCHES = 20
 """A fuzz run stops shrinking after this many distinct minimal texts."""
-
-
-@dataclass(eq=False)
-class HfPair:
-    """A GGUF ``Tokenizer`` (side A) and an ``HfTokenizer`` (side B) of the same vocabulary."""
-
-    gguf: Any
-    hf: HfTokenizer
-    add_special: bool = True
-
-    def gguf_ids(self, text: str) -> list[int]:
-        return list(self.gguf.encode(text.encode("utf-8", "surrogatepass"), add_special=self.add_special, parse_special=True))
-
-    def hf_ids(self, text: str) -> list[int]:
-        return self.hf.encode(text, add_special=self.add_special)
-
-    def differs(self, text: str) -> bool:
-        return self.gguf_ids(text) != self.hf_ids(text)
-
-    def diff(self, text: str) -> TextDiff:
-        data = text.encode("utf-8")
-        a = tokens_of(self.gguf, data, add_special=self.add_special, parse_special=True)
-        return diff_tokens(data, a, self.hf.tokens(data, add_special=self.add_special), by="id")
-
-    def gguf_text(self, token_id: int) -> str | None:
-        tokens = self.gguf.vocab.tokens
-        return str(tokens[token_id]) if 0 <= token_id < len(tokens) else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tui_tok.explore.diff.compare import HfPair
+    from tui_tok.explore.diff.pair import HfPair
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,8 +25,10 @@ class MetadataScreen(ViewScreen):
     VIEW = "Metadata"
     BINDINGS = [
         Binding("ctrl+f", "focus_search", "Search"),
-        Binding("ctrl+l", "focus_table", "Keys"),
+        Binding("ctrl+l", "focus_table", "Table"),
     ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    """Below 100 columns the value pane goes under the table (beside it, it hid the value column)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -34,6 +36,7 @@ class MetadataScreen(ViewScreen):
         self.shown: list[MetaRow] = []
         self._pending_line: tuple[str, int] | None = None
         """(key, 1-based line) to scroll the value to when that key is shown."""
+        self._shown_keys: set[str] = set()
 
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
@@ -56,11 +59,16 @@ class MetadataScreen(ViewScreen):
         table = self.query_one("#meta-table", DataTable)
         table.clear()
         self.shown = rows
+        self._shown_keys = {row.key for row in rows}
         for row in rows:
             # Text, not str: values hold square brackets that would be read as markup
             table.add_row(Text(row.key), Text(row.type_name), Text(row.summary[:120]), key=row.key)
         if rows:
             self._show_detail(rows[0].key)
+        else:  # nothing matches: the previous key's value must not stay beside an empty table
+            detail = self.query_one("#meta-detail", LinesView)
+            detail.border_title = "no key matches"
+            detail.show_lines([])
 
     @on(Input.Changed, "#meta-search")
     def _filter(self, event: Input.Changed) -> None:
@@ -68,9 +76,11 @@ class MetadataScreen(ViewScreen):
 
     @on(DataTable.RowHighlighted, "#meta-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value is not None:
-            self._show_detail(event.row_key.value)
-            if self._pending_line is not None and self._pending_line[0] == event.row_key.value:
+        key = event.row_key.value
+        # a highlight posted before the last refill can arrive after it: only show shown keys
+        if key is not None and key in self._shown_keys:
+            self._show_detail(key)
+            if self._pending_line is not None and self._pending_line[0] == key:
                 self._pending_line = None  # the highlight that show_key caused: the value is final
 
     @on(DataTable.RowSelected, "#meta-table")

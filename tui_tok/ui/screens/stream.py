@@ -20,6 +20,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
+from tui_tok.explore.counts import counted
 from tui_tok.explore.display import NULL_PIECE, display_bytes, hex_bytes, visible_text
 from tui_tok.explore.stream import StreamTrace, describe_pending, replay
 from tui_tok.ui.screens.base import ViewScreen
@@ -169,14 +170,14 @@ class StreamScreen(ViewScreen):
         token = self.query_one("#stream-token", Readout)
         pending = self.query_one("#stream-pending", Readout)
         if step < 0:
-            token.show(Text(f"{len(trace)} tokens to replay · press space to play, → to step"))
+            token.show(Text(f"{counted(len(trace), 'token')} to replay · press space to play, → to step"))
             pending.show(Text(describe_pending(b"")))
             self.set_class(False, "-holding")
         else:
             piece = trace.pieces[step]
             shown = display_bytes(piece) if trace.ids[step] >= 0 else NULL_PIECE  # the null id: no piece
             token.show(Text(
-                f"token {step + 1}/{len(trace)} · id {trace.ids[step]} · piece “{shown}” · "
+                f"token {step + 1:,}/{len(trace):,} · id {trace.ids[step]} · piece “{shown}” · "
                 f"bytes {hex_bytes(piece) or '(none)'} · emitted “{visible_text(emitted)}”"
             ))
             held = trace.pending[step]
@@ -190,7 +191,7 @@ class StreamScreen(ViewScreen):
         state = "playing" if self.playing else "paused"
         total = len(self.trace) if self.trace is not None else 0
         self.query_one("#stream-player", Readout).show(
-            f"{state} · {SPEEDS[self.speed]} tokens/s · step {self.step + 1}/{total}"
+            f"{state} · {SPEEDS[self.speed]} tokens/s · step {self.step + 1:,}/{total:,}"
         )
 
     def palette_commands(self) -> Iterable[SystemCommand]:

@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Footer, Input, Select, Static
 from textual.worker import get_current_worker
 
+from tui_tok.explore.counts import counted
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import SearchCancelled, SearchResult, VocabIndex, search, token_facts
 from tui_tok.tokenizer.core.types import TokenType
@@ -42,6 +43,9 @@ class VocabScreen(ViewScreen):
         Binding("ctrl+f", "focus_search", "Search"),
         Binding("ctrl+l", "focus_table", "Table"),
     ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    """Below 100 columns the token panel goes under the table (beside it, it hid the rank and
+    bytes columns)."""
 
     @dataclass
     class Searched(Message):
@@ -87,6 +91,12 @@ class VocabScreen(ViewScreen):
     def _index_changed(self, index: VocabIndex | None) -> None:
         if index is not None:
             self.run_search()
+            self._warm_decoded(index)
+
+    @work(thread=True, exclusive=True, group="vocab-decoded", description="decoding the vocabulary")
+    def _warm_decoded(self, index: VocabIndex) -> None:
+        """Build what byte-level pieces decode to now, so the first regex search does not wait."""
+        index.decoded_view()
 
     def show_token(self, token_id: int) -> None:
         """Put ``token_id`` under the cursor, clearing the search so it is in the list."""
@@ -135,10 +145,7 @@ class VocabScreen(ViewScreen):
         table = self.query_one("#vocab-table", VocabTable)
         table.show(index, result.ids, cursor_id=self._pending_cursor)
         self._pending_cursor = None
-        header = header_text(value_label=table.value_label, piece_width=table.piece_width)
-        if header != self._header:  # Static.update costs a layout pass: only when it changes
-            self._header = header
-            self.query_one("#vocab-header", Static).update(Text(header))
+        self._update_header()
         status = self.query_one("#vocab-status", Readout)
         if result.error:
             status.show(result.error)
@@ -146,12 +153,20 @@ class VocabScreen(ViewScreen):
         else:
             status.remove_class("-error")
             n = len(result.ids)
-            what = "tokens" if result.kind == "all" else f"{result.kind} matches"
+            what = counted(n, "token") if result.kind == "all" else counted(n, f"{result.kind} match", f"{result.kind} matches")
             timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
-            status.show(f"{n:,} {what} of {index.n_tokens:,}{timing}")
+            status.show(f"{what} of {index.n_tokens:,}{timing}")
         if not len(result.ids):
             self.query_one("#vocab-details", TokenDetails).clear_rows("no match")
         paint_now(self)
+
+    @on(VocabTable.Resized)
+    def _update_header(self) -> None:
+        table = self.query_one("#vocab-table", VocabTable)
+        header = header_text(value_label=table.value_label, piece_width=table.piece_width)
+        if header != self._header:  # Static.update costs a layout pass: only when it changes
+            self._header = header
+            self.query_one("#vocab-header", Static).update(Text(header))
 
     @on(VocabTable.Highlighted)
     def _highlighted(self, event: VocabTable.Highlighted) -> None:

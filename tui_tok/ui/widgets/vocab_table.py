@@ -1,7 +1,9 @@
 """``VocabTable``: one row per token over a whole vocabulary (262k rows), drawing only what is visible.
 
 Textual's ``DataTable`` builds every row; this Line-API widget keeps just the array of ids
-to show and formats a row when it scrolls into view.
+to show and formats a row when it scrolls into view. The piece column is padded and cut by
+terminal cells, not characters: ``日本の`` takes six cells, and counted as three it pushed
+the bytes column off the row.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment as RichSegment
 from rich.style import Style
 from textual import events
@@ -34,6 +37,17 @@ def header_text(*, value_label: str, piece_width: int) -> str:
     return (
         f"{'id':>{ID_W}}  {'piece':<{piece_width}}  {'type':<{TYPE_W}}  {value_label:>{VALUE_W}}  {'bytes':>{BYTES_W}}"
     )
+
+
+def fit_cells(text: str, width: int) -> str:
+    """``text`` padded or cut to exactly ``width`` terminal cells, a cut one ending in ``…``.
+
+    >>> fit_cells("日本の", 8) + "|", fit_cells("日本の", 5) + "|", fit_cells("ab", 3) + "|"
+    ('日本の  |', '日本…|', 'ab |')
+    """
+    if cell_len(text) <= width:
+        return set_cell_size(text, width)
+    return set_cell_size(set_cell_size(text, width - 1) + "…", width)
 
 
 class VocabTable(PaintClock, ScrollView, can_focus=True):
@@ -92,8 +106,19 @@ class VocabTable(PaintClock, ScrollView, can_focus=True):
         # from the outer width, so the column does not move when the scrollbar comes and goes
         return max(8, self.size.width - 2 - (ID_W + TYPE_W + VALUE_W + BYTES_W + 8))
 
+    @dataclass
+    class Resized(Message):
+        """The table's width changed: the header's piece column follows ``piece_width``."""
+
+        table: VocabTable
+
+        @property
+        def control(self) -> VocabTable:
+            return self.table
+
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.ids))
+        self.post_message(self.Resized(self))
 
     def watch_cursor(self, row: int) -> None:
         self.refresh()
@@ -141,10 +166,6 @@ class VocabTable(PaintClock, ScrollView, can_focus=True):
     def row_text(self, token_id: int) -> str:
         index = self.index
         assert index is not None
-        pw = self.piece_width
-        piece = index.display[token_id]
-        if len(piece) > pw:
-            piece = piece[: pw - 1] + "…"
         if index.merge_ranks is not None:
             rank = int(index.merge_ranks[token_id])
             value = str(rank) if rank >= 0 else "-"
@@ -153,7 +174,8 @@ class VocabTable(PaintClock, ScrollView, can_focus=True):
         else:
             value = "-"
         return (
-            f"{token_id:>{ID_W}}  {piece:<{pw}}  {type_name(int(index.types[token_id])):<{TYPE_W}}  "
+            f"{token_id:>{ID_W}}  {fit_cells(index.display[token_id], self.piece_width)}  "
+            f"{type_name(int(index.types[token_id])):<{TYPE_W}}  "
             f"{value:>{VALUE_W}}  {int(index.byte_lengths[token_id]):>{BYTES_W}}"
         )
 
