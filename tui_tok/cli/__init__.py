@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, str] = {
     "export-vocab": "tui_tok.cli.export",
     "encode": "tui_tok.cli.encode",
     "decode": "tui_tok.cli.decode",
+    "explain": "tui_tok.cli.explain",
 }
 
 
