@@ -17,7 +17,9 @@ def show(text: str | bytes) -> str:
     """A piece as printable text: control characters escaped, quotes kept out."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
-    return text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def step_line(family: str, step: Step) -> str:
@@ -95,12 +97,13 @@ def merge_rows(chunk: Chunk) -> list[MergeRow]:
 
 
 def lattice_rows(detail: UgmDetail, start: int, end: int, piece, limit: int = 40) -> list[tuple[str, ...]]:  # noqa: ANN001
-    """(position, piece, score, offered total, best) rows for edges starting in [start, end)
-    of input bytes: the lattice around a token, small enough for a table."""
+    """(position, piece, score, offered total, best) rows for the edges overlapping input bytes
+    [start, end): the lattice around a token, small enough for a table."""
     rows: list[tuple[str, ...]] = []
     best = detail.best
+    offsets = detail.offsets
     for a, b, tid, w in detail.edges:
-        if not start <= detail.offsets[a] < max(end, start + 1):
+        if not (offsets[a] < max(end, start + 1) and offsets[b] > start):
             continue
         name = f"<unk:{detail.normalized[a:b]}>" if tid == detail.unk_id else piece(tid)
         won = "✓" if best[a] + w == best[b] else ""

@@ -24,6 +24,7 @@ from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.gc_pacing import GcPacer
 from tui_tok.ui.host import ExplorerHost
 from tui_tok.ui.messages import TokenizerLoaded, VocabIndexBuilt
+from tui_tok.ui.screens.explain import ExplainScreen
 from tui_tok.ui.screens.metadata import MetadataScreen
 from tui_tok.ui.screens.stream import StreamScreen
 from tui_tok.ui.screens.tokenize import TokenizeScreen
@@ -41,11 +42,13 @@ class TuiTokApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "tui-tok"
-    MODES = {"tokenize": TokenizeScreen, "stream": StreamScreen, "vocab": VocabScreen, "metadata": MetadataScreen}
+    MODES = {"tokenize": TokenizeScreen, "stream": StreamScreen, "vocab": VocabScreen, "metadata": MetadataScreen,
+             "explain": ExplainScreen}  # fmt: skip
     DEFAULT_MODE = "tokenize"
     BINDINGS = [
         *(Binding(f"f{i}", f"switch_mode('{mode}')", title, priority=True) for i, (mode, title) in enumerate(VIEWS, 1)),
         *(Binding(str(i), f"switch_mode('{mode}')", title, show=False) for i, (mode, title) in enumerate(VIEWS, 1)),
+        Binding("f8", "explain", "Explain", priority=True),
         Binding("question_mark", "toggle_keys", "Keys"),
         Binding("f9", "toggle_keys", "Keys", show=False, priority=True),  # '?' types into text boxes
         Binding("q", "quit", "Quit", show=False),
@@ -135,6 +138,14 @@ class TuiTokApp(App[int]):
             self.action_hide_help_panel()
         else:
             self.action_show_help_panel()
+
+    def action_explain(self) -> None:
+        """F8: explain the token selected in the current view (the Tokenize view knows it)."""
+        explain_selection = getattr(self.screen, "explain_selection", None)
+        if explain_selection is not None:
+            explain_selection()
+        else:
+            self.switch_mode("explain")
 
     def show_token_in_vocab(self, token_id: int) -> None:
         """Switch to the vocabulary with ``token_id`` under the cursor."""

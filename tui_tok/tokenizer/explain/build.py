@@ -17,8 +17,13 @@ from tui_tok.tokenizer.special.partition import RAW
 from tui_tok.tokenizer.tokenizer import Tokenizer, _as_bytes
 
 
-def explain(tok: Tokenizer, text: str | bytes, *, parse_special: bool = False, k_best: int = ugm.K_BEST) -> Explanation:
-    """How ``text`` becomes its ids (no BOS/EOS), fragment by fragment, chunk by chunk."""
+def explain(
+    tok: Tokenizer, text: str | bytes, *, parse_special: bool = False, k_best: int = ugm.K_BEST, focus: int | None = None
+) -> Explanation:
+    """How ``text`` becomes its ids (no BOS/EOS), fragment by fragment, chunk by chunk.
+
+    ``focus`` (a byte offset) explains only the raw fragment holding it (what a view shows);
+    the other raw fragments keep their ids (from the encoder) but no chunks."""
     data = _as_bytes(text)
     v = tok.vocab
     enc = tok.encoder
@@ -31,6 +36,11 @@ def explain(tok: Tokenizer, text: str | bytes, *, parse_special: bool = False, k
             after_special = True
             continue
         raw = data[start:end]
+        if focus is not None and not (start <= focus < end or (focus >= end == len(data))):
+            ids_only = enc.encode_fragment(raw, after_special=after_special)
+            frags.append(Fragment(start, end, False, tuple(t for t, _, _ in ids_only)))
+            after_special = False
+            continue
         chunks = _chunks(family, enc, raw, after_special, k_best)
         chunks = [_shift(c, start) for c in chunks]
         ids = tuple(i for c in chunks for i in c.ids)
