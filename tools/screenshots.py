@@ -23,6 +23,8 @@ SHOTS: list[tuple[str, str, str, list[str]]] = [
     ("vocabulary.svg", "qwen3-vocab.gguf", TEXT, ["f3", "type:日本"]),
     ("metadata.svg", "qwen3-vocab.gguf", TEXT, ["f4", "ctrl+f", "type:token"]),
     ("bert.svg", "ggml-vocab-bert-bge.gguf", "Hello World! naïve 日本語 [SEP]", ["ctrl+t"]),
+    ("explain-bpe.svg", "qwen3-vocab.gguf", "Hello tokenizer world!", ["escape", "home", "right", "f8", "n", "n"]),
+    ("explain-ugm.svg", "t5-botchan-en-unigram-1000.gguf", "Hello tokenizer world!", ["escape", "home", "right", "right", "f8"]),
 ]
 
 
