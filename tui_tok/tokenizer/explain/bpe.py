@@ -62,6 +62,7 @@ def _with_span(c: Chunk, start: int, end: int) -> Chunk:
 def _word(enc: BpeEncoder, word: str, start: int, end: int, cut: int, priority) -> Chunk:  # noqa: ANN001
     encoded = enc._encoded(word)  # noqa: SLF001 - the encoder's own spelling
     shortcut = ""
+    steps: list[tuple[str, str, float, int]]
     if enc._shortcut(encoded):  # noqa: SLF001
         symbols = [encoded]
         final, steps = symbols, []

@@ -81,8 +81,8 @@ def explain_fragment(enc: UgmEncoder, data: bytes, *, k_best: int = K_BEST) -> l
         steps.append(Step("piece", token=_text(tokens, tid, unk_id, s[a:b]), id=tid, start=prev, end=end, score=score,
                           total=best[b], rival=rival, rival_total=rival_total))  # fmt: skip
         prev = end
-    for rank, (total, pieces) in enumerate(paths, 1):
-        steps.append(Step("path", rank=rank, total=total, tokens=tuple(_text(tokens, t, unk_id, s[a:b]) for t, a, b in pieces)))
+    for rank, (total, path) in enumerate(paths, 1):
+        steps.append(Step("path", rank=rank, total=total, tokens=tuple(_text(tokens, t, unk_id, s[a:b]) for t, a, b in path)))
     detail = UgmDetail(s, offsets, tuple(edges), tuple(best), tuple(paths), unk_id)
     return [Chunk(0, len(data), ids, tuple(steps), text=s, detail=detail)]
 
