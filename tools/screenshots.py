@@ -29,6 +29,8 @@ SHOTS: list[tuple[str, str, str, list[str]]] = [
     ("bert.svg", "ggml-vocab-bert-bge.gguf", "Hello World! naïve 日本語 [SEP]", ["ctrl+t"]),
     ("diagnostics.svg", "ggml-vocab-phi-3.gguf", TEXT, ["f6"]),
     ("chat.svg", "qwen3-vocab.gguf", TEXT, ["f5", "end", "type:<|im_end|>"]),
+    ("explain-bpe.svg", "qwen3-vocab.gguf", "Hello tokenizer world!", ["escape", "home", "right", "f8", "n", "n"]),
+    ("explain-ugm.svg", "t5-botchan-en-unigram-1000.gguf", "Hello tokenizer world!", ["escape", "home", "right", "right", "f8"]),
 ]
 
 

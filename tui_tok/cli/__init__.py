@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, str] = {
     "lint": "tui_tok.cli.lint",
     "chat": "tui_tok.cli.chat",
     "diff": "tui_tok.cli.diff",
+    "explain": "tui_tok.cli.explain",
 }
 
 

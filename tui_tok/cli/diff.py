@@ -15,6 +15,7 @@ import json
 import sys
 from typing import Any
 
+from tui_tok.cli.text_arg import read_text_arg
 from tui_tok.errors import ComparisonError, TuiTokError
 
 
@@ -47,19 +48,7 @@ def _path(value: str) -> Any:
 
 
 def _read_text(args: argparse.Namespace) -> bytes:
-    """TEXT, the ``--file``'s bytes, or stdin."""
-    if args.file is not None:
-        if args.text is not None:
-            raise ComparisonError("give either TEXT or --file, not both")
-        if str(args.file) == "-":
-            return sys.stdin.buffer.read()
-        try:
-            return args.file.read_bytes()
-        except OSError as exc:
-            raise ComparisonError(f"{args.file}: cannot read: {exc.strerror or exc}") from None
-    if args.text is not None:
-        return args.text.encode("utf-8", "surrogateescape")
-    return sys.stdin.buffer.read()
+    return read_text_arg(args, ComparisonError)  # exit 2: 1 means 'different' here
 
 
 def run(args: argparse.Namespace) -> int:

@@ -30,6 +30,7 @@ from tui_tok.ui.messages import LintDone, TokenizerLoaded, VocabIndexBuilt
 from tui_tok.ui.screens.chat import ChatScreen
 from tui_tok.ui.screens.compare import CompareScreen
 from tui_tok.ui.screens.diagnostics import DiagnosticsScreen
+from tui_tok.ui.screens.explain import ExplainScreen
 from tui_tok.ui.screens.metadata import MetadataScreen
 from tui_tok.ui.screens.stream import StreamScreen
 from tui_tok.ui.screens.tokenize import TokenizeScreen
@@ -50,12 +51,14 @@ class TuiTokApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "tui-tok"
     MODES = {"tokenize": TokenizeScreen, "stream": StreamScreen, "vocab": VocabScreen, "metadata": MetadataScreen,
-             "chat": ChatScreen, "diagnostics": DiagnosticsScreen, "compare": CompareScreen}  # fmt: skip
+             "chat": ChatScreen, "diagnostics": DiagnosticsScreen, "compare": CompareScreen,
+             "explain": ExplainScreen}  # fmt: skip
     DEFAULT_MODE = "tokenize"
     BINDINGS = [
         *(Binding(f"f{i}", f"switch_mode('{mode}')", title, priority=True) for i, (mode, title) in enumerate(VIEWS, 1)),
         *(Binding(str(i), f"switch_mode('{mode}')", title, show=False) for i, (mode, title) in enumerate(VIEWS, 1)),
         Binding("f7", "switch_mode('compare')", "Compare", show=False, priority=True),  # F5/F6: chat, diagnostics
+        Binding("f8", "explain", "Explain", priority=True),
         # the footer names F9, which works everywhere: '?' types into text boxes
         Binding("f9", "toggle_keys", "Keys", priority=True),
         Binding("question_mark", "toggle_keys", "Keys", show=False),
@@ -171,6 +174,14 @@ class TuiTokApp(App[int]):
             self.action_hide_help_panel()
         else:
             self.action_show_help_panel()
+
+    def action_explain(self) -> None:
+        """F8: explain the token selected in the current view (the Tokenize view knows it)."""
+        explain_selection = getattr(self.screen, "explain_selection", None)
+        if explain_selection is not None:
+            explain_selection()
+        else:
+            self.switch_mode("explain")
 
     def show_token_in_vocab(self, token_id: int) -> None:
         """Switch to the vocabulary with ``token_id`` under the cursor."""

@@ -362,6 +362,17 @@ class TokenizeScreen(ViewScreen):
     def action_open_in_vocab(self) -> None:
         self.query_one("#tok-view", TokenView).action_open()
 
+    def explain_selection(self) -> None:
+        """F8: open the Explain view on the selected token (``ui/screens/explain.py``)."""
+        from tui_tok.ui.screens.explain import request_explanation
+
+        view = self.query_one("#tok-view", TokenView)
+        layout = view.token_layout
+        text = layout.text or self.query_one("#tok-input", TextArea).text
+        index = max(view.cursor, 0)
+        char = int(layout.starts[index]) if index < layout.n_tokens else 0
+        request_explanation(self.app, text, len(text[:char].encode("utf-8", "surrogatepass")), self.parse_special)
+
     def action_focus_tokens(self) -> None:
         self.query_one("#tok-view", TokenView).focus()
 

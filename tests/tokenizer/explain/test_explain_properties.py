@@ -1,0 +1,49 @@
+"""Hypothesis: on random text (and random bytes), for each family, the explanation's ids equal
+``encode`` and its fragments and chunks tile the input; BPE steps are real merges."""
+
+from __future__ import annotations
+
+import pytest
+from explain_checks import check
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support import ASSETS
+
+from tui_tok.loader import load_tokenizer
+from tui_tok.tokenizer.explain import explain
+
+_FILES = {
+    "bpe": "ggml-vocab-gpt-2.gguf",
+    "bpe-qwen3": "qwen3-vocab.gguf",
+    "spm": "ggml-vocab-phi-3.gguf",
+    "ugm": "t5-botchan-en-unigram-1000.gguf",
+    "wpm": "ggml-vocab-bert-bge.gguf",
+    "rwkv": "rwkv-world-vocab.gguf",
+}
+_TOKS: dict[str, object] = {}
+
+_PIECES = st.sampled_from(["Hello", " world", "  ", "\n", "\t", "'s", "123", "é", "naïve", "日本語", "😀", "<s>", "</s>",
+                           "<|endoftext|>", "<|im_start|>", "[CLS]", "▁", ",", ".", "ab", "ı", "ß", "\u200b", "x"])  # fmt: skip
+TEXTS = st.one_of(st.lists(_PIECES, max_size=12).map("".join), st.text(max_size=40))
+
+
+def _tok(name: str):  # type: ignore[no-untyped-def]
+    if name not in _TOKS:
+        _TOKS[name] = load_tokenizer(ASSETS / _FILES[name])
+    return _TOKS[name]
+
+
+@pytest.mark.parametrize("family", sorted(_FILES))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXTS, parse_special=st.booleans())
+def test_random_text(family: str, text: str, parse_special: bool) -> None:
+    tok = _tok(family)
+    check(tok, explain(tok, text, parse_special=parse_special), text, parse_special)
+
+
+@pytest.mark.parametrize("family", sorted(_FILES))
+@settings(max_examples=40, deadline=None)
+@given(data=st.binary(max_size=24))
+def test_random_bytes(family: str, data: bytes) -> None:
+    tok = _tok(family)
+    check(tok, explain(tok, data, parse_special=False), data, False)
