@@ -107,6 +107,10 @@ class RwkvEncoder:
         self._pairs: np.ndarray | None = None
         self._cache: dict[bytes, tuple[Piece, ...]] = {}
 
+    def prepare(self) -> None:
+        """Build the trie now (otherwise on first use), as llama.cpp builds its at load."""
+        self._trie()
+
     def _trie(self) -> dict[int, dict]:
         if self._root is None:
             root: dict[int, dict] = {}

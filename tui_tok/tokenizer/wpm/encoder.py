@@ -130,6 +130,10 @@ class WpmEncoder:
         self._norm: dict[int, str | None] = {}
         self._cache: dict[str, tuple[Piece, ...]] = {}
 
+    def prepare(self) -> None:
+        """Build the prefix table now (otherwise on first use), as llama.cpp builds its at load."""
+        self._prefix_table()
+
     def _prefix_table(self) -> dict[bytes, int]:
         """Every prefix of every token's bytes -> its id, or -1 if only a prefix.
 
@@ -200,7 +204,20 @@ class WpmEncoder:
         return res
 
     def _encode_word(self, word: str) -> tuple[Piece, ...]:
-        """Greedy longest match of ``▁ + normalised word``; spans are character indices of ``word``."""
+        """Greedy longest match of ``▁ + normalised word``; spans are character indices of ``word``.
+
+        Most words of prose are ASCII letters and digits whose whole ``▁word`` is a token: every
+        prefix of a token is in the prefix table, so the walk from offset 0 reaches the end and
+        takes it. Those skip the per-character normalising and the walk (same answer).
+        """
+        if word.isascii() and word.isalnum():  # no dropped, alone or non-ASCII characters
+            tid = self._prefix_table().get(_PHANTOM_BYTES + (word.lower() if self.lowercase else word).encode())
+            if tid is not None and tid >= 0:
+                return ((tid, 0, len(word)),)
+        return self._walk_word(word)
+
+    def _walk_word(self, word: str) -> tuple[Piece, ...]:
+        """``_encode_word`` without the whole-word shortcut: normalise, then llama.cpp's walk."""
         kept: list[int] = []  # index in word of each kept character
         starts: list[int] = []  # its first byte in the ▁-prefixed bytes
         parts: list[bytes] = [_PHANTOM_BYTES]
