@@ -22,6 +22,7 @@ T5 = str(ROOT / "assets" / "t5-botchan-en-unigram-1000.gguf")
 TINY_RUNS = {
     "corpus": ["--size", "0.01"],
     "encode": ["--size", "0.01", "--repeat", "1", "--only", "gpt-2", "phi-3"],
+    "families": ["--only", "bert-bge", "rwkv-world", "--repeat", "1", "--size", "2000"],
     "gguf_read": ["--no-peer", "--repeat", "1", "--only", "gpt-2"],
     "pretokenize": ["--size", "0.01", "--repeat", "1", "gpt-2"],
     "ugm": ["--size", "0.01", "--repeat", "1", T5],
