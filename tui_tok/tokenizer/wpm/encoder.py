@@ -28,6 +28,7 @@ llama.cpp throws ``std::invalid_argument`` out of ``llama_tokenize``.
 from __future__ import annotations
 
 from functools import cache
+from itertools import chain
 
 import numpy as np
 
@@ -159,6 +160,24 @@ class WpmEncoder:
         if len(starts) == 0:
             return []
         return expand_pieces(_words(cps, starts, ends), starts, self._word_pieces, offsets)
+
+    def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
+        """``encode_fragment``'s ids without spans: each distinct word's ids (cached), chained in
+        word order; nothing per token is built but the list itself."""
+        if not text:
+            return []
+        cps, classes, _ = self._classify(text)
+        starts, ends = _word_spans(classes)
+        if len(starts) == 0:
+            return []
+        words = _words(cps, starts, ends)
+        ids_of: dict[str, tuple[int, ...]] = dict.fromkeys(words, ())
+        for word in ids_of:
+            ids_of[word] = self._word_ids(word)
+        return list(chain.from_iterable(map(ids_of.__getitem__, words)))
+
+    def _word_ids(self, word: str) -> tuple[int, ...]:
+        return tuple(tid for tid, _, _ in self._word_pieces(word))
 
     def _classify(self, text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Code points, their classes and (unless ASCII) each code point's start byte."""
