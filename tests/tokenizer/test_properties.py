@@ -79,8 +79,11 @@ def test_any_bytes_encode_or_fail_like_llama_cpp(load_cached, vf: VocabFile, dat
     try:
         tokens = tok.tokenize(data, add_special=False)
     except TokenizeError:
+        with pytest.raises(TokenizeError):  # the ids-only path fails alike
+            tok.encode(data, add_special=False)
         return  # llama.cpp throws too (e.g. a code point above U+10FFFF in BPE/WPM)
     check_spans(tok, data, tokens)
+    assert tok.encode(data, add_special=False) == [t.id for t in tokens]
 
 
 @pytest.mark.parametrize("vf", [v for v in VOCABS], ids=[v.name for v in VOCABS])

@@ -18,6 +18,8 @@ b'A\n\\'
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from tui_tok.errors import TokenizeError
@@ -106,6 +108,11 @@ class RwkvEncoder:
         self._root: dict[int, dict] | None = None
         self._pairs: np.ndarray | None = None
         self._cache: dict[bytes, tuple[Piece, ...]] = {}
+        self._ids_cache: dict[bytes, tuple[int, ...]] = {}
+
+    def prepare(self) -> None:
+        """Build the trie now (otherwise on first use), as llama.cpp builds its at load."""
+        self._trie()
 
     def _trie(self) -> dict[int, dict]:
         if self._root is None:
@@ -137,6 +144,33 @@ class RwkvEncoder:
             return expand_pieces(chunks, np.array(bounds[:-1], dtype=np.int64), self._chunk_pieces)
         except TokenizeError:
             return self._walk(text)  # raises again, with the offset in the whole fragment
+
+    def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
+        """``encode_fragment``'s ids without spans: each distinct chunk's ids (cached), chained."""
+        self._trie()
+        assert self._pairs is not None
+        if len(text) < 2:
+            return [tid for tid, _, _ in self._walk(text)]
+        arr = np.frombuffer(text, dtype=np.uint8)
+        pairs = (arr[:-1].astype(np.uint16) << 8) | arr[1:]
+        bounds = [0, *(np.flatnonzero(~self._pairs[pairs]) + 1).tolist(), len(text)]
+        chunks = list(map(text.__getitem__, map(slice, bounds[:-1], bounds[1:])))
+        ids_of: dict[bytes, tuple[int, ...]] = dict.fromkeys(chunks, ())
+        try:
+            for chunk in ids_of:
+                ids_of[chunk] = self._chunk_ids(chunk)
+        except TokenizeError:
+            self._walk(text)  # raises again, with the offset in the whole fragment
+            raise
+        return list(chain.from_iterable(map(ids_of.__getitem__, chunks)))
+
+    def _chunk_ids(self, chunk: bytes) -> tuple[int, ...]:
+        ids = self._ids_cache.get(chunk)
+        if ids is None:
+            if len(self._ids_cache) >= _CACHE_LIMIT:
+                self._ids_cache.clear()
+            ids = self._ids_cache[chunk] = tuple(tid for tid, _, _ in self._chunk_pieces(chunk))
+        return ids
 
     def _chunk_pieces(self, chunk: bytes) -> tuple[Piece, ...]:
         pieces = self._cache.get(chunk)

@@ -137,6 +137,12 @@ class UgmEncoder:
         if len(self._cache) > _CACHE_LIMIT or self._cache_bytes > _CACHE_BYTES:
             self.clear_cache()
 
+    def prepare(self) -> None:
+        """Build now the search tables and the trie's hash table (otherwise built by the first
+        encode of many new words), as llama.cpp builds its token matcher at load."""
+        if self._token_hash is None:
+            self._token_hash = trie_hash(self.tables)
+
     @property
     def tables(self) -> UgmTables:
         """Search tables, built on first use (about 0.1 s for 250k tokens)."""

@@ -28,6 +28,7 @@ llama.cpp throws ``std::invalid_argument`` out of ``llama_tokenize``.
 from __future__ import annotations
 
 from functools import cache
+from itertools import chain
 
 import numpy as np
 
@@ -130,6 +131,10 @@ class WpmEncoder:
         self._norm: dict[int, str | None] = {}
         self._cache: dict[str, tuple[Piece, ...]] = {}
 
+    def prepare(self) -> None:
+        """Build the prefix table now (otherwise on first use), as llama.cpp builds its at load."""
+        self._prefix_table()
+
     def _prefix_table(self) -> dict[bytes, int]:
         """Every prefix of every token's bytes -> its id, or -1 if only a prefix.
 
@@ -155,6 +160,24 @@ class WpmEncoder:
         if len(starts) == 0:
             return []
         return expand_pieces(_words(cps, starts, ends), starts, self._word_pieces, offsets)
+
+    def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
+        """``encode_fragment``'s ids without spans: each distinct word's ids (cached), chained in
+        word order; nothing per token is built but the list itself."""
+        if not text:
+            return []
+        cps, classes, _ = self._classify(text)
+        starts, ends = _word_spans(classes)
+        if len(starts) == 0:
+            return []
+        words = _words(cps, starts, ends)
+        ids_of: dict[str, tuple[int, ...]] = dict.fromkeys(words, ())
+        for word in ids_of:
+            ids_of[word] = self._word_ids(word)
+        return list(chain.from_iterable(map(ids_of.__getitem__, words)))
+
+    def _word_ids(self, word: str) -> tuple[int, ...]:
+        return tuple(tid for tid, _, _ in self._word_pieces(word))
 
     def _classify(self, text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Code points, their classes and (unless ASCII) each code point's start byte."""
@@ -200,7 +223,20 @@ class WpmEncoder:
         return res
 
     def _encode_word(self, word: str) -> tuple[Piece, ...]:
-        """Greedy longest match of ``▁ + normalised word``; spans are character indices of ``word``."""
+        """Greedy longest match of ``▁ + normalised word``; spans are character indices of ``word``.
+
+        Most words of prose are ASCII letters and digits whose whole ``▁word`` is a token: every
+        prefix of a token is in the prefix table, so the walk from offset 0 reaches the end and
+        takes it. Those skip the per-character normalising and the walk (same answer).
+        """
+        if word.isascii() and word.isalnum():  # no dropped, alone or non-ASCII characters
+            tid = self._prefix_table().get(_PHANTOM_BYTES + (word.lower() if self.lowercase else word).encode())
+            if tid is not None and tid >= 0:
+                return ((tid, 0, len(word)),)
+        return self._walk_word(word)
+
+    def _walk_word(self, word: str) -> tuple[Piece, ...]:
+        """``_encode_word`` without the whole-word shortcut: normalise, then llama.cpp's walk."""
         kept: list[int] = []  # index in word of each kept character
         starts: list[int] = []  # its first byte in the ▁-prefixed bytes
         parts: list[bytes] = [_PHANTOM_BYTES]
