@@ -20,7 +20,7 @@ def test_rows_of_a_real_file() -> None:
     eos = gguf["tokenizer.ggml.eos_token_id"]
     assert by_key["tokenizer.ggml.eos_token_id"].summary == f"{eos}  {tokens[eos]}"
     assert by_key["tokenizer.ggml.tokens"].length == len(tokens)
-    assert by_key["tokenizer.ggml.tokens"].summary.endswith(f"({len(tokens)} items)")
+    assert by_key["tokenizer.ggml.tokens"].summary.endswith(f"({len(tokens):,} items)")
     assert [r.key for r in filter_rows(rows, "EOS_TOKEN_ID")] == ["tokenizer.ggml.eos_token_id"]
     # a value found only deep inside the chat template
     assert "tokenizer.chat_template" in [r.key for r in filter_rows(rows, "tool_call", values=gguf.metadata)]
