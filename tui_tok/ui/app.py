@@ -41,8 +41,8 @@ from tui_tok.ui.settings import load_settings, save_setting
 SAMPLE_TEXT = "Hello world! The tokenizer splits text into pieces.\n日本語 🙂 naïve café\n\tx = 42  # tab, spaces"
 """What the tokenize view shows first."""
 
-VIEWS = (("tokenize", "Tokenize"), ("stream", "Stream"), ("vocab", "Vocabulary"), ("metadata", "Metadata"), ("chat", "Chat"),
-         ("diagnostics", "Diagnostics"))  # fmt: skip
+VIEWS = (("tokenize", "Tokenize"), ("stream", "Stream"), ("vocab", "Vocab"), ("metadata", "Metadata"), ("chat", "Chat"),
+         ("diagnostics", "Lint"))  # fmt: skip
 
 
 class TuiTokApp(App[int]):

@@ -17,11 +17,15 @@ from textual.events import DescendantFocus
 from textual.message import Message
 from textual.widgets import TextArea
 
+from tui_tok.ui.widgets.text_keys import TEXT_AREA_BINDINGS
+
 ROLES = ("system", "user", "assistant", "tool")
 
 
-class MessageEditor(TextArea):
+class MessageEditor(TextArea, inherit_bindings=False):
     """The text of one message; ``role`` is shown in the border title."""
+
+    BINDINGS = TEXT_AREA_BINDINGS
 
     def __init__(self, role: str, content: str) -> None:
         super().__init__(content, soft_wrap=True, classes="chat-message")

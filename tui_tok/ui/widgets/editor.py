@@ -49,6 +49,7 @@ from textual.widgets.text_area import Document, DocumentBase, Edit, EditResult, 
 
 from tui_tok.ui.widgets.exact_document import ExactDocument
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
+from tui_tok.ui.widgets.text_keys import TEXT_AREA_BINDINGS
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -80,8 +81,10 @@ class _HeightCachedWrappedDocument(WrappedDocument):
         self._height = None
 
 
-class Editor(TextArea):
+class Editor(TextArea, inherit_bindings=False):
     """TextArea with a synchronous edit hook."""
+
+    BINDINGS = TEXT_AREA_BINDINGS
 
     _editing = 0
     """Depth of ``edit`` calls under way (class defaults: TextArea may refresh before ``__init__`` ends)."""
