@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from tui_tok.cli.text_arg import read_text_arg
+from tui_tok.cli.text_arg import jsonl_items, read_text_arg
 from tui_tok.errors import ComparisonError, TuiTokError
 
 
@@ -89,18 +89,10 @@ def _run_jsonl(args: argparse.Namespace, compare: Any) -> int:
     if args.text is not None or args.file is not None:
         raise ComparisonError("--jsonl reads stdin: give no TEXT or --file")
     differ = False
-    for n, line in enumerate(sys.stdin.buffer, 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ComparisonError(f"stdin line {n}: not JSON: {exc}") from None
-        text = item.get("text") if isinstance(item, dict) else item
-        if not isinstance(text, str):
-            raise ComparisonError(f"stdin line {n}: expected a string or an object with a 'text' string")
-        add = bool(item.get("add_special", args.add_special)) if isinstance(item, dict) else args.add_special
-        parse = bool(item.get("parse_special", args.parse_special)) if isinstance(item, dict) else args.parse_special
+    for item in jsonl_items(sys.stdin.buffer, ComparisonError):
+        text = item.text
+        add = args.add_special if item.add_special is None else item.add_special
+        parse = args.parse_special if item.parse_special is None else item.parse_special
         diff = compare(text.encode("utf-8", "surrogatepass"), add, parse)
         differ |= not diff.same
         sys.stdout.write(json.dumps(diff.to_json(), ensure_ascii=False) + "\n")

@@ -31,6 +31,7 @@ import json
 import sys
 from typing import Any
 
+from tui_tok.cli.text_arg import jsonl_items
 from tui_tok.cli.text_arg import read_text_arg as _read_text
 from tui_tok.errors import TuiTokError
 
@@ -63,17 +64,9 @@ def run(args: argparse.Namespace) -> int:
     tok = load_tokenizer(args.model)
     out = sys.stdout
     if args.jsonl:
-        for n, line in enumerate(sys.stdin.buffer, 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ExplainInputError(f"stdin line {n}: not JSON: {exc}") from None
-            if not isinstance(item, dict) or not isinstance(item.get("text"), str):
-                raise ExplainInputError(f"stdin line {n}: expected an object with a 'text' string")
-            parse = bool(item.get("parse_special", args.parse_special))
-            out.write(json.dumps(to_json(explain(tok, item["text"], parse_special=parse)), ensure_ascii=False) + "\n")
+        for item in jsonl_items(sys.stdin.buffer, ExplainInputError):
+            parse = args.parse_special if item.parse_special is None else item.parse_special
+            out.write(json.dumps(to_json(explain(tok, item.text, parse_special=parse)), ensure_ascii=False) + "\n")
         return 0
     data = _read_text(args)
     expl = explain(tok, data, parse_special=args.parse_special)

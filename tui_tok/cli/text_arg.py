@@ -1,4 +1,5 @@
-"""The text a subcommand works on: a TEXT argument, ``--file F`` (``-``: stdin) or stdin.
+"""The text a subcommand works on: a TEXT argument, ``--file F`` (``-``: stdin) or stdin; and
+the ``--jsonl`` lines of ``encode``, ``diff`` and ``explain``.
 
 ``encode`` has its own reader (llama-tokenize's ``--stdin`` / ``-f`` / ``-p`` precedence and
 escapes); ``diff`` and ``explain`` share this plainer one.
@@ -7,7 +8,11 @@ escapes); ``diff`` and ``explain`` share this plainer one.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
 
 from tui_tok.errors import TuiTokError
 
@@ -35,3 +40,39 @@ def read_text_arg(args: argparse.Namespace, error: type[TuiTokError] = TextArgEr
     if sys.stdin.isatty():
         print("tui-tok: reading the text from stdin (end with Ctrl-D)", file=sys.stderr)
     return sys.stdin.buffer.read()
+
+
+@dataclass(frozen=True, slots=True)
+class JsonlItem:
+    """One line of ``--jsonl`` input: its text and the flags it sets (None: the command line's)."""
+
+    line: int
+    text: str
+    add_special: bool | None
+    parse_special: bool | None
+
+
+def jsonl_items(stream: BinaryIO, error: type[TuiTokError] = TextArgError) -> Iterator[JsonlItem]:
+    """``{"text": ..., "add_special": bool, "parse_special": bool}`` (or a bare JSON string) per
+    line; blank lines skipped. A line that is not that is one ``error`` naming the line: a flag
+    must be a JSON boolean (``"no"`` is not false)."""
+    for n, raw in enumerate(stream, 1):
+        if not raw.strip():
+            continue
+        try:
+            item = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise error(f"stdin line {n}: not JSON: {exc}") from None
+        flags: dict[str, bool | None] = {"add_special": None, "parse_special": None}
+        if isinstance(item, dict):
+            text = item.get("text")
+            for key in flags:
+                value = item.get(key)
+                if value is not None and not isinstance(value, bool):
+                    raise error(f"stdin line {n}: {key!r} must be true or false, not {json.dumps(value)}")
+                flags[key] = value
+        else:
+            text = item
+        if not isinstance(text, str):
+            raise error(f"stdin line {n}: expected a string or an object with a 'text' string")
+        yield JsonlItem(n, text, flags["add_special"], flags["parse_special"])
