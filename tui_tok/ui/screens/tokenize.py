@@ -59,7 +59,7 @@ PROVISIONAL_CHARS = 8_000
 CONFIRM_S = 0.3
 
 
-class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # Textual's action_toggle is async
+class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMNode.action_toggle is async; the palette calls ours
     """Live tokenizer."""
 
     VIEW = "Tokenize"
