@@ -112,7 +112,7 @@ class CompareScreen(ViewScreen):
 
     @on(TextArea.Changed, "#cmp-input")
     def _text_changed(self) -> None:
-        self.tui.text = self._sent = self.query_one("#cmp-input", TextArea).text
+        self._sent = self.tui.text = self.query_one("#cmp-input", TextArea).text  # _sent first: the watcher reads it
         self._refresh()
 
     def _shared_text_changed(self, text: str) -> None:

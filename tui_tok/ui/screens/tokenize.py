@@ -210,7 +210,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         if self._debounce is not None:
             self._debounce.stop()
             self._debounce = None
-        self.tui.text = self._sent = text = self.query_one("#tok-input", TextArea).text
+        self._sent = self.tui.text = text = self.query_one("#tok-input", TextArea).text  # _sent first: the watcher reads it
         size = len(text)
         if size > DEBOUNCE_CHARS and self._engine.chunk_cache(self.tui.tokenizer) is None:
             # a long text: wait for a pause in typing, longer the more there is to tokenize
