@@ -147,3 +147,17 @@ async def test_the_toggle_is_a_key_a_check_box_and_a_command() -> None:
         await pilot.click("#cb-show_cuts")
         await _cuts_arrive(app, pilot, screen, 1)
         assert screen.show_cuts and screen.query_one("#tok-view", TokenView).cut_marks is not None
+
+
+def test_chunk_cuts_snapshot(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """Qwen3 with chunk cuts on: in each line of the Tokens view every other chunk is underlined
+    (`·world` yes, `!` no, `·It` yes, `'s` no, each digit its own chunk), the title says so, the
+    check box is marked; the tokens view has the focus (no blinking cursor in the picture)."""
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        app = pilot.app
+        await settle(app, pilot)
+        await pilot.press("ctrl+r", "escape")
+        await _cuts_arrive(app, pilot, app.screen, 1)
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)

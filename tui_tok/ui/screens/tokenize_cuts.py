@@ -126,7 +126,7 @@ class ChunkCuts:
             self._title(f"{TITLE} · no chunk cuts: {message.error}")
             return
         self._view().show_cuts(message.marks)
-        self._title(f"{TITLE} · chunks: underline flips at each cut (^R)")
+        self._title(f"{TITLE} · cuts: underline flips")
 
     def _title(self, title: str) -> None:
         view = self._view()
