@@ -12,7 +12,8 @@ tokenizer. Other edits start an exclusive worker (older results are dropped by g
 replaces it (the stream view and tests only ever see exact ids). Other families merge
 across lines, so they are always tokenized whole (debounced when long).
 With chunk cuts on (``^R``) the Tokens view also shows the pre-tokenizer's cuts, computed in a
-worker when typing pauses (``tokenize_cuts.py``); off, they cost nothing.
+worker when typing pauses (``tokenize_cuts.py``); off, they cost nothing. The text is the app's
+(``TuiTokApp.text``): each edit sets it, and an edit made in the compare view is loaded on return.
 """
 
 from __future__ import annotations
