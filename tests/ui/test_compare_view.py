@@ -84,3 +84,67 @@ def test_compare_view_snapshot(snap_compare) -> None:  # type: ignore[no-untyped
         await settle(app, pilot)
 
     assert snap_compare(make(), terminal_size=SIZE, run_before=run_before)
+
+
+def _editor_text(app: TuiTokApp, selector: str) -> str:
+    return app.screen.query_one(selector, TextArea).text
+
+
+async def test_compare_shows_the_text_typed_in_the_tokenize_view() -> None:
+    """Issue 18 point 3: the compare view's text is the tokenize view's, both ways."""
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        compare = app.screen
+        assert isinstance(compare, CompareScreen)
+        await pilot.press("f1")
+        await settle(app, pilot)
+        editor = app.screen.query_one("#tok-input", TextArea)
+        editor.focus()
+        editor.cursor_location = editor.document.end
+        await pilot.press("space", "c", "a", "f", "é")
+        await settle(app, pilot)
+        typed = TEXT + " café"
+        assert _editor_text(app, "#tok-input") == typed and app.text == typed
+        await pilot.press("f7")
+        await settle(app, pilot)
+        assert app.screen is compare and _editor_text(app, "#cmp-input") == typed
+        assert compare.diff is not None and compare.diff.text == typed.encode()
+        assert [t.id for t in compare.diff.a] == app.tokenizer.encode(typed)  # type: ignore[union-attr]
+        # and back: an edit here is the tokenize view's text when it is shown again
+        box = compare.query_one("#cmp-input", TextArea)
+        box.focus()
+        box.cursor_location = box.document.end
+        await pilot.press("!")
+        await settle(app, pilot)
+        assert app.text == typed + "!" and compare.diff.text == (typed + "!").encode()
+        await pilot.press("f1")
+        await settle(app, pilot)
+        assert _editor_text(app, "#tok-input") == typed + "!"
+        assert list(app.ids) == app.tokenizer.encode(typed + "!")  # type: ignore[union-attr]
+
+
+async def test_a_text_set_while_shown_is_loaded_at_once() -> None:
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        app.text = "abc"
+        await settle(app, pilot)
+        assert _editor_text(app, "#cmp-input") == "abc" and screen.diff is not None and screen.diff.text == b"abc"
+
+
+def _footer_keys(app: TuiTokApp) -> list[str]:
+    return [str(key.description) for key in app.screen.query("FooterKey")]
+
+
+async def test_f7_is_in_the_footer_only_with_a_compare_file() -> None:
+    for b, shown in (("ggml-vocab-phi-3.gguf", True), (None, False)):
+        app = make(b=b)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            await pilot.press("f1")
+            await settle(app, pilot)
+            assert ("Compare" in _footer_keys(app)) is shown, _footer_keys(app)
+            assert "Explain" in _footer_keys(app)

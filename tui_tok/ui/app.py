@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import time
+from dataclasses import replace
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -57,7 +58,8 @@ class TuiTokApp(App[int]):
     BINDINGS = [
         *(Binding(f"f{i}", f"switch_mode('{mode}')", title, priority=True) for i, (mode, title) in enumerate(VIEWS, 1)),
         *(Binding(str(i), f"switch_mode('{mode}')", title, show=False) for i, (mode, title) in enumerate(VIEWS, 1)),
-        Binding("f7", "switch_mode('compare')", "Compare", show=False, priority=True),  # F5/F6: chat, diagnostics
+        # F5/F6: chat, diagnostics; the footer names F7 only with a --compare file (__init__)
+        Binding("f7", "switch_mode('compare')", "Compare", show=False, priority=True),
         Binding("f8", "explain", "Explain", priority=True),
         # the footer names F9, which works everywhere: '?' types into text boxes
         Binding("f9", "toggle_keys", "Keys", priority=True),
@@ -75,6 +77,8 @@ class TuiTokApp(App[int]):
     """The lint findings (None until the lint worker is done)."""
     ids: var[tuple[int, ...]] = var(())
     """Ids of the text in the tokenize view (the stream view replays them)."""
+    text: var[str] = var("")
+    """The text: what the tokenize view shows, also the compare view's (each edits it; ``ui/host.py``)."""
 
     def __init__(
         self, gguf: GGUFFile, *, text: str = SAMPLE_TEXT, load_tokenizer: bool = True, show_timings: bool = True,
@@ -83,10 +87,14 @@ class TuiTokApp(App[int]):
         super().__init__()
         self.compare_gguf = compare
         """The second file of ``--compare`` (the compare view, F7)."""
+        if compare is not None:  # F7 in the footer (without a file it still explains how to start)
+            bindings = self._bindings.key_to_bindings
+            bindings["f7"] = [replace(b, show=True) for b in bindings["f7"]]
         self.show_timings = show_timings
         """Show how long tokenizing and searching took (off for deterministic snapshots)."""
         self.session = Session(gguf)
         self.initial_text = text
+        self.set_reactive(TuiTokApp.text, text)
         self._load = load_tokenizer
         self.sub_title = Path(gguf.path).name
         self.first_paint_at: float | None = None

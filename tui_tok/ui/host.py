@@ -28,7 +28,10 @@ class ExplorerHost(Protocol):
     ids: tuple[int, ...]
     """Ids of the text in the tokenize view (the stream view replays them)."""
     initial_text: str
-    """The text the tokenize view starts with."""
+    """The text the app started with."""
+    text: str
+    """The text, as last typed in the tokenize view or the compare view (a reactive: views that
+    show it watch it, and set it when it is edited in them)."""
     pending_vocab_token: int | None
     """A token the vocabulary view should put under its cursor when it next shows."""
     show_timings: bool

@@ -3,6 +3,12 @@ aligned by byte offset with the differing stretch highlighted, and the vocabular
 
 Tokenizer A is the app's; B is built here in a worker. The comparison itself is
 ``explore.diff`` (pure); this screen only lays it out.
+
+The text is the app's (``TuiTokApp.text``), the one typed in the tokenize view: the box here
+edits that same text, both ways. An edit here sets the app's text (the tokenize view takes it
+when it is next shown); a change from elsewhere is loaded into the box when this view is shown
+(or at once if it is), so typing in the tokenize view never waits for a comparison it does
+not show. The box is an ``Editor`` (exact text: a CR or U+2028 stays what it is, as there).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from tui_tok.explore.diff.align import wrap_cells
 from tui_tok.explore.diff.text_diff import TextDiff, diff_texts
 from tui_tok.explore.diff.vocab_diff import VocabDiff, diff_vocabs
 from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.widgets.editor import Editor, load_text
 from tui_tok.ui.widgets.info_bar import InfoBar
 
 
@@ -45,6 +52,8 @@ class CompareScreen(ViewScreen):
         self.diff: TextDiff | None = None
         self.vocab: VocabDiff | None = None
         self.error_b: str | None = None
+        self._sent = self.tui.text
+        """The text this view last gave the app (its own edits come back through the watcher)."""
 
     @property
     def other(self) -> Any:
@@ -53,7 +62,7 @@ class CompareScreen(ViewScreen):
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
         with Vertical(id="cmp-main"):
-            yield TextArea(self.tui.initial_text, id="cmp-input", soft_wrap=True)
+            yield Editor(self.tui.text, id="cmp-input", soft_wrap=True)
             with VerticalScroll(id="cmp-scroll"):
                 yield Static("", id="cmp-rows")
             with VerticalScroll(id="cmp-vocab-scroll"):
@@ -63,6 +72,7 @@ class CompareScreen(ViewScreen):
     def on_mount(self) -> None:
         self.query_one("#cmp-input", TextArea).border_title = "Text"
         self.query_one("#cmp-vocab-scroll").border_title = "Vocabulary and metadata"
+        self.watch(self.app, "text", self._shared_text_changed, init=False)
         if self.other is None:
             self._show_rows(Text("Start with  tui-tok A.gguf --compare B.gguf  to compare two tokenizers.", style="italic"))
             self.query_one("#cmp-vocab", Static).update("")
@@ -102,7 +112,16 @@ class CompareScreen(ViewScreen):
 
     @on(TextArea.Changed, "#cmp-input")
     def _text_changed(self) -> None:
+        self._sent = self.tui.text = self.query_one("#cmp-input", TextArea).text  # _sent first: the watcher reads it
         self._refresh()
+
+    def _shared_text_changed(self, text: str) -> None:
+        """The app's text was edited elsewhere (the tokenize view): show it here, now or when shown."""
+        if text is not self._sent and self.is_current:
+            load_text(self.query_one("#cmp-input", Editor), text)
+
+    def on_screen_resume(self) -> None:
+        self._shared_text_changed(self.tui.text)
 
     def on_resize(self) -> None:
         self._refresh()

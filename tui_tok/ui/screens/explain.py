@@ -90,7 +90,7 @@ class ExplainScreen(ViewScreen):
     def _refresh_request(self) -> None:
         req = getattr(self.app, "explain_request", None)
         if req is None and self.request is None:
-            req = ExplainRequest(self.tui.initial_text, 0, False)
+            req = ExplainRequest(self.tui.text, 0, False)
         if req is not None and req != self.request:
             self.request = req
             self.query_one("#ex-summary", Static).update("explaining…")

@@ -11,6 +11,9 @@ tokenizer. Other edits start an exclusive worker (older results are dropped by g
 ``CONFIRM_S`` after typing stops the whole text is tokenized again and that exact result
 replaces it (the stream view and tests only ever see exact ids). Other families merge
 across lines, so they are always tokenized whole (debounced when long).
+With chunk cuts on (``^R``) the Tokens view also shows the pre-tokenizer's cuts, computed in a
+worker when typing pauses (``tokenize_cuts.py``); off, they cost nothing. The text is the app's
+(``TuiTokApp.text``): each edit sets it, and an edit made in the compare view is loaded on return.
 """
 
 from __future__ import annotations
@@ -33,15 +36,15 @@ from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.incremental import split_chunks
-from tui_tok.explore.layout import KIND_NAMES, TokenLayout
+from tui_tok.explore.layout import TokenLayout
 from tui_tok.explore.stats import text_stats
-from tui_tok.explore.token_info import token_rows
-from tui_tok.explore.vocab_index import token_facts
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.paint_now import paint_now
 from tui_tok.ui.screens.base import ViewScreen
-from tui_tok.ui.screens.tokenize_engine import TokenizeEngine, TokenizeRequest
-from tui_tok.ui.widgets.editor import Editor
+from tui_tok.ui.screens.tokenize_cuts import ChunkCuts, CutsReady
+from tui_tok.ui.screens.toggles import CheckboxToggles
+from tui_tok.ui.screens.tokenize_engine import TokenizeEngine, TokenizeRequest, details_rows
+from tui_tok.ui.widgets.editor import Editor, load_text
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
@@ -57,17 +60,19 @@ PROVISIONAL_CHARS = 8_000
 CONFIRM_S = 0.3
 
 
-class TokenizeScreen(ViewScreen):
+class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMNode.action_toggle is async; the palette calls ours
     """Live tokenizer."""
 
     VIEW = "Tokenize"
-    # the four toggles' keys are printed beside their checkboxes, so the footer leaves them out
+    # the five toggles' keys are printed beside their checkboxes, so the footer leaves them out
     # (it had no room left for the view keys); the keys panel (?, F9) and the palette list them
     BINDINGS = [
         Binding("ctrl+b", "toggle('add_special')", "BOS/EOS", show=False),
         Binding("ctrl+t", "toggle('parse_special')", "Parse special", show=False),
         Binding("ctrl+o", "toggle('show_whitespace')", "Whitespace", show=False),
         Binding("ctrl+g", "toggle('show_pieces')", "Ids/pieces", show=False),
+        # ^R, not ^K: the editor's ^K deletes to the end of the line
+        Binding("ctrl+r", "toggle('show_cuts')", "Chunk cuts", show=False),
         Binding("ctrl+n", "open_in_vocab", "In vocab"),
         Binding("escape", "focus_tokens", "To tokens", show=False),
     ]
@@ -76,6 +81,7 @@ class TokenizeScreen(ViewScreen):
     parse_special: reactive[bool] = reactive(False, init=False)
     show_whitespace: reactive[bool] = reactive(True, init=False)
     show_pieces: reactive[bool] = reactive(False, init=False)
+    show_cuts: reactive[bool] = reactive(False, init=False)
 
     @dataclass
     class Tokenized(Message):
@@ -95,6 +101,9 @@ class TokenizeScreen(ViewScreen):
         self._shown_generation = -1
         self._debounce: Timer | None = None
         self._engine = TokenizeEngine()
+        self._sent = self.tui.text
+        """The text this view last gave the app (its own edits come back through the watcher)."""
+        self.cuts = ChunkCuts(self, lambda: self.query_one("#tok-view", TokenView))
         self._confirm: Timer | None = None
         self.provisional_shown = 0
         """How many line-by-line results were drawn (tests check the fast path ran)."""
@@ -108,7 +117,7 @@ class TokenizeScreen(ViewScreen):
         with Horizontal(id="tok-main"):
             with Vertical(id="tok-left"):
                 yield Editor(
-                    self.tui.initial_text, id="tok-input", soft_wrap=True, on_edit=self._text_changed, after_edit=self._edited
+                    self.tui.text, id="tok-input", soft_wrap=True, on_edit=self._text_changed, after_edit=self._edited
                 )
                 yield TokenView(id="tok-view")
                 yield IdStrip(id="tok-ids")
@@ -120,6 +129,7 @@ class TokenizeScreen(ViewScreen):
                 yield Checkbox("parse special  ^T", self.parse_special, id="cb-parse_special")
                 yield Checkbox("show whitespace  ^O", self.show_whitespace, id="cb-show_whitespace")
                 yield Checkbox("pieces, not ids  ^G", self.show_pieces, id="cb-show_pieces")
+                yield Checkbox("chunk cuts  ^R", self.show_cuts, id="cb-show_cuts")
         yield Footer()
 
     @property
@@ -136,6 +146,7 @@ class TokenizeScreen(ViewScreen):
         self.query_one("#tok-input", TextArea).border_title = "Text"
         self.watch(self.app, "tokenizer", self._tokenizer_changed)
         self.watch(self.app, "vocab_index", self._index_changed, init=False)
+        self.watch(self.app, "text", self._shared_text_changed, init=False)
         self.query_one("#tok-input", TextArea).focus()
 
     def _index_changed(self, _value: object = None) -> None:
@@ -147,23 +158,17 @@ class TokenizeScreen(ViewScreen):
     def _tokenizer_changed(self, _value: object = None) -> None:
         self.retokenize()
 
+    def _shared_text_changed(self, text: str) -> None:
+        """The app's text was edited elsewhere (the compare view): show it here, now or when shown."""
+        if text is not self._sent and self.is_current:
+            load_text(self.query_one("#tok-input", Editor), text)
+
+    def on_screen_resume(self) -> None:
+        self._shared_text_changed(self.tui.text)
+
     # --- toggles ------------------------------------------------------------------------------
 
-    def action_toggle(self, name: str) -> None:  # type: ignore[override]  # Textual's is async; palette calls it
-        setattr(self, name, not getattr(self, name))
-
-    @on(Checkbox.Changed)
-    def _checkbox(self, event: Checkbox.Changed) -> None:
-        name = (event.checkbox.id or "").removeprefix("cb-")
-        if hasattr(self, name) and getattr(self, name) != event.value:
-            setattr(self, name, event.value)
-
-    def _sync_checkbox(self, name: str, value: bool) -> None:
-        if not self.is_mounted:
-            return
-        box = self.query_one(f"#cb-{name}", Checkbox)
-        if box.value != value:
-            box.value = value
+    # (action_toggle, check box clicks and _sync_checkbox: CheckboxToggles)
 
     def watch_add_special(self, value: bool) -> None:
         self._sync_checkbox("add_special", value)
@@ -176,6 +181,16 @@ class TokenizeScreen(ViewScreen):
     def watch_show_pieces(self, value: bool) -> None:
         self._sync_checkbox("show_pieces", value)
         self.retokenize()
+
+    def watch_show_cuts(self, value: bool) -> None:
+        self._sync_checkbox("show_cuts", value)
+        if not value:
+            self.cuts.off()
+        elif (tok := self.tui.tokenizer) is not None:  # (else: once it is built, by retokenize)
+            self.cuts.request(tok, self.query_one("#tok-input", TextArea).text, self.parse_special, at_once=True)
+
+    def on_cuts_ready(self, message: CutsReady) -> None:
+        self.cuts.arrived(message)
 
     def watch_show_whitespace(self, value: bool) -> None:
         self._sync_checkbox("show_whitespace", value)
@@ -193,11 +208,11 @@ class TokenizeScreen(ViewScreen):
 
     def _text_changed(self) -> None:
         """The text changed: called from inside the edit (``Editor.on_edit``), before the repaint."""
-        text_area = self.query_one("#tok-input", TextArea)
         if self._debounce is not None:
             self._debounce.stop()
             self._debounce = None
-        size = len(text_area.text)
+        self._sent = self.tui.text = text = self.query_one("#tok-input", TextArea).text  # _sent first: the watcher reads it
+        size = len(text)
         if size > DEBOUNCE_CHARS and self._engine.chunk_cache(self.tui.tokenizer) is None:
             # a long text: wait for a pause in typing, longer the more there is to tokenize
             self._debounce = self.set_timer(DEBOUNCE_S * (1 + size // 200_000), self.retokenize)
@@ -217,15 +232,10 @@ class TokenizeScreen(ViewScreen):
         if tok is None:
             return
         text = self.query_one("#tok-input", TextArea).text
+        if self.show_cuts:
+            self.cuts.request(tok, text, self.parse_special)
         provisional = len(text) > PROVISIONAL_CHARS and self._engine.chunk_cache(self.tui.tokenizer) is not None
-        request = TokenizeRequest(
-            generation=self._generation,
-            text=text,
-            add_special=self.add_special,
-            parse_special=self.parse_special,
-            show_pieces=self.show_pieces,
-            provisional=provisional,
-        )
+        request = self._request(text, provisional)
         if not self._run_now(tok, request):
             self._run(request)
         if self._confirm is not None:
@@ -238,15 +248,10 @@ class TokenizeScreen(ViewScreen):
         """Typing paused: tokenize the whole text exactly."""
         self._confirm = None
         self._generation += 1
-        self._run(
-            TokenizeRequest(
-                generation=self._generation,
-                text=self.query_one("#tok-input", TextArea).text,
-                add_special=self.add_special,
-                parse_special=self.parse_special,
-                show_pieces=self.show_pieces,
-            )
-        )
+        self._run(self._request(self.query_one("#tok-input", TextArea).text, provisional=False))
+
+    def _request(self, text: str, provisional: bool) -> TokenizeRequest:
+        return TokenizeRequest(self._generation, text, self.add_special, self.parse_special, self.show_pieces, provisional)
 
     def _run_now(self, tok: Tokenizer, request: TokenizeRequest) -> bool:
         """Tokenize on the UI thread when that is cheap; False to leave it to a worker.
@@ -377,32 +382,15 @@ class TokenizeScreen(ViewScreen):
         self.query_one("#tok-view", TokenView).focus()
 
     def _describe(self, index: int) -> None:
-        view = self.query_one("#tok-view", TokenView)
-        layout = view.token_layout
-        if not 0 <= index < layout.n_tokens:
-            return
-        token_id = int(layout.ids[index])
-        tok = self.tui.tokenizer
-        vocab_index = self.tui.vocab_index
-        raw: str | None = None
-        piece: bytes | None = None
-        if tok is not None and token_id >= 0:  # -1: llama.cpp's null id, no vocabulary entry
-            raw, piece = tok.vocab.tokens[token_id], tok.token_to_piece(token_id)
-        start, end = int(layout.starts[index]), int(layout.ends[index])
-        rows = token_rows(
-            token_id=token_id,
-            raw=raw,
-            piece=piece,
-            span=layout.text[start:end],
-            kind=KIND_NAMES[int(layout.kinds[index])],
-            facts=token_facts(vocab_index, token_id) if vocab_index is not None and token_id >= 0 else None,
-            position=(index, layout.n_tokens),
-        )
-        self.query_one("#tok-details", TokenDetails).show_rows(rows)
+        layout = self.query_one("#tok-view", TokenView).token_layout
+        if 0 <= index < layout.n_tokens:
+            rows = details_rows(layout, index, self.tui.tokenizer, self.tui.vocab_index)
+            self.query_one("#tok-details", TokenDetails).show_rows(rows)
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Toggle add special (BOS/EOS)", "ctrl+b", lambda: self.action_toggle("add_special"))
         yield SystemCommand("Toggle parse special", "ctrl+t", lambda: self.action_toggle("parse_special"))
         yield SystemCommand("Toggle visible whitespace", "ctrl+o", lambda: self.action_toggle("show_whitespace"))
         yield SystemCommand("Toggle ids / pieces", "ctrl+g", lambda: self.action_toggle("show_pieces"))
+        yield SystemCommand("Toggle chunk cuts (pre-tokenizer)", "ctrl+r", lambda: self.action_toggle("show_cuts"))
         yield SystemCommand("Show selected token in vocabulary", "ctrl+n", self.action_open_in_vocab)

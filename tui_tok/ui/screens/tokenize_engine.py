@@ -14,7 +14,9 @@ import numpy as np
 
 from tui_tok.explore.display import NULL_PIECE, display_bytes
 from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, tokenize_chunked
-from tui_tok.explore.layout import TokenLayout, kind_codes, layout_arrays, layout_tokens
+from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_arrays, layout_tokens
+from tui_tok.explore.token_info import token_rows
+from tui_tok.explore.vocab_index import VocabIndex, token_facts
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
@@ -101,3 +103,22 @@ class TokenizeEngine:
             self._kinds = (tok, kind_codes(tok.token_kinds()))  # the tokenizer's own: its unknown token, id -1
         return self._kinds[1]
 
+
+
+def details_rows(layout: TokenLayout, index: int, tok: Tokenizer | None, vocab_index: VocabIndex | None) -> list[tuple[str, str]]:
+    """The Token panel's rows for token ``index`` of ``layout`` (type, score and rank once the index is built)."""
+    token_id = int(layout.ids[index])
+    raw: str | None = None
+    piece: bytes | None = None
+    if tok is not None and token_id >= 0:  # -1: llama.cpp's null id, no vocabulary entry
+        raw, piece = tok.vocab.tokens[token_id], tok.token_to_piece(token_id)
+    start, end = int(layout.starts[index]), int(layout.ends[index])
+    return token_rows(
+        token_id=token_id,
+        raw=raw,
+        piece=piece,
+        span=layout.text[start:end],
+        kind=KIND_NAMES[int(layout.kinds[index])],
+        facts=token_facts(vocab_index, token_id) if vocab_index is not None and token_id >= 0 else None,
+        position=(index, layout.n_tokens),
+    )

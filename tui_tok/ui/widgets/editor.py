@@ -310,3 +310,17 @@ def _types(character: str | None) -> bool:
     """Does a key carrying ``character`` type it? Any single character but C0 controls and DEL
     (Escape, Backspace, ctrl+letter: keys, not text; Tab and Enter type through TextArea)."""
     return character is not None and len(character) == 1 and not (ord(character) < 0x20 or character == "\x7f")
+
+
+def load_text(editor: TextArea, text: str) -> None:
+    """Make ``text`` the editor's text as one edit (undo brings the old text back), the cursor
+    kept where it was as far as the new text allows; nothing happens when it is already the text.
+
+    For a text that changed in another view (``TuiTokApp.text``); ``TextArea.load_text`` would
+    also forget the undo history and put the cursor at the start.
+    """
+    if editor.text == text:
+        return
+    cursor = editor.cursor_location
+    editor.replace(text, (0, 0), editor.document.end, maintain_selection_offset=False)
+    editor.cursor_location = cursor  # clamped to the new text by TextArea's selection validation

@@ -4,6 +4,10 @@ Only visible rows are built, from a ``TokenLayout`` computed off the UI thread, 
 text scrolls as fast as a short one. A cursor moves over tokens (left/right, click) and
 posts ``TokenView.Selected``.
 
+With chunk cuts shown (``show_cuts``: the tokenize view's ``^R``), every other pre-tokenizer
+chunk of a line is underlined (``explore.chunk_marks``); the cuts are part of each row's key,
+so they cost nothing while they are off.
+
 A keystroke usually changes one line: a new layout, or a cursor that moved, repaints only
 the visible rows whose content changed (``RowCache`` with ``RowKey``: the row's text, its
 tokens' spans and colours, the cursor). Colours follow ``TokenLayout.phases``, so an edit
@@ -18,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from rich.segment import Segment as RichSegment
+from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
@@ -26,9 +31,11 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui_tok.explore.chunk_marks import ChunkMarks, carry_marks, row_cuts
 from tui_tok.explore.display import INVISIBLE, invisible_form, visible_text
 from tui_tok.explore.layout import (
     Rows,
+    Segment,
     TokenLayout,
     layout_tokens,
     row_of_char,
@@ -55,12 +62,14 @@ class RowKey(NamedTuple):
     """Colour of each token: phase modulo ``N_COLOURS`` plus ``N_COLOURS`` times its kind code."""
     cursor: int
     """The cursor's token, relative to the row's first token (-1: not on this row)."""
+    cuts: tuple[int, tuple[int, ...]] | None = None
+    """Chunk cuts shown: whether the row starts underlined, and where (relative) that flips."""
 
 
 class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
     """Coloured token spans over the text."""
 
-    COMPONENT_CLASSES = TOKEN_CLASSES  # type: ignore[assignment]  # Textual annotates set[str] but only reads it
+    COMPONENT_CLASSES = TOKEN_CLASSES | {"tok--cut"}  # type: ignore[assignment]  # Textual annotates set[str] but only reads it
     BINDINGS = [
         Binding("left", "move(-1)", "Prev token", show=False),
         Binding("right", "move(1)", "Next token", show=False),
@@ -99,11 +108,16 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         super().__init__(id=id)
         self.token_layout = layout_tokens("", [])
         self._rows: Rows | None = None
+        self.cut_marks: ChunkMarks | None = None
+        """The chunk starts drawn (None: cuts off), carried onto each new layout's text."""
+        self._cut_style: Style | None = None
 
     def show(self, layout: TokenLayout) -> None:
         """Draw ``layout``; the cursor stays on the same token index when it still exists."""
         old_rows = self._rows
         self.token_layout = layout
+        if self.cut_marks is not None and self.cut_marks.text is not layout.text:
+            self.cut_marks = carry_marks(self.cut_marks, layout.text)
         self._rows = None
         self._update_size()
         if self.cursor >= layout.n_tokens:
@@ -112,6 +126,14 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
             self.refresh_changed()
         else:
             self.refresh()
+
+    def show_cuts(self, marks: ChunkMarks | None) -> None:
+        """Underline alternate chunks from ``marks`` (carried onto the shown text when it has
+        changed since they were computed); None: draw no cuts."""
+        if marks is not None and marks.text is not self.token_layout.text:
+            marks = carry_marks(marks, self.token_layout.text)
+        self.cut_marks = marks
+        self.refresh_changed()
 
     @property
     def rows(self) -> Rows:
@@ -130,6 +152,7 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         self.clear_rows()
+        self._cut_style = None
         super().notify_style_update()
 
     def watch_show_whitespace(self) -> None:
@@ -177,6 +200,8 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         t_ends = lay.ends[lo:hi].tolist()
         t_looks = ((lay.phases[lo:hi] % N_COLOURS) + N_COLOURS * lay.kinds[lo:hi]).tolist()
         text, cursor = lay.text, self.cursor
+        marks = self.cut_marks
+        cuts = row_cuts(marks.starts, lay.line_starts, starts, ends) if marks is not None else None
         for y, (start, end, first, stop) in enumerate(zip(starts.tolist(), ends.tolist(), firsts.tolist(), stops.tolist())):
             a, b = first - lo, stop - lo
             keys[y] = RowKey(
@@ -185,6 +210,7 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
                 tuple([v - start for v in t_ends[a:b]]),
                 tuple(t_looks[a:b]),
                 cursor - first if first <= cursor < stop else -1,
+                None if cuts is None else cuts[y],
             )
         return keys
 
@@ -204,6 +230,8 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         shown = visible_text(raw, show_whitespace=self.show_whitespace)
         # characters that take no cell are drawn as a code, per segment (the layout counted its cells)
         coded = not raw.isascii() and INVISIBLE.search(raw) is not None
+        if self.cut_marks is not None:
+            return self._build_cut_row(segments, shown, coded, width)
         cursor = self.cursor
         kinds = lay.kinds
         phases = lay.phases
@@ -215,6 +243,39 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
             if coded:
                 part = INVISIBLE.sub(lambda m: invisible_form(m.group()), part)
             out.append(RichSegment(part, styles.of(phase, kind, cursor=token == cursor)))
+        return Strip(out).extend_cell_length(width, styles.base).crop(0, width)
+
+    def _build_cut_row(self, segments: list[Segment], shown: str, coded: bool, width: int) -> Strip:
+        """``build_row`` with chunk cuts: each token's run split where a chunk starts, every other
+        chunk of the line underlined (``tok--cut``, added to the token's own style)."""
+        assert self.cut_marks is not None
+        lay, styles = self.token_layout, self.token_styles
+        first = segments[0].start
+        edges = np.array([first, segments[-1].end], dtype=np.int64)
+        ((underlined, rel),) = row_cuts(self.cut_marks.starts, lay.line_starts, edges[:1], edges[1:])
+        flips = [first + c for c in rel]  # characters where the underline flips
+        if self._cut_style is None:
+            self._cut_style = self.get_component_rich_style("tok--cut", partial=True)
+        cut_style = self._cut_style
+        k = 0
+        out: list[RichSegment] = []
+        for seg in segments:
+            token = seg.token
+            kind, phase = (int(lay.kinds[token]), int(lay.phases[token])) if token >= 0 else (0, -1)
+            style = styles.of(phase, kind, cursor=token == self.cursor)
+            at = seg.start
+            while True:  # one run per stretch between chunk cuts
+                stop = flips[k] if k < len(flips) and flips[k] < seg.end else seg.end
+                if stop > at:
+                    part = shown[at - first : stop - first]
+                    if coded:
+                        part = INVISIBLE.sub(lambda m: invisible_form(m.group()), part)
+                    out.append(RichSegment(part, style + cut_style if underlined else style))
+                if stop == seg.end:
+                    break
+                underlined ^= 1
+                k += 1
+                at = stop
         return Strip(out).extend_cell_length(width, styles.base).crop(0, width)
 
     def on_click(self, event: events.Click) -> None:
