@@ -298,6 +298,16 @@ class GGUFFile:
     data_offset: int
     """Where tensor data starts: the end of the tensor index rounded up to ``alignment``."""
     file_size: int
+    """Size in bytes (for a stream not read to its end: what its tensor index implies)."""
+    url: str | None = None
+    """The URL it was read from (``path`` then holds the URL's file name), None for a local file."""
+    size_known: bool = True
+    """False when ``file_size`` is only implied (a pipe read only as far as its metadata)."""
+
+    @property
+    def location(self) -> str:
+        """Where it was read from, for messages: the URL or the path."""
+        return self.url if self.url is not None else str(self.path)
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value of ``key``, or ``default`` when the file has no such key."""
