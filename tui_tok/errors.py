@@ -85,3 +85,10 @@ class VocabError(TuiTokError):
 
 class TokenizeError(TuiTokError):
     """Input that llama.cpp itself rejects (e.g. a code point above U+10FFFF in BPE)."""
+
+
+class OutputError(TuiTokError):
+    """An output path tui-tok will not or cannot write (a device, a FIFO, a symlink, an existing
+    file without ``--force``, a missing or read-only directory): the message names it."""
+
+    exit_code = 2

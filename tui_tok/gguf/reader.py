@@ -24,7 +24,7 @@ import numpy as np
 
 from tui_tok.errors import GGUFFormatError, GGUFOpenError
 from tui_tok.gguf.source import ByteSource, open_local
-from tui_tok.gguf.strings import read_string_array, read_string_array_text, read_strings_plain
+from tui_tok.gguf.strings import read_string_array, read_string_array_text, read_strings_plain, skip_string_array
 from tui_tok.gguf.types import (
     GGML_TYPES,
     ArrayLayout,
@@ -33,6 +33,7 @@ from tui_tok.gguf.types import (
     GGUFFile,
     GGUFValueType,
     TensorInfo,
+    UndecodedStrings,
 )
 
 GGUF_MAGIC = b"GGUF"
@@ -71,15 +72,22 @@ def read_gguf(
         src.close()  # type: ignore[union-attr]
 
 
-def parse_source(src: ByteSource, *, texts: Collection[str] = (), url: str | None = None) -> GGUFFile:
+def parse_source(
+    src: ByteSource, *, texts: Collection[str] = (), url: str | None = None, decode_strings: bool = True
+) -> GGUFFile:
     """Parse ``src`` from its first bytes, asking for more (and parsing again) until the metadata
-    and tensor index fit: at most about twice the header is ever read, never tensor data."""
+    and tensor index fit: at most about twice the header is ever read, never tensor data.
+
+    ``decode_strings=False``: string arrays are walked, not decoded (their value is an
+    ``UndecodedStrings``): for a copy of the raw bytes, in memory proportional to them."""
     want = max(1, src.first_read)
     while True:
         buf = src.prefix(want)
         complete = len(buf) < want or (src.size is not None and len(buf) >= src.size)
         try:
-            return _Parser(buf, src.name, src.size, complete=complete, texts=texts, url=url).parse()
+            parser = _Parser(buf, src.name, src.size, complete=complete, texts=texts, url=url)
+            parser.decode_strings = decode_strings
+            return parser.parse()
         except _NeedMore as more:
             want = max(2 * len(buf), more.needed)
 
@@ -119,6 +127,7 @@ class _Parser:
         self.end = self.avail if complete else (size if size is not None else 2**63)
         """Where the file ends, as far as errors are concerned."""
         self.pos = 0
+        self.decode_strings = True
         self.key: str | None = None
         self.big_endian = False
         self.order: ByteOrder = "<"
@@ -284,6 +293,10 @@ class _Parser:
         item_type = self.value_type("array item type")
         if item_type == _T.STRING:
             n = self.count(8, "string array")
+            if not self.decode_strings:
+                self.pos = skip_string_array(self.buf, self.pos, n, self.end, big_endian=self.big_endian,
+                                             fail=self.fail, avail=self.avail, more=self.more)
+                return item_type, UndecodedStrings(n), None
             values, self.pos = read_string_array(
                 self.buf, self.pos, n, self.end, big_endian=self.big_endian, fail=self.fail,
                 avail=self.avail, more=self.more,

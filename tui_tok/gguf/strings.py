@@ -114,6 +114,48 @@ def read_string_array_text(
     return out, "".join(runs), pos  # one copy of the text
 
 
+def skip_string_array(
+    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn,
+    avail: int | None = None, more: MoreFn | None = None,
+) -> int:
+    """The offset just past ``count`` strings at ``pos``, none decoded (memory: the scan's arrays,
+    about 16 bytes a string, not the strings themselves); checks as ``read_string_array`` does."""
+    if avail is None:
+        avail = end
+    left = count
+    while left:
+        found = None
+        if left >= _FAST_MIN:
+            found = _chain(buf, pos, min(avail, pos + left * 24 + 65536), left, big_endian=big_endian)
+        if found is None:
+            n = left if left < _FAST_MIN else 1
+            pos = _skip_plain(buf, pos, n, end, big_endian=big_endian, fail=fail, avail=avail, more=more)
+            left -= n
+        else:
+            fields, pos = found
+            left -= len(fields)
+    return pos
+
+
+def _skip_plain(
+    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn, avail: int, more: MoreFn | None
+) -> int:
+    unpack = _U64[big_endian]
+    for _ in range(count):
+        if avail - pos < 8:
+            if end - pos < 8 or more is None:
+                fail(f"string length field needs 8 bytes but only {max(end - pos, 0)} are left in the file", pos)
+            more(pos + 8)
+        (n,) = unpack(buf, pos)
+        pos += 8
+        if n > end - pos:
+            fail(f"string length {n} exceeds the {end - pos} bytes left in the file", pos - 8)
+        if n > avail - pos and more is not None:
+            more(pos + n)
+        pos += n
+    return pos
+
+
 def _joined(strings: list[str]) -> str | None:
     """``"\\0" + "\\0".join(strings) + "\\0"``, or None when a string holds NUL."""
     joined = "\0" + "\0".join(strings) + "\0"

@@ -256,6 +256,16 @@ class GGUFField:
 
 
 @dataclass(frozen=True, slots=True)
+class UndecodedStrings:
+    """A string array walked but not decoded (``parse_source(..., decode_strings=False)``)."""
+
+    count: int
+
+    def __len__(self) -> int:
+        return self.count
+
+
+@dataclass(frozen=True, slots=True)
 class TensorInfo:
     """A tensor's index entry; its data is never read."""
 

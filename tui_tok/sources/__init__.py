@@ -15,11 +15,11 @@ import os
 from collections.abc import Collection
 
 from tui_tok.gguf import GGUFFile, read_gguf
-from tui_tok.gguf.source import Progress
+from tui_tok.gguf.source import ByteSource, Progress, open_local
 from tui_tok.sources.resolve import Resolved, resolve, split_of
 from tui_tok.sources.stores import StoredModel, find_models, ollama_blob
 
-__all__ = ["Resolved", "StoredModel", "find_models", "ollama_blob", "read_model", "resolve", "split_info"]
+__all__ = ["Resolved", "StoredModel", "find_models", "ollama_blob", "open_source", "read_model", "resolve", "split_info"]
 
 
 def read_model(
@@ -31,16 +31,23 @@ def read_model(
     Remote files cost about their header (HTTP range requests); ``HF_TOKEN`` is sent to the
     host named. ``progress(bytes, total)`` is called while a remote header arrives.
     """
+    src = open_source(spec, progress=progress, timeout=timeout)
+    return read_gguf(src, texts=texts, url=getattr(src, "url", None))
+
+
+def open_source(
+    spec: str | os.PathLike[str], *, progress: Progress | None = None, timeout: float = 30.0
+) -> ByteSource:
+    """The ``ByteSource`` of what ``spec`` names (the caller closes it)."""
     if not isinstance(spec, str):
-        return read_gguf(spec, texts=texts)
+        return open_local(spec)
     where = resolve(spec)
     if where.url is None:
         assert where.path is not None
-        return read_gguf(where.path, texts=texts)
+        return open_local(where.path)
     from tui_tok.sources.http import HttpSource
 
-    src = HttpSource(where.url, token=os.environ.get("HF_TOKEN") or None, timeout=timeout, progress=progress)
-    return read_gguf(src, texts=texts, url=where.url)
+    return HttpSource(where.url, token=os.environ.get("HF_TOKEN") or None, timeout=timeout, progress=progress)
 
 
 def split_info(gguf: GGUFFile) -> tuple[int, int] | None:
