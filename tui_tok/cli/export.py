@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from tui_tok.gguf.export import check_target, export_metadata
     from tui_tok.sources import open_source
 
-    check_target(Path(args.output), force=args.force, source=Path(args.model))  # before any download
+    check_target(args.output, force=args.force, source=Path(args.model))  # before any download
     src = open_source(args.model)
     try:
         gguf, out = export_metadata(src, args.output, force=args.force)

@@ -31,8 +31,8 @@ def export_metadata(src: ByteSource, out: str | os.PathLike[str], *, force: bool
 
     ``src`` is not closed here.
     """
+    mode = check_target(out, force=force, source=None if hasattr(src, "url") else Path(src.name))
     path = Path(out)
-    mode = check_target(path, force=force, source=None if hasattr(src, "url") else Path(src.name))
     gguf = parse_source(src, decode_strings=False)
     fields = list(gguf.fields.values())
     end = fields[-1].offset + fields[-1].nbytes if fields else _HEADER
@@ -43,21 +43,21 @@ def export_metadata(src: ByteSource, out: str | os.PathLike[str], *, force: bool
     return gguf, path
 
 
-def check_target(path: Path, *, force: bool, source: Path | None = None) -> int:
+def check_target(out: str | os.PathLike[str], *, force: bool, source: Path | None = None) -> int:
     """The permission bits the output will get; raises ``OutputError`` for an unusable target
     (``source``: the input file, never written over)."""
-    name = str(path)
-    if not name:
+    if not os.fspath(out):
         raise OutputError("the output path is empty: name a file to write")
+    path = Path(out)
     if source is not None and _same_file(source, path):
         raise OutputError(f"{path}: refusing to overwrite the input file; choose another output path")
     try:
         st = os.lstat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         parent = path.parent
         if not parent.is_dir():
-            what = "is not a directory" if parent.exists() else "does not exist"
-            raise OutputError(f"{path}: cannot write it: the directory {parent} {what}") from None
+            what = f"{parent} is not a directory" if parent.exists() else f"the directory {parent} does not exist"
+            raise OutputError(f"{path}: cannot write it: {what}") from None
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
