@@ -370,6 +370,7 @@ class _Parser:
         shapes = [struct.Struct(f"{self.order}{n}Q").unpack_from for n in range(MAX_DIMS + 1)]
         avail, types, prod, big = self.avail, GGML_TYPES, math.prod, 2**63
         append, add, append_offset = tensors.append, seen.add, offsets.append
+        new = tuple.__new__  # TensorInfo is a named tuple: skip its Python-level __new__
         while len(tensors) < n_tensors:
             start = self.checkpoint = pos = self.pos
             if avail - pos >= 8:
@@ -384,10 +385,11 @@ class _Parser:
                         ggml_type, offset = tail(buf, pos + 8 * nd)
                         info = types.get(ggml_type)
                         n_el = prod(shape)
-                        if info is not None and n_el < big and (not nd or (
-                                shape[0] % info.block_size == 0 and max(shape) < big)):
-                            append(TensorInfo(name, shape, ggml_type, offset,
-                                              n_el // info.block_size * info.type_size))
+                        # a 0 dimension hides the others from the product: then check each
+                        if info is not None and n_el < big and (n_el or max(shape, default=0) < big) and (
+                                not nd or shape[0] % info.block_size == 0):
+                            append(new(TensorInfo, (name, shape, ggml_type, offset,
+                                                    n_el // info.block_size * info.type_size)))
                             add(name)
                             append_offset(start)
                             self.pos = pos + 8 * nd + 12
