@@ -2,8 +2,8 @@
 object with the same two methods (the HTTP range reader in ``tui_tok.sources``).
 
 The reader asks a source for *the first n bytes* and parses them; when the metadata runs past
-them it asks for more (and parses again), so a 40 GB model costs only its header. Nothing is
-mapped: a file that shrinks while it is read (still being downloaded or converted) gives a short
+them it asks for more (and parses again), so a 40 GB model costs only its header. The file is
+never mapped: a file that shrinks while it is read (still being downloaded or converted) gives a short
 read, reported as one ``GGUFFormatError``, where a mapping would kill the process with SIGBUS.
 
 Non-regular paths never hang: a FIFO is opened without blocking and waited on for at most
@@ -15,13 +15,14 @@ Leaves out: parsing (reader.py), URLs (``tui_tok.sources``).
 
 from __future__ import annotations
 
+import mmap
 import os
 import select
 import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from tui_tok.errors import GGUFFormatError, GGUFOpenError
 
@@ -46,8 +47,9 @@ class ByteSource(Protocol):
     first_read: int
     """How many bytes to ask for first."""
 
-    def prefix(self, n: int) -> bytes:
-        """The first ``n`` bytes (fewer only when the source ends first)."""
+    def prefix(self, n: int) -> Any:
+        """The first ``n`` bytes (fewer only when the source ends first): any buffer that
+        ``struct.unpack_from``, slicing and ``numpy.frombuffer`` accept."""
         ...
 
     def close(self) -> None:
@@ -56,38 +58,53 @@ class ByteSource(Protocol):
 
 
 class LocalFile:
-    """A regular file read with ``pread``; a read shorter than the size seen at open is an error."""
+    """A regular file read with ``preadv`` into memory of our own (an anonymous mapping, its pages
+    faulted in at once); a read shorter than the size seen at open is an error."""
 
     def __init__(self, fd: int, path: Path, size: int) -> None:
         self.fd = fd
         self.name = str(path)
         self.size: int | None = size
         self.first_read = size if size <= LOCAL_FIRST_READ else _BIG_FILE_FIRST
-        self._data = b""
+        self._data: Any = b""
+        self._have = 0
 
-    def prefix(self, n: int) -> bytes:
+    def prefix(self, n: int) -> Any:
         assert self.size is not None
         n = min(n, self.size)
-        if n > len(self._data):
-            parts = [self._data]
-            have = len(self._data)
+        if n > self._have:
+            buf = _anonymous(n)
+            view = memoryview(buf)
+            if self._have:
+                view[: self._have] = memoryview(self._data)[: self._have]
+            have = self._have
             while have < n:
                 try:
-                    chunk = os.pread(self.fd, n - have, have)
+                    got = os.preadv(self.fd, [view[have:n]], have)
                 except OSError as exc:
                     raise GGUFOpenError(f"{self.name}: cannot read at offset {have}: {exc.strerror or exc}") from None
-                if not chunk:
+                if not got:
                     now = _size_now(self.fd)
                     raise GGUFFormatError(
                         f"the file shrank while it was read: {self.size} bytes when opened, {now} now "
                         "(is it still being written?)", path=self.name, offset=have)
-                parts.append(chunk)
-                have += len(chunk)
-            self._data = b"".join(parts) if len(parts) > 1 else parts[0]
-        return self._data if n == len(self._data) else self._data[:n]
+                have += got
+            view.release()
+            self._data, self._have = buf, n
+        return self._data if n == self._have else memoryview(self._data)[:n]
 
     def close(self) -> None:
         os.close(self.fd)
+
+
+def _anonymous(n: int) -> Any:
+    """``n`` zero bytes of private memory, pages populated in one go where the system can (cheaper
+    than a fault per page of a fresh heap block: the read then costs what a mapping did)."""
+    flags = getattr(mmap, "MAP_PRIVATE", 0) | getattr(mmap, "MAP_ANONYMOUS", 0) | getattr(mmap, "MAP_POPULATE", 0)
+    try:
+        return mmap.mmap(-1, n, flags=flags) if flags else bytearray(n)
+    except (OSError, ValueError):
+        return bytearray(n)
 
 
 class StreamSource:

@@ -17,7 +17,7 @@ from collections.abc import Collection
 from tui_tok.gguf import GGUFFile, read_gguf
 from tui_tok.gguf.source import ByteSource, Progress, open_local
 from tui_tok.sources.resolve import Resolved, resolve, split_of
-from tui_tok.sources.stores import StoredModel, find_models, ollama_blob
+from tui_tok.sources.stores import StoredModel, find_models, ollama_blob  # light: json is imported anyway
 
 __all__ = ["Resolved", "StoredModel", "find_models", "ollama_blob", "open_source", "read_model", "resolve", "split_info"]
 

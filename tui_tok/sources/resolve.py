@@ -9,18 +9,15 @@
 - ``ollama:NAME[:TAG]``: the model blob in ollama's store (stores.py).
 - anything else: a local path.
 
+Network modules are imported only when a hub is asked (a local open pays nothing for them).
 Split models (``-00001-of-00003.gguf``): the first shard holds the model's metadata;
 ``split_of`` says which shard a file is.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import urllib.error
-import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +66,8 @@ def resolve(spec: str, *, env: Any = None) -> Resolved:
 
 def hf_file_url(rest: str, *, env: Any = None) -> str:
     """``OWNER/REPO[@REV]/PATH/FILE.gguf`` -> ``{endpoint}/OWNER/REPO/resolve/REV/PATH/FILE.gguf``."""
+    import urllib.parse
+
     parts = rest.split("/")
     if len(parts) < 3 or not all(parts):
         raise GGUFOpenError(f"hf:{rest}: expected hf:OWNER/REPO/FILE.gguf")
@@ -96,6 +95,10 @@ def hf_quant_url(owner: str, repo: str, quant: str, *, env: Any = None) -> str:
 
 def hf_repo_files(owner: str, repo: str, *, env: Any = None) -> list[str]:
     """The file names of a hub repository (its model API: ``siblings[].rfilename``)."""
+    import json
+    import urllib.error
+    import urllib.request
+
     env = os.environ if env is None else env
     url = f"{hf_endpoint(env)}/api/models/{owner}/{repo}"
     req = urllib.request.Request(url, headers={"User-Agent": "tui-tok"})
