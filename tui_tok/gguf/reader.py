@@ -14,7 +14,6 @@ Leaves out: what the keys mean (the tokenizer package), writing (writer.py).
 
 from __future__ import annotations
 
-import math
 import os
 import struct
 from collections.abc import Collection
@@ -25,6 +24,7 @@ import numpy as np
 
 from tui_tok.errors import GGUFFormatError, GGUFOpenError
 from tui_tok.gguf.source import ByteSource, open_local
+from tui_tok.gguf.tensor_index import fast_tensor_infos, layout_is_valid
 from tui_tok.gguf.strings import read_string_array, read_string_array_text, read_strings_plain, skip_string_array
 from tui_tok.gguf.types import (
     GGML_TYPES,
@@ -361,41 +361,19 @@ class _Parser:
         return a
 
     def tensor_infos(self, n_tensors: int) -> list[TensorInfo]:
-        """The tensor index: a tight loop for entries that are plainly fine (10^6 in about a
-        second), the checked path for the rest (and to name what is wrong)."""
-        tensors, offsets, seen, buf = self.tensors, self.tensor_offsets, self.seen, self.buf
-        q = struct.Struct(self.order + "Q").unpack_from
-        i = struct.Struct(self.order + "I").unpack_from
-        tail = struct.Struct(self.order + "IQ").unpack_from
-        shapes = [struct.Struct(f"{self.order}{n}Q").unpack_from for n in range(MAX_DIMS + 1)]
-        avail, types, prod, big = self.avail, GGML_TYPES, math.prod, 2**63
-        append, add, append_offset = tensors.append, seen.add, offsets.append
-        new = tuple.__new__  # TensorInfo is a named tuple: skip its Python-level __new__
+        """The tensor index: runs of plainly valid entries in bulk (tensor_index.py), the
+        checked one-by-one path for an entry that is cut by the buffer's end or wrong."""
+        tensors = self.tensors
         while len(tensors) < n_tensors:
-            start = self.checkpoint = pos = self.pos
-            if avail - pos >= 8:
-                (ln,) = q(buf, pos)
-                if ln <= avail - pos - 16:
-                    name = str(buf[pos + 8 : pos + 8 + ln], "utf-8", "surrogateescape")
-                    pos += 8 + ln
-                    (nd,) = i(buf, pos)
-                    pos += 4
-                    if nd <= MAX_DIMS and pos + 8 * nd + 12 <= avail and name not in seen:
-                        shape = shapes[nd](buf, pos)
-                        ggml_type, offset = tail(buf, pos + 8 * nd)
-                        info = types.get(ggml_type)
-                        n_el = prod(shape)
-                        # a 0 dimension hides the others from the product: then check each
-                        if info is not None and n_el < big and (n_el or max(shape, default=0) < big) and (
-                                not nd or shape[0] % info.block_size == 0):
-                            append(new(TensorInfo, (name, shape, ggml_type, offset,
-                                                    n_el // info.block_size * info.type_size)))
-                            add(name)
-                            append_offset(start)
-                            self.pos = pos + 8 * nd + 12
-                            continue
-            self.pos = start
-            self.tensor_info(len(tensors))
+            self.checkpoint = self.pos
+            infos, offsets, end = fast_tensor_infos(
+                self.buf, self.pos, self.avail, n_tensors - len(tensors), self.order, self.seen)
+            if infos:
+                tensors += infos
+                self.tensor_offsets += offsets
+                self.pos = end
+            else:
+                self.tensor_info(len(tensors))
         return tensors
 
     def tensor_info(self, index: int) -> None:
@@ -442,6 +420,8 @@ class _Parser:
         expected: int | None = 0
         # a stream not read to its end has no known end: its data cannot be checked against it
         file_end = self.size if self.size is not None else (self.avail if self.complete else 2**63)
+        if layout_is_valid(tensors, data_offset, alignment, file_end):
+            return
         for t, entry in zip(tensors, self.tensor_offsets):
             if t.offset % alignment:
                 self.fail(f"tensor {t.name!r} data offset {t.offset} is not a multiple of the alignment {alignment}",
