@@ -139,7 +139,7 @@ def test_connection_closed_mid_header(capsys: pytest.CaptureFixture[str]) -> Non
     assert "closed the connection" in err and "close/q.gguf" in err
 
 
-def test_hub_shorthands(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_hub_shorthands(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``hf:OWNER/REPO/FILE`` and ``OWNER/REPO:QUANT`` resolve to the hub's resolve URL (first shard)."""
     files = {"M-Q4_K_M.gguf": QWEN3, "M-Q8_0-00001-of-00002.gguf": QWEN3}
     repo = ["README.md", "M-Q4_K.gguf", "M-Q4_K_M.gguf", "M-Q8_0-00001-of-00002.gguf", "M-Q8_0-00002-of-00002.gguf"]
@@ -150,5 +150,7 @@ def test_hub_shorthands(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None
         assert read_model("org/M-GGUF:q4_k_m").url.endswith("/M-Q4_K_M.gguf")
         split = read_model("org/M-GGUF:Q8_0")
         assert split.url.endswith("-00001-of-00002.gguf") and split_info(split) == (1, 2)
+        code, out, err = run_cli(capsys, "info", "org/M-GGUF:Q8_0")
+        assert code == 0 and "split:           shard 1 of 2 (the first shard holds the model's metadata)" in out
         with pytest.raises(GGUFOpenError, match="no GGUF file for 'IQ2_XS'"):
             read_model("org/M-GGUF:IQ2_XS")
