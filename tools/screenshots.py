@@ -60,12 +60,35 @@ async def _shoot(name: str, asset: str, text: str, keys: list[str]) -> None:
     print(f"wrote {OUT / name}")
 
 
+async def _shoot_picker(name: str = "picker.svg") -> None:
+    """The picker of ``tui-tok`` without an argument, over the test suite's fake stores."""
+    import tempfile
+
+    sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "sources")]
+    from fake_stores import build_home, home_env
+
+    from tui_tok.sources import find_models
+    from tui_tok.ui.screens.picker import PickerApp, sample_choice, stored_choice
+
+    with tempfile.TemporaryDirectory() as home:
+        build_home(Path(home))
+        app = PickerApp([sample_choice(), *(stored_choice(m) for m in find_models(home_env(Path(home))))])
+        async with app.run_test(size=(120, 16)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            await pilot.press("down")
+            app.save_screenshot(name, path=str(OUT))
+    print(f"wrote {OUT / name}")
+
+
 def main() -> int:
     OUT.mkdir(exist_ok=True)
     wanted = set(sys.argv[1:])
     for shot in SHOTS:
         if not wanted or shot[0] in wanted:
             asyncio.run(_shoot(*shot))
+    if not wanted or "picker.svg" in wanted:
+        asyncio.run(_shoot_picker())
     return 0
 
 

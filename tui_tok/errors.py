@@ -92,3 +92,10 @@ class ComparisonError(TuiTokError):
     ``tokenizers`` package missing): exit 2, since 1 means "different" there, as in diff(1)."""
 
     exit_code = 2
+
+
+class OutputError(TuiTokError):
+    """An output path tui-tok will not or cannot write (a device, a FIFO, a symlink, an existing
+    file without ``--force``, a missing or read-only directory): the message names it."""
+
+    exit_code = 2

@@ -21,18 +21,20 @@ if TYPE_CHECKING:
 
 
 def load_tokenizer(source: str | os.PathLike[str] | GGUFFile) -> Tokenizer:
-    """Read ``source`` (a path or a ``GGUFFile``) and build its tokenizer.
+    """Read ``source`` (a path, a URL or shorthand that ``tui_tok.sources`` resolves, or a
+    ``GGUFFile``) and build its tokenizer.
 
     Raises ``GGUFFormatError``/``GGUFOpenError`` for unreadable files, ``VocabError`` (with the
     path) when llama.cpp would refuse the vocab, ``UnsupportedTokenizerError`` for an unknown
     ``tokenizer.ggml.model``/``pre``.
     """
-    from tui_tok.gguf import GGUFFile, GGUFValueType, read_gguf
+    from tui_tok.gguf import GGUFFile, GGUFValueType
+    from tui_tok.sources import read_model
     from tui_tok.tokenizer.tokenizer import Tokenizer
     from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 
     # the merges' whole text comes free with decoding them (the merge-rank search wants it)
-    gguf = source if isinstance(source, GGUFFile) else read_gguf(source, texts=("tokenizer.ggml.merges",))
+    gguf = source if isinstance(source, GGUFFile) else read_model(source, texts=("tokenizer.ggml.merges",))
     # the reader returns every string array as a list of str: the vocab need not check each entry
     str_lists = {k for k, f in gguf.fields.items()
                  if f.item_type is GGUFValueType.STRING and type(f.value) is list}  # fmt: skip
@@ -40,7 +42,7 @@ def load_tokenizer(source: str | os.PathLike[str] | GGUFFile) -> Tokenizer:
     try:
         return Tokenizer(vocab_from_metadata(gguf.metadata, str_lists=str_lists, texts=texts))
     except VocabError as exc:
-        path = getattr(gguf, "path", None)
+        path = getattr(gguf, "location", None)
         if path is not None and str(path) not in str(exc):
             raise VocabError(f"{path}: {exc}") from exc
         raise

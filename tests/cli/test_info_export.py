@@ -65,7 +65,8 @@ def test_info_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert doc["metadata"]["general.architecture"] == "t5"
     assert doc["gguf_version"] == f.version and doc["tensor_count"] == 0
     code, out, _ = run_cli(capsys, "info", "--json", "--full", str(T5))
-    assert json.loads(out)["metadata"]["tokenizer.ggml.tokens"] == f["tokenizer.ggml.tokens"]
+    assert json.loads(out)["metadata"]["tokenizer.ggml.tokens"] == {
+        "type": "array", "item_type": "string", "count": 1000, "value": f["tokenizer.ggml.tokens"]}
 
 
 def test_info_json_escapes_bytes_and_non_finite(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -1,4 +1,9 @@
-"""``tui-tok [MODEL] [--text FILE]``: start the explorer.
+"""``tui-tok [MODEL] [--text FILE] [--compare B]``: start the explorer; ``tui-tok --list`` lists
+the models other tools keep.
+
+MODEL is a path, a URL, ``hf:OWNER/REPO/FILE.gguf``, ``OWNER/REPO:QUANT`` or ``ollama:NAME[:TAG]``
+(``tui_tok.sources`` resolves it). Without MODEL, a picker shows the bundled sample and the
+models found (the sample opens directly when none are found).
 
 ``--text FILE`` (``-`` for stdin) opens the tokenize view on that file's exact bytes: bytes
 that are not UTF-8 stay raw (``surrogateescape``, drawn as ``\\xNN``, tokenized as the bytes
@@ -14,7 +19,6 @@ import os
 import sys
 
 from tui_tok.errors import TuiTokError
-from tui_tok.samples import DEFAULT_SAMPLE
 
 
 class NotATerminalError(TuiTokError):
@@ -30,7 +34,11 @@ class TextFileError(TuiTokError):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", nargs="?", default=str(DEFAULT_SAMPLE), help="GGUF file (default: bundled Qwen3 sample)")
+    parser.add_argument("model", nargs="?", default=None,
+                        help="GGUF file, URL, hf:OWNER/REPO/FILE.gguf, OWNER/REPO:QUANT or ollama:NAME[:TAG] "
+                             "(default: pick one of the models found, or the bundled Qwen3 sample)")
+    parser.add_argument("--list", action="store_true",
+                        help="list the GGUF files of ollama, the Hugging Face cache, LM Studio and llama.cpp's cache")
     parser.add_argument(
         "--text", metavar="FILE", help="open the tokenize view on this file's exact bytes ('-': stdin)"
     )
@@ -61,14 +69,32 @@ def _keys_from_terminal() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.list:
+        from tui_tok.cli.list_models import run_list
+
+        return run_list()
     if not sys.stdout.isatty():
+        model = args.model or "MODEL"
         raise NotATerminalError(
             "stdout is not a terminal: the explorer draws on one; "
-            f"to write to a file or pipe use `tui-tok info {args.model}` or `tui-tok encode {args.model} TEXT`"
+            f"to write to a file or pipe use `tui-tok info {model}` or `tui-tok encode {model} TEXT`"
         )
     text = read_text(args.text) if args.text is not None else None
     if args.text == "-" and not sys.stdin.isatty():
         _keys_from_terminal()
+    model = args.model
+    if model is None:
+        from tui_tok.ui.screens.picker import pick_model
+
+        model = pick_model()
+        if model is None:
+            return 0
+    from tui_tok.cli.progress import stderr_progress
+    from tui_tok.sources import read_model
     from tui_tok.ui.app import run_app
 
-    return run_app(args.model, text=text, compare=args.compare)
+    with stderr_progress() as progress:
+        gguf = read_model(model, texts=("tokenizer.ggml.merges",), progress=progress)
+        second = None if args.compare is None else read_model(args.compare, texts=("tokenizer.ggml.merges",),
+                                                               progress=progress)  # fmt: skip
+    return run_app(gguf, text=text, compare=second)

@@ -40,7 +40,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from tui_tok.explore.chat.prompt import chat_prompt
     from tui_tok.explore.chat.render import templates_of
-    from tui_tok.gguf import read_gguf
+    from tui_tok.sources import read_model
     from tui_tok.loader import load_tokenizer
 
     messages = read_messages(args.messages)
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if tools is not None and not isinstance(tools, list):
         raise ChatInputError(f"{args.tools}: expected a JSON list of tools")
     extra = parse_variables(args.variables)
-    gguf = read_gguf(args.model, texts=("tokenizer.ggml.merges",))
+    gguf = read_model(args.model, texts=("tokenizer.ggml.merges",))
     templates = templates_of(gguf.metadata)
     name = args.template or "default"
     if name not in templates:

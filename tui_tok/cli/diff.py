@@ -127,9 +127,9 @@ def _print_diff(args: argparse.Namespace, diff: Any, name_a: str, name_b: str, k
 
 def _run_vocab(args: argparse.Namespace) -> int:
     from tui_tok.explore.diff.vocab_diff import diff_vocabs
-    from tui_tok.gguf import read_gguf
+    from tui_tok.sources import read_model
 
-    diff = diff_vocabs(read_gguf(args.a).metadata, read_gguf(args.b).metadata)
+    diff = diff_vocabs(read_model(args.a).metadata, read_model(args.b).metadata)
     if args.json:
         sys.stdout.write(json.dumps(diff.to_json(), ensure_ascii=False) + "\n")
     else:

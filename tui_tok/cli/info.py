@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from typing import Any
 
-import numpy as np
-
-from tui_tok.gguf import GGUFFile, GGUFValueType, read_gguf
+from tui_tok.gguf import GGUFFile
 
 SPECIAL_TOKEN_KEYS = (
     ("bos", "tokenizer.ggml.bos_token_id"),
@@ -40,21 +37,25 @@ ADD_FLAG_KEYS = (
     ("add_eos", "tokenizer.ggml.add_eos_token"),
     ("add_sep", "tokenizer.ggml.add_sep_token"),
 )
-JSON_HEAD = 16
 
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("info", help="summarise a GGUF file's tokenizer and metadata",
                               description=__doc__.splitlines()[0])
-    p.add_argument("model", help="GGUF file")
-    p.add_argument("--json", action="store_true", help="print all metadata as JSON")
-    p.add_argument("--full", action="store_true", help=f"with --json: do not shorten arrays past {JSON_HEAD} items")
+    p.add_argument("model", help="GGUF file, URL, hf:OWNER/REPO/FILE.gguf, OWNER/REPO:QUANT or ollama:NAME[:TAG]")
+    p.add_argument("--json", action="store_true", help="print all metadata as JSON (long values cut, lengths given)")
+    p.add_argument("--full", action="store_true",
+                   help="with --json: a typed dump of every key, value and tensor (schema in the README)")
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    gguf = read_gguf(args.model)
+    from tui_tok.cli.progress import stderr_progress
+    from tui_tok.sources import read_model
+
+    with stderr_progress() as progress:
+        gguf = read_model(args.model, progress=progress)
     if args.json:
         json.dump(info_json(gguf, full=args.full), sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
@@ -67,9 +68,12 @@ def summary_lines(gguf: GGUFFile) -> list[str]:
     """The human summary, one line per fact."""
     tokens = gguf.get("tokenizer.ggml.tokens")
     merges = gguf.get("tokenizer.ggml.merges")
+    from tui_tok.sources import split_info
+
     lines = [
-        f"file:            {gguf.path}",
-        f"size:            {gguf.file_size:,} bytes ({_human(gguf.file_size)})",
+        f"file:            {gguf.location}",
+        f"size:            {gguf.file_size:,} bytes ({_human(gguf.file_size)})"
+        + ("" if gguf.size_known else " (implied by the tensor index: the stream was not read to its end)"),
         f"format:          GGUF v{gguf.version}, {'big' if gguf.big_endian else 'little'}-endian, "
         f"alignment {gguf.alignment}, {len(gguf.fields)} metadata keys",
         f"architecture:    {_text(gguf.get('general.architecture', '-'))}",
@@ -93,6 +97,12 @@ def summary_lines(gguf: GGUFFile) -> list[str]:
     else:
         lines.append("chat template:   none")
     lines.append(f"tensors:         {len(gguf.tensors):,} ({_human(gguf.tensor_bytes)} of data)")
+    split = split_info(gguf)
+    if split is not None:
+        shard, count = split
+        note = ("the first shard holds the model's metadata" if shard == 1
+                else "the first shard holds the model's metadata: open -00001-of- for the tokenizer")
+        lines.append(f"split:           shard {shard} of {count} ({note})")
     return lines
 
 
@@ -125,39 +135,7 @@ def _human(n: int) -> str:
 
 
 def info_json(gguf: GGUFFile, *, full: bool = False) -> dict[str, Any]:
-    """Everything but tensor data as JSON-ready data; arrays shortened unless ``full``."""
-    return {
-        "file": str(gguf.path),
-        "file_size": gguf.file_size,
-        "gguf_version": gguf.version,
-        "endianness": "big" if gguf.big_endian else "little",
-        "alignment": gguf.alignment,
-        "tensor_count": len(gguf.tensors),
-        "tensor_bytes": gguf.tensor_bytes,
-        "metadata": {key: _json_field(f.type, f.value, f.type_name, full) for key, f in gguf.fields.items()},
-    }
+    """``--json`` (a bounded summary) or ``--json --full`` (the typed dump): see info_json.py."""
+    from tui_tok.cli.info_json import full_json, summary_json
 
-
-def _json_field(vtype: GGUFValueType, value: Any, type_name: str, full: bool) -> Any:
-    if vtype != GGUFValueType.ARRAY:
-        return _json_value(value)
-    if full or len(value) <= JSON_HEAD:
-        return _json_value(value)
-    return {"type": type_name, "length": len(value), "head": _json_value(value[:JSON_HEAD])}
-
-
-def _json_value(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if isinstance(value, list):
-        return [_json_value(v) for v in value]
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:  # invalid UTF-8 kept as surrogates: show the bytes
-            raw = value.encode("utf-8", "surrogateescape")
-            return {"text": raw.decode("utf-8", "backslashreplace"), "hex": raw.hex()}
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
+    return full_json(gguf) if full else summary_json(gguf)

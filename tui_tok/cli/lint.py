@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from tui_tok.explore.lint import LintReport, lint_gguf
-from tui_tok.gguf import read_gguf
+from tui_tok.sources import read_model
 
 
 def add_parser(subparsers: Any) -> None:
@@ -27,7 +27,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    gguf = read_gguf(args.model, texts=("tokenizer.ggml.merges",))
+    gguf = read_model(args.model, texts=("tokenizer.ggml.merges",))
     report = lint_gguf(gguf)
     if args.json:
         json.dump(report_json(report), sys.stdout, ensure_ascii=False, indent=1)

@@ -1,7 +1,9 @@
 """Read a GGUF file's header, metadata and tensor index (never the tensor data).
 
 Supports GGUF v2 and v3, little- and big-endian (big-endian shows as a byte-swapped
-version number). The file is opened read-only and mapped (or read once); every count
+version number). The file is read through a ``ByteSource`` (source.py: ``pread`` for files,
+never a mapping, so a file that shrinks under us is an error, not SIGBUS; pipes; HTTP ranges),
+its first bytes only, more when the metadata needs more; every count
 and length is checked against the bytes left *before* it is used, so a lying file
 fails at once with a ``GGUFFormatError`` naming the file, offset and key instead of
 allocating or looping. Numeric arrays come back as read-only numpy arrays in native
@@ -12,7 +14,6 @@ Leaves out: what the keys mean (the tokenizer package), writing (writer.py).
 
 from __future__ import annotations
 
-import mmap
 import os
 import struct
 from collections.abc import Collection
@@ -22,7 +23,9 @@ from typing import Any, NoReturn
 import numpy as np
 
 from tui_tok.errors import GGUFFormatError, GGUFOpenError
-from tui_tok.gguf.strings import read_string_array, read_string_array_text, read_strings_plain
+from tui_tok.gguf.source import ByteSource, open_local
+from tui_tok.gguf.tensor_index import fast_tensor_infos, layout_is_valid
+from tui_tok.gguf.strings import read_string_array, read_string_array_text, read_strings_plain, skip_string_array
 from tui_tok.gguf.types import (
     GGML_TYPES,
     ArrayLayout,
@@ -31,6 +34,7 @@ from tui_tok.gguf.types import (
     GGUFFile,
     GGUFValueType,
     TensorInfo,
+    UndecodedStrings,
 )
 
 GGUF_MAGIC = b"GGUF"
@@ -47,63 +51,106 @@ _MIN_ITEM_SIZE = {GGUFValueType.STRING: 8, GGUFValueType.ARRAY: 12}
 _T = GGUFValueType
 
 
-def read_gguf(path: str | os.PathLike[str], *, texts: Collection[str] = ()) -> GGUFFile:
+def read_gguf(
+    path: str | os.PathLike[str] | ByteSource, *, texts: Collection[str] = (), url: str | None = None
+) -> GGUFFile:
     """Read everything in a GGUF file but the tensor data.
 
-    ``texts``: keys of string arrays whose whole text to keep as well (``GGUFField.text``), for
-    a caller that would otherwise join the strings again; the decoder has it for free.
+    ``path``: a local path (any kind: FIFOs, pipes and devices are handled, see source.py) or an
+    open ``ByteSource`` (e.g. an HTTP range reader), which is closed when done. ``texts``: keys of
+    string arrays whose whole text to keep as well (``GGUFField.text``), for a caller that would
+    otherwise join the strings again; the decoder has it for free. ``url``: recorded as
+    ``GGUFFile.url`` when the bytes came from there.
 
     >>> f = read_gguf("assets/qwen3-vocab.gguf")            # doctest: +SKIP
     >>> f.get("tokenizer.ggml.pre"), len(f["tokenizer.ggml.tokens"])   # doctest: +SKIP
     ('qwen2', 151669)
     """
-    p = Path(path)
+    src = path if hasattr(path, "prefix") else open_local(path)  # type: ignore[arg-type]
     try:
-        with open(p, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size == 0:
-                raise GGUFFormatError("the file is empty (0 bytes), not a GGUF file", path=p, offset=0)
-            try:
-                buf: Any = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-            except (OSError, ValueError):
-                buf = fh.read()
-    except IsADirectoryError:
-        raise GGUFOpenError(f"{p}: is a directory, not a GGUF file") from None
-    except FileNotFoundError:
-        raise GGUFOpenError(f"{p}: no such file") from None
-    except PermissionError:
-        raise GGUFOpenError(f"{p}: permission denied") from None
-    except OSError as exc:
-        raise GGUFOpenError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    try:
-        return _Parser(buf, p, len(buf), texts=texts).parse()
+        return parse_source(src, texts=texts, url=url)  # type: ignore[arg-type]
     finally:
-        if isinstance(buf, mmap.mmap):
-            try:
-                buf.close()
-            except BufferError:  # a view is still referenced (e.g. by a traceback): GC closes it
-                pass
+        src.close()  # type: ignore[union-attr]
+
+
+def parse_source(
+    src: ByteSource, *, texts: Collection[str] = (), url: str | None = None, decode_strings: bool = True
+) -> GGUFFile:
+    """Parse ``src`` from its first bytes, asking for more (and parsing again) until the metadata
+    and tensor index fit: at most about twice the header is ever read, never tensor data.
+
+    ``decode_strings=False``: string arrays are walked, not decoded (their value is an
+    ``UndecodedStrings``): for a copy of the raw bytes, in memory proportional to them."""
+    want = max(1, src.first_read)
+    parser: _Parser | None = None
+    while True:
+        buf = src.prefix(want)
+        complete = len(buf) < want or (src.size is not None and len(buf) >= src.size)
+        if parser is None:
+            parser = _Parser(buf, src.name, src.size, complete=complete, texts=texts, url=url)
+            parser.decode_strings = decode_strings
+        else:
+            parser.refill(buf, complete)
+        try:
+            return parser.parse()
+        except _NeedMore as more:
+            parser.pos = parser.checkpoint  # resume at the key or tensor that did not fit
+            want = max(2 * len(buf), more.needed)
 
 
 def parse_gguf_bytes(
     data: bytes, *, path: str | os.PathLike[str] = "<bytes>", texts: Collection[str] = ()
 ) -> GGUFFile:
     """Parse a GGUF file held in memory (for tests and tools); ``texts`` as for ``read_gguf``."""
-    return _Parser(data, Path(path), len(data), texts=texts).parse()
+    return _Parser(data, str(path), len(data), complete=True, texts=texts).parse()
+
+
+class _NeedMore(Exception):
+    """The bytes read so far end before the metadata does: read up to ``needed`` and parse again."""
+
+    def __init__(self, needed: int) -> None:
+        super().__init__(needed)
+        self.needed = needed
 
 
 class _Parser:
     """One pass over the bytes; ``pos`` only moves forward."""
 
-    def __init__(self, buf: Any, path: Path, size: int, *, texts: Collection[str] = ()) -> None:
+    def __init__(
+        self, buf: Any, name: str, size: int | None, *, complete: bool, texts: Collection[str] = (),
+        url: str | None = None,
+    ) -> None:
         self.buf = buf
         self.texts = texts
-        self.path = path
+        self.path = name
+        self.url = url
         self.size = size
+        """The file's size when known (None: a pipe, a server that does not say)."""
+        self.avail = len(buf)
+        """How many of its first bytes ``buf`` holds."""
+        self.complete = complete
+        """``buf`` holds the whole file (or all the stream had)."""
+        self.end = self.avail if complete else (size if size is not None else 2**63)
+        """Where the file ends, as far as errors are concerned."""
         self.pos = 0
+        self.checkpoint = 0
+        """Where the item being parsed starts: parsing resumes there once more bytes are in."""
+        self.header_done = False
+        self.fields: dict[str, GGUFField] = {}
+        self.tensors: list[TensorInfo] = []
+        self.tensor_offsets: list[int] = []
+        self.seen: set[str] = set()
+        self.decode_strings = True
         self.key: str | None = None
         self.big_endian = False
         self.order: ByteOrder = "<"
+
+    def refill(self, buf: Any, complete: bool) -> None:
+        """Continue with a longer prefix of the same file (what was parsed stays parsed)."""
+        self.buf = buf
+        self.avail = len(buf)
+        self.complete = complete
+        self.end = self.avail if complete else (self.size if self.size is not None else 2**63)
 
     # -- errors and primitive reads -------------------------------------------------
 
@@ -111,9 +158,14 @@ class _Parser:
         raise GGUFFormatError(message, path=self.path, offset=self.pos if offset is None else offset, key=self.key)
 
     def need(self, n: int, what: str) -> None:
-        left = self.size - self.pos
+        left = self.end - self.pos
         if n > left:
             self.fail(f"{what} needs {n} bytes but only {left} are left in the file (truncated?)")
+        if self.pos + n > self.avail:
+            raise _NeedMore(self.pos + n)
+
+    def more(self, needed: int) -> NoReturn:
+        raise _NeedMore(needed)
 
     def scalar(self, fmt: str, what: str) -> Any:
         s = struct.Struct(self.order + fmt)
@@ -131,8 +183,10 @@ class _Parser:
     def string(self, what: str) -> str:
         start = self.pos
         n = self.u64(f"{what} length")
-        if n > self.size - self.pos:
-            self.fail(f"{what} length {n} exceeds the {self.size - self.pos} bytes left in the file", start)
+        if n > self.end - self.pos:
+            self.fail(f"{what} length {n} exceeds the {self.end - self.pos} bytes left in the file", start)
+        if self.pos + n > self.avail:
+            raise _NeedMore(self.pos + n)
         s = str(self.buf[self.pos : self.pos + n], "utf-8", "surrogateescape")
         self.pos += n
         return s
@@ -140,7 +194,7 @@ class _Parser:
     def count(self, item_size: int, what: str) -> int:
         start = self.pos
         n = self.u64(f"{what} count")
-        left = self.size - self.pos
+        left = self.end - self.pos
         if n * item_size > left:
             self.fail(
                 f"{what} count {n} needs at least {n * item_size} bytes but only {left} are left in the file",
@@ -159,12 +213,17 @@ class _Parser:
     # -- the file --------------------------------------------------------------------
 
     def parse(self) -> GGUFFile:
-        self.header()
+        if not self.header_done:
+            self.pos = self.checkpoint = 0
+            self.header()
+            self.header_done = True
+            self.checkpoint = self.pos
         n_tensors, n_kv = self.n_tensors, self.n_kv
-        fields: dict[str, GGUFField] = {}
-        for index in range(n_kv):
+        fields = self.fields
+        while len(fields) < n_kv:
+            index = len(fields)
             self.key = None
-            start = self.pos
+            start = self.checkpoint = self.pos
             key = self.string(f"key {index}")
             if not key:
                 self.fail(f"key {index} is empty", start)
@@ -177,15 +236,23 @@ class _Parser:
         tensors = self.tensor_infos(n_tensors)
         data_offset = -(-self.pos // alignment) * alignment
         self.check_tensors(tensors, data_offset, alignment)
+        if self.size is not None:
+            file_size = self.size
+        elif self.complete:
+            file_size = self.avail
+        else:  # a stream never read to its end: the size its tensor index implies
+            file_size = max([data_offset] + [data_offset + t.offset + (t.nbytes or 0) for t in tensors])
         return GGUFFile(
-            path=self.path,
+            path=Path(self.path if self.url is None else self.url.rsplit("/", 1)[-1].split("?")[0]),
             version=self.version,
             big_endian=self.big_endian,
             alignment=alignment,
             fields=fields,
             tensors=tuple(tensors),
             data_offset=data_offset,
-            file_size=self.size,
+            file_size=file_size,
+            url=self.url,
+            size_known=self.size is not None or self.complete,
         )
 
     def header(self) -> None:
@@ -206,7 +273,7 @@ class _Parser:
         self.pos = 8
         self.n_tensors = self.u64("tensor count")
         self.n_kv = self.u64("metadata key/value count")
-        left = self.size - self.pos
+        left = self.end - self.pos
         if self.n_kv * _MIN_KV_SIZE + self.n_tensors * _MIN_TENSOR_INFO_SIZE > left:
             self.fail(
                 f"header claims {self.n_kv} key/value pairs and {self.n_tensors} tensors, "
@@ -223,7 +290,8 @@ class _Parser:
             self.pos += 4
             n = self.count(8, "string array")
             value, text, self.pos = read_string_array_text(
-                self.buf, self.pos, n, self.size, big_endian=self.big_endian, fail=self.fail
+                self.buf, self.pos, n, self.end, big_endian=self.big_endian, fail=self.fail,
+                avail=self.avail, more=self.more,
             )
             return GGUFField(key, vtype, value, start, _T.STRING, None, self.pos - start, text)
         item_type, value, layout = self.array(depth=1)
@@ -231,8 +299,10 @@ class _Parser:
 
     def peek_u32(self) -> int | None:
         """The u32 at ``pos`` without moving (None when the file ends first)."""
-        if self.size - self.pos < 4:
+        if self.end - self.pos < 4:
             return None
+        if self.pos + 4 > self.avail:
+            raise _NeedMore(self.pos + 4)
         return int(struct.unpack_from(self.order + "I", self.buf, self.pos)[0])
 
     def scalar_value(self, vtype: GGUFValueType) -> Any:
@@ -248,8 +318,13 @@ class _Parser:
         item_type = self.value_type("array item type")
         if item_type == _T.STRING:
             n = self.count(8, "string array")
+            if not self.decode_strings:
+                self.pos = skip_string_array(self.buf, self.pos, n, self.end, big_endian=self.big_endian,
+                                             fail=self.fail, avail=self.avail, more=self.more)
+                return item_type, UndecodedStrings(n), None
             values, self.pos = read_string_array(
-                self.buf, self.pos, n, self.size, big_endian=self.big_endian, fail=self.fail
+                self.buf, self.pos, n, self.end, big_endian=self.big_endian, fail=self.fail,
+                avail=self.avail, more=self.more,
             )
             return item_type, values, None
         if item_type == _T.ARRAY:
@@ -264,6 +339,7 @@ class _Parser:
         dtype = item_type.numpy_dtype
         assert dtype is not None
         n = self.count(dtype.itemsize, f"{item_type.short_name} array")
+        self.need(n * dtype.itemsize, f"{item_type.short_name} array")
         raw = np.frombuffer(self.buf, dtype=dtype.newbyteorder(self.order), count=n, offset=self.pos)
         arr = (raw != 0) if item_type == _T.BOOL else raw.astype(dtype.newbyteorder("="))  # copies
         del raw
@@ -285,33 +361,46 @@ class _Parser:
         return a
 
     def tensor_infos(self, n_tensors: int) -> list[TensorInfo]:
-        tensors: list[TensorInfo] = []
-        seen: set[str] = set()
-        self.tensor_offsets: list[int] = []
-        for index in range(n_tensors):
-            start = self.pos
-            self.tensor_offsets.append(start)
-            name = self.string(f"tensor {index} name")
-            if name in seen:
-                self.fail(f"duplicate tensor name {name!r}", start)
-            seen.add(name)
-            n_dims = self.u32(f"tensor {name!r} dimension count")
-            if n_dims > MAX_DIMS:
-                self.fail(f"tensor {name!r} has {n_dims} dimensions (at most {MAX_DIMS})", self.pos - 4)
-            self.need(8 * n_dims, f"tensor {name!r} shape")
-            shape = struct.unpack_from(f"{self.order}{n_dims}Q", self.buf, self.pos)
-            n_elements = 1
-            for d in shape:
-                if d >= 2**63:
-                    self.fail(f"tensor {name!r} has a negative dimension in shape {shape}")
-                n_elements *= d
-            if n_elements >= 2**63:
-                self.fail(f"tensor {name!r} shape {shape} has more than 2^63 elements")
-            self.pos += 8 * n_dims
-            ggml_type = self.u32(f"tensor {name!r} type")
-            offset = self.u64(f"tensor {name!r} offset")
-            tensors.append(TensorInfo(name, tuple(shape), ggml_type, offset, self.nbytes(name, shape, ggml_type)))
+        """The tensor index: runs of plainly valid entries in bulk (tensor_index.py), the
+        checked one-by-one path for an entry that is cut by the buffer's end or wrong."""
+        tensors = self.tensors
+        while len(tensors) < n_tensors:
+            self.checkpoint = self.pos
+            infos, offsets, end = fast_tensor_infos(
+                self.buf, self.pos, self.avail, n_tensors - len(tensors), self.order, self.seen)
+            if infos:
+                tensors += infos
+                self.tensor_offsets += offsets
+                self.pos = end
+            else:
+                self.tensor_info(len(tensors))
         return tensors
+
+    def tensor_info(self, index: int) -> None:
+        """One index entry, every field checked (errors name the tensor and offset)."""
+        start = self.pos
+        name = self.string(f"tensor {index} name")
+        if name in self.seen:
+            self.fail(f"duplicate tensor name {name!r}", start)
+        n_dims = self.u32(f"tensor {name!r} dimension count")
+        if n_dims > MAX_DIMS:
+            self.fail(f"tensor {name!r} has {n_dims} dimensions (at most {MAX_DIMS})", self.pos - 4)
+        self.need(8 * n_dims, f"tensor {name!r} shape")
+        shape = struct.unpack_from(f"{self.order}{n_dims}Q", self.buf, self.pos)
+        n_elements = 1
+        for d in shape:
+            if d >= 2**63:
+                self.fail(f"tensor {name!r} has a negative dimension in shape {shape}")
+            n_elements *= d
+        if n_elements >= 2**63:
+            self.fail(f"tensor {name!r} shape {shape} has more than 2^63 elements")
+        self.pos += 8 * n_dims
+        ggml_type = self.u32(f"tensor {name!r} type")
+        offset = self.u64(f"tensor {name!r} offset")
+        info = TensorInfo(name, tuple(shape), ggml_type, offset, self.nbytes(name, shape, ggml_type))
+        self.tensors.append(info)
+        self.seen.add(name)
+        self.tensor_offsets.append(start)
 
     def nbytes(self, name: str, shape: tuple[int, ...], ggml_type: int) -> int | None:
         info = GGML_TYPES.get(ggml_type)
@@ -329,6 +418,10 @@ class _Parser:
     def check_tensors(self, tensors: list[TensorInfo], data_offset: int, alignment: int) -> None:
         """llama.cpp's rule: data in index order, each padded to the alignment, inside the file."""
         expected: int | None = 0
+        # a stream not read to its end has no known end: its data cannot be checked against it
+        file_end = self.size if self.size is not None else (self.avail if self.complete else 2**63)
+        if layout_is_valid(tensors, data_offset, alignment, file_end):
+            return
         for t, entry in zip(tensors, self.tensor_offsets):
             if t.offset % alignment:
                 self.fail(f"tensor {t.name!r} data offset {t.offset} is not a multiple of the alignment {alignment}",
@@ -339,9 +432,9 @@ class _Parser:
             if t.nbytes is None:  # unknown type: its size, and so the next offsets, cannot be checked
                 expected = None
                 continue
-            if data_offset + t.offset + t.nbytes > self.size:
+            if data_offset + t.offset + t.nbytes > file_end:
                 self.fail(f"tensor {t.name!r} data ({t.nbytes} bytes at {data_offset + t.offset}) "
-                          f"ends past the end of the file ({self.size} bytes)", entry)
+                          f"ends past the end of the file ({file_end} bytes)", entry)
             if expected is not None:
                 expected += -(-t.nbytes // alignment) * alignment
 

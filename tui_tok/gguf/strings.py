@@ -39,6 +39,8 @@ from typing import Any, NoReturn
 import numpy as np
 
 FailFn = Callable[[str, int], NoReturn]
+MoreFn = Callable[[int], NoReturn]
+"""Asks the caller for the bytes up to an offset (raises: the caller reads more and parses again)."""
 
 _FAST_MIN = 512  # below this, the plain loop is as fast
 # The scan window holds the strings still wanted at this many bytes each (then a measured average
@@ -50,23 +52,30 @@ _U64 = {False: struct.Struct("<Q").unpack_from, True: struct.Struct(">Q").unpack
 
 
 def read_string_array(
-    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn
+    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn,
+    avail: int | None = None, more: MoreFn | None = None,
 ) -> tuple[list[str], int]:
     """Decode ``count`` strings starting at ``pos`` (no byte at or after ``end`` is read).
 
+    ``end`` is where the file ends (lengths past it are errors); ``avail`` (default ``end``) is
+    how much of it ``buf`` holds: a string past it calls ``more(offset needed)``, which raises.
     Returns the strings and the offset just past the last one.
     """
-    strings, _, pos = read_string_array_text(buf, pos, count, end, big_endian=big_endian, fail=fail, text=False)
+    strings, _, pos = read_string_array_text(buf, pos, count, end, big_endian=big_endian, fail=fail, text=False,
+                                             avail=avail, more=more)
     return strings, pos
 
 
 def read_string_array_text(
-    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn, text: bool = True
+    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn, text: bool = True,
+    avail: int | None = None, more: MoreFn | None = None,
 ) -> tuple[list[str], str | None, int]:
     """``read_string_array``, and with ``text`` also ``"\\0" + "\\0".join(strings) + "\\0"``
     (None when a string holds NUL, or for no strings, or without ``text``)."""
+    if avail is None:
+        avail = end
     if count < _FAST_MIN:
-        out, pos = read_strings_plain(buf, pos, count, end, big_endian=big_endian, fail=fail)
+        out, pos = read_strings_plain(buf, pos, count, end, big_endian=big_endian, fail=fail, avail=avail, more=more)
         return out, _joined(out) if text and out else None, pos
     out = []
     runs: list[str] | None = [] if text else None  # each run's "\0s\0s..." text
@@ -75,14 +84,15 @@ def read_string_array_text(
         remaining = count - len(out)
         found = None
         if remaining >= _FAST_MIN:
-            window_end = min(end, pos + int(remaining * bytes_per_string * _WINDOW_SLACK) + 65536)
+            window_end = min(avail, pos + int(remaining * bytes_per_string * _WINDOW_SLACK) + 65536)
             found = _chain(buf, pos, window_end, remaining, big_endian=big_endian)
         if found is None:  # the last few, or a first string that is long or broken (reports errors)
-            more, pos = read_strings_plain(
-                buf, pos, remaining if remaining < _FAST_MIN else 1, end, big_endian=big_endian, fail=fail
+            some, pos = read_strings_plain(
+                buf, pos, remaining if remaining < _FAST_MIN else 1, end, big_endian=big_endian, fail=fail,
+                avail=avail, more=more,
             )
-            out += more
-            run_text = _joined(more) if runs is not None else None
+            out += some
+            run_text = _joined(some) if runs is not None else None
             run_text = run_text[:-1] if run_text is not None else None
         else:
             fields, stop = found
@@ -104,6 +114,48 @@ def read_string_array_text(
     return out, "".join(runs), pos  # one copy of the text
 
 
+def skip_string_array(
+    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn,
+    avail: int | None = None, more: MoreFn | None = None,
+) -> int:
+    """The offset just past ``count`` strings at ``pos``, none decoded (memory: the scan's arrays,
+    about 16 bytes a string, not the strings themselves); checks as ``read_string_array`` does."""
+    if avail is None:
+        avail = end
+    left = count
+    while left:
+        found = None
+        if left >= _FAST_MIN:
+            found = _chain(buf, pos, min(avail, pos + left * 24 + 65536), left, big_endian=big_endian)
+        if found is None:
+            n = left if left < _FAST_MIN else 1
+            pos = _skip_plain(buf, pos, n, end, big_endian=big_endian, fail=fail, avail=avail, more=more)
+            left -= n
+        else:
+            fields, pos = found
+            left -= len(fields)
+    return pos
+
+
+def _skip_plain(
+    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn, avail: int, more: MoreFn | None
+) -> int:
+    unpack = _U64[big_endian]
+    for _ in range(count):
+        if avail - pos < 8:
+            if end - pos < 8 or more is None:
+                fail(f"string length field needs 8 bytes but only {max(end - pos, 0)} are left in the file", pos)
+            more(pos + 8)
+        (n,) = unpack(buf, pos)
+        pos += 8
+        if n > end - pos:
+            fail(f"string length {n} exceeds the {end - pos} bytes left in the file", pos - 8)
+        if n > avail - pos and more is not None:
+            more(pos + n)
+        pos += n
+    return pos
+
+
 def _joined(strings: list[str]) -> str | None:
     """``"\\0" + "\\0".join(strings) + "\\0"``, or None when a string holds NUL."""
     joined = "\0" + "\0".join(strings) + "\0"
@@ -111,19 +163,26 @@ def _joined(strings: list[str]) -> str | None:
 
 
 def read_strings_plain(
-    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn
+    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn,
+    avail: int | None = None, more: MoreFn | None = None,
 ) -> tuple[list[str], int]:
     """The obvious loop; also the one that reports where a length lies."""
     unpack = _U64[big_endian]
     out: list[str] = []
     append = out.append
+    if avail is None:
+        avail = end
     for _ in range(count):
-        if end - pos < 8:
-            fail(f"string length field needs 8 bytes but only {max(end - pos, 0)} are left in the file", pos)
+        if avail - pos < 8:
+            if end - pos < 8 or more is None:
+                fail(f"string length field needs 8 bytes but only {max(end - pos, 0)} are left in the file", pos)
+            more(pos + 8)
         (n,) = unpack(buf, pos)
         pos += 8
         if n > end - pos:
             fail(f"string length {n} exceeds the {end - pos} bytes left in the file", pos - 8)
+        if n > avail - pos and more is not None:
+            more(pos + n)
         append(str(buf[pos : pos + n], "utf-8", "surrogateescape"))
         pos += n
     return out, pos

@@ -256,8 +256,18 @@ class GGUFField:
 
 
 @dataclass(frozen=True, slots=True)
-class TensorInfo:
-    """A tensor's index entry; its data is never read."""
+class UndecodedStrings:
+    """A string array walked but not decoded (``parse_source(..., decode_strings=False)``)."""
+
+    count: int
+
+    def __len__(self) -> int:
+        return self.count
+
+
+class TensorInfo(NamedTuple):
+    """A tensor's index entry; its data is never read (a named tuple: a million of them, from a
+    hostile file, are built in a fraction of what frozen dataclasses cost)."""
 
     name: str
     shape: tuple[int, ...]
@@ -298,6 +308,16 @@ class GGUFFile:
     data_offset: int
     """Where tensor data starts: the end of the tensor index rounded up to ``alignment``."""
     file_size: int
+    """Size in bytes (for a stream not read to its end: what its tensor index implies)."""
+    url: str | None = None
+    """The URL it was read from (``path`` then holds the URL's file name), None for a local file."""
+    size_known: bool = True
+    """False when ``file_size`` is only implied (a pipe read only as far as its metadata)."""
+
+    @property
+    def location(self) -> str:
+        """Where it was read from, for messages: the URL or the path."""
+        return self.url if self.url is not None else str(self.path)
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value of ``key``, or ``default`` when the file has no such key."""

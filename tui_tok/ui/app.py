@@ -228,14 +228,16 @@ def open_model(model_path: str | Path) -> GGUFFile:
     return read_gguf(model_path, texts=("tokenizer.ggml.merges",))
 
 
-def run_app(model_path: str, *, text: str | None = None, compare: str | None = None) -> int:
-    """Open ``model_path`` in the explorer (on ``text`` when given; ``compare``: a second file for
-    the compare view, which then opens first); a file that is not GGUF raises before the UI starts."""
+def run_app(model: str | GGUFFile, *, text: str | None = None, compare: str | GGUFFile | None = None) -> int:
+    """Open ``model`` (a file read already, or a path) in the explorer, on ``text`` when given;
+    ``compare``: a second file for the compare view, which then opens first. A file that is not
+    GGUF raises before the UI starts."""
     from tui_tok.ui.lenient_input import accept_invalid_utf8
 
     accept_invalid_utf8()
-    second = None if compare is None else open_model(compare)
-    app = TuiTokApp(open_model(model_path), text=SAMPLE_TEXT if text is None else text, compare=second)
+    first = model if isinstance(model, GGUFFile) else open_model(model)
+    second = compare if compare is None or isinstance(compare, GGUFFile) else open_model(compare)
+    app = TuiTokApp(first, text=SAMPLE_TEXT if text is None else text, compare=second)
     result = app.run()
     return int(result or 0)
 
