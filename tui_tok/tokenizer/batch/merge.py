@@ -23,6 +23,7 @@ heap (this loop's steps cost O(word length)).
 from __future__ import annotations
 
 import heapq
+import threading
 from collections.abc import Callable
 from itertools import repeat
 from typing import cast
@@ -63,6 +64,7 @@ class SymbolMerger:
         self._texts = list(tokens)  # id -> text, extras appended (a copy: ~1 ms for 262k)
         self._memo: dict[int, int] = {}  # (left << _ID_BITS | right) -> priority << _ID_BITS | merged
         self._by_code_point: np.ndarray | None = None  # code point -> its symbol id + 1 (0: not yet seen)
+        self._new_lock = threading.Lock()  # new symbol ids: one per text, whatever the threads
 
     @property
     def n_tokens(self) -> int:
@@ -77,11 +79,22 @@ class SymbolMerger:
         if sid is None:
             sid = self._extra_ids.get(text)
             if sid is None:
+                sid = self._new_symbol(text)
+        return sid
+
+    def _new_symbol(self, text: str) -> int:
+        """A new id for a text that is no token. Under a lock: a merger is shared by the threads
+        of one tokenizer, and "id = length, then append" from two of them gave two texts one id
+        (wrong ids, or an IndexError in ``text``). The text is stored before its id is published,
+        so any id a thread can see has its text. Only new texts pay for the lock."""
+        with self._new_lock:
+            sid = self._extra_ids.get(text)
+            if sid is None:
                 sid = len(self._texts)
                 if sid > _ID_MASK:
                     raise OverflowError("too many distinct non-token symbols for the pair memo")
-                self._extra_ids[text] = sid
                 self._texts.append(text)
+                self._extra_ids[text] = sid
         return sid
 
     def text(self, sid: int) -> str:
@@ -100,9 +113,12 @@ class SymbolMerger:
         """``char_symbols`` as an int64 array, by code point from a table kept across calls (a
         dict lookup per character was ~8 ms of a 150k-character batch; this is one gather)."""
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        if self._by_code_point is None:  # np.zeros: the OS hands out pages only where written
-            self._by_code_point = np.zeros(0x110000, dtype=np.int32)
         table = self._by_code_point
+        if table is None:  # np.zeros: the OS hands out pages only where written
+            with self._new_lock:  # one table for all threads (entries only go from 0 to final)
+                table = self._by_code_point
+                if table is None:
+                    table = self._by_code_point = np.zeros(0x110000, dtype=np.int32)
         sids = table[cps]
         if len(sids) and not sids.all():
             for cp in sorted_unique(cps[sids == 0]).tolist():

@@ -29,6 +29,7 @@ Does not split special tokens (``special/partition.py``) and never emits UNK: ll
 
 from __future__ import annotations
 
+import threading
 from itertools import accumulate, chain, repeat
 from operator import itemgetter, methodcaller, sub
 from typing import Literal, cast
@@ -81,6 +82,7 @@ class SpmEncoder:
         self._batch: SymbolMerger | Literal[False] | None = None  # False: cannot batch this vocab
         self._symbol_parts: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._sid_parts: dict[int, Parts] = {}  # batch symbol id -> its ids and input bytes
+        self._build_lock = threading.Lock()  # one batch merger per encoder, whatever the threads
         self._misses = 0
         self.fine_after = max(vocab.n_tokens // _FINE_PER_TOKENS, 1000)
         """Distinct chunks to see before cutting chunks finer (tests set -1 to always cut)."""
@@ -270,23 +272,29 @@ class SpmEncoder:
 
     def _merger(self) -> SymbolMerger | None:
         """The batch merger: priority = the merged token's score, highest first (None when a
-        score is NaN, which has no order)."""
+        score is NaN, which has no order). Built once, under a lock: ``_sid_parts`` is keyed by
+        this merger's symbol ids, and a second merger built by a racing thread gave the other
+        threads the texts of other ids."""
         if self._batch is None:
-            scores = self._vocab.scores
-            if np.isnan(scores).any():
-                self._batch = False
-                return None
-            _, rank = np.unique(scores, return_inverse=True)  # equal scores, equal rank
-            prio = np.append(int(rank.max(initial=0)) - rank, -1).astype(np.int64)  # highest score -> 0
-            get = self._t2id.get
-
-            def resolve(lefts: list[str], rights: list[str]) -> tuple[np.ndarray, list[int]]:
-                # SPM merges only into tokens; no token: index -1, priority -1
-                tids = np.fromiter(map(get, map(str.__add__, lefts, rights), repeat(-1)), dtype=np.int64, count=len(lefts))
-                return prio[tids], tids[tids >= 0].tolist()
-
-            self._batch = SymbolMerger(self._vocab.tokens, self._t2id, resolve, merges_to_ids=True)
+            with self._build_lock:
+                if self._batch is None:
+                    self._batch = self._new_merger()
         return self._batch or None
+
+    def _new_merger(self) -> SymbolMerger | Literal[False]:
+        scores = self._vocab.scores
+        if np.isnan(scores).any():
+            return False
+        _, rank = np.unique(scores, return_inverse=True)  # equal scores, equal rank
+        prio = np.append(int(rank.max(initial=0)) - rank, -1).astype(np.int64)  # highest score -> 0
+        get = self._t2id.get
+
+        def resolve(lefts: list[str], rights: list[str]) -> tuple[np.ndarray, list[int]]:
+            # SPM merges only into tokens; no token: index -1, priority -1
+            tids = np.fromiter(map(get, map(str.__add__, lefts, rights), repeat(-1)), dtype=np.int64, count=len(lefts))
+            return prio[tids], tids[tids >= 0].tolist()
+
+        return SymbolMerger(self._vocab.tokens, self._t2id, resolve, merges_to_ids=True)
 
     def _encode_miss(self, chunk: str) -> ChunkResult:
         """Encode a coarse chunk not in the cache, reusing cached fine sub-chunks once warm."""
