@@ -88,8 +88,8 @@ def _run_jsonl(tok: Any, args: argparse.Namespace) -> int:
         add, parse = args.add_special, args.parse_special
         if isinstance(item, dict):
             text = item.get("text")
-            add = bool(item.get("add_special", add))
-            parse = bool(item.get("parse_special", parse))
+            add = _flag(item, "add_special", add, n)
+            parse = _flag(item, "parse_special", parse, n)
         else:
             text = item
         if not isinstance(text, str):
@@ -97,6 +97,14 @@ def _run_jsonl(tok: Any, args: argparse.Namespace) -> int:
         ids = tok.encode(text, add_special=add, parse_special=parse)
         out.write(json.dumps({"ids": ids}) + "\n")
     return 0
+
+
+def _flag(item: dict, key: str, default: bool, n: int) -> bool:
+    """A JSON true/false field (``"no"`` or 0 would be taken as true by ``bool()``)."""
+    value = item.get(key, default)
+    if not isinstance(value, bool):
+        raise TuiTokError(f"stdin line {n}: {key!r} must be true or false, not {json.dumps(value)}")
+    return value
 
 
 _SIMPLE_ESCAPES = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("'"): b"'", ord('"'): b'"', ord("\\"): b"\\"}

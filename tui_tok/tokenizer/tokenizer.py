@@ -292,9 +292,15 @@ def _kind(attr: int) -> TokenKind:
 
 def _as_bytes(text: str | bytes) -> bytes:
     """UTF-8 of ``text``; lone surrogates U+DC80-DCFF stand for raw bytes (``surrogateescape``),
-    other lone surrogates become their 3-byte encodings (which llama.cpp decodes leniently)."""
+    other lone surrogates become their 3-byte encodings (which llama.cpp decodes leniently).
+    Only text and bytes-like objects: ``bytes(5)`` is five NUL bytes and ``bytes([104, 105])``
+    is ``b"hi"``, neither of which a caller passing an int or a list of ids meant."""
     if not isinstance(text, str):
-        return bytes(text)
+        if isinstance(text, bytes):
+            return text
+        if isinstance(text, (bytearray, memoryview)):
+            return bytes(text)
+        raise TypeError(f"text must be str or bytes, not {type(text).__name__}")
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
