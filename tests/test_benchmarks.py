@@ -23,6 +23,7 @@ TINY_RUNS = {
     "corpus": ["--size", "0.01"],
     "encode": ["--size", "0.01", "--repeat", "1", "--only", "gpt-2", "phi-3"],
     "gguf_read": ["--no-peer", "--repeat", "1", "--only", "gpt-2"],
+    "huge_word": ["--no-peer", "--size", "0.003", "--only", "qwen3-vocab", "phi-3", "--kinds", "spaces"],
     "pretokenize": ["--size", "0.01", "--repeat", "1", "gpt-2"],
     "ugm": ["--size", "0.01", "--repeat", "1", T5],
 }

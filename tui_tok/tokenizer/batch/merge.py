@@ -41,6 +41,12 @@ _TAIL_WORDS = 12
 """Below this many unfinished words, the rest is merged per word in Python (cheaper than a
 round of a dozen numpy calls)."""
 
+ROUNDS_FROM = 1024
+"""Words of at least this many symbols try ``merge_rounds`` before the heap."""
+_ROUND_SHARE = 64
+"""A round costs O(word length) in numpy, a heap step ~2 us in Python: rounds go on while they
+merge at least 1/64 of the symbols."""
+
 Resolver = Callable[[list[str], list[str]], "tuple[np.ndarray, list[str] | list[int]]"]
 """(left texts, right texts) -> (priorities, merged): priorities an int64 array, one per pair,
 -1 where the pair never merges, else 0 <= priority < ``NO_PRIO``, lower merging first; merged:
@@ -251,6 +257,114 @@ class SymbolMerger:
             prios[i] = v >> _ID_BITS
 
     def merge_long(self, syms: list[int]) -> list[int]:
+        """The loop for one long word: ``merge_rounds`` from ``ROUNDS_FROM`` symbols (a run of
+        one character merges in a few whole-array rounds), else, or once its rounds stop paying,
+        llama.cpp's heap (``merge_heap``)."""
+        if len(syms) >= ROUNDS_FROM:
+            return self.merge_rounds(np.array(syms, dtype=np.int64))
+        return self.merge_heap(syms)
+
+    def merge_rounds(self, syms: np.ndarray) -> list[int]:
+        """llama.cpp's heap loop for one word, many merges per numpy round where that is exact.
+
+        The heap pops the pair of best priority, leftmost first. A round takes the best
+        priority p and the pairs having it from the left, skipping a pair whose left symbol the
+        previous one took (in a run of such pairs every other one: the heap finds the skipped
+        ones stale). That is the heap's own order as long as no merge pushes a pair of priority
+        <= p: such a pair would be popped before the next one of the round (it is better, or as
+        good and further left). So each merge's two new pairs (with the symbols beside it at
+        that moment: a merged left neighbour, the right one still unmerged) are looked up, and
+        the round ends with the first merge that pushes one. The heap's live entries are always
+        the current adjacent pairs that merge, so the next round (or the heap, started afresh
+        from the current symbols once a round merges fewer than 1/``_ROUND_SHARE`` of them)
+        goes on exactly where the heap would be.
+        """
+        n = len(syms)
+        val = self._pairs(syms[:-1], syms[1:]) if n > 1 else np.zeros(0, dtype=np.int64)
+        budget = 4 * n  # element steps the rounds may spend beyond _ROUND_SHARE per merge
+        while len(syms) > 1:
+            m = len(syms)
+            if budget < 0:  # few merges per O(m) round: the heap from here
+                return self.merge_heap(syms.tolist())
+            budget -= m
+            prio = val >> _ID_BITS
+            p = int(prio.min())
+            if p == NO_PRIO:
+                break
+            cand = np.flatnonzero(prio == p)
+            if len(cand) > 1:  # every other pair of each run of adjacent candidates
+                k = np.arange(len(cand))
+                head = np.ones(len(cand), dtype=bool)
+                head[1:] = cand[1:] != cand[:-1] + 1
+                cand = cand[((k - np.maximum.accumulate(np.where(head, k, 0))) & 1) == 0]
+            merged = val[cand] & _ID_MASK
+            # pairs each merge pushes: (left neighbour now, merged), (merged, right neighbour)
+            left_merged = np.zeros(len(cand), dtype=bool)
+            left_merged[1:] = cand[1:] == cand[:-1] + 2
+            left_now = np.where(left_merged, np.roll(merged, 1), syms[np.maximum(cand - 1, 0)])
+            worst = np.full(len(cand), NO_PRIO, dtype=np.int64)
+            at = np.flatnonzero(cand > 0)
+            worst[at] = self._pairs(left_now[at], merged[at]) >> _ID_BITS
+            at = np.flatnonzero(cand + 2 < m)
+            worst[at] = np.minimum(worst[at], self._pairs(merged[at], syms[cand[at] + 2]) >> _ID_BITS)
+            bad = np.flatnonzero(worst <= p)
+            if len(bad):  # the heap pops that new pair next: the round ends with its merge
+                if bad[0] == 0 and (chained := self._chains(syms, int(cand[0]), p)) is not None:
+                    syms = chained
+                    budget += _ROUND_SHARE * (m - len(syms))
+                    val = self._pairs(syms[:-1], syms[1:])  # O(m) once; chains shrink the word a lot
+                    continue
+                cand, merged = cand[: bad[0] + 1], merged[: bad[0] + 1]
+            budget += _ROUND_SHARE * len(cand)
+            syms[cand] = merged
+            keep = np.ones(m, dtype=bool)
+            keep[cand + 1] = False
+            syms = syms[keep]
+            val = val[keep[:-1]][: len(syms) - 1]  # a kept last symbol's pair: its right side is gone
+            pos = cand - np.arange(len(cand))  # the merged symbols' new places
+            redo = np.union1d(pos[pos > 0] - 1, pos[pos < len(syms) - 1])
+            val[redo] = self._pairs(syms[redo], syms[redo + 1])
+        return syms.tolist()
+
+    def _chains(self, syms: np.ndarray, c0: int, p: int) -> np.ndarray | None:
+        """A run of one symbol ``s`` merging by chains, as a tie of priorities makes the heap do it
+        (llama-spm's ▁-runs: every run of ▁ is a token of the same score): from the leftmost best
+        pair at ``c0``, the merged symbol takes the next ``s`` again and again (each new pair is
+        as good and further left than any other, so popped next) until it cannot; then the same
+        chain starts on the next ``s``. The first chain is followed step by step; the others are
+        copies of it, which is exact when each of their steps pushes no pair of priority <= p on
+        its left (the previous chain's token T beside each t_i) and the chain stops on an ``s``
+        for the same reason as the first. The symbols after all full chains, or None when that
+        does not hold (the round then merges one pair)."""
+        m = len(syms)
+        s = int(syms[c0])
+        left = int(syms[c0 - 1]) if c0 else -1
+        steps = [s]
+        j = c0 + 1
+        while j < m and int(syms[j]) == s:
+            v = self._pair(steps[-1], s)
+            if v >> _ID_BITS > p:
+                break
+            t = v & _ID_MASK
+            if left >= 0 and self._pair(left, t) >> _ID_BITS <= p:
+                return None
+            steps.append(t)
+            j += 1
+        size = len(steps)
+        if size < 2:
+            return None
+        run_end = j
+        while run_end < m and int(syms[run_end]) == s:
+            run_end += 1
+        count = (run_end - c0 - 1) // size  # each chain is followed by another s
+        if count < 1:
+            return None
+        token = steps[-1]
+        if self._pair(token, s) >> _ID_BITS <= p or any(self._pair(token, t) >> _ID_BITS <= p for t in steps[1:]):
+            return None
+        return np.concatenate((syms[:c0], np.full(count, token, dtype=np.int64), syms[c0 + count * size :]))
+
+    def merge_heap(self, syms: list[int]) -> list[int]:
         """The loop for one long word with a heap, as llama.cpp runs it: entries are ordered by
         (priority, left index); one is stale once either side is merged away or changed."""
         n = len(syms)

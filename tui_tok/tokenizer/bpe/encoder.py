@@ -29,6 +29,7 @@ from typing import cast
 
 import numpy as np
 
+from tui_tok.tokenizer.batch.merge import ROUNDS_FROM
 from tui_tok.tokenizer.bpe.batch import BpeBatch, WordResult, has_surrogates
 from tui_tok.tokenizer.bpe.hashed_ranks import HashedRanks
 from tui_tok.tokenizer.bpe.models import encode_hybriddna, encode_whitespace
@@ -231,6 +232,10 @@ class BpeEncoder:
             if len(missing) >= _BATCH_FROM and (self._batch is not None or long):
                 local.update(zip(missing, self._batch_words(missing)))
             else:
+                huge = [w for w in missing if len(w) >= ROUNDS_FROM]  # a run of spaces, a blob
+                if huge:  # the batch merges them in whole-array rounds (heap: ~2 us per merge)
+                    local.update(zip(huge, self._batch_words(huge)))
+                    missing = [w for w in missing if len(w) < ROUNDS_FROM]
                 local.update(zip(missing, map(self._bpe_word, missing)))
             results = list(map(local.__getitem__, words))
             if len(cache) + len(local) > _CACHE_MAX:

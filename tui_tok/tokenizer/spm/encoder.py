@@ -37,7 +37,7 @@ from typing import Literal, cast
 import numpy as np
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.batch.merge import SymbolMerger
+from tui_tok.tokenizer.batch.merge import ROUNDS_FROM, SymbolMerger
 from tui_tok.tokenizer.batch.results import Parts, expand_words
 from tui_tok.tokenizer.spm.chunks import Chunker
 from tui_tok.tokenizer.spm.exact import encode_exact
@@ -328,6 +328,8 @@ class SpmEncoder:
         other two are empty), any other character covers its UTF-8 bytes one token per byte.
         """
         s = orig.replace(" ", _ESC)
+        if len(s) >= ROUNDS_FROM and (merger := self._merger()) is not None:  # whole-array rounds
+            return self._chunk_result(orig, merger.texts(merger.merge_long(merger.char_symbols(s))))
         t2id = self._t2id
         score_of = self._score_of
         if score_of is None and self._list_merge and self._misses > self.list_after and len(s) <= _LIST_MAX:
