@@ -108,3 +108,31 @@ def test_rounds_equal_heap_on_real_vocabs(encoder, runs: list[tuple[str, int]]) 
     word = "".join(c * n for c, n in runs)
     expected = merger.merge_heap(merger.char_symbols(word))
     assert merger.merge_rounds(merger.char_symbol_array(word)) == expected
+
+
+HUGE_TEXTS = [
+    "\n" * 3000 + "a" * 2000 + "é" * 1500 + "\u2581" * 1200,
+    " " * 5000 + "\u2581" * 3000 + "x",
+    "\U0001f600" * 3000,
+    "ab" * 1500 + "\t" * 1100,
+    "x" * 1023,
+    "x" * 1024,
+    "a" * 4097 + " " * 4097 + "\n" * 4097,
+]
+
+
+@pytest.mark.parametrize("text", HUGE_TEXTS, ids=lambda t: f"{t[:3]!r}x{len(t)}")
+def test_huge_words_encode_as_without_rounds(encoder, text: str, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """End to end through the encoders: the ids (and, via ``tokenize``, the spans) of huge words
+    with the rounds equal those of a tokenizer that never takes them (per-word heap)."""
+    import tui_tok.tokenizer.bpe.encoder as bpe_encoder
+    import tui_tok.tokenizer.spm.encoder as spm_encoder
+
+    vocab = encoder.vocab if hasattr(encoder, "vocab") else encoder._vocab  # noqa: SLF001
+    fast = Tokenizer(vocab)
+    got_ids, got_tokens = fast.encode(text), fast.tokenize(text)
+    monkeypatch.setattr(spm_encoder, "ROUNDS_FROM", 10**12)
+    monkeypatch.setattr(bpe_encoder, "ROUNDS_FROM", 10**12)
+    slow = Tokenizer(vocab)
+    assert got_ids == slow.encode(text)
+    assert got_tokens == slow.tokenize(text)

@@ -47,6 +47,9 @@ _ROUND_SHARE = 64
 """A round costs O(word length) in numpy, a heap step ~2 us in Python: rounds go on while they
 merge at least 1/64 of the symbols."""
 
+_RUN_KEYS_FROM = 4096
+"""From this many pairs ``_pairs`` first checks for runs of one key (a run of one symbol)."""
+
 Resolver = Callable[[list[str], list[str]], "tuple[np.ndarray, list[str] | list[int]]"]
 """(left texts, right texts) -> (priorities, merged): priorities an int64 array, one per pair,
 -1 where the pair never merges, else 0 <= priority < ``NO_PRIO``, lower merging first; merged:
@@ -148,7 +151,16 @@ class SymbolMerger:
     def _pairs(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         """Pair values of two aligned id arrays (memo lookups at C speed; the resolver only for
         pairs never seen before)."""
-        keys, where = unique_inverse((left << _ID_BITS) | right)
+        keys = (left << _ID_BITS) | right
+        if len(keys) >= _RUN_KEYS_FROM:  # a long word of runs: look up one key per run
+            head = np.empty(len(keys), dtype=bool)
+            head[0] = True
+            np.not_equal(keys[1:], keys[:-1], out=head[1:])
+            n_runs = int(np.count_nonzero(head))
+            if n_runs * 4 <= len(keys):
+                vals_of_runs = self._pairs(left[head], right[head])
+                return vals_of_runs[np.cumsum(head) - 1]
+        keys, where = unique_inverse(keys)
         vals = np.fromiter(map(self._memo.get, keys.tolist(), repeat(-1)), dtype=np.int64, count=len(keys))
         new = np.flatnonzero(vals < 0)
         if len(new):
@@ -261,10 +273,14 @@ class SymbolMerger:
         one character merges in a few whole-array rounds), else, or once its rounds stop paying,
         llama.cpp's heap (``merge_heap``)."""
         if len(syms) >= ROUNDS_FROM:
-            return self.merge_rounds(np.array(syms, dtype=np.int64))
+            return self.merge_rounds(np.array(syms, dtype=np.int64))  # callers with a text: char_symbol_array
         return self.merge_heap(syms)
 
     def merge_rounds(self, syms: np.ndarray) -> list[int]:
+        """``merge_rounds_array`` as a list."""
+        return self.merge_rounds_array(syms).tolist()
+
+    def merge_rounds_array(self, syms: np.ndarray) -> np.ndarray:
         """llama.cpp's heap loop for one word, many merges per numpy round where that is exact.
 
         The heap pops the pair of best priority, leftmost first. A round takes the best
@@ -285,18 +301,22 @@ class SymbolMerger:
         while len(syms) > 1:
             m = len(syms)
             if budget < 0:  # few merges per O(m) round: the heap from here
-                return self.merge_heap(syms.tolist())
+                return np.array(self.merge_heap(syms.tolist()), dtype=np.int64)
             budget -= m
-            prio = val >> _ID_BITS
-            p = int(prio.min())
+            p = int(val.min()) >> _ID_BITS  # the priority is a value's high bits
             if p == NO_PRIO:
                 break
-            cand = np.flatnonzero(prio == p)
+            best = val < (p + 1) << _ID_BITS
+            cand = np.flatnonzero(best)
             if len(cand) > 1:  # every other pair of each run of adjacent candidates
-                k = np.arange(len(cand))
-                head = np.ones(len(cand), dtype=bool)
-                head[1:] = cand[1:] != cand[:-1] + 1
-                cand = cand[((k - np.maximum.accumulate(np.where(head, k, 0))) & 1) == 0]
+                at = np.arange(m - 1, dtype=np.int32)  # int32 and masks: 1M symbols, few MB
+                head = best.copy()
+                head[1:] &= ~best[:-1]
+                from_head = at - np.maximum.accumulate(np.where(head, at, 0))
+                best &= (from_head & 1) == 0
+                cand = np.flatnonzero(best)
+                del at, head, from_head
+            del best
             merged = val[cand] & _ID_MASK
             # pairs each merge pushes: (left neighbour now, merged), (merged, right neighbour)
             left_merged = np.zeros(len(cand), dtype=bool)
@@ -322,9 +342,10 @@ class SymbolMerger:
             syms = syms[keep]
             val = val[keep[:-1]][: len(syms) - 1]  # a kept last symbol's pair: its right side is gone
             pos = cand - np.arange(len(cand))  # the merged symbols' new places
-            redo = np.union1d(pos[pos > 0] - 1, pos[pos < len(syms) - 1])
+            redo = np.concatenate((pos[pos > 0] - 1, pos[pos < len(syms) - 1]))  # repeats: same value
+            # written twice (np.union1d's hashing np.unique took 0.6 s a round on 1M symbols)
             val[redo] = self._pairs(syms[redo], syms[redo + 1])
-        return syms.tolist()
+        return syms
 
     def _chains(self, syms: np.ndarray, c0: int, p: int) -> np.ndarray | None:
         """A run of one symbol ``s`` merging by chains, as a tie of priorities makes the heap do it
