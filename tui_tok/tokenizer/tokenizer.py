@@ -80,8 +80,10 @@ class TestEncoder:
 class Tokenizer:
     """llama.cpp-exact text <-> ids for one vocab.
 
-    Can be shared between threads (CPython): its caches only fill up, and a race at worst computes
-    an entry twice. A ``StreamDecoder`` has state: use one per stream. ``tokenize`` of a long
+    Can be shared between threads (CPython): its caches only gain entries whose value does not
+    depend on the thread (a race at worst computes one twice), what hands out ids (new merge
+    symbols) or builds a shared table runs under a lock, and per-call state stays in the call
+    (``tests/tokenizer/test_threads.py``). A ``StreamDecoder`` has state: use one per stream. ``tokenize`` of a long
     input pauses the cyclic garbage collector while it runs (and re-enables it only if it was on).
     """
 

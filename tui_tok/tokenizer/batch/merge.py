@@ -15,9 +15,15 @@ share one id); any other text met on the way (a byte or character that is no tok
 whose result is no token) gets an id past the vocab. A pair's priority and merged symbol come
 from a caller's ``resolve(left_text, right_text)``, memoised per pair of ids.
 
+One long word (this loop's steps cost O(word length)) goes to ``merge_long``: from
+``ROUNDS_FROM`` symbols ``merge_rounds`` (many merges per whole-array round where that is the
+heap's own order: a run of spaces or letters takes a few rounds), else llama.cpp's heap.
+
+A merger is shared by the threads of one tokenizer: new symbol ids are handed out under a lock,
+and the memos only gain entries whose value does not depend on the thread.
+
 Leaves out: choosing the initial symbols and turning final symbols into ids and spans (the
-callers', ``bpe/batch.py`` and ``spm/encoder.py``); long words, which callers merge with llama.cpp's
-heap (this loop's steps cost O(word length)).
+callers', ``bpe/batch.py`` and ``spm/encoder.py``).
 """
 
 from __future__ import annotations
@@ -309,13 +315,13 @@ class SymbolMerger:
             best = val < (p + 1) << _ID_BITS
             cand = np.flatnonzero(best)
             if len(cand) > 1:  # every other pair of each run of adjacent candidates
-                at = np.arange(m - 1, dtype=np.int32)  # int32 and masks: 1M symbols, few MB
+                idx = np.arange(m - 1, dtype=np.int32)  # int32 and masks: 1M symbols, few MB
                 head = best.copy()
                 head[1:] &= ~best[:-1]
-                from_head = at - np.maximum.accumulate(np.where(head, at, 0))
+                from_head = idx - np.maximum.accumulate(np.where(head, idx, 0))
                 best &= (from_head & 1) == 0
                 cand = np.flatnonzero(best)
-                del at, head, from_head
+                del idx, head, from_head
             del best
             merged = val[cand] & _ID_MASK
             # pairs each merge pushes: (left neighbour now, merged), (merged, right neighbour)
