@@ -27,6 +27,7 @@ TINY_RUNS = {
     "families": ["--only", "bert-bge", "rwkv-world", "--repeat", "1", "--size", "2000"],
     "gguf_read": ["--no-peer", "--repeat", "1", "--only", "gpt-2"],
     "lint": ["--repeat", "1", "--only", "gpt-2"],
+    "huge_word": ["--no-peer", "--size", "0.003", "--only", "qwen3-vocab", "phi-3", "--kinds", "spaces"],
     "pretokenize": ["--size", "0.01", "--repeat", "1", "gpt-2"],
     "ugm": ["--size", "0.01", "--repeat", "1", T5],
 }

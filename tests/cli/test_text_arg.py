@@ -30,6 +30,7 @@ def test_objects_strings_and_blank_lines() -> None:
     [
         ('{"text": "a", "add_special": "no"}', "line 1: 'add_special' must be true or false, not \"no\""),
         ('{"text": "a", "parse_special": 1}', "line 1: 'parse_special' must be true or false, not 1"),
+        ('{"text": "a", "add_special": null}', "line 1: 'add_special' must be true or false, not null"),
         ('{"text": 5}', "line 1: expected a string or an object with a 'text' string"),
         ("[1, 2]", "line 1: expected a string"),
         ("{oops", "line 1: not JSON"),

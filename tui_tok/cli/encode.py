@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from tui_tok.errors import TuiTokError
+from tui_tok.cli.text_arg import jsonl_items
 
 DESCRIPTION = (
     "Print llama.cpp token ids for a text, as llama-tokenize does: same flags, same defaults "
@@ -164,23 +165,10 @@ def _read_text(args: argparse.Namespace, prompt: str | None) -> bytes:
 
 def _run_jsonl(tok: Any, add_special: bool, parse_special: bool) -> int:
     out = sys.stdout
-    for n, line in enumerate(sys.stdin.buffer, 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TuiTokError(f"stdin line {n}: not JSON: {exc}") from None
-        add, parse = add_special, parse_special
-        if isinstance(item, dict):
-            text = item.get("text")
-            add = bool(item.get("add_special", add))
-            parse = bool(item.get("parse_special", parse))
-        else:
-            text = item
-        if not isinstance(text, str):
-            raise TuiTokError(f"stdin line {n}: expected a string or an object with a 'text' string")
-        ids = tok.encode(text, add_special=add, parse_special=parse)
+    for item in jsonl_items(sys.stdin.buffer):
+        add = add_special if item.add_special is None else item.add_special
+        parse = parse_special if item.parse_special is None else item.parse_special
+        ids = tok.encode(item.text, add_special=add, parse_special=parse)
         out.write(json.dumps({"ids": ids}) + "\n")
     return 0
 

@@ -66,9 +66,9 @@ def jsonl_items(stream: BinaryIO, error: type[TuiTokError] = TextArgError) -> It
         flags: dict[str, bool | None] = {"add_special": None, "parse_special": None}
         if isinstance(item, dict):
             text = item.get("text")
-            for key in flags:
-                value = item.get(key)
-                if value is not None and not isinstance(value, bool):
+            for key in [k for k in flags if k in item]:
+                value = item[key]
+                if not isinstance(value, bool):
                     raise error(f"stdin line {n}: {key!r} must be true or false, not {json.dumps(value)}")
                 flags[key] = value
         else:

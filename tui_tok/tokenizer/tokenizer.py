@@ -80,8 +80,10 @@ class TestEncoder:
 class Tokenizer:
     """llama.cpp-exact text <-> ids for one vocab.
 
-    Can be shared between threads (CPython): its caches only fill up, and a race at worst computes
-    an entry twice. A ``StreamDecoder`` has state: use one per stream. ``tokenize`` of a long
+    Can be shared between threads (CPython): its caches only gain entries whose value does not
+    depend on the thread (a race at worst computes one twice), what hands out ids (new merge
+    symbols) or builds a shared table runs under a lock, and per-call state stays in the call
+    (``tests/tokenizer/test_threads.py``). A ``StreamDecoder`` has state: use one per stream. ``tokenize`` of a long
     input pauses the cyclic garbage collector while it runs (and re-enables it only if it was on).
     """
 
@@ -292,9 +294,15 @@ def _kind(attr: int) -> TokenKind:
 
 def _as_bytes(text: str | bytes) -> bytes:
     """UTF-8 of ``text``; lone surrogates U+DC80-DCFF stand for raw bytes (``surrogateescape``),
-    other lone surrogates become their 3-byte encodings (which llama.cpp decodes leniently)."""
+    other lone surrogates become their 3-byte encodings (which llama.cpp decodes leniently).
+    Only text and bytes-like objects: ``bytes(5)`` is five NUL bytes and ``bytes([104, 105])``
+    is ``b"hi"``, neither of which a caller passing an int or a list of ids meant."""
     if not isinstance(text, str):
-        return bytes(text)
+        if isinstance(text, bytes):
+            return text
+        if isinstance(text, (bytearray, memoryview)):
+            return bytes(text)
+        raise TypeError(f"text must be str or bytes, not {type(text).__name__}")
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:

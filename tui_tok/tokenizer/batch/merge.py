@@ -15,14 +15,21 @@ share one id); any other text met on the way (a byte or character that is no tok
 whose result is no token) gets an id past the vocab. A pair's priority and merged symbol come
 from a caller's ``resolve(left_text, right_text)``, memoised per pair of ids.
 
+One long word (this loop's steps cost O(word length)) goes to ``merge_long``: from
+``ROUNDS_FROM`` symbols ``merge_rounds`` (many merges per whole-array round where that is the
+heap's own order: a run of spaces or letters takes a few rounds), else llama.cpp's heap.
+
+A merger is shared by the threads of one tokenizer: new symbol ids are handed out under a lock,
+and the memos only gain entries whose value does not depend on the thread.
+
 Leaves out: choosing the initial symbols and turning final symbols into ids and spans (the
-callers', ``bpe/batch.py`` and ``spm/encoder.py``); long words, which callers merge with llama.cpp's
-heap (this loop's steps cost O(word length)).
+callers', ``bpe/batch.py`` and ``spm/encoder.py``).
 """
 
 from __future__ import annotations
 
 import heapq
+import threading
 from collections.abc import Callable
 from itertools import repeat
 from typing import cast
@@ -39,6 +46,15 @@ _NO_PAIR = NO_PRIO << _ID_BITS
 _TAIL_WORDS = 12
 """Below this many unfinished words, the rest is merged per word in Python (cheaper than a
 round of a dozen numpy calls)."""
+
+ROUNDS_FROM = 1024
+"""Words of at least this many symbols try ``merge_rounds`` before the heap."""
+_ROUND_SHARE = 64
+"""A round costs O(word length) in numpy, a heap step ~2 us in Python: rounds go on while they
+merge at least 1/64 of the symbols."""
+
+_RUN_KEYS_FROM = 4096
+"""From this many pairs ``_pairs`` first checks for runs of one key (a run of one symbol)."""
 
 Resolver = Callable[[list[str], list[str]], "tuple[np.ndarray, list[str] | list[int]]"]
 """(left texts, right texts) -> (priorities, merged): priorities an int64 array, one per pair,
@@ -63,6 +79,7 @@ class SymbolMerger:
         self._texts = list(tokens)  # id -> text, extras appended (a copy: ~1 ms for 262k)
         self._memo: dict[int, int] = {}  # (left << _ID_BITS | right) -> priority << _ID_BITS | merged
         self._by_code_point: np.ndarray | None = None  # code point -> its symbol id + 1 (0: not yet seen)
+        self._new_lock = threading.Lock()  # new symbol ids: one per text, whatever the threads
 
     @property
     def n_tokens(self) -> int:
@@ -77,11 +94,22 @@ class SymbolMerger:
         if sid is None:
             sid = self._extra_ids.get(text)
             if sid is None:
+                sid = self._new_symbol(text)
+        return sid
+
+    def _new_symbol(self, text: str) -> int:
+        """A new id for a text that is no token. Under a lock: a merger is shared by the threads
+        of one tokenizer, and "id = length, then append" from two of them gave two texts one id
+        (wrong ids, or an IndexError in ``text``). The text is stored before its id is published,
+        so any id a thread can see has its text. Only new texts pay for the lock."""
+        with self._new_lock:
+            sid = self._extra_ids.get(text)
+            if sid is None:
                 sid = len(self._texts)
                 if sid > _ID_MASK:
                     raise OverflowError("too many distinct non-token symbols for the pair memo")
-                self._extra_ids[text] = sid
                 self._texts.append(text)
+                self._extra_ids[text] = sid
         return sid
 
     def text(self, sid: int) -> str:
@@ -100,9 +128,12 @@ class SymbolMerger:
         """``char_symbols`` as an int64 array, by code point from a table kept across calls (a
         dict lookup per character was ~8 ms of a 150k-character batch; this is one gather)."""
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        if self._by_code_point is None:  # np.zeros: the OS hands out pages only where written
-            self._by_code_point = np.zeros(0x110000, dtype=np.int32)
         table = self._by_code_point
+        if table is None:  # np.zeros: the OS hands out pages only where written
+            with self._new_lock:  # one table for all threads (entries only go from 0 to final)
+                table = self._by_code_point
+                if table is None:
+                    table = self._by_code_point = np.zeros(0x110000, dtype=np.int32)
         sids = table[cps]
         if len(sids) and not sids.all():
             for cp in sorted_unique(cps[sids == 0]).tolist():
@@ -126,7 +157,16 @@ class SymbolMerger:
     def _pairs(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         """Pair values of two aligned id arrays (memo lookups at C speed; the resolver only for
         pairs never seen before)."""
-        keys, where = unique_inverse((left << _ID_BITS) | right)
+        keys = (left << _ID_BITS) | right
+        if len(keys) >= _RUN_KEYS_FROM:  # a long word of runs: look up one key per run
+            head = np.empty(len(keys), dtype=bool)
+            head[0] = True
+            np.not_equal(keys[1:], keys[:-1], out=head[1:])
+            n_runs = int(np.count_nonzero(head))
+            if n_runs * 4 <= len(keys):
+                vals_of_runs = self._pairs(left[head], right[head])
+                return vals_of_runs[np.cumsum(head) - 1]
+        keys, where = unique_inverse(keys)
         vals = np.fromiter(map(self._memo.get, keys.tolist(), repeat(-1)), dtype=np.int64, count=len(keys))
         new = np.flatnonzero(vals < 0)
         if len(new):
@@ -235,6 +275,123 @@ class SymbolMerger:
             prios[i] = v >> _ID_BITS
 
     def merge_long(self, syms: list[int]) -> list[int]:
+        """The loop for one long word: ``merge_rounds`` from ``ROUNDS_FROM`` symbols (a run of
+        one character merges in a few whole-array rounds), else, or once its rounds stop paying,
+        llama.cpp's heap (``merge_heap``)."""
+        if len(syms) >= ROUNDS_FROM:
+            return self.merge_rounds(np.array(syms, dtype=np.int64))  # callers with a text: char_symbol_array
+        return self.merge_heap(syms)
+
+    def merge_rounds(self, syms: np.ndarray) -> list[int]:
+        """``merge_rounds_array`` as a list."""
+        return self.merge_rounds_array(syms).tolist()
+
+    def merge_rounds_array(self, syms: np.ndarray) -> np.ndarray:
+        """llama.cpp's heap loop for one word, many merges per numpy round where that is exact.
+
+        The heap pops the pair of best priority, leftmost first. A round takes the best
+        priority p and the pairs having it from the left, skipping a pair whose left symbol the
+        previous one took (in a run of such pairs every other one: the heap finds the skipped
+        ones stale). That is the heap's own order as long as no merge pushes a pair of priority
+        <= p: such a pair would be popped before the next one of the round (it is better, or as
+        good and further left). So each merge's two new pairs (with the symbols beside it at
+        that moment: a merged left neighbour, the right one still unmerged) are looked up, and
+        the round ends with the first merge that pushes one. The heap's live entries are always
+        the current adjacent pairs that merge, so the next round (or the heap, started afresh
+        from the current symbols once a round merges fewer than 1/``_ROUND_SHARE`` of them)
+        goes on exactly where the heap would be.
+        """
+        n = len(syms)
+        val = self._pairs(syms[:-1], syms[1:]) if n > 1 else np.zeros(0, dtype=np.int64)
+        budget = 4 * n  # element steps the rounds may spend beyond _ROUND_SHARE per merge
+        while len(syms) > 1:
+            m = len(syms)
+            if budget < 0:  # few merges per O(m) round: the heap from here
+                return np.array(self.merge_heap(syms.tolist()), dtype=np.int64)
+            budget -= m
+            p = int(val.min()) >> _ID_BITS  # the priority is a value's high bits
+            if p == NO_PRIO:
+                break
+            best = val < (p + 1) << _ID_BITS
+            cand = np.flatnonzero(best)
+            if len(cand) > 1:  # every other pair of each run of adjacent candidates
+                idx = np.arange(m - 1, dtype=np.int32)  # int32 and masks: 1M symbols, few MB
+                head = best.copy()
+                head[1:] &= ~best[:-1]
+                from_head = idx - np.maximum.accumulate(np.where(head, idx, 0))
+                best &= (from_head & 1) == 0
+                cand = np.flatnonzero(best)
+                del idx, head, from_head
+            del best
+            merged = val[cand] & _ID_MASK
+            # pairs each merge pushes: (left neighbour now, merged), (merged, right neighbour)
+            left_merged = np.zeros(len(cand), dtype=bool)
+            left_merged[1:] = cand[1:] == cand[:-1] + 2
+            left_now = np.where(left_merged, np.roll(merged, 1), syms[np.maximum(cand - 1, 0)])
+            worst = np.full(len(cand), NO_PRIO, dtype=np.int64)
+            at = np.flatnonzero(cand > 0)
+            worst[at] = self._pairs(left_now[at], merged[at]) >> _ID_BITS
+            at = np.flatnonzero(cand + 2 < m)
+            worst[at] = np.minimum(worst[at], self._pairs(merged[at], syms[cand[at] + 2]) >> _ID_BITS)
+            bad = np.flatnonzero(worst <= p)
+            if len(bad):  # the heap pops that new pair next: the round ends with its merge
+                if bad[0] == 0 and (chained := self._chains(syms, int(cand[0]), p)) is not None:
+                    syms = chained
+                    budget += _ROUND_SHARE * (m - len(syms))
+                    val = self._pairs(syms[:-1], syms[1:])  # O(m) once; chains shrink the word a lot
+                    continue
+                cand, merged = cand[: bad[0] + 1], merged[: bad[0] + 1]
+            budget += _ROUND_SHARE * len(cand)
+            syms[cand] = merged
+            keep = np.ones(m, dtype=bool)
+            keep[cand + 1] = False
+            syms = syms[keep]
+            val = val[keep[:-1]][: len(syms) - 1]  # a kept last symbol's pair: its right side is gone
+            pos = cand - np.arange(len(cand))  # the merged symbols' new places
+            redo = np.concatenate((pos[pos > 0] - 1, pos[pos < len(syms) - 1]))  # repeats: same value
+            # written twice (np.union1d's hashing np.unique took 0.6 s a round on 1M symbols)
+            val[redo] = self._pairs(syms[redo], syms[redo + 1])
+        return syms
+
+    def _chains(self, syms: np.ndarray, c0: int, p: int) -> np.ndarray | None:
+        """A run of one symbol ``s`` merging by chains, as a tie of priorities makes the heap do it
+        (llama-spm's ▁-runs: every run of ▁ is a token of the same score): from the leftmost best
+        pair at ``c0``, the merged symbol takes the next ``s`` again and again (each new pair is
+        as good and further left than any other, so popped next) until it cannot; then the same
+        chain starts on the next ``s``. The first chain is followed step by step; the others are
+        copies of it, which is exact when each of their steps pushes no pair of priority <= p on
+        its left (the previous chain's token T beside each t_i) and the chain stops on an ``s``
+        for the same reason as the first. The symbols after all full chains, or None when that
+        does not hold (the round then merges one pair)."""
+        m = len(syms)
+        s = int(syms[c0])
+        left = int(syms[c0 - 1]) if c0 else -1
+        steps = [s]
+        j = c0 + 1
+        while j < m and int(syms[j]) == s:
+            v = self._pair(steps[-1], s)
+            if v >> _ID_BITS > p:
+                break
+            t = v & _ID_MASK
+            if left >= 0 and self._pair(left, t) >> _ID_BITS <= p:
+                return None
+            steps.append(t)
+            j += 1
+        size = len(steps)
+        if size < 2:
+            return None
+        run_end = j
+        while run_end < m and int(syms[run_end]) == s:
+            run_end += 1
+        count = (run_end - c0 - 1) // size  # each chain is followed by another s
+        if count < 1:
+            return None
+        token = steps[-1]
+        if self._pair(token, s) >> _ID_BITS <= p or any(self._pair(token, t) >> _ID_BITS <= p for t in steps[1:]):
+            return None
+        return np.concatenate((syms[:c0], np.full(count, token, dtype=np.int64), syms[c0 + count * size :]))
+
+    def merge_heap(self, syms: list[int]) -> list[int]:
         """The loop for one long word with a heap, as llama.cpp runs it: entries are ordered by
         (priority, left index); one is stale once either side is merged away or changed."""
         n = len(syms)

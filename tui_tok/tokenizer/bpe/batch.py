@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import partial
 from operator import methodcaller
 
 import numpy as np
@@ -32,11 +33,6 @@ LONG_WORD = 128
 WordResult = tuple[tuple[int, ...], tuple[int, ...]]
 """One word's token ids and how many bytes of the re-encoded word each covers, in order.
 Id -1 marks bytes whose token is missing (llama.cpp drops them); lengths may be 0."""
-
-
-def _no_ids(texts: list[str]) -> WordResult:
-    """``BpeBatch._to_ids`` between calls to ``encode``."""
-    return (), ()
 
 
 class BpeBatch:
@@ -55,7 +51,6 @@ class BpeBatch:
         self._byte_encode = byte_encode
         self._sizes: dict[int, int] = {}  # token id -> UTF-8 size of its text (raw vocabs)
         self._parts: dict[int, Parts] = {}  # symbol id -> its ids and byte lengths
-        self._to_ids: Callable[[list[str]], WordResult] = _no_ids
 
         def resolve(lefts: list[str], rights: list[str]) -> tuple[np.ndarray, list[str]]:
             prios = ranks(list(map(" ".join, zip(lefts, rights))))
@@ -78,16 +73,11 @@ class BpeBatch:
         """BPE results of ``words`` (distinct, non-empty, already cut by the pre-tokenizer);
         ``fallback(word)`` answers the words the batch leaves out (module docstring), and
         ``to_ids(symbol_texts)`` the words whose final symbols include a non-token."""
-        self._to_ids = to_ids
-        try:
-            return self._encode(words, fallback)
-        finally:
-            # to_ids is the encoder's bound method and the encoder holds this batch: kept, the
-            # pair would be a cycle that only a full collection frees, one that a dropped
-            # tokenizer's ~20k cached words then make slow (in the middle of the next encode)
-            self._to_ids = _no_ids
+        return self._encode(words, fallback, to_ids)
 
-    def _encode(self, words: Sequence[str], fallback: Callable[[str], WordResult]) -> list[WordResult]:
+    def _encode(
+        self, words: Sequence[str], fallback: Callable[[str], WordResult], to_ids: Callable[[list[str]], WordResult]
+    ) -> list[WordResult]:
         results: list[WordResult | None] = [None] * len(words)
         merger = self._merger
         batch: list[int] = []
@@ -99,7 +89,7 @@ class BpeBatch:
                     batch.append(i)
                 elif n:
                     sids = self._byte_symbols[np.frombuffer(raws[i], dtype=np.uint8)].tolist()
-                    results[i] = self._result(merger.merge_long(sids))
+                    results[i] = self._result(merger.merge_long(sids), to_ids)
                 else:
                     results[i] = fallback(words[i])
             syms = self._byte_symbols[np.frombuffer(b"".join([raws[i] for i in batch]), dtype=np.uint8)]
@@ -112,16 +102,17 @@ class BpeBatch:
                 elif n <= LONG_WORD:
                     batch.append(i)
                 else:
-                    results[i] = self._result(merger.merge_long(merger.char_symbols(w)))
+                    results[i] = self._result(merger.merge_long(merger.char_symbols(w)), to_ids)
             syms = merger.char_symbol_array("".join([words[i] for i in batch]))
         if batch:
             merged = merger.merge_flat(syms, np.array([lens[i] for i in batch], dtype=np.int64))
-            for i, result in zip(batch, expand_words(merged, self._describe, ends=False)):
+            for i, result in zip(batch, expand_words(merged, partial(self._describe, to_ids=to_ids), ends=False)):
                 results[i] = result
         return results  # type: ignore[return-value]
 
-    def _describe(self, sids: list[int]) -> list[Parts]:
-        """Each final symbol's ids and byte lengths (``_result`` of a one-symbol word), memoised."""
+    def _describe(self, sids: list[int], to_ids: Callable[[list[str]], WordResult]) -> list[Parts]:
+        """Each final symbol's ids and byte lengths (``_result`` of a one-symbol word), memoised
+        (``to_ids`` is always the owning encoder's: the memo does not depend on the call)."""
         memo = self._parts
         found = list(map(memo.get, sids))
         if None in found:
@@ -136,15 +127,15 @@ class BpeBatch:
             memo.update(zip(known, zip(zip(known), zip(sizes))))  # sid -> ((sid,), (size,))
             for sid in new:
                 if sid >= n_tokens:  # a symbol that is no token: its bytes' tokens
-                    memo[sid] = self._result([sid])
+                    memo[sid] = self._result([sid], to_ids)
             found = list(map(memo.__getitem__, sids))
         return found  # type: ignore[return-value]
 
-    def _result(self, sids: list[int]) -> WordResult:
+    def _result(self, sids: list[int], to_ids: Callable[[list[str]], WordResult]) -> WordResult:
         """Final symbols -> (ids, byte lengths): a token's symbol id is its id; its length is its
         text's length for byte-level vocabs (one character per byte), its UTF-8 size otherwise."""
         if max(sids) >= self._merger.n_tokens:
-            return self._to_ids(self._merger.texts(sids))
+            return to_ids(self._merger.texts(sids))
         if self._byte_encode:
             return tuple(sids), tuple(map(len, map(self._tokens.__getitem__, sids)))
         sizes = self._sizes

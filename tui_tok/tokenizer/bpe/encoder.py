@@ -20,6 +20,7 @@ path in ``bpe/models.py``; many distinct words merge together in ``bpe/batch.py`
 from __future__ import annotations
 
 import heapq
+import threading
 import weakref
 from collections.abc import Callable
 from itertools import accumulate, chain, repeat
@@ -28,6 +29,7 @@ from typing import cast
 
 import numpy as np
 
+from tui_tok.tokenizer.batch.merge import ROUNDS_FROM
 from tui_tok.tokenizer.bpe.batch import BpeBatch, WordResult, has_surrogates
 from tui_tok.tokenizer.bpe.hashed_ranks import HashedRanks
 from tui_tok.tokenizer.bpe.models import encode_hybriddna, encode_whitespace
@@ -72,6 +74,7 @@ class BpeEncoder:
         self._cut: SubwordCut | None | bool = False  # False = not computed yet
         self._cache: dict[str, WordResult] = {}
         self._batch: BpeBatch | None = None
+        self._build_lock = threading.Lock()
 
     # ----------------------------------------------------------------- public
 
@@ -125,16 +128,18 @@ class BpeEncoder:
         """``merge_ranks().get``, or until the first few lookups have scanned the merge list a
         few times over, a search in the joined merges (the dict costs ~0.1-0.3 s for 515k merges,
         which a first short text need not pay)."""
-        if self._ranks is not None:
-            return self._ranks.get
-        if self._lazy is None:
+        ranks = self._ranks
+        if ranks is not None:
+            return ranks.get
+        lazy = self._lazy  # read once: another thread's merge_ranks() sets it back to None
+        if lazy is None:
             me = weakref.ref(self)  # not a bound method: no cycle to leave to the collector
-            self._lazy = LazyRanks.build(
+            lazy = self._lazy = LazyRanks.build(
                 self.vocab.merges, self._merges_joined(), lambda: me().merge_ranks()  # type: ignore[union-attr]
             )
-            if self._lazy is None:
+            if lazy is None:
                 return self.merge_ranks().get
-        return self._lazy.get
+        return lazy.get
 
     def bpe_word(self, word: str) -> WordResult:
         """Token ids and byte lengths of one pre-tokenized word (code points, before byte encoding)."""
@@ -227,6 +232,10 @@ class BpeEncoder:
             if len(missing) >= _BATCH_FROM and (self._batch is not None or long):
                 local.update(zip(missing, self._batch_words(missing)))
             else:
+                huge = [w for w in missing if len(w) >= ROUNDS_FROM]  # a run of spaces, a blob
+                if huge:  # the batch merges them in whole-array rounds (heap: ~2 us per merge)
+                    local.update(zip(huge, self._batch_words(huge)))
+                    missing = [w for w in missing if len(w) < ROUNDS_FROM]
                 local.update(zip(missing, map(self._bpe_word, missing)))
             results = list(map(local.__getitem__, words))
             if len(cache) + len(local) > _CACHE_MAX:
@@ -284,17 +293,25 @@ class BpeEncoder:
     def _get_batch(self) -> BpeBatch:
         """The batch merger, built on first need with ranks of many merge strings at once: from
         the rank dict if it exists already, else from a hashed index (cheaper to build)."""
-        if self._batch is None:
-            if self._ranks is None:
-                ranks = HashedRanks(self.vocab.merges).ranks
-            else:
-                get = self._ranks.get
+        batch = self._batch
+        if batch is None:
+            with self._build_lock:  # one batch (its symbol table and memos) for all threads
+                batch = self._batch
+                if batch is None:
+                    batch = self._batch = self._new_batch()
+        return batch
 
-                def ranks(keys: list[str]) -> np.ndarray:
-                    return np.fromiter(map(get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+    def _new_batch(self) -> BpeBatch:
+        rank_dict = self._ranks
+        if rank_dict is None:
+            ranks = HashedRanks(self.vocab.merges).ranks
+        else:
+            get = rank_dict.get
 
-            self._batch = BpeBatch(self.vocab.tokens, self._token_to_id, ranks, byte_encode=self._byte_encode)
-        return self._batch
+            def ranks(keys: list[str]) -> np.ndarray:
+                return np.fromiter(map(get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+
+        return BpeBatch(self.vocab.tokens, self._token_to_id, ranks, byte_encode=self._byte_encode)
 
     def _encoded(self, word: str) -> str:
         """The word as vocab text: byte-mapped, or raw with bad bytes as surrogate escapes."""

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+import numpy as np
+
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.core.byte_level import CHAR_TO_BYTE
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
@@ -36,6 +38,16 @@ _GPT2_TRANSLATE = {ord(c): b for c, b in CHAR_TO_BYTE.items()}
 _CLEAN1 = re.compile(rb" (?=[?!.,])")
 _CLEAN2 = re.compile(rb" ' ")
 _CLEAN3 = re.compile(rb" (?='[sm]|'re|'ve)")
+
+
+def token_index(value: object) -> int:
+    """A token id as a plain int: ints and numpy integers; ``TypeError`` for anything else,
+    ``bool`` included (``True`` is an int to Python, never a token id a caller meant)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"token id must be an int, not {type(value).__name__} ({value!r})")
+    return int(value)
 
 
 class PieceTable:
@@ -56,11 +68,15 @@ class PieceTable:
             self._rwkv_unescape = unescape_token
 
     def attr(self, token_id: int) -> int:
+        if type(token_id) is not int:
+            token_id = token_index(token_id)
         self._check(token_id)
         return self._attrs[token_id]
 
     def piece(self, token_id: int) -> bytes:
         """The cached piece (``special=true``, no lstrip)."""
+        if type(token_id) is not int:  # 5.0 == 5 as a dict key: without this, a float found
+            token_id = token_index(token_id)  # the piece once id 5 had been looked up
         p = self._pieces.get(token_id)
         if p is None:
             self._check(token_id)

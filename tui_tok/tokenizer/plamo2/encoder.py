@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import math
 
+import threading
+
 import numpy as np
 
 from tui_tok.errors import VocabError
@@ -108,31 +110,35 @@ class Plamo2Encoder:
         self._root: dict | None = None
         self._pairs: np.ndarray | None = None
         self._cache: dict[bytes, tuple[Piece, ...]] = {}
+        self._build_lock = threading.Lock()
 
     def _trie(self) -> dict:
         """Code-point trie of candidate tokens: node[cp] -> child, node[-1] = (id, int score)."""
         if self._root is None:
-            root: dict = {}
-            pairs: set[int] = set()
-            for tid, text in enumerate(self.vocab.tokens):
-                if int(self.vocab.attrs[tid]) & TokenAttr.BYTE:
-                    continue
-                cps = _candidate_cps(tid, text)
-                if cps is None:
-                    continue
-                score = int_score(float(self.vocab.scores[tid]))
-                if score <= INVALID_SCORE:
-                    continue
-                node = root
-                for cp in cps:
-                    child = node.get(cp)
-                    if child is None:
-                        child = node[cp] = {}
-                    node = child
-                node[_VALUE] = (tid, score)
-                pairs.update(a * _PAIR + b for a, b in zip(cps, cps[1:]))
-            self._pairs = np.array(sorted(pairs), dtype=np.int64)
-            self._root = root
+            with self._build_lock:  # one build, not one per waiting thread
+                if self._root is not None:
+                    return self._root
+                root: dict = {}
+                pairs: set[int] = set()
+                for tid, text in enumerate(self.vocab.tokens):
+                    if int(self.vocab.attrs[tid]) & TokenAttr.BYTE:
+                        continue
+                    cps = _candidate_cps(tid, text)
+                    if cps is None:
+                        continue
+                    score = int_score(float(self.vocab.scores[tid]))
+                    if score <= INVALID_SCORE:
+                        continue
+                    node = root
+                    for cp in cps:
+                        child = node.get(cp)
+                        if child is None:
+                            child = node[cp] = {}
+                        node = child
+                    node[_VALUE] = (tid, score)
+                    pairs.update(a * _PAIR + b for a, b in zip(cps, cps[1:]))
+                self._pairs = np.array(sorted(pairs), dtype=np.int64)
+                self._root = root
         return self._root
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:

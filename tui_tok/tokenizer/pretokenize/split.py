@@ -129,13 +129,14 @@ def _run(steps: tuple[Step, ...], i: int, keys: list[str]) -> list[str]:
     if len(memo) > _KEYED_MAX:
         memo.clear()
     missing = set(keys).difference(memo)
-    for key in missing:
-        memo[key] = _final(steps, i, key)
-    out = list(chain.from_iterable(map(memo.__getitem__, keys)))
-    for key in missing:
-        if len(key) > _LONG:
-            del memo[key]
-    return out
+    new = {key: _final(steps, i, key) for key in missing}
+    for key, final in new.items():
+        if len(key) <= _LONG:
+            memo[key] = final
+    found = list(map(memo.get, keys))
+    if None in found:  # long keys (not kept), or another thread emptied the memo meanwhile
+        found = [f if f is not None else new[k] if k in new else _final(steps, i, k) for k, f in zip(keys, found)]
+    return list(chain.from_iterable(found))  # type: ignore[arg-type]
 
 
 def _final(steps: tuple[Step, ...], i: int, key: str) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ b'A\n\\'
 from __future__ import annotations
 
 from itertools import chain
+import threading
 
 import numpy as np
 
@@ -109,6 +110,7 @@ class RwkvEncoder:
         self._pairs: np.ndarray | None = None
         self._cache: dict[bytes, tuple[Piece, ...]] = {}
         self._ids_cache: dict[bytes, tuple[int, ...]] = {}
+        self._build_lock = threading.Lock()
 
     def prepare(self) -> None:
         """Build the trie now (otherwise on first use), as llama.cpp builds its at load."""
@@ -116,18 +118,21 @@ class RwkvEncoder:
 
     def _trie(self) -> dict[int, dict]:
         if self._root is None:
-            root: dict[int, dict] = {}
-            raws = [unescape_token(text) for text in self.vocab.tokens]
-            self._pairs = _inner_pairs(raws)
-            for tid, raw in enumerate(raws):
-                node = root
-                for byte in raw:
-                    child = node.get(byte)
-                    if child is None:
-                        child = node[byte] = {}
-                    node = child
-                node[_VALUE] = tid  # type: ignore[assignment]
-            self._root = root
+            with self._build_lock:  # one build, not one per waiting thread
+                if self._root is not None:
+                    return self._root
+                root: dict[int, dict] = {}
+                raws = [unescape_token(text) for text in self.vocab.tokens]
+                self._pairs = _inner_pairs(raws)
+                for tid, raw in enumerate(raws):
+                    node = root
+                    for byte in raw:
+                        child = node.get(byte)
+                        if child is None:
+                            child = node[byte] = {}
+                        node = child
+                    node[_VALUE] = tid  # type: ignore[assignment]
+                self._root = root
         return self._root
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:

@@ -29,6 +29,7 @@ Does not split special tokens (``special/partition.py``) and never emits UNK: ll
 
 from __future__ import annotations
 
+import threading
 from itertools import accumulate, chain, repeat
 from operator import itemgetter, methodcaller, sub
 from typing import Literal, cast
@@ -36,7 +37,8 @@ from typing import Literal, cast
 import numpy as np
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.batch.merge import SymbolMerger
+from tui_tok.tokenizer.batch.merge import ROUNDS_FROM, SymbolMerger
+from tui_tok.tokenizer.arrays.sorted_unique import unique_inverse
 from tui_tok.tokenizer.batch.results import Parts, expand_words
 from tui_tok.tokenizer.spm.chunks import Chunker
 from tui_tok.tokenizer.spm.exact import encode_exact
@@ -81,6 +83,7 @@ class SpmEncoder:
         self._batch: SymbolMerger | Literal[False] | None = None  # False: cannot batch this vocab
         self._symbol_parts: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._sid_parts: dict[int, Parts] = {}  # batch symbol id -> its ids and input bytes
+        self._build_lock = threading.Lock()  # one batch merger per encoder, whatever the threads
         self._misses = 0
         self.fine_after = max(vocab.n_tokens // _FINE_PER_TOKENS, 1000)
         """Distinct chunks to see before cutting chunks finer (tests set -1 to always cut)."""
@@ -172,6 +175,11 @@ class SpmEncoder:
         out: list[int] = []
         for chunk in chunks:
             hit = cache.get(chunk)
+            if hit is None and len(chunk) >= ROUNDS_FROM:  # huge: ids only, not cached
+                ids = self._huge_chunk_ids(chunk)
+                if ids is not None:
+                    out += ids
+                    continue
             out += (hit if hit is not None else self._encode_miss(chunk))[0]
         if len(text) <= _FRAGMENT_MAX:
             frags = self._fragments[self._add_space_prefix and after_special]
@@ -246,6 +254,36 @@ class SpmEncoder:
                     sids = merger.merge_long(merger.char_symbols(chunk.replace(" ", _ESC)))
                     cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
 
+    def _huge_chunk_ids(self, chunk: str) -> list[int] | None:
+        """Ids of one huge chunk (a run of spaces, of newlines, a blob) without the byte ends a
+        cached result keeps (1M ends were ~40 MB of ints): final symbols that are tokens are
+        their ids, the others (one character each) its byte tokens. None without a merger."""
+        merger = self._merger()
+        if merger is None:
+            return None
+        sids = merger.merge_rounds_array(merger.char_symbol_array(chunk.replace(" ", _ESC)))
+        n_tokens = merger.n_tokens
+        if not len(sids) or int(sids.max()) < n_tokens:
+            return sids.tolist()
+        head = np.empty(len(sids), dtype=bool)  # runs of one symbol (1M newlines): per run
+        head[0] = True
+        np.not_equal(sids[1:], sids[:-1], out=head[1:])
+        starts = np.flatnonzero(head)
+        if len(starts) * 4 <= len(sids):
+            lens = np.diff(np.append(starts, len(sids))).tolist()
+            out: list[int] = []
+            for sid, n in zip(sids[starts].tolist(), lens):
+                out += ([sid] if sid < n_tokens else list(self._parts_of(merger.text(sid))[0])) * n
+            return out
+        del head, starts
+        uniq, inv = unique_inverse(sids)  # expand each symbol to its ids in whole arrays
+        parts = [(sid,) if sid < n_tokens else self._parts_of(merger.text(sid))[0] for sid in uniq.tolist()]
+        sizes = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+        flat = np.fromiter(chain.from_iterable(parts), dtype=np.int64)
+        k = sizes[inv]
+        src = np.repeat((np.cumsum(sizes) - sizes)[inv] - (np.cumsum(k) - k), k) + np.arange(int(k.sum()))
+        return flat[src].tolist()
+
     def _describe(self, sids: list[int]) -> list[Parts]:
         """Token ids and input bytes of final symbols, every ▁ standing for a 1-byte space: a
         token covers its bytes, any other symbol (one character) becomes its byte tokens."""
@@ -270,23 +308,29 @@ class SpmEncoder:
 
     def _merger(self) -> SymbolMerger | None:
         """The batch merger: priority = the merged token's score, highest first (None when a
-        score is NaN, which has no order)."""
+        score is NaN, which has no order). Built once, under a lock: ``_sid_parts`` is keyed by
+        this merger's symbol ids, and a second merger built by a racing thread gave the other
+        threads the texts of other ids."""
         if self._batch is None:
-            scores = self._vocab.scores
-            if np.isnan(scores).any():
-                self._batch = False
-                return None
-            _, rank = np.unique(scores, return_inverse=True)  # equal scores, equal rank
-            prio = np.append(int(rank.max(initial=0)) - rank, -1).astype(np.int64)  # highest score -> 0
-            get = self._t2id.get
-
-            def resolve(lefts: list[str], rights: list[str]) -> tuple[np.ndarray, list[int]]:
-                # SPM merges only into tokens; no token: index -1, priority -1
-                tids = np.fromiter(map(get, map(str.__add__, lefts, rights), repeat(-1)), dtype=np.int64, count=len(lefts))
-                return prio[tids], tids[tids >= 0].tolist()
-
-            self._batch = SymbolMerger(self._vocab.tokens, self._t2id, resolve, merges_to_ids=True)
+            with self._build_lock:
+                if self._batch is None:
+                    self._batch = self._new_merger()
         return self._batch or None
+
+    def _new_merger(self) -> SymbolMerger | Literal[False]:
+        scores = self._vocab.scores
+        if np.isnan(scores).any():
+            return False
+        _, rank = np.unique(scores, return_inverse=True)  # equal scores, equal rank
+        prio = np.append(int(rank.max(initial=0)) - rank, -1).astype(np.int64)  # highest score -> 0
+        get = self._t2id.get
+
+        def resolve(lefts: list[str], rights: list[str]) -> tuple[np.ndarray, list[int]]:
+            # SPM merges only into tokens; no token: index -1, priority -1
+            tids = np.fromiter(map(get, map(str.__add__, lefts, rights), repeat(-1)), dtype=np.int64, count=len(lefts))
+            return prio[tids], tids[tids >= 0].tolist()
+
+        return SymbolMerger(self._vocab.tokens, self._t2id, resolve, merges_to_ids=True)
 
     def _encode_miss(self, chunk: str) -> ChunkResult:
         """Encode a coarse chunk not in the cache, reusing cached fine sub-chunks once warm."""
@@ -320,6 +364,8 @@ class SpmEncoder:
         other two are empty), any other character covers its UTF-8 bytes one token per byte.
         """
         s = orig.replace(" ", _ESC)
+        if len(s) >= ROUNDS_FROM and (merger := self._merger()) is not None:  # whole-array rounds
+            return self._chunk_result(orig, merger.texts(merger.merge_rounds(merger.char_symbol_array(s))))
         t2id = self._t2id
         score_of = self._score_of
         if score_of is None and self._list_merge and self._misses > self.list_after and len(s) <= _LIST_MAX:
@@ -343,8 +389,10 @@ class SpmEncoder:
         elif _ESC not in orig:  # byte fallback: each symbol's (ids, byte lengths), memoised
             parts = self._symbol_parts
             found = list(map(parts.get, syms))
-            if None in found:
-                found = [p if p is not None else self._parts_of(sym) for sym, p in zip(syms, found)]
+            if None in found:  # each distinct symbol once (a run of 1M newlines is one symbol)
+                for sym in set(syms).difference(parts):
+                    self._parts_of(sym)
+                found = list(map(parts.__getitem__, syms))  # only filled, never emptied
             return (
                 tuple(chain.from_iterable(map(itemgetter(0), found))),  # type: ignore[arg-type]
                 tuple(accumulate(chain.from_iterable(map(itemgetter(1), found)))),  # type: ignore[arg-type]

@@ -47,6 +47,7 @@ Does not split specials or add BOS/EOS: see ``tokenizer.py``.
 
 from __future__ import annotations
 
+import threading
 from itertools import chain, compress, repeat
 from operator import itemgetter, not_
 from typing import Any, cast
@@ -124,6 +125,7 @@ class UgmEncoder:
         self._cache: dict[object, _Unit] = {}
         """Unit results: key ``word`` (or ``(word, is_space_prepended)`` when prepend and not
         merge) for a separator + word, ``(True, word, False)`` for a fragment's first word."""
+        self._build_lock = threading.Lock()
         self._cache_bytes = 0
         """Normalised bytes of the cached units (the cache is emptied past ``_CACHE_BYTES``)."""
 
@@ -146,9 +148,13 @@ class UgmEncoder:
     @property
     def tables(self) -> UgmTables:
         """Search tables, built on first use (about 0.1 s for 250k tokens)."""
-        if self._tables is None:
-            self._tables = build_tables(self.vocab, self.normalizer)
-        return self._tables
+        tables = self._tables
+        if tables is None:
+            with self._build_lock:  # one build, not one per waiting thread
+                tables = self._tables
+                if tables is None:
+                    tables = self._tables = build_tables(self.vocab, self.normalizer)
+        return tables
 
     # -- encoding --------------------------------------------------------------------------
 
@@ -231,12 +237,13 @@ class UgmEncoder:
         rest = words[k:]
         keys: list[Any] = list(zip(rest, repeat(True))) if keyed else rest
         cache = self._cache
-        hits = list(map(cache.get, keys)) if cache else [None]
+        hits: list[_Unit | None] = list(map(cache.get, keys)) if cache else [None] * len(keys)
         if None in hits:
-            missing = list(dict.fromkeys(compress(keys, map(not_, hits)) if cache else keys))
-            if not self._fill(missing, [key[0] for key in missing] if keyed else missing, flag, tables):
+            missing = list(dict.fromkeys(compress(keys, map(not_, hits))))
+            filled: dict[Any, _Unit] = {}
+            if not self._fill(missing, [key[0] for key in missing] if keyed else missing, flag, tables, filled):
                 return None
-            hits = list(map(cache.get, keys))
+            hits = [filled[key] if h is None else h for key, h in zip(keys, hits)]
             self._trim_cache()
         if not keyed:  # the first word last: a batch above leaves the batched search ready
             hit = self._unit((True, words[0], False), words[0], False, tables)
@@ -270,9 +277,13 @@ class UgmEncoder:
         ends = end_arr.tolist()
         return list(zip(ids, [0, *ends[:-1]], ends))
 
-    def _fill(self, keys: list[Any], words: list[bytes], flag: bool, tables: UgmTables, *, batch: bool = True) -> bool:
-        """Encode the units ``b" " + word`` into the cache under ``keys`` (False: some unit's
-        normalised bytes are not valid UTF-8)."""
+    def _fill(
+        self, keys: list[Any], words: list[bytes], flag: bool, tables: UgmTables, filled: dict[Any, _Unit], *,
+        batch: bool = True,
+    ) -> bool:
+        """Encode the units ``b" " + word`` into ``filled`` and the cache under ``keys`` (False: some
+        unit's normalised bytes are not valid UTF-8). The caller reads ``filled``: another thread
+        may empty the shared cache at any time."""
         need = self.batch_from
         if need and self._token_hash is None:  # the first batch also builds the hash table
             need = max(need, self.vocab.n_tokens // _TOKENS_PER_UNIT)
@@ -281,14 +292,14 @@ class UgmEncoder:
                 hit = self._encode_unit(b" " + word, flag, tables)
                 if hit is None:
                     return False
-                self._cache[key] = hit
+                filled[key] = self._cache[key] = hit
                 self._cache_bytes += hit[3]
             return True
         if words and max(map(len, words)) > _BATCH_UNIT_MAX:  # huge units: the per-unit search is faster
             short = [i for i, w in enumerate(words) if len(w) <= _BATCH_UNIT_MAX]
             if len(short) < len(words):
                 long = sorted(set(range(len(words))).difference(short))
-                if not self._fill([keys[i] for i in long], [words[i] for i in long], flag, tables, batch=False):
+                if not self._fill([keys[i] for i in long], [words[i] for i in long], flag, tables, filled, batch=False):
                     return False
                 keys, words = [keys[i] for i in short], [words[i] for i in short]
                 if not words:
@@ -305,6 +316,7 @@ class UgmEncoder:
         )
         if results is None:
             return False
+        filled.update(zip(keys, results))
         self._cache.update(zip(keys, results))
         self._cache_bytes += sum(map(itemgetter(3), results))
         return True

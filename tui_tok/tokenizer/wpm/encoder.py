@@ -27,6 +27,7 @@ llama.cpp throws ``std::invalid_argument`` out of ``llama_tokenize``.
 
 from __future__ import annotations
 
+import threading
 from functools import cache
 from itertools import chain
 
@@ -130,6 +131,7 @@ class WpmEncoder:
         self._prefixes: dict[bytes, int] | None = None
         self._norm: dict[int, str | None] = {}
         self._cache: dict[str, tuple[Piece, ...]] = {}
+        self._build_lock = threading.Lock()
 
     def prepare(self) -> None:
         """Build the prefix table now (otherwise on first use), as llama.cpp builds its at load."""
@@ -141,15 +143,19 @@ class WpmEncoder:
         Walking it from an offset finds the longest token there, which is what llama.cpp's
         downward scan from ``max_token_len`` finds first.
         """
-        if self._prefixes is None:
-            table: dict[bytes, int] = {}
-            for tid, text in enumerate(self.vocab.tokens):
-                raw = text.encode("utf-8", "surrogateescape")
-                for k in range(1, len(raw)):
-                    table.setdefault(raw[:k], -1)
-                table[raw] = tid  # llama.cpp's token_to_id: the last id with this text wins
-            self._prefixes = table
-        return self._prefixes
+        table = self._prefixes
+        if table is None:
+            with self._build_lock:  # one build, not one per waiting thread
+                table = self._prefixes
+                if table is None:
+                    table = {}
+                    for tid, text in enumerate(self.vocab.tokens):
+                        raw = text.encode("utf-8", "surrogateescape")
+                        for k in range(1, len(raw)):
+                            table.setdefault(raw[:k], -1)
+                        table[raw] = tid  # llama.cpp's token_to_id: the last id with this text wins
+                    self._prefixes = table
+        return table
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Tokenize one raw fragment; ``after_special`` does not matter for WPM."""
