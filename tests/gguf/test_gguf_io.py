@@ -60,7 +60,7 @@ def test_file_shrinking_during_read_is_not_sigbus(tmp_path: Path) -> None:
     p.write_bytes(QWEN3.read_bytes())
     r = _run(SHRINK, str(p))
     assert r.returncode != -signal.SIGBUS, "killed by SIGBUS"
-    assert r.returncode == 0 and "vocab size:      151669" in r.stdout, r.stderr
+    assert r.returncode == 0 and "vocab size:      151,669" in r.stdout, r.stderr
 
 
 def test_big_file_shrinking_between_reads_is_one_line(tmp_path: Path) -> None:
@@ -102,14 +102,14 @@ def test_fifo_with_a_writer_is_read_as_a_stream(fifo: Path) -> None:
     r = _cli("info", str(fifo), timeout=30)
     t.join(timeout=10)
     assert r.returncode == 0, r.stderr
-    assert "vocab size:      151669" in r.stdout and "(a FIFO)" in r.stdout
+    assert "vocab size:      151,669" in r.stdout and "(a FIFO)" in r.stdout
 
 
 def test_process_substitution_pipe() -> None:
     r = subprocess.run(["bash", "-c", f'{sys.executable} -m tui_tok info <(cat "{QWEN3}")'],
                        capture_output=True, text=True, timeout=30, env=ENV, cwd=ROOT)
     assert r.returncode == 0, r.stderr
-    assert "vocab size:      151669" in r.stdout and "(a pipe)" in r.stdout
+    assert "vocab size:      151,669" in r.stdout and "(a pipe)" in r.stdout
 
 
 @pytest.mark.parametrize(("path", "expected"), [

@@ -73,17 +73,9 @@ def run(args: argparse.Namespace) -> int:
         from tui_tok.cli.list_models import run_list
 
         return run_list()
-    if not sys.stdout.isatty():
-        model = args.model or "MODEL"
-        raise NotATerminalError(
-            "stdout is not a terminal: the explorer draws on one; "
-            f"to write to a file or pipe use `tui-tok info {model}` or `tui-tok encode {model} TEXT`"
-        )
-    text = read_text(args.text) if args.text is not None else None
-    if args.text == "-" and not sys.stdin.isatty():
-        _keys_from_terminal()
     model = args.model
-    if model is None:
+    if model is None:  # the picker draws on the terminal too
+        _need_terminal("MODEL")
         from tui_tok.ui.screens.picker import pick_model
 
         model = pick_model()
@@ -91,10 +83,24 @@ def run(args: argparse.Namespace) -> int:
             return 0
     from tui_tok.cli.progress import stderr_progress
     from tui_tok.sources import read_model
-    from tui_tok.ui.app import run_app
 
+    # the files first: a file that is not GGUF (or a FIFO nobody writes) says so before anything else
     with stderr_progress() as progress:
         gguf = read_model(model, texts=("tokenizer.ggml.merges",), progress=progress)
         second = None if args.compare is None else read_model(args.compare, texts=("tokenizer.ggml.merges",),
                                                                progress=progress)  # fmt: skip
+    _need_terminal(model)
+    text = read_text(args.text) if args.text is not None else None
+    if args.text == "-" and not sys.stdin.isatty():
+        _keys_from_terminal()
+    from tui_tok.ui.app import run_app
+
     return run_app(gguf, text=text, compare=second)
+
+
+def _need_terminal(model: str) -> None:
+    if not sys.stdout.isatty():
+        raise NotATerminalError(
+            "stdout is not a terminal: the explorer draws on one; "
+            f"to write to a file or pipe use `tui-tok info {model}` or `tui-tok encode {model} TEXT`"
+        )
