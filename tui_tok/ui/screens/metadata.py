@@ -37,6 +37,8 @@ class MetadataScreen(ViewScreen):
         self._pending_line: tuple[str, int] | None = None
         """(key, 1-based line) to scroll the value to when that key is shown."""
         self._shown_keys: set[str] = set()
+        self._detail_key: str | None = None
+        """The key whose value the detail pane shows."""
 
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
@@ -69,6 +71,7 @@ class MetadataScreen(ViewScreen):
             detail = self.query_one("#meta-detail", LinesView)
             detail.border_title = "no key matches"
             detail.show_lines([])
+            self._detail_key = None
 
     @on(Input.Changed, "#meta-search")
     def _filter(self, event: Input.Changed) -> None:
@@ -78,16 +81,17 @@ class MetadataScreen(ViewScreen):
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         key = event.row_key.value
         # a highlight posted before the last refill can arrive after it: only show shown keys
-        if key is not None and key in self._shown_keys:
-            self._show_detail(key)
-            if self._pending_line is not None and self._pending_line[0] == key:
-                self._pending_line = None  # the highlight that show_key caused: the value is final
+        if key is not None and key in self._shown_keys and key != self._detail_key:
+            self._show_detail(key)  # a highlight of the key already shown would reset its scroll
+        if self._pending_line is not None and self._pending_line[0] == key:
+            self._pending_line = None  # the highlight that show_key caused: the value is final
 
     @on(DataTable.RowSelected, "#meta-table")
     def _selected(self) -> None:
         self.query_one("#meta-detail", LinesView).focus()
 
     def _show_detail(self, key: str) -> None:
+        self._detail_key = key
         gguf = self.session.gguf
         field = gguf.fields[key]
         tokens = gguf.get("tokenizer.ggml.tokens") or []
@@ -97,8 +101,7 @@ class MetadataScreen(ViewScreen):
         if isinstance(value, str) or not hasattr(value, "__len__"):
             detail.show_lines(full_lines(key, value, tokens=tokens))
             if self._pending_line is not None and self._pending_line[0] == key:
-                # after the refresh: before it the new virtual size is unknown and the scroll is clamped
-                self.call_after_refresh(detail.scroll_to, 0, self._pending_line[1] - 1, animate=False)
+                detail.scroll_line_to_top(self._pending_line[1] - 1)
         else:
             # arrays: format an item only when it scrolls into view
             detail.show(len(value), lambda i: array_item_line(value, i))

@@ -21,14 +21,27 @@ class LinesView(ScrollView, can_focus=True):
         self.count = 0
         self.line_of: Callable[[int], str] = lambda i: ""
         self._width = 0
+        self._want_top: int | None = None
+        """A line asked to be at the top before the view knew its size (applied on resize)."""
 
     def show(self, count: int, line_of: Callable[[int], str], *, width: int = 0) -> None:
         self.count = count
         self.line_of = line_of
         self._width = width
         self.virtual_size = Size(max(width, self.scrollable_content_region.width), count)
-        self.scroll_to(0, 0, animate=False)
+        self._want_top = None
+        self.scroll_to(0, 0, animate=False, immediate=True)  # not after a scroll_line_to_top that follows
         self.refresh()
+
+    def scroll_line_to_top(self, line: int) -> None:
+        """Put ``line`` (0-based) at the top, now and again once the view has its size: a view
+        on a screen that is just resuming has none yet, and the scroll would be clamped to 0."""
+        self._want_top = line
+        self.scroll_to(0, line, animate=False, immediate=True, force=True)
+
+    def on_resize(self) -> None:
+        if self._want_top is not None:
+            self.scroll_to(0, self._want_top, animate=False, immediate=True, force=True)
 
     def show_lines(self, lines: list[str]) -> None:
         self.show(len(lines), lines.__getitem__, width=max((len(s) for s in lines[:5000]), default=0))
