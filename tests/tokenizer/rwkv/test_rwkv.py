@@ -120,3 +120,34 @@ def test_greedy_is_longest_match(data: bytes) -> None:
     tid, s, e = enc.encode_fragment(data, after_special=False)[0]
     raws = world_bytes()
     assert not any(data[: k] in raws for k in range(e + 1, len(data) + 1))
+
+
+@st.composite
+def _token_text(draw: st.DrawFn) -> bytes:
+    """Runs of world tokens glued together (long chunks, repeats) with random bytes between."""
+    vocab, _ = world()
+    picks = draw(st.lists(st.integers(1, len(vocab.tokens) - 1), max_size=30))
+    glue = draw(st.lists(st.binary(max_size=3), min_size=len(picks), max_size=len(picks)))
+    return b"".join(unescape_token(vocab.tokens[p]) + g for p, g in zip(picks, glue)) * draw(st.integers(1, 3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200) | st.text(max_size=80).map(lambda s: s.encode("utf-8", "surrogatepass")) | _token_text())
+def test_ids_path_equals_walk(data: bytes) -> None:
+    """``encode_fragment_ids`` (distinct chunks in arrays, whole-chunk lookups) == the plain walk."""
+    _, enc = world()
+    assert enc.encode_fragment_ids(data) == [tid for tid, _, _ in enc._walk(data)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"ab", b"abc", b"z", b"b", b"c", b"cd", b"ac"]), max_size=40).map(b"".join))
+def test_ids_path_equals_walk_with_unknown_bytes_and_dead_ends(data: bytes) -> None:
+    """Unknown bytes (unk) and bytes that start a token but match none (an error) alike."""
+    enc = _tiny(["a", "abc", "b", "cd"], unk=1)  # "c" alone is a dead end
+    try:
+        expected = [tid for tid, _, _ in enc._walk(data)]
+    except TokenizeError as exc:
+        with pytest.raises(TokenizeError, match=str(exc).split(":")[0]):
+            enc.encode_fragment_ids(data)
+    else:
+        assert enc.encode_fragment_ids(data) == expected

@@ -18,11 +18,10 @@ b'A\n\\'
 
 from __future__ import annotations
 
-from itertools import chain
-
 import numpy as np
 
 from tui_tok.errors import TokenizeError
+from tui_tok.tokenizer.arrays.chunks import chain_ids, distinct_chunks
 from tui_tok.tokenizer.core.spans import expand_pieces
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
@@ -109,6 +108,7 @@ class RwkvEncoder:
         self._pairs: np.ndarray | None = None
         self._cache: dict[bytes, tuple[Piece, ...]] = {}
         self._ids_cache: dict[bytes, tuple[int, ...]] = {}
+        self._token_ids: dict[bytes, int] = {}  # raw bytes -> id, a later id winning as in the trie
 
     def prepare(self) -> None:
         """Build the trie now (otherwise on first use), as llama.cpp builds its at load."""
@@ -119,6 +119,7 @@ class RwkvEncoder:
             root: dict[int, dict] = {}
             raws = [unescape_token(text) for text in self.vocab.tokens]
             self._pairs = _inner_pairs(raws)
+            self._token_ids = dict(zip(raws, range(len(raws))))
             for tid, raw in enumerate(raws):
                 node = root
                 for byte in raw:
@@ -146,31 +147,68 @@ class RwkvEncoder:
             return self._walk(text)  # raises again, with the offset in the whole fragment
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
-        """``encode_fragment``'s ids without spans: each distinct chunk's ids (cached), chained."""
+        """``encode_fragment``'s ids without spans: the distinct chunks found and the ids chained
+        in whole arrays (``arrays/chunks.py``), each distinct chunk's ids cached."""
         self._trie()
         assert self._pairs is not None
         if len(text) < 2:
             return [tid for tid, _, _ in self._walk(text)]
         arr = np.frombuffer(text, dtype=np.uint8)
-        pairs = (arr[:-1].astype(np.uint16) << 8) | arr[1:]
-        bounds = [0, *(np.flatnonzero(~self._pairs[pairs]) + 1).tolist(), len(text)]
-        chunks = list(map(text.__getitem__, map(slice, bounds[:-1], bounds[1:])))
-        ids_of: dict[bytes, tuple[int, ...]] = dict.fromkeys(chunks, ())
+        cut = ~self._pairs[(arr[:-1].astype(np.uint16) << 8) | arr[1:]]
+        starts = np.flatnonzero(np.concatenate(([True], cut)))
+        occ, distinct = distinct_chunks(text, starts)
         try:
-            for chunk in ids_of:
-                ids_of[chunk] = self._chunk_ids(chunk)
+            ids = list(map(self._chunk_ids, distinct))
         except TokenizeError:
             self._walk(text)  # raises again, with the offset in the whole fragment
             raise
-        return list(chain.from_iterable(map(ids_of.__getitem__, chunks)))
+        return chain_ids(occ, ids)
 
     def _chunk_ids(self, chunk: bytes) -> tuple[int, ...]:
         ids = self._ids_cache.get(chunk)
         if ids is None:
             if len(self._ids_cache) >= _CACHE_LIMIT:
                 self._ids_cache.clear()
-            ids = self._ids_cache[chunk] = tuple(tid for tid, _, _ in self._chunk_pieces(chunk))
+            tid = self._token_ids.get(chunk)
+            ids = self._ids_cache[chunk] = (tid,) if tid is not None else self._walk_ids(chunk)
         return ids
+
+    def _walk_ids(self, text: bytes) -> tuple[int, ...]:
+        """``_walk``'s ids alone; after each token, the rest of the text is looked up whole
+        (most chunks are one or two tokens)."""
+        root = self._trie()
+        whole = self._token_ids.get
+        out: list[int] = []
+        n = len(text)
+        pos = 0
+        while pos < n:
+            node = root.get(text[pos])
+            if node is None:
+                out.append(self.unk_id)
+                pos += 1
+                continue
+            best = node.get(_VALUE, -1)
+            end = pos + 1
+            j = pos + 1
+            while j < n:
+                node = node.get(text[j])
+                if node is None:
+                    break
+                j += 1
+                tid = node.get(_VALUE)
+                if tid is not None:
+                    best = tid  # type: ignore[assignment]
+                    end = j
+            if best < 0:
+                self._walk(text)  # raises, with the offset
+            out.append(best)
+            pos = end
+            if pos < n:
+                tid = whole(text[pos:])
+                if tid is not None:
+                    out.append(tid)
+                    break
+        return tuple(out)
 
     def _chunk_pieces(self, chunk: bytes) -> tuple[Piece, ...]:
         pieces = self._cache.get(chunk)
