@@ -11,6 +11,8 @@ become ``bytes``. The ids are chained back with one ragged gather.
 >>> occ, distinct = distinct_chunks(b"abcabxabc", [0, 3, 6])
 >>> [distinct[i] for i in occ.tolist()]
 [b'abc', b'abx', b'abc']
+>>> distinct_chunks(b"ab ab", [0, 3], [2, 5])[0].tolist()
+[0, 0]
 >>> chain_ids(occ, [{b"abc": (1, 2), b"abx": (3,)}[c] for c in distinct])
 [1, 2, 3, 1, 2]
 """
@@ -37,14 +39,22 @@ def _words(text: bytes) -> np.ndarray:
     return np.ndarray(shape=(len(text) + 8,), dtype="<u8", buffer=padded, strides=(1,))
 
 
-def distinct_chunks(text: bytes, starts: Sequence[int] | np.ndarray) -> tuple[np.ndarray, list[bytes]]:
-    """``text`` cut at ``starts`` (ascending, the first 0): each chunk's index into the list of
-    distinct chunks, and that list (in no particular order)."""
+def distinct_chunks(
+    text: bytes, starts: Sequence[int] | np.ndarray, ends: np.ndarray | None = None
+) -> tuple[np.ndarray, list[bytes]]:
+    """``text`` cut at ``starts`` (ascending, the first 0), or the non-empty ranges ``starts[k]:
+    ends[k]``: each chunk's index into the list of distinct chunks, and that list (in no
+    particular order)."""
     n = len(text)
     begin = np.asarray(starts, dtype=np.int64)
-    if not n:
+    if not n or not len(begin):
         return np.zeros(0, dtype=np.int64), []
-    lengths = np.diff(begin, append=n)
+    if ends is None:
+        lengths = np.empty(len(begin), dtype=np.int64)
+        np.subtract(begin[1:], begin[:-1], out=lengths[:-1])
+        lengths[-1] = n - begin[-1]
+    else:
+        lengths = np.asarray(ends, dtype=np.int64) - begin
     words = _words(text)
     occ = np.empty(len(begin), dtype=np.int64)
     distinct: list[bytes] = []
