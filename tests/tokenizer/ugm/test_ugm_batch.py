@@ -150,3 +150,25 @@ def test_huge_units_in_a_batch_take_the_per_unit_search(name: str) -> None:
         assert enc.encode_fragment_ids(data, after_special=False) == [p[0] for p in enc.encode_reference(data)]
     finally:
         enc.batch_from = 16
+
+
+LONG = st.lists(st.sampled_from(PIECES + ["中文字", "我能吞下玻璃", "ภาษาไทย", "▁the", "ing", "\u0301", "x", "ab"]),
+                max_size=80).map("".join)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(texts=st.lists(st.one_of(st.text(max_size=30), LONG), max_size=8), byte_ends=st.booleans())
+@SETTINGS
+def test_restarting_where_no_edge_crosses_changes_nothing(name: str, texts: list[str], byte_ends: bool) -> None:
+    """``restart=True`` (each text cut where no lattice edge crosses, pieces searched apart)
+    == the whole-text search, unknown tokens collapsed across pieces, on vocabs whose sums
+    are exact (the units path's condition 3)."""
+    enc = encoder(name)
+    t = enc.tables
+    assert t.units_ok
+    texts = [x.encode("utf-8", "replace").decode("utf-8") for x in texts]
+    whole = viterbi_batch(texts, t, trie_hash(t), unk_id=enc.vocab.unk_id, byte_ends=byte_ends)
+    cut = viterbi_batch(texts, t, trie_hash(t), unk_id=enc.vocab.unk_id, byte_ends=byte_ends, restart=True)
+    assert cut.ids.tolist() == whole.ids.tolist()
+    assert cut.ends.tolist() == whole.ends.tolist()
+    assert cut.counts.tolist() == whole.counts.tolist()

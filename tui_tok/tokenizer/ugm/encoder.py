@@ -69,9 +69,11 @@ _CACHE_LIMIT = 100_000
 _CACHE_BYTES = 8 << 20  # normalised bytes of all cached units
 _BATCH_FROM = 16
 """Missing units from which ``ugm_units.encode_units`` beats encoding them one by one."""
-_BATCH_UNIT_MAX = 512
-"""Units longer than this (input bytes) take the per-unit search even in a batch: one unspaced
-64 KB line is ~1.3x faster alone than through the batched lattice."""
+_BATCH_UNIT_MAX = 4096
+"""Units longer than this (input bytes) take the per-unit search even in a batch (one unspaced
+64 KB line was ~1.3x faster alone). Since both searches restart where no lattice edge crosses
+(``ugm/batch.py``), they cost about the same on long units, and the ~1 KB unspaced lines of
+mixed text are faster in the batch (the generic normaliser is the per-unit path's cost)."""
 _TOKENS_PER_UNIT = 250
 """Before the first batch, its hash table (~0.25 ms per 1000 trie tokens here) must pay off:
 a batch then needs a unit per this many tokens, as a unit costs ~60 us one at a time."""
@@ -328,20 +330,23 @@ class UgmEncoder:
         """One unit: token ids, token end offsets in ``unit``, is_space_prepended after it,
         normalised length; None if the normalised bytes are not valid UTF-8."""
         norm = self.normalizer.normalize(unit, space_prepended=flag)
-        hit = self._search(norm.text, norm.offsets, tables)
+        hit = self._search(norm.text, norm.offsets, tables, restart=True)
         if hit is None:
             return None
         return hit[0], hit[1], norm.space_prepended, len(norm.text)
 
-    def _search(self, text: bytes, offsets: list[int], tables: UgmTables) -> tuple[list[int], list[int]] | None:
+    def _search(
+        self, text: bytes, offsets: list[int], tables: UgmTables, *, restart: bool = False
+    ) -> tuple[list[int], list[int]] | None:
         """Character search of normalised ``text``: token ids and input end offsets (through
-        ``offsets``); None if ``text`` is not valid UTF-8."""
+        ``offsets``); None if ``text`` is not valid UTF-8. ``restart``: the text is a unit
+        (conditions 1-3 hold), so the batched search may restart where no edge crosses."""
         try:
             s = text.decode("utf-8")
         except UnicodeDecodeError:
             return None
         if self._token_hash is not None:  # the tables of the batched search exist: use them
-            found = viterbi_batch([s], tables, self._token_hash, unk_id=self.vocab.unk_id)
+            found = viterbi_batch([s], tables, self._token_hash, unk_id=self.vocab.unk_id, restart=restart)
             tids, char_ends = found.ids.tolist(), found.ends.tolist()
         else:
             raw = viterbi_str(
