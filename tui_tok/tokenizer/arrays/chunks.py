@@ -32,7 +32,7 @@ _SHORT = 7
 """A chunk of up to this many bytes is one word (bytes below, length in the top byte)."""
 
 
-def _words(text: bytes) -> np.ndarray:
+def word_view(text: bytes) -> np.ndarray:
     """uint64[len(text)]: the 8 bytes from each offset, little-endian (zeros past the end); a
     strided view, no copy of 8x the text."""
     padded = text + bytes(16)
@@ -45,29 +45,42 @@ def distinct_chunks(
     """``text`` cut at ``starts`` (ascending, the first 0), or the non-empty ranges ``starts[k]:
     ends[k]``: each chunk's index into the list of distinct chunks, and that list (in no
     particular order)."""
+    occ, at, size = distinct_spans(text, starts, ends)
+    return occ, list(map(text.__getitem__, map(slice, at.tolist(), (at + size).tolist())))
+
+
+def distinct_spans(
+    text: bytes, starts: Sequence[int] | np.ndarray, ends: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``distinct_chunks`` as arrays: each chunk's distinct index, and where one occurrence of
+    each distinct chunk starts and how long it is."""
     n = len(text)
     begin = np.asarray(starts, dtype=np.int64)
     if not n or not len(begin):
-        return np.zeros(0, dtype=np.int64), []
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
     if ends is None:
         lengths = np.empty(len(begin), dtype=np.int64)
         np.subtract(begin[1:], begin[:-1], out=lengths[:-1])
         lengths[-1] = n - begin[-1]
     else:
         lengths = np.asarray(ends, dtype=np.int64) - begin
-    words = _words(text)
+    words = word_view(text)
     occ = np.empty(len(begin), dtype=np.int64)
-    distinct: list[bytes] = []
+    firsts: list[np.ndarray] = []  # per length class: the chunk index of one occurrence of each
+    named = 0
 
     def name(where: np.ndarray, keys: np.ndarray) -> None:
-        """Distinct keys of the chunks at ``where`` -> next indices; one occurrence each sliced."""
+        """Distinct keys of the chunks at ``where`` -> the next indices."""
+        nonlocal named
         if not len(where):
             return
         uniq, inverse = unique_inverse(keys)
-        occ[where] = inverse + len(distinct)
+        occ[where] = inverse + named
         first = np.empty(len(uniq), dtype=np.int64)
         first[inverse] = where
-        distinct.extend(map(text.__getitem__, map(slice, begin[first].tolist(), (begin + lengths)[first].tolist())))
+        firsts.append(first)
+        named += len(uniq)
 
     short = np.flatnonzero(lengths <= _SHORT)
     lens = lengths[short]
@@ -86,12 +99,16 @@ def distinct_chunks(
     long = np.flatnonzero(lengths > 2 * _SHORT + 1)
     if len(long):
         chunks = list(map(text.__getitem__, map(slice, begin[long].tolist(), (begin + lengths)[long].tolist())))
-        index = dict.fromkeys(chunks, 0)
-        for i, chunk in enumerate(index, len(distinct)):
-            index[chunk] = i
+        index: dict[bytes, int] = {}
+        first_of: list[int] = []
+        for k, chunk in zip(long.tolist(), chunks):
+            if chunk not in index:
+                index[chunk] = named + len(first_of)
+                first_of.append(k)
         occ[long] = list(map(index.__getitem__, chunks))
-        distinct.extend(index)
-    return occ, distinct
+        firsts.append(np.array(first_of, dtype=np.int64))
+    first = np.concatenate(firsts) if firsts else np.zeros(0, dtype=np.int64)
+    return occ, begin[first], lengths[first]
 
 
 def chain_ids(occ: np.ndarray, ids: Sequence[tuple[int, ...]]) -> list[int]:
@@ -100,9 +117,16 @@ def chain_ids(occ: np.ndarray, ids: Sequence[tuple[int, ...]]) -> list[int]:
         return []
     sizes = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
     flat = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(sizes.sum()))
+    return chain_flat(occ, flat, sizes).tolist()
+
+
+def chain_flat(occ: np.ndarray, flat: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """``chain_ids`` with the distinct chunks' ids given flat (``sizes[d]`` ids each, in order)."""
+    if not len(occ):
+        return np.zeros(0, dtype=flat.dtype)
     offsets = np.cumsum(sizes) - sizes
     occ_sizes = sizes[occ]
     out_starts = np.cumsum(occ_sizes) - occ_sizes
     total = int(out_starts[-1] + occ_sizes[-1])
     index = np.arange(total, dtype=np.int64) - np.repeat(out_starts - offsets[occ], occ_sizes)
-    return flat[index].tolist()
+    return flat[index]

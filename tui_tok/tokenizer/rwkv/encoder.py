@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.arrays.chunks import chain_ids, distinct_chunks
+from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_spans
+from tui_tok.tokenizer.rwkv.greedy import MAX_LEN, TokenTable, greedy_chunks
 from tui_tok.tokenizer.core.spans import expand_pieces
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
@@ -101,6 +103,8 @@ class _Tables:
     """Bytes that start some token (a byte that starts none is the unk id)."""
     pairs: np.ndarray
     """``_inner_pairs``: where a match may cross between two bytes."""
+    greedy: TokenTable
+    """The tokens of up to 15 bytes for ``greedy_chunks``."""
 
 
 def _build_tables(vocab: Vocab) -> _Tables:
@@ -110,12 +114,20 @@ def _build_tables(vocab: Vocab) -> _Tables:
     for raw in raws:
         if len(raw) >= 3 and len(raw) > get(raw[:3], 0):
             longest3[raw[:3]] = len(raw)
+    token_ids = dict(zip(raws, range(len(raws))))
     return _Tables(
-        token_ids=dict(zip(raws, range(len(raws)))),
+        token_ids=token_ids,
         longest3=longest3,
         first_bytes=frozenset(raw[0] for raw in raws if raw),
         pairs=_inner_pairs(raws),
+        greedy=TokenTable.build(token_ids),
     )
+
+
+def _spread(first: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Every index ``first[k] + i`` for ``i < counts[k]``, in order."""
+    total = int(counts.sum())
+    return np.arange(total, dtype=np.int64) + np.repeat(first - (np.cumsum(counts) - counts), counts)
 
 
 class RwkvEncoder:
@@ -164,17 +176,35 @@ class RwkvEncoder:
             return self._walk(text)  # raises again, with the offset in the whole fragment
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
-        """``encode_fragment``'s ids without spans: the distinct chunks found and the ids chained
-        in whole arrays (``arrays/chunks.py``), each distinct chunk's ids cached."""
+        """``encode_fragment``'s ids without spans: the distinct chunks found in whole arrays
+        (``arrays/chunks.py``); those of up to 15 bytes (nearly all) matched together in numpy
+        (``rwkv/greedy.py``), longer ones one at a time (cached); the ids chained by a gather."""
         if len(text) < 2:
             return [tid for tid, _, _ in self._walk(text)]
-        occ, distinct = distinct_chunks(text, self._starts(text))
+        tables = self._tables()
+        occ, at, size = distinct_spans(text, self._starts(text))
+        short = size <= MAX_LEN
+        got = greedy_chunks(text, at[short], size[short], tables.greedy, unk_id=self.unk_id)
+        if got is None:
+            return [tid for tid, _, _ in self._walk(text)]  # raises, with the offset
+        short_ids, short_counts = got
+        if short.all():
+            return chain_flat(occ, short_ids, short_counts).tolist()
+        long = np.flatnonzero(~short)
+        ends = at[long] + size[long]
         try:
-            ids = list(map(self._chunk_ids, distinct))
+            long_ids = list(map(self._chunk_ids, map(text.__getitem__, map(slice, at[long].tolist(), ends.tolist()))))
         except TokenizeError:
             self._walk(text)  # raises again, with the offset in the whole fragment
             raise
-        return chain_ids(occ, ids)
+        counts = np.empty(at.size, dtype=np.int64)
+        counts[short] = short_counts
+        counts[long] = np.fromiter(map(len, long_ids), dtype=np.int64, count=len(long_ids))
+        flat = np.empty(int(counts.sum()), dtype=np.int64)
+        place = np.cumsum(counts) - counts  # where each distinct chunk's ids go
+        flat[_spread(place[short], short_counts)] = short_ids
+        flat[_spread(place[long], counts[long])] = np.fromiter(chain.from_iterable(long_ids), dtype=np.int64)
+        return chain_flat(occ, flat, counts).tolist()
 
     def _chunk_ids(self, chunk: bytes) -> tuple[int, ...]:
         ids = self._ids_cache.get(chunk)
