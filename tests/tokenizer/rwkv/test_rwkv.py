@@ -178,7 +178,7 @@ def _unescape_loop(text: str) -> bytes:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("\\xtnr0aAfFg9\n\u00e9\u4e2d ")), max_size=12) | st.text(max_size=12))
+@given(st.text(alphabet=st.sampled_from(list("\\xtnr0aAfFg9\n\u00e9\u4e2d \x27\"b7")), max_size=12) | st.text(max_size=12))
 def test_unescape_equals_llama_loop(text: str) -> None:
     assert unescape_token(text) == _unescape_loop(text)
 

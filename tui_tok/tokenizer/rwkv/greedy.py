@@ -67,38 +67,35 @@ class TokenTable:
     @classmethod
     def build(cls, token_ids: dict[bytes, int]) -> TokenTable:
         """From raw token bytes -> id (one id per distinct bytes, as the caller resolved them)."""
-        raws = [raw for raw in token_ids if 0 < len(raw) <= MAX_LEN]
-        tids = np.array([token_ids[raw] for raw in raws], dtype=np.int64)
+        raws = list(token_ids)
+        every = np.fromiter(token_ids.values(), dtype=np.int64, count=len(raws))
+        blob = b"".join(raws)
+        sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+        offsets = np.cumsum(sizes) - sizes
+        data = np.frombuffer(blob + b"\0", dtype=np.uint8).astype(np.int64)
         starts = np.zeros(256, dtype=bool)
-        starts[[raw[0] for raw in token_ids if raw]] = True
+        starts[data[offsets[sizes > 0]]] = True
         longest = np.zeros(1 << 16, dtype=np.uint8)
-        pairs = [((raw[0] << 8) | raw[1], min(len(raw), MAX_LEN)) for raw in token_ids if len(raw) >= 2]
-        if pairs:
-            where, size = (np.array(col, dtype=np.int64) for col in zip(*pairs))
-            np.maximum.at(longest, where, size.astype(np.uint8))
-        bits = max(4, int(2 * max(len(raws), 1) - 1).bit_length())
-        slots = 1 << bits
+        pair = (data[offsets] << 8) | data[offsets + 1]
+        for size in range(2, MAX_LEN + 1):  # ascending: the longest is written last
+            longest[pair[sizes >= size]] = size
+        keep = (sizes > 0) & (sizes <= MAX_LEN)
+        k1, k2 = _keys(word_view(blob), offsets[keep], sizes[keep])
+        tids = every[keep]
+        bits = max(4, int(2 * max(tids.size, 1) - 1).bit_length())
+        shift = np.uint64(64 - bits)
+        # linear probing, filled in order of home slot: each key takes the first free slot from
+        # its home on (a running maximum); the table runs past 2**bits instead of wrapping
+        home = _home(k1, k2, shift)
+        order = np.argsort(home, kind="stable")
+        step = np.arange(tids.size, dtype=np.int64)
+        slot = np.empty(tids.size, dtype=np.int64)
+        slot[order] = np.maximum.accumulate(home[order] - step) + step if tids.size else step
+        slots = max(1 << bits, int(slot.max(initial=0)) + 2)  # an empty slot ends every probe
         first = np.zeros(slots, dtype=np.uint64)
         second = np.zeros(slots, dtype=np.uint64)
         ids = np.full(slots, -1, dtype=np.int64)
-        shift = np.uint64(64 - bits)
-        if raws:
-            blob = b"".join(raws)
-            offsets = np.cumsum([0, *map(len, raws)])[:-1].astype(np.int64)
-            k1, k2 = _keys(word_view(blob), offsets, np.array(list(map(len, raws)), dtype=np.int64))
-            slot = _home(k1, k2, shift)
-            pending = np.arange(len(raws), dtype=np.int64)
-            while pending.size:  # place, per free slot, the first key probing it; the rest move on
-                at = slot[pending]
-                free = second[at] == 0
-                cand, cand_at = pending[free], at[free]
-                taken, first_of = np.unique(cand_at, return_index=True)
-                won = cand[first_of]
-                first[taken], second[taken], ids[taken] = k1[won], k2[won], tids[won]
-                placed = np.zeros(len(raws), dtype=bool)
-                placed[won] = True
-                pending = pending[~placed[pending]]
-                slot[pending] = (slot[pending] + 1) & (slots - 1)
+        first[slot], second[slot], ids[slot] = k1, k2, tids
         return cls(first=first, second=second, ids=ids, shift=shift, longest=longest, starts=starts)
 
     def find(self, k1: np.ndarray, k2: np.ndarray) -> np.ndarray:
@@ -106,14 +103,13 @@ class TokenTable:
         out = np.full(k1.size, -1, dtype=np.int64)
         slot = _home(k1, k2, self.shift)
         todo = np.arange(k1.size, dtype=np.int64)
-        mask = self.ids.size - 1
         while todo.size:
             stored = self.second[slot]
             hit = (stored == k2[todo]) & (self.first[slot] == k1[todo])
             out[todo[hit]] = self.ids[slot[hit]]
             going = ~hit & (stored != 0)
             todo = todo[going]
-            slot = (slot[going] + 1) & mask
+            slot = slot[going] + 1
         return out
 
 
