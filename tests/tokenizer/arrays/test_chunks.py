@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui_tok.tokenizer.arrays.chunks import chain_ids, distinct_chunks
+from tui_tok.tokenizer.arrays.chunks import chain_ids, distinct_chunks, hash_unique
 
 # bytes that stress the packed keys: NUL (a short chunk padded with zeros), 0xFF (the top bit)
 _BYTES = st.binary(max_size=120) | st.lists(st.sampled_from([0, 1, 0x7F, 0x80, 0xFF]), max_size=120).map(bytes)
@@ -69,3 +70,27 @@ def test_repeats_of_every_length_class_are_shared() -> None:
         text += word[n]
     occ, distinct = distinct_chunks(text, starts)
     assert len(distinct) == 6 and len(set(occ.tolist())) == 6
+
+
+def _check_unique(key: np.ndarray, key2: np.ndarray | None) -> None:
+    values = list(zip(key.tolist(), key2.tolist())) if key2 is not None else key.tolist()
+    inverse, first = hash_unique(key, key2)
+    assert first.tolist() == sorted(first.tolist())
+    assert len(first) == len(set(values))
+    assert [values[first[i]] for i in inverse.tolist()] == values  # each position names its value
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1) | st.sampled_from([0, 1, 2**63, 2**64 - 1]), max_size=300), st.booleans())
+def test_hash_unique_names_every_value(values: list[int], pairs: bool) -> None:
+    key = np.array(values, dtype=np.uint64)
+    key2 = np.array(values[::-1], dtype=np.uint64) if pairs else None
+    _check_unique(key, key2)
+
+
+def test_hash_unique_with_many_collisions() -> None:
+    """Thousands of values in a table twice their number: many slots collide, several rounds."""
+    rng = np.random.default_rng(7)
+    key = rng.integers(0, 5000, size=20000, dtype=np.uint64) * np.uint64(0x100000001)
+    _check_unique(key, None)
+    _check_unique(key, key[::-1].copy())

@@ -24,7 +24,6 @@ from itertools import chain
 
 import numpy as np
 
-from tui_tok.tokenizer.arrays.sorted_unique import unique_inverse
 
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)], dtype=np.uint64)
 _TAGS = np.arange(8, dtype=np.uint64) << np.uint64(56)
@@ -70,17 +69,15 @@ def distinct_spans(
     firsts: list[np.ndarray] = []  # per length class: the chunk index of one occurrence of each
     named = 0
 
-    def name(where: np.ndarray, keys: np.ndarray) -> None:
+    def name(where: np.ndarray, key: np.ndarray, key2: np.ndarray | None = None) -> None:
         """Distinct keys of the chunks at ``where`` -> the next indices."""
         nonlocal named
         if not len(where):
             return
-        uniq, inverse = unique_inverse(keys)
+        inverse, first = hash_unique(key, key2)
         occ[where] = inverse + named
-        first = np.empty(len(uniq), dtype=np.int64)
-        first[inverse] = where
-        firsts.append(first)
-        named += len(uniq)
+        firsts.append(where[first])
+        named += len(first)
 
     short = np.flatnonzero(lengths <= _SHORT)
     lens = lengths[short]
@@ -90,11 +87,7 @@ def distinct_spans(
     if len(medium):
         at = begin[medium]
         rest = lengths[medium] - 8
-        _, first_word = unique_inverse(words[at].astype(np.int64) & np.int64(0x7FFFFFFFFFFFFFFF))
-        high = words[at] >> np.uint64(63)  # the bit the mask above dropped
-        _, second = unique_inverse((words[at + 8] & _MASKS[rest]) | _TAGS[rest])
-        pair = ((first_word * 2 + high.astype(np.int64)) * len(medium)) + second
-        name(medium, pair)
+        name(medium, words[at], (words[at + 8] & _MASKS[rest]) | _TAGS[rest])
 
     long = np.flatnonzero(lengths > 2 * _SHORT + 1)
     if len(long):
@@ -109,6 +102,46 @@ def distinct_spans(
         firsts.append(np.array(first_of, dtype=np.int64))
     first = np.concatenate(firsts) if firsts else np.zeros(0, dtype=np.int64)
     return occ, begin[first], lengths[first]
+
+
+_MIX1 = np.uint64(0x9E3779B97F4A7C15)
+_MIX2 = np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+def hash_unique(key: np.ndarray, key2: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``key`` (uint64; or of the pairs ``(key, key2)``), without a sort:
+    each value's index among the distinct ones, and one position holding each, in position order.
+
+    Every value is scattered into a hash table (the last writer of a slot wins) and reads back
+    the position that won its slot: equal values share a slot, so they all get the same winner;
+    if that winner holds another value (a collision), they all try again with another hash.
+
+    >>> inverse, first = hash_unique(np.array([7, 3, 7, 9, 3], dtype=np.uint64))
+    >>> inverse.tolist(), first.tolist()
+    ([0, 2, 0, 1, 2], [2, 3, 4])
+    """
+    n = key.size
+    won = np.empty(n, dtype=np.int64)
+    todo = np.arange(n, dtype=np.int64)
+    bits = max(4, int(2 * n).bit_length())
+    shift = np.uint64(64 - bits)
+    attempt = 0
+    while todo.size:
+        mixed = key[todo] if key2 is None else key[todo] ^ (key2[todo] * _MIX2)
+        slot = (((mixed ^ np.uint64(attempt * 0x5851F42D4C957F2D % (1 << 64))) * _MIX1) >> shift).astype(np.int64)
+        table = np.empty(1 << bits, dtype=np.int64)
+        table[slot] = todo
+        got = table[slot]
+        same = key[got] == key[todo]
+        if key2 is not None:
+            same &= key2[got] == key2[todo]
+        won[todo[same]] = got[same]
+        todo = todo[~same]
+        attempt += 1
+    is_first = np.zeros(n, dtype=bool)
+    is_first[won] = True
+    index = np.cumsum(is_first) - 1
+    return index[won], np.flatnonzero(is_first)
 
 
 def chain_ids(occ: np.ndarray, ids: Sequence[tuple[int, ...]]) -> list[int]:
