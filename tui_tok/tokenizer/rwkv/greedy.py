@@ -6,9 +6,10 @@ Such a substring is named exactly by two 64-bit words (its first 8 bytes; the ne
 length), so "which token is ``text[o:o+L]``" is a probe in an open-addressing hash table of
 the tokens of up to 15 bytes, done for every chunk together:
 
-1. each round takes, at every unfinished chunk's current offset, the longest token: lengths
-   are tried from ``min(rest of the chunk, longest token starting with these two bytes)``
-   down, all chunks advancing together; a byte that starts no token is the unk id, a byte
+1. each round takes, at every unfinished chunk's current offset, the longest token: the
+   length ``min(rest of the chunk, longest token starting with these two bytes)`` first (for
+   most chunks the whole chunk, a token), then every shorter length of the chunks that missed
+   in one probe, all chunks advancing together; a byte that starts no token is the unk id, a byte
    that starts one that never matches makes the round give up (``None``: the caller's walk
    raises llama.cpp's error);
 2. the ids are written straight to their place in the output: a chunk's tokens follow the
@@ -134,16 +135,22 @@ def greedy_chunks(
         rest = length[active] - pos[active]
         pair = (data[here].astype(np.int64) << 8) | data[here + 1]
         size = np.minimum(rest, np.maximum(table.longest[pair], 1))
-        found = np.full(active.size, -1, dtype=np.int64)
-        took = np.ones(active.size, dtype=np.int64)
-        todo = np.arange(active.size, dtype=np.int64)
-        while todo.size:  # longest first; every chunk still looking tries one byte less
-            tid = table.find(*_keys(words, here[todo], size[todo]))
-            hit = tid >= 0
-            found[todo[hit]] = tid[hit]
-            took[todo[hit]] = size[todo[hit]]
-            todo = todo[~hit & (size[todo] > 1)]
-            size[todo] -= 1
+        found = table.find(*_keys(words, here, size))  # the longest candidate first: mostly a hit
+        took = size.copy()
+        miss = np.flatnonzero((found < 0) & (size > 1))
+        if miss.size:  # every shorter length of every miss at once, longest first per chunk
+            tries = size[miss] - 1
+            which = np.repeat(miss, tries)
+            step = np.arange(which.size, dtype=np.int64) - np.repeat(np.cumsum(tries) - tries, tries)
+            shorter = np.repeat(tries, tries) - step
+            tid = table.find(*_keys(words, here[which], shorter))
+            hit = np.flatnonzero(tid >= 0)
+            first = np.ones(hit.size, dtype=bool)  # the first hit of each chunk is its longest
+            first[1:] = which[hit[1:]] != which[hit[:-1]]
+            hit = hit[first]
+            found[which[hit]] = tid[hit]
+            took[which[hit]] = shorter[hit]
+        took[found < 0] = 1
         lost = found < 0
         if lost.any():
             if table.starts[data[here[lost]]].any():
