@@ -1,4 +1,4 @@
-r"""RWKV "world" tokenizer as llama.cpp runs it: escaped token texts, byte trie, greedy longest match.
+r"""RWKV "world" tokenizer as llama.cpp runs it: escaped token texts, greedy longest match.
 
 llama.cpp (llama-vocab.cpp:1258-1365, TOKENIZER-PARITY.md §4.5) stores RWKV tokens as escaped
 text and unescapes them at load (``unescape_token``). Every token, CONTROL ones included, goes
@@ -13,7 +13,8 @@ restarts *from offset 0*, looping forever. We raise ``TokenizeError`` instead.
 The longest match is found without a trie: a token of 3 bytes or more that is a prefix of the
 text begins with the text's first 3 bytes, so the longest one is at most the longest token with
 those 3 bytes first (a dict of ~50k entries) and the lengths from there down are looked up in
-the token dict. Same answer as the trie; no 0.2 s trie build at load.
+the token dict. Same answer as the trie; no 0.2 s trie build at load. ``encode`` (ids only)
+matches the distinct chunks of up to 15 bytes all together in numpy (``rwkv/greedy.py``).
 
 Does not split special tokens or add BOS/EOS (RWKV never adds them): see ``tokenizer.py``.
 
