@@ -58,8 +58,10 @@ json.dump({"ready": t1 - t0, "encode": t2 - t1, "n": len(ids), "head": ids[:5000
 """
 
 LLAMA = r"""
-import json, sys, time
+import ctypes, json, sys, time
 import llama_cpp as L
+QUIET = L.llama_log_callback(lambda *a: None)  # kept referenced: a collected ctypes callback segfaults
+L.llama_log_set(QUIET, ctypes.c_void_p(0))
 L.llama_backend_init()
 text = open(sys.argv[1], "rb").read()
 t0 = time.perf_counter()

@@ -84,7 +84,8 @@ def bench(label: str, model: str, asset: Path, encoder_cls, data: bytes, llama_m
     print(f"  table build (first call): {t_build:.2f} s")
     timings = [("cold cache", t_cold), ("warm cache", t_warm)]
     if hasattr(enc, "encode_fragment_ids"):  # what Tokenizer.encode uses (no spans)
-        enc._cache.clear()
+        for cache in (enc._cache, getattr(enc, "_ids_cache", {})):
+            cache.clear()
         timings.append(("ids only, cold cache", run("encode_fragment_ids")[0]))
         timings.append(("ids only, warm cache", min(run("encode_fragment_ids")[0] for _ in range(3))))
     for what, t in timings:

@@ -120,3 +120,123 @@ def test_greedy_is_longest_match(data: bytes) -> None:
     tid, s, e = enc.encode_fragment(data, after_special=False)[0]
     raws = world_bytes()
     assert not any(data[: k] in raws for k in range(e + 1, len(data) + 1))
+
+
+@st.composite
+def _token_text(draw: st.DrawFn) -> bytes:
+    """Runs of world tokens glued together (long chunks, repeats) with random bytes between."""
+    vocab, _ = world()
+    picks = draw(st.lists(st.integers(1, len(vocab.tokens) - 1), max_size=30))
+    glue = draw(st.lists(st.binary(max_size=3), min_size=len(picks), max_size=len(picks)))
+    return b"".join(unescape_token(vocab.tokens[p]) + g for p, g in zip(picks, glue)) * draw(st.integers(1, 3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200) | st.text(max_size=80).map(lambda s: s.encode("utf-8", "surrogatepass")) | _token_text())
+def test_ids_path_equals_walk(data: bytes) -> None:
+    """``encode_fragment_ids`` (distinct chunks in arrays, whole-chunk lookups) == the plain walk."""
+    _, enc = world()
+    assert enc.encode_fragment_ids(data) == [tid for tid, _, _ in enc._walk(data)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"ab", b"abc", b"z", b"b", b"c", b"cd", b"ac"]), max_size=40).map(b"".join))
+def test_ids_path_equals_walk_with_unknown_bytes_and_dead_ends(data: bytes) -> None:
+    """Unknown bytes (unk) and bytes that start a token but match none (an error) alike."""
+    enc = _tiny(["a", "abc", "b", "cd"], unk=1)  # "c" alone is a dead end
+    try:
+        expected = [tid for tid, _, _ in enc._walk(data)]
+    except TokenizeError as exc:
+        with pytest.raises(TokenizeError, match=str(exc).split(":")[0]):
+            enc.encode_fragment_ids(data)
+    else:
+        assert enc.encode_fragment_ids(data) == expected
+
+
+def _unescape_loop(text: str) -> bytes:
+    """llama.cpp's ``llama_unescape_rwkv_token`` byte loop, transcribed (the regex's reference)."""
+    out, escaping, remaining, acc = bytearray(), False, 0, 0
+    for c in text.encode("utf-8", "surrogateescape"):
+        if remaining:
+            signed = c - 256 if c >= 0x80 else c
+            acc = ((acc << 4) + ((signed - ord("a") + 10) if signed >= ord("a") else (signed - ord("0")))) & 0xFF
+            remaining -= 1
+            if not remaining:
+                out.append(acc)
+                acc = 0
+        elif escaping:
+            escaping = False
+            if c == ord("x"):
+                remaining = 2
+            else:
+                out.append({ord("t"): 9, ord("n"): 10, ord("r"): 13}.get(c, c))
+        elif c == ord("\\"):
+            escaping = True
+        else:
+            out.append(c)
+    return bytes(out)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("\\xtnr0aAfFg9\n\u00e9\u4e2d \x27\"b7")), max_size=12) | st.text(max_size=12))
+def test_unescape_equals_llama_loop(text: str) -> None:
+    assert unescape_token(text) == _unescape_loop(text)
+
+
+def _trie_walk(tokens: list[bytes], text: bytes, unk: int) -> list[int] | None:
+    """The longest match through a trie, as llama.cpp walks it; None where it would hang."""
+    root: dict = {}
+    for tid, raw in enumerate(tokens):
+        node = root
+        for b in raw:
+            node = node.setdefault(b, {})
+        node[-1] = tid
+    out, pos = [], 0
+    while pos < len(text):
+        node, best, end, j = root.get(text[pos]), -1, pos, pos
+        if node is None:
+            out.append(unk)
+            pos += 1
+            continue
+        while node is not None:
+            best, end = (node[-1], j + 1) if -1 in node else (best, end)
+            j += 1
+            node = node.get(text[j]) if j < len(text) else None
+        if best < 0:
+            return None
+        out.append(best)
+        pos = end
+    return out
+
+
+_SMALL = st.binary(min_size=1, max_size=6).map(lambda b: bytes(x % 4 + 97 for x in b))
+
+
+def _escaped(raw: bytes, escape: bool) -> str:
+    return "".join(f"\\x{b:02x}" for b in raw) if escape else raw.decode()
+
+
+def _escaped_entry(entry: tuple[bytes, bool]) -> str:
+    return _escaped(*entry)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_SMALL, st.booleans()), min_size=1, max_size=25, unique_by=_escaped_entry),
+    st.lists(_SMALL, max_size=20).map(b"".join),
+)
+def test_lookup_walk_equals_trie_walk(entries: list[tuple[bytes, bool]], text: bytes) -> None:
+    """The 3-byte-prefix bound and dict lookups find what llama.cpp's trie finds (random vocabs
+    over 4 letters: shared prefixes, the same bytes twice (escaped once), bytes that start only
+    long tokens)."""
+    tokens = [raw for raw, _ in entries]
+    enc = _tiny([_escaped(raw, esc) for raw, esc in entries], unk=0)
+    expected = _trie_walk(tokens, text, 0)
+    if expected is None:
+        with pytest.raises(TokenizeError):
+            enc.encode_fragment_ids(text)
+        with pytest.raises(TokenizeError):
+            enc.encode_fragment(text, after_special=False)
+    else:
+        assert enc.encode_fragment_ids(text) == expected
+        assert [t for t, _, _ in enc.encode_fragment(text, after_special=False)] == expected

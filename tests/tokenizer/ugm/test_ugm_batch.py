@@ -150,3 +150,84 @@ def test_huge_units_in_a_batch_take_the_per_unit_search(name: str) -> None:
         assert enc.encode_fragment_ids(data, after_special=False) == [p[0] for p in enc.encode_reference(data)]
     finally:
         enc.batch_from = 16
+
+
+LONG = st.lists(st.sampled_from(PIECES + ["中文字", "我能吞下玻璃", "ภาษาไทย", "▁the", "ing", "\u0301", "x", "ab"]),
+                max_size=80).map("".join)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(texts=st.lists(st.one_of(st.text(max_size=30), LONG), max_size=8), byte_ends=st.booleans())
+@SETTINGS
+def test_restarting_where_no_edge_crosses_changes_nothing(name: str, texts: list[str], byte_ends: bool) -> None:
+    """``restart=True`` (each text cut where no lattice edge crosses, pieces searched apart)
+    == the whole-text search, unknown tokens collapsed across pieces, on vocabs whose sums
+    are exact (the units path's condition 3)."""
+    enc = encoder(name)
+    t = enc.tables
+    assert t.units_ok
+    texts = [x.encode("utf-8", "replace").decode("utf-8") for x in texts]
+    whole = viterbi_batch(texts, t, trie_hash(t), unk_id=enc.vocab.unk_id, byte_ends=byte_ends)
+    cut = viterbi_batch(texts, t, trie_hash(t), unk_id=enc.vocab.unk_id, byte_ends=byte_ends, restart=True)
+    assert cut.ids.tolist() == whole.ids.tolist()
+    assert cut.ends.tolist() == whole.ends.tolist()
+    assert cut.counts.tolist() == whole.counts.tolist()
+
+
+@pytest.mark.parametrize("prepend", [False, True])
+@pytest.mark.parametrize("merge", [False, True])
+@given(texts=st.lists(st.lists(st.sampled_from(["a", "b", "ab", " ", "  ", "\t", "e\u0301", "x", "中文", "\xff", "é"]),
+                               max_size=30).map(lambda p: "".join(p).encode("utf-8", "surrogateescape")),
+                      min_size=1, max_size=4),
+       batch_from=st.sampled_from([0, 16]))
+@settings(max_examples=60, deadline=None)
+def test_ids_path_equals_spans_path_warm_and_cold(prepend: bool, merge: bool, texts: list[bytes], batch_from: int) -> None:
+    """``encode_fragment_ids`` (units as byte ranges, distinct ones in arrays) == the ids of
+    ``encode_fragment``, whether the units are cached by an earlier text or not."""
+    enc = flag_encoder(prepend, merge)
+    enc.batch_from = batch_from
+    try:
+        enc.clear_cache()
+        for data in texts:  # the cache fills as the texts go
+            assert enc.encode_fragment_ids(data, after_special=False) == [p[0] for p in enc.encode_reference(data)]
+            assert enc.encode_fragment_ids(data + b" " + data, after_special=False) == [
+                p[0] for p in enc.encode_fragment(data + b" " + data, after_special=False)
+            ]
+    finally:
+        enc.batch_from = 16
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(words=st.lists(WORD, min_size=1, max_size=12), repeats=st.integers(1, 40))
+@SETTINGS
+def test_ids_path_with_many_repeated_units(name: str, words: list[str], repeats: int) -> None:
+    """Many units, few distinct (the array bookkeeping's case), cold then warm."""
+    enc = encoder(name)
+    data = " ".join(words[i % len(words)] for i in range(len(words) * repeats)).encode("utf-8", "surrogatepass")
+    enc.clear_cache()
+    expected = [p[0] for p in enc.encode_reference(data)]
+    enc.clear_cache()
+    assert enc.encode_fragment_ids(data, after_special=False) == expected
+    assert enc.encode_fragment_ids(data, after_special=False) == expected
+
+
+@given(words=st.lists(st.sampled_from(["x", "hi", "xhi", "hix", "yy", "h"]), min_size=1, max_size=20))
+@settings(max_examples=60, deadline=None)
+def test_unknown_tokens_collapse_across_units(words: list[str]) -> None:
+    """Without a "▁" token each unit's space string is unknown, so unknown tokens meet across
+    units (one unknown then, as llama.cpp merges them): ids path, spans path and reference agree."""
+    from tui_tok.tokenizer.core.vocab import vocab_from_metadata
+    from tui_tok.tokenizer.ugm.encoder import UgmEncoder
+
+    vocab = vocab_from_metadata({"tokenizer.ggml.model": "t5",
+                                 "tokenizer.ggml.tokens": ["<pad>", "</s>", "<unk>", "▁hi", "h", "i"],
+                                 "tokenizer.ggml.scores": [0.0, 0.0, 0.0, -1.0, -3.0, -3.0],
+                                 "tokenizer.ggml.token_type": [3, 3, 2, 1, 1, 1],
+                                 "tokenizer.ggml.add_space_prefix": True,
+                                 "tokenizer.ggml.remove_extra_whitespaces": True})  # fmt: skip
+    enc = UgmEncoder(vocab)
+    enc.batch_from = 0
+    data = " ".join(words).encode()
+    expected = [p[0] for p in enc.encode_reference(data)]
+    assert enc.encode_fragment_ids(data, after_special=False) == expected
+    assert [p[0] for p in enc.encode_fragment(data, after_special=False)] == expected

@@ -94,12 +94,32 @@ def _edges(
     return np.concatenate(starts), np.concatenate(lengths), np.concatenate(tids), np.concatenate(scores)
 
 
+def _pieces(n: int, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """First position of every piece of the joined text between boundaries that no edge
+    crosses (every text start is one: edges stop at their text's end)."""
+    crossing = np.bincount(start + 1, minlength=n + 1) - np.bincount(start + length, minlength=n + 1)
+    return np.flatnonzero(np.cumsum(crossing[:n]) == 0)
+
+
 def viterbi_batch(
-    texts: Sequence[str], tables: UgmTables, token_hash: TokenHash, *, unk_id: int, byte_ends: bool = False
+    texts: Sequence[str],
+    tables: UgmTables,
+    token_hash: TokenHash,
+    *,
+    unk_id: int,
+    byte_ends: bool = False,
+    restart: bool = False,
 ) -> BatchResult:
     """Best tokenization of every text (each searched on its own), as llama.cpp's search.
 
     With ``byte_ends``, token ends are counted in UTF-8 bytes instead of characters.
+
+    With ``restart``, each text is also cut at every boundary that no lattice edge crosses and
+    the pieces are searched apart: every path passes there, so when no addition rounds (the
+    caller's condition 3 of ``ugm/encoder.py``) the best values after it are the ones searched
+    from it shifted by a constant, and the winner is the same. The forward pass then takes as
+    many steps as the longest piece, not the longest text (a 1 KB line of CJK characters the
+    vocab does not hold: 1 step instead of 1000).
     """
     count = len(texts)
     lens = np.fromiter(map(len, texts), dtype=np.int64, count=count)
@@ -114,6 +134,44 @@ def viterbi_batch(
     rem = lens[unit] - local
     cps = text_code_points(s)
     start, length, tid, score = _edges(cps, rem, tables, token_hash, unk_id)
+    if restart:
+        piece_first = _pieces(n, start, length)
+        piece_lens = np.diff(piece_first, append=n)
+        ids, ends, piece = _search(piece_first, piece_lens, start, length, tid, score, unk_id)
+        owner = unit[piece_first[piece]]
+        ends = ends + (piece_first[piece] - first[owner])  # from the piece's start to the text's
+        # consecutive unknown tokens of one text collapse (pieces of a text may both end in one)
+        drop = np.zeros(ids.size, dtype=bool)
+        drop[:-1] = (ids[:-1] == unk_id) & (ids[1:] == unk_id) & (owner[:-1] == owner[1:])
+        if drop.any():
+            keep = ~drop
+            ids, ends, owner = ids[keep], ends[keep], owner[keep]
+    else:
+        ids, ends, owner = _search(first, lens, start, length, tid, score, unk_id)
+    if byte_ends:  # UTF-8 length of each character, summed from its text's start
+        widths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
+        at = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(widths, out=at[1:])
+        ends = at[first[owner] + ends] - at[first[owner]]
+    return BatchResult(ids=ids, ends=ends, counts=np.bincount(owner, minlength=count).astype(np.int64))
+
+
+def _search(
+    first: np.ndarray,
+    lens: np.ndarray,
+    start: np.ndarray,
+    length: np.ndarray,
+    tid: np.ndarray,
+    score: np.ndarray,
+    unk_id: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Forward pass and backtracking over texts at ``first`` of ``lens`` characters in the
+    joined text (every edge inside one): token ids, ends from the text's start, text index;
+    consecutive unknown tokens of a text collapsed."""
+    count = lens.size
+    n = int(first[-1] + lens[-1])
+    unit = np.repeat(np.arange(count, dtype=np.int64), lens)
+    local = np.arange(n, dtype=np.int64) - first[unit]
 
     # boundaries: text u has lens[u] + 1 of them, from first[u] + u on
     base = first + np.arange(count, dtype=np.int64)
@@ -160,9 +218,4 @@ def viterbi_batch(
     if drop.any():
         keep = ~drop
         ids, ends, owner = ids[keep], ends[keep], owner[keep]
-    if byte_ends:  # UTF-8 length of each character, summed from its text's start
-        widths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
-        at = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(widths, out=at[1:])
-        ends = at[first[owner] + ends] - at[first[owner]]
-    return BatchResult(ids=ids, ends=ends, counts=np.bincount(owner, minlength=count).astype(np.int64))
+    return ids, ends, owner

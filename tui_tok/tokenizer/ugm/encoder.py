@@ -54,6 +54,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_chunks
 from tui_tok.tokenizer.ugm.charsmap import Charsmap, parse_charsmap
 from tui_tok.tokenizer.core.gc_pause import gc_paused
 from tui_tok.tokenizer.core.types import Piece, TokenAttr
@@ -70,9 +71,11 @@ _CACHE_LIMIT = 100_000
 _CACHE_BYTES = 8 << 20  # normalised bytes of all cached units
 _BATCH_FROM = 16
 """Missing units from which ``ugm_units.encode_units`` beats encoding them one by one."""
-_BATCH_UNIT_MAX = 512
-"""Units longer than this (input bytes) take the per-unit search even in a batch: one unspaced
-64 KB line is ~1.3x faster alone than through the batched lattice."""
+_BATCH_UNIT_MAX = 4096
+"""Units longer than this (input bytes) take the per-unit search even in a batch (one unspaced
+64 KB line was ~1.3x faster alone). Since both searches restart where no lattice edge crosses
+(``ugm/batch.py``), they cost about the same on long units, and the ~1 KB unspaced lines of
+mixed text are faster in the batch (the generic normaliser is the per-unit path's cost)."""
 _TOKENS_PER_UNIT = 250
 """Before the first batch, its hash table (~0.25 ms per 1000 trie tokens here) must pay off:
 a batch then needs a unit per this many tokens, as a unit costs ~60 us one at a time."""
@@ -178,7 +181,7 @@ class UgmEncoder:
         tables = self.tables
         if tables.units_ok:
             with gc_paused(len(text)):
-                ids = self._encode_units(text, tables, spans=False)
+                ids = self._encode_units_ids(text, tables)
             if ids is not None:
                 return ids
         return [p[0] for p in self.encode_whole(text)]
@@ -277,6 +280,63 @@ class UgmEncoder:
         ends = end_arr.tolist()
         return list(zip(ids, [0, *ends[:-1]], ends))
 
+    def _encode_units_ids(self, text: bytes, tables: UgmTables) -> list[int] | None:
+        """``_encode_units(spans=False)`` with the units as byte ranges: the distinct ones found
+        and the ids chained in whole arrays (``arrays/chunks.py``), so the Python work is per
+        distinct unit, not per unit (123k units, 11k distinct in 0.56 MB of mixed text)."""
+        keyed = self.normalizer.prepend and not self.normalizer.merge
+        spaced = text if tables.separators is None else text.translate(tables.separators)
+        seps = np.flatnonzero(np.frombuffer(spaced, dtype=np.uint8) == 0x20)
+        starts = np.concatenate(([0], seps + 1))  # word k: starts[k] to ends[k]
+        ends = np.append(seps, len(spaced))
+        done = []  # units encoded one at a time, in order
+        flag = False
+        k = 1
+        first = spaced[: int(ends[0])]
+        if keyed:  # is_space_prepended matters and only changes once: follow it to True
+            hit = self._unit((True, first, False), first, False, tables)
+            if hit is None:
+                return None
+            done.append(hit)
+            flag = hit[2]
+        while keyed and not flag and k < len(starts):
+            word = spaced[int(starts[k]) : int(ends[k])]
+            hit = self._unit((word, flag), b" " + word, flag, tables)
+            if hit is None:
+                return None
+            done.append(hit)
+            flag = hit[2]
+            k += 1
+        occ, distinct = distinct_chunks(spaced, starts[k:], ends[k:])
+        keys: list[Any] = list(zip(distinct, repeat(True))) if keyed else distinct
+        cache = self._cache
+        hits: list[_Unit | None] = list(map(cache.get, keys)) if cache else [None] * len(keys)
+        if None in hits:
+            missing = list(compress(keys, map(not_, hits)))
+            filled: dict[Any, _Unit] = {}  # read from here: another thread may empty the shared cache
+            if not self._fill(missing, [key[0] for key in missing] if keyed else missing, flag, tables, filled):
+                return None
+            hits = [filled[key] if h is None else h for key, h in zip(keys, hits)]
+            self._trim_cache()
+        if not keyed:  # the first word last: a batch above leaves the batched search ready
+            hit = self._unit((True, first, False), first, False, tables)
+            if hit is None:
+                return None
+            done.append(hit)
+        units = cast("list[_Unit]", hits)  # every key is cached by now: no None
+        sizes = np.fromiter(map(len, map(itemgetter(0), units)), dtype=np.int64, count=len(units))
+        norm = np.fromiter(map(itemgetter(3), units), dtype=np.int64, count=len(units))
+        norm_len = sum(map(itemgetter(3), done)) + int(norm[occ].sum())
+        if norm_len > tables.max_exact_bytes:
+            return None
+        flat = np.fromiter(chain.from_iterable(map(itemgetter(0), units)), dtype=np.int64, count=int(sizes.sum()))
+        head = list(chain.from_iterable(map(itemgetter(0), done)))
+        id_arr = np.concatenate((np.array(head, dtype=np.int64), chain_flat(occ, flat, sizes)))
+        unk = self.vocab.unk_id
+        if id_arr.size and (id_arr == unk).any():
+            id_arr = id_arr[_keep_one_unknown(id_arr, unk)]
+        return id_arr.tolist()
+
     def _fill(
         self, keys: list[Any], words: list[bytes], flag: bool, tables: UgmTables, filled: dict[Any, _Unit], *,
         batch: bool = True,
@@ -340,20 +400,23 @@ class UgmEncoder:
         """One unit: token ids, token end offsets in ``unit``, is_space_prepended after it,
         normalised length; None if the normalised bytes are not valid UTF-8."""
         norm = self.normalizer.normalize(unit, space_prepended=flag)
-        hit = self._search(norm.text, norm.offsets, tables)
+        hit = self._search(norm.text, norm.offsets, tables, restart=True)
         if hit is None:
             return None
         return hit[0], hit[1], norm.space_prepended, len(norm.text)
 
-    def _search(self, text: bytes, offsets: list[int], tables: UgmTables) -> tuple[list[int], list[int]] | None:
+    def _search(
+        self, text: bytes, offsets: list[int], tables: UgmTables, *, restart: bool = False
+    ) -> tuple[list[int], list[int]] | None:
         """Character search of normalised ``text``: token ids and input end offsets (through
-        ``offsets``); None if ``text`` is not valid UTF-8."""
+        ``offsets``); None if ``text`` is not valid UTF-8. ``restart``: the text is a unit
+        (conditions 1-3 hold), so the batched search may restart where no edge crosses."""
         try:
             s = text.decode("utf-8")
         except UnicodeDecodeError:
             return None
         if self._token_hash is not None:  # the tables of the batched search exist: use them
-            found = viterbi_batch([s], tables, self._token_hash, unk_id=self.vocab.unk_id)
+            found = viterbi_batch([s], tables, self._token_hash, unk_id=self.vocab.unk_id, restart=restart)
             tids, char_ends = found.ids.tolist(), found.ends.tolist()
         else:
             raw = viterbi_str(

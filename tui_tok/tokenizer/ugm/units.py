@@ -97,7 +97,7 @@ def encode_units(
         out_flags[k] = norm.space_prepended
         generic.append((k, norm.text, norm.offsets))
 
-    batch = viterbi_batch(texts, tables, token_hash, unk_id=unk_id, byte_ends=wide)
+    batch = viterbi_batch(texts, tables, token_hash, unk_id=unk_id, byte_ends=wide, restart=True)
     counts = batch.counts.tolist()
     cuts = [0, *accumulate(counts)]
     if wide:  # byte ends -> input ends: the space string stands for the one-byte separator
