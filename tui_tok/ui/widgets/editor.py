@@ -11,7 +11,7 @@ It also applies its colour theme's CSS once per style change rather than on ever
 (``TextArea.render_lines`` does it each frame: about a quarter of the editor's draw time),
 and keeps its wrapped document's height until the next re-wrap (``WrappedDocument.height``
 sums over every line and ``TextArea`` asks for it once per drawn row: ~10k steps per frame
-with 100 KB of text). With soft wrapping its outer size never depends on the text, so a
+with 100 KB of text); long texts wrap at the character with numpy (``char_wrap``). With soft wrapping its outer size never depends on the text, so a
 change of its wrapped height updates the scrollbar without a layout pass of the whole screen
 (``quiet_size``).
 
@@ -47,6 +47,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 from textual.widgets.text_area import Document, DocumentBase, Edit, EditResult, Location, Selection, WrappedDocument
 
+from tui_tok.ui.widgets.char_wrap import AdaptiveWrappedDocument
 from tui_tok.ui.widgets.exact_document import ExactDocument
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
 
@@ -56,28 +57,6 @@ if TYPE_CHECKING:
 _FrameState = tuple[tuple[object, ...], int, Selection, bool, str, Location | None]
 """``Editor._rows_state``: the widget's settings, scroll y, selection, whether the cursor is drawn,
 the suggestion, and where the bracket matching the cursor's is."""
-
-
-class _HeightCachedWrappedDocument(WrappedDocument):
-    """``WrappedDocument`` whose ``height`` is computed once per (re-)wrap."""
-
-    _height: int | None = None
-
-    @property
-    def height(self) -> int:
-        if self._height is None:
-            self._height = WrappedDocument.height.fget(self)  # type: ignore[attr-defined]
-        return self._height
-
-    def wrap(self, *args: object, **kwargs: object) -> None:
-        self._height = None
-        super().wrap(*args, **kwargs)  # type: ignore[arg-type]
-        self._height = None
-
-    def wrap_range(self, *args: object, **kwargs: object) -> None:
-        self._height = None
-        super().wrap_range(*args, **kwargs)  # type: ignore[arg-type]
-        self._height = None
 
 
 class Editor(TextArea):
@@ -209,14 +188,14 @@ class Editor(TextArea):
 
     @wrapped_document.setter
     def wrapped_document(self, value: WrappedDocument) -> None:
+        if type(value) is WrappedDocument:
+            value.__class__ = AdaptiveWrappedDocument
         document = self.__dict__.get("document")
         if document is not None and value.document is not document:
             # TextArea wraps the Document it built, not the ExactDocument that replaced it;
             # the re-wrap that follows (TextArea does one after each new document) uses this
             value.document = document
             value.wrap(value._width, value._tab_width)  # noqa: SLF001 - its own settings
-        if type(value) is WrappedDocument:
-            value.__class__ = _HeightCachedWrappedDocument
         self.__dict__["wrapped_document"] = value
 
     def _refresh_size(self) -> None:

@@ -33,6 +33,7 @@ class ExactDocument(Document):
         self._lines: list[str] = text.split("\n")
         self._shown: list[str] | None = None
         self._starts: np.ndarray | None = None
+        self._text: str | None = text
 
     # --- what TextArea draws --------------------------------------------------------------------
 
@@ -43,10 +44,24 @@ class ExactDocument(Document):
         return self._shown
 
     def __getitem__(self, line_index):  # type: ignore[no-untyped-def, override]  # int or slice, as Document's
-        return self.lines[line_index]
+        if self._shown is not None:
+            return self._shown[line_index]
+        # one line (or a slice) without converting all of a long text's lines
+        if isinstance(line_index, slice):
+            return [editor_text(line) for line in self._lines[line_index]]
+        return editor_text(self._lines[line_index])
 
     def get_line(self, index: int) -> str:
-        return self.lines[index]
+        return self[index]
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines)
+
+    @property
+    def n_chars(self) -> int:
+        """Characters in ``text`` (without joining it)."""
+        return int(self._line_starts()[-1]) - 1
 
     def get_size(self, tab_width: int) -> Size:
         lines = self.lines
@@ -56,7 +71,9 @@ class ExactDocument(Document):
 
     @property
     def text(self) -> str:
-        return "\n".join(self._lines)
+        if self._text is None:  # joined once per edit: the view reads it several times
+            self._text = "\n".join(self._lines)
+        return self._text
 
     @property
     def exact_lines(self) -> list[str]:
@@ -77,8 +94,12 @@ class ExactDocument(Document):
         insert[-1] = insert[-1] + after
         lines[top_row : bottom_row + 1] = insert
         if self._shown is not None:
-            self._shown[top_row : bottom_row + 1] = [editor_text(line) for line in insert]
+            if len(insert) > 1_000:  # a paste: lines are converted when drawn instead
+                self._shown = None
+            else:
+                self._shown[top_row : bottom_row + 1] = [editor_text(line) for line in insert]
         self._starts = None
+        self._text = None
         return EditResult((top_row + len(insert) - 1, column), replaced)
 
     # --- index <-> location without a walk over every line ---------------------------------------
