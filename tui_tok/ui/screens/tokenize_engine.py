@@ -7,16 +7,17 @@ session lock around every method that tokenizes (``layout``, ``pieces``).
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import overload
 
 import numpy as np
 
 from tui_tok.explore.display import NULL_PIECE, display_bytes
-from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, tokenize_chunked
-from tui_tok.explore.layout import TokenLayout, kind_codes, layout_arrays, layout_tokens
+from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, split_chunks, tokenize_chunked
+from tui_tok.explore.layout import TokenLayout, kind_codes, layout_arrays
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
-from tui_tok.tokenizer.tokenizer import Tokenizer
+from tui_tok.tokenizer.tokenizer import Tokenizer, concat_arrays
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 
 
@@ -31,6 +32,14 @@ class TokenizeRequest:
     show_pieces: bool
     provisional: bool = False
     """Line by line from the cache (shown at once, replaced by the exact result later)."""
+
+
+PIECE_CHARS = 100_000
+"""Characters tokenized between two checks for cancellation (``Tokenizer.tokenize_arrays_pieces``):
+~30 ms of work, after which the UI thread gets the interpreter back."""
+MOSTLY_NEW = 4
+"""A provisional request whose line cache lacks more than 1/``MOSTLY_NEW`` of the text (a paste)
+is tokenized exactly at once: line by line would cost as much, and then be done again."""
 
 
 class TokenizeEngine:
@@ -58,7 +67,7 @@ class TokenizeEngine:
             special_texts=[v.tokens[i] for i in np.flatnonzero(special)],
             any_lstrip=bool(np.any(v.attrs & int(TokenAttr.LSTRIP))),
         ):
-            cache = ChunkCache(lambda c, ps: tok.tokenize(c, add_special=False, parse_special=ps), self.kinds_by_id(tok))
+            cache = ChunkCache(lambda c, ps: tok.tokenize_arrays(c, add_special=False, parse_special=ps), self.kinds_by_id(tok))
             if not probes_agree(lambda t, ps: tok.encode(t, add_special=False, parse_special=ps), cache):
                 cache = None
         self._chunks = (tok, cache)
@@ -67,15 +76,22 @@ class TokenizeEngine:
     def pieces(tok: Tokenizer, layout: TokenLayout) -> dict[int, str]:
         return {i: display_bytes(tok.token_to_piece(i)) if i >= 0 else NULL_PIECE for i in sorted_unique(layout.ids).tolist()}
 
-    @overload
-    def layout(self, tok: Tokenizer, request: TokenizeRequest, *, chunks: None = None) -> TokenLayout: ...
-    @overload
-    def layout(self, tok: Tokenizer, request: TokenizeRequest, *, chunks: list[str] | None) -> TokenLayout | None: ...
-    def layout(self, tok: Tokenizer, request: TokenizeRequest, *, chunks: list[str] | None = None) -> TokenLayout | None:
+    def layout(
+        self,
+        tok: Tokenizer,
+        request: TokenizeRequest,
+        *,
+        chunks: list[str] | None = None,
+        stop: Callable[[], bool] | None = None,
+        progress: Callable[[float], None] | None = None,
+    ) -> tuple[TokenLayout, bool] | None:
         """Tokenize (line by line from the cache when provisional) and lay out; holds the lock.
+        Returns the layout and whether it is provisional.
 
         With ``chunks`` (the UI thread's fast path) only the line-by-line result is allowed:
-        None when the whole text would have to be tokenized.
+        None when the whole text would have to be tokenized. A long text is tokenized exactly
+        in pieces: between them ``stop()`` may end the work (None is returned), ``progress``
+        hears the fraction done, and other threads (the UI) get the interpreter.
         """
         kinds = self.kinds_by_id(tok)
         self.check_chunking(tok)
@@ -83,17 +99,35 @@ class TokenizeEngine:
         if cache is not None:
             added = TokenArrays.of(tok.tokenize("", add_special=request.add_special), kinds)
             n_bos = int(request.add_special and tok.vocab.add_bos)
-            if len(added.ids) == n_bos + int(request.add_special and tok.vocab.add_eos):
+            pieces = chunks if chunks is not None else split_chunks(request.text)
+            missing = cache.missing_chars(pieces, request.parse_special)
+            if len(added.ids) == n_bos + int(request.add_special and tok.vocab.add_eos) and (
+                chunks is not None or missing * MOSTLY_NEW <= len(request.text)
+            ):
                 cut = lambda a, s: TokenArrays(a.ids[s], a.starts[s], a.ends[s], a.kinds[s])  # noqa: E731
                 arr = tokenize_chunked(
                     request.text, cache, parse_special=request.parse_special,
-                    before=cut(added, slice(0, n_bos)), after=cut(added, slice(n_bos, None)), chunks=chunks,
+                    before=cut(added, slice(0, n_bos)), after=cut(added, slice(n_bos, None)), chunks=pieces,
                 )
-                return layout_arrays(request.text, ids=arr.ids, starts=arr.starts, ends=arr.ends, kinds=arr.kinds)
+                return layout_arrays(request.text, ids=arr.ids, starts=arr.starts, ends=arr.ends, kinds=arr.kinds), True
         if chunks is not None:
             return None
-        tokens = tok.tokenize(request.text, add_special=request.add_special, parse_special=request.parse_special)
-        return layout_tokens(request.text, tokens, kinds_by_id=kinds)
+        columns = []
+        n = max(1, len(request.text))
+        done = 0
+        for piece in tok.tokenize_arrays_pieces(
+            request.text, add_special=request.add_special, parse_special=request.parse_special, piece_chars=PIECE_CHARS
+        ):
+            columns.append(piece)
+            done += PIECE_CHARS
+            if stop is not None and stop():
+                return None
+            if progress is not None and done < n:
+                progress(done / n)
+            time.sleep(0)  # let the UI thread run (it may be waiting for the interpreter)
+        ids, starts, ends = concat_arrays(columns)
+        del columns
+        return layout_arrays(request.text, ids=ids, starts=starts, ends=ends, kinds=kinds[ids]), False
 
     def kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
         # once per tokenizer: a kind code per id, so a layout never reads Token.kind

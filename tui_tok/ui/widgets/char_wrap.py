@@ -20,9 +20,11 @@ widths are summed per character, so such a row may overflow by a cell.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import methodcaller
 from typing import Any
 
 import numpy as np
+from rich._unicode_data import load as load_cell_table
 from rich.cells import get_character_cell_size
 from textual.document._wrapped_document import WrappedDocument
 from textual.expand_tabs import get_tab_widths
@@ -39,12 +41,28 @@ _BMP_WIDTHS: np.ndarray | None = None
 
 
 def bmp_widths() -> np.ndarray:
-    """Cells of each code point below U+10000 as the editor draws it (tab: 0, counted apart)."""
+    """Cells of each code point below U+10000 as the editor draws it (tab: 0, counted apart).
+
+    rich's width table filled in by ranges, then the characters ``editor_text`` draws as
+    another character (controls, invisible ones) measured as drawn.
+    """
     global _BMP_WIDTHS
     if _BMP_WIDTHS is None:
-        size = get_character_cell_size.__wrapped__  # type: ignore[attr-defined]  # not its 4096-entry cache
-        widths = [sum(size(c, "auto") for c in editor_text(chr(cp))) for cp in range(0x10000)]
-        table = np.array(widths, dtype=np.int64)
+        table = np.ones(0x10000, dtype=np.int64)
+        for start, end, width in load_cell_table("auto").widths:
+            if start < 0x10000:
+                table[start : min(end, 0xFFFF) + 1] = width
+        table[:32] = 0
+        table[0x7F:0xA0] = 0
+        everything = "".join(map(chr, range(0x10000)))
+        shown = editor_text(everything)
+        if len(shown) == len(everything):  # one drawn character per character, as documented
+            drawn = np.frombuffer(shown.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            for cp in np.flatnonzero(drawn != np.arange(0x10000, dtype=np.uint32)).tolist():
+                table[cp] = get_character_cell_size(shown[cp])
+        else:
+            for cp in range(0x10000):
+                table[cp] = sum(get_character_cell_size(c) for c in editor_text(chr(cp)))
         table[9] = 0
         _BMP_WIDTHS = table
     return _BMP_WIDTHS
@@ -52,32 +70,34 @@ def bmp_widths() -> np.ndarray:
 
 def line_cells(lines: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Cells of each line as drawn with its tabs taken as no cell, whether each line is
-    *plain* (every character one cell, no tab: its rows are a division), and its tab count."""
+    *plain* (every character one cell, no tab: its rows are a division), and its tab count.
+    ASCII lines are measured by length (controls are drawn as one-cell pictures); the others
+    through ``bmp_widths``, all at once."""
     n = len(lines)
     lengths = np.fromiter(map(len, lines), dtype=np.int64, count=n)
-    bounds = np.concatenate(([0], np.cumsum(lengths)))
-    joined = "".join(lines)
-    if joined.isascii():  # one cell per character (controls are drawn as pictures) but tabs
-        tabs = np.frombuffer(joined.encode("ascii"), dtype=np.uint8) == 9
-        widths = (~tabs).astype(np.int64)
-        odd = tabs
+    tabs = np.fromiter(map(methodcaller("count", "\t"), lines), dtype=np.int64, count=n)
+    cells = lengths - tabs
+    plain = tabs == 0
+    wide = np.flatnonzero(~np.fromiter(map(str.isascii, lines), dtype=bool, count=n))
+    if not len(wide):
+        return cells, plain, tabs
+    some = [lines[i] for i in wide.tolist()]
+    bounds = np.concatenate(([0], np.cumsum(lengths[wide])))
+    cps = np.frombuffer("".join(some).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    bmp = cps < 0x10000
+    if bmp.all():
+        widths = bmp_widths()[cps]
     else:
-        cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         widths = np.empty(len(cps), dtype=np.int64)
-        bmp = cps < 0x10000
         widths[bmp] = bmp_widths()[cps[bmp]]
-        if not bmp.all():
-            astral, where = np.unique(cps[~bmp], return_inverse=True)
-            sizes = [get_character_cell_size(editor_text(chr(cp))) for cp in astral.tolist()]
-            widths[~bmp] = np.array(sizes, dtype=np.int64)[where]
-        tabs = cps == 9
-        odd = (widths != 1) | tabs
+        astral, where = np.unique(cps[~bmp], return_inverse=True)
+        sizes = [get_character_cell_size(editor_text(chr(cp))) for cp in astral.tolist()]
+        widths[~bmp] = np.array(sizes, dtype=np.int64)[where]
     cum_cells = np.concatenate(([0], np.cumsum(widths)))
-    cum_odd = np.concatenate(([0], np.cumsum(odd)))
-    cells = cum_cells[bounds[1:]] - cum_cells[bounds[:-1]]
-    plain = cum_odd[bounds[1:]] == cum_odd[bounds[:-1]]
-    cum_tabs = np.concatenate(([0], np.cumsum(tabs)))
-    return cells, plain, cum_tabs[bounds[1:]] - cum_tabs[bounds[:-1]]
+    cum_odd = np.concatenate(([0], np.cumsum(widths != 1)))  # tabs are 0 wide, so odd too
+    cells[wide] = cum_cells[bounds[1:]] - cum_cells[bounds[:-1]]
+    plain[wide] = cum_odd[bounds[1:]] == cum_odd[bounds[:-1]]
+    return cells, plain, tabs
 
 
 def char_wrap_offsets(line: str, width: int, tab_width: int) -> list[int]:
@@ -168,6 +188,10 @@ class AdaptiveWrappedDocument(WrappedDocument):
     """Rows of each line (character wrap)."""
     _row_starts: np.ndarray | None = None
     _offsets: dict[int, list[int]] | None = None
+    _cells: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    """``line_cells`` of every line (character wrap; they do not depend on the width)."""
+    _cells_of: object = None
+    """The document and its version ``_cells`` were measured on."""
 
     @property
     def height(self) -> int:
@@ -185,6 +209,7 @@ class AdaptiveWrappedDocument(WrappedDocument):
         self._height = None
         if self._n_chars() < BIG_CHARS:
             self._by_char = False
+            self._cells = None
             super().wrap(width, tab_width)
             self._height = None
             return
@@ -192,7 +217,10 @@ class AdaptiveWrappedDocument(WrappedDocument):
         if tab_width:
             self._tab_width = tab_width
         self._by_char = True
-        self._rows = self._count_rows(self._exact_lines())
+        lines = self._exact_lines()
+        if self._cells is None or self._cells_of != self._version() or len(self._cells[0]) != len(lines):
+            self._cells = line_cells(lines)
+        self._rows = self._count_rows(lines, self._cells)
         self._changed()
         self._wrap_offsets = _LineWrapOffsets(self)  # type: ignore[assignment]
         self._tab_width_cache = _LineTabWidths(self)  # type: ignore[assignment]
@@ -206,6 +234,7 @@ class AdaptiveWrappedDocument(WrappedDocument):
             self.wrap(self._width, self._tab_width)
             return
         if not self._by_char:
+            self._cells = None
             super().wrap_range(start, old_end, new_end)
             self._height = None
             return
@@ -214,11 +243,21 @@ class AdaptiveWrappedDocument(WrappedDocument):
         top = min(max(min(start[0], old_end[0]), 0), old_n - 1, n_lines - 1)
         old_bottom = min(max(start[0], old_end[0]), old_n - 1)
         new_bottom = min(max(start[0], new_end[0]), n_lines - 1)
-        new_rows = self._count_rows(self._exact_lines()[top : new_bottom + 1])
+        new_lines = self._exact_lines()[top : new_bottom + 1]
+        new_cells = line_cells(new_lines)
+        if self._cells is not None:
+            self._cells = tuple(  # type: ignore[assignment]
+                np.concatenate((old[:top], new, old[old_bottom + 1 :])) for old, new in zip(self._cells, new_cells)
+            )
+        new_rows = self._count_rows(new_lines, new_cells)
         self._rows = np.concatenate((self._rows[:top], new_rows, self._rows[old_bottom + 1 :]))
         self._changed()
 
+    def _version(self) -> tuple[int, int]:
+        return id(self.document), getattr(self.document, "version", -1)
+
     def _changed(self) -> None:
+        self._cells_of = self._version() if self._cells is not None else None
         self._row_starts = None
         self._offsets = {}
 
@@ -232,12 +271,12 @@ class AdaptiveWrappedDocument(WrappedDocument):
             self._row_starts = np.concatenate(([0], np.cumsum(self._rows))).astype(np.int64)
         return self._row_starts
 
-    def _count_rows(self, lines: list[str]) -> np.ndarray:
-        """Rows of each of ``lines`` (exact text) at the current width."""
+    def _count_rows(self, lines: list[str], measured: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+        """Rows of each of ``lines`` (exact text, ``measured`` by ``line_cells``) at the current width."""
         width = self._width
         if not width:
             return np.ones(len(lines), dtype=np.int64)
-        cells, plain, tabs = line_cells(lines)
+        cells, plain, tabs = measured
         rows = np.maximum(1, (cells + width - 1) // width)
         # a line with tabs or wide characters that may not fit: wrapped in Python (few)
         for i in np.flatnonzero(~plain & (cells + tabs * min(self._tab_width, width) > width)).tolist():
@@ -256,7 +295,7 @@ class AdaptiveWrappedDocument(WrappedDocument):
                 hit = []
             else:
                 shown = self.document[line]
-                if line_cells([self._exact_lines()[line]])[1][0]:
+                if self._cells is not None and self._cells[1][line]:
                     hit = list(range(self._width, len(shown), self._width))
                 else:
                     hit = char_wrap_offsets(shown, self._width, self._tab_width)

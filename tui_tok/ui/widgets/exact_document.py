@@ -34,6 +34,8 @@ class ExactDocument(Document):
         self._shown: list[str] | None = None
         self._starts: np.ndarray | None = None
         self._text: str | None = text
+        self.version = 0
+        """Edits so far (a measurement of the lines is valid while it is unchanged)."""
 
     # --- what TextArea draws --------------------------------------------------------------------
 
@@ -100,6 +102,7 @@ class ExactDocument(Document):
                 self._shown[top_row : bottom_row + 1] = [editor_text(line) for line in insert]
         self._starts = None
         self._text = None
+        self.version += 1
         return EditResult((top_row + len(insert) - 1, column), replaced)
 
     # --- index <-> location without a walk over every line ---------------------------------------
