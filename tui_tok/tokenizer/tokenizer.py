@@ -357,6 +357,11 @@ def _kind(attr: int) -> TokenKind:
     return k
 
 
+def as_bytes(text: str | bytes) -> bytes:
+    """The bytes ``encode`` and ``tokenize`` see for ``text`` (spans are offsets into them)."""
+    return _as_bytes(text)
+
+
 def _as_bytes(text: str | bytes) -> bytes:
     """UTF-8 of ``text``; lone surrogates U+DC80-DCFF stand for raw bytes (``surrogateescape``),
     other lone surrogates become their 3-byte encodings (which llama.cpp decodes leniently)."""

@@ -56,7 +56,7 @@ from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
 SYNC_CHARS = 4_000
 DEBOUNCE_CHARS = 20_000
 DEBOUNCE_S = 0.05
-WORKER_ONLY_CHARS = 1_000_000
+WORKER_ONLY_CHARS = 200_000
 """Longer texts are never tokenized on the UI thread (splitting and laying out take longer than a frame)."""
 PROVISIONAL_CHARS = 8_000
 CONFIRM_S = 0.3
@@ -206,6 +206,11 @@ class TokenizeScreen(ViewScreen):
     def _changed_message(self) -> None:
         if not self.query_one("#tok-input", Editor).consume_changed():
             self._text_changed()
+
+    @property
+    def spliced_shown(self) -> int:
+        """Exact results made by re-tokenizing around an edit (tests check the fast path ran)."""
+        return self._engine.spliced
 
     def _text_changed(self) -> None:
         """The text changed: called from inside the edit (``Editor.on_edit``), before the repaint."""

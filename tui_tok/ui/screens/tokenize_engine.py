@@ -7,6 +7,7 @@ session lock around every method that tokenizes (``layout``, ``pieces``).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,8 +17,11 @@ import numpy as np
 from tui_tok.explore.display import NULL_PIECE, display_bytes
 from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, split_chunks, tokenize_chunked
 from tui_tok.explore.layout import TokenLayout, kind_codes, layout_arrays
+from tui_tok.explore.layout_splice import splice_layout
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
-from tui_tok.tokenizer.tokenizer import Tokenizer, concat_arrays
+from tui_tok.tokenizer.core.types import PieceArrays
+from tui_tok.tokenizer.edit import plan_edit
+from tui_tok.tokenizer.tokenizer import Tokenizer, as_bytes, concat_arrays
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 
 
@@ -34,6 +38,8 @@ class TokenizeRequest:
     """Line by line from the cache (shown at once, replaced by the exact result later)."""
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 PIECE_CHARS = 100_000
 """Characters tokenized between two checks for cancellation (``Tokenizer.tokenize_arrays_pieces``):
 ~30 ms of work, after which the UI thread gets the interpreter back."""
@@ -42,12 +48,29 @@ MOSTLY_NEW = 4
 is tokenized exactly at once: line by line would cost as much, and then be done again."""
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class _Exact:
+    """The last exact result: what an edit's tokens are spliced from (``tokenizer.edit``)."""
+
+    tok: Tokenizer
+    add_special: bool
+    parse_special: bool
+    data: bytes
+    inner: PieceArrays
+    """Tokens of ``data`` without the added BOS/EOS (byte offsets)."""
+    n_bos: int
+    layout: TokenLayout
+
+
 class TokenizeEngine:
     """Per-tokenizer caches of the tokenize view."""
 
     def __init__(self) -> None:
         self._kinds: tuple[Tokenizer, np.ndarray] | None = None
         self._chunks: tuple[Tokenizer, ChunkCache | None] | None = None
+        self._exact: _Exact | None = None
+        self.spliced = 0
+        """Exact results made by splicing an edit into the last one (tests check the fast path ran)."""
 
     def chunk_cache(self, tok: Tokenizer | None) -> ChunkCache | None:
         """The line cache, once a worker has checked that lines are independent (else None)."""
@@ -94,6 +117,9 @@ class TokenizeEngine:
         hears the fraction done, and other threads (the UI) get the interpreter.
         """
         kinds = self.kinds_by_id(tok)
+        spliced = self._splice(tok, request, kinds)
+        if spliced is not None:
+            return spliced, False
         self.check_chunking(tok)
         cache = self.chunk_cache(tok) if request.provisional else None
         if cache is not None:
@@ -127,7 +153,44 @@ class TokenizeEngine:
             time.sleep(0)  # let the UI thread run (it may be waiting for the interpreter)
         ids, starts, ends = concat_arrays(columns)
         del columns
-        return layout_arrays(request.text, ids=ids, starts=starts, ends=ends, kinds=kinds[ids]), False
+        layout = layout_arrays(request.text, ids=ids, starts=starts, ends=ends, kinds=kinds[ids])
+        self._remember(tok, request, layout, (ids, starts, ends))
+        return layout, False
+
+    def _remember(self, tok: Tokenizer, request: TokenizeRequest, layout: TokenLayout, tokens: PieceArrays) -> None:
+        added = len(tok.tokenize_arrays(b"", add_special=request.add_special)[0])
+        n_bos = int(request.add_special and tok.vocab.add_bos)
+        n = len(tokens[0])
+        if not request.text.isascii() and _SURROGATE.search(request.text):
+            self._exact = None  # byte offsets would not map back to characters by decoding
+            return
+        inner = tuple(c[n_bos : n - (added - n_bos)] for c in tokens)
+        self._exact = _Exact(tok, request.add_special, request.parse_special, as_bytes(request.text), inner, n_bos, layout)  # type: ignore[arg-type]
+
+    def _splice(self, tok: Tokenizer, request: TokenizeRequest, kinds: np.ndarray) -> TokenLayout | None:
+        """The exact layout of an edit of the last exact text, re-encoding only around it (or None)."""
+        last = self._exact
+        if last is None or last.tok is not tok or (last.add_special, last.parse_special) != (request.add_special, request.parse_special):
+            return None
+        text = request.text
+        if not text.isascii() and _SURROGATE.search(text):
+            return None
+        new = as_bytes(text)
+        splice = plan_edit(tok, last.data, last.inner, new, parse_special=request.parse_special)
+        if splice is None:
+            return None
+        char_a = len(new[: splice.a].decode("utf-8"))
+        char_b_old = len(last.layout.text) - len(new[splice.b :].decode("utf-8"))
+        inner = splice.tokens(last.inner)
+        mid_ids, mid_starts, mid_ends = splice.mid
+        layout = splice_layout(
+            last.layout, text, char_a=char_a, char_b_old=char_b_old, first=splice.first + last.n_bos,
+            stop=splice.stop + last.n_bos, mid_ids=mid_ids, mid_starts=mid_starts, mid_ends=mid_ends,
+            kinds_by_id=kinds, n_bytes=len(new),
+        )  # fmt: skip
+        self._exact = _Exact(tok, request.add_special, request.parse_special, new, inner, last.n_bos, layout)
+        self.spliced += 1
+        return layout
 
     def kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
         # once per tokenizer: a kind code per id, so a layout never reads Token.kind
