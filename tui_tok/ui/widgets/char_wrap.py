@@ -303,9 +303,10 @@ class AdaptiveWrappedDocument(WrappedDocument):
         return hit
 
     def location_to_offset(self, location: Location) -> Any:
-        if not self._by_char:
-            return super().location_to_offset(location)
-        line = min(max(location[0], 0), len(self._rows) - 1)
+        # clamped to the lines there are: undoing a paste can ask for the old cursor's place
+        # (the scrollbar goes away, TextArea scrolls to the cursor) before it moves the cursor
+        n_lines = len(self._rows) if self._by_char else len(self._line_index_to_offsets)
+        line = min(max(location[0], 0), max(0, n_lines - 1))
         return super().location_to_offset((line, location[1]))
 
     def get_sections(self, line_index: int) -> list[str]:

@@ -85,6 +85,7 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         if flowed is not None and flowed[2] == max(1, self.content_box.width):
             self._flowed = flowed
             self._row_starts = flowed[1]
+            self._width = flowed[2]
         self._update_size()
         if old_width == max(1, self.content_box.width):
             self.refresh_changed()
