@@ -61,7 +61,7 @@ class TokenLayout:
     kinds: np.ndarray
     """uint8 ``KIND_CODES`` per token."""
     phases: np.ndarray
-    """int64 colour phase of each token, 0 to ``N_PHASES`` - 1: neighbours always differ, and
+    """uint8 colour phase of each token, 0 to ``N_PHASES`` - 1: neighbours always differ, and
     an edit inside a line changes no other line's phases (``line_phases``)."""
     line_starts: np.ndarray
     """int64 character index where each line starts; a line includes its trailing newline."""
@@ -152,24 +152,30 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         # UTF-8 length of each character as the tokenizer encodes it: a lone surrogate
         # U+DC80-DCFF is one raw byte (surrogateescape), other surrogates three bytes
-        escaped = (cps >= 0xDC80) & (cps <= 0xDCFF)
-        lengths = (1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000) - 2 * escaped).astype(np.int64)
-        n_bytes = int(lengths.sum())
+        # (one byte per character and no byte -> character table: 10 MB of text is 10M characters)
+        lengths = np.ones(len(cps), dtype=np.uint8)
+        for bound in (0x80, 0x800, 0x10000):
+            lengths += cps >= bound
+        lengths -= 2 * ((cps >= 0xDC80) & (cps <= 0xDCFF)).view(np.uint8)
+        byte_ends = np.cumsum(lengths, dtype=np.int64)
+        del lengths
+        n_bytes = int(byte_ends[-1]) if len(byte_ends) else 0
         bstart = np.clip(bstart, 0, n_bytes)
         bend = np.clip(bend, bstart, n_bytes)
-        last = np.maximum(bend - 1, 0)
-        # byte -> index of the character it belongs to; a span may end at n_bytes
-        char_of_byte = np.append(np.repeat(np.arange(len(cps), dtype=np.int64), lengths), len(cps))
-        starts = char_of_byte[bstart]
+        # byte -> the character holding it: the characters ending at or before it
+        starts = np.searchsorted(byte_ends, bstart, side="right").astype(np.int64)
         # end: the character holding the last byte, plus one; empty spans stay empty
-        ends = np.where(bend > bstart, char_of_byte[last] + 1, starts)
-        del char_of_byte
+        last_char = np.searchsorted(byte_ends, np.maximum(bend - 1, 0), side="right") + 1
+        ends = np.where(bend > bstart, last_char, starts).astype(np.int64)
+        del byte_ends, last_char
         line_starts = np.concatenate(([0], np.flatnonzero(cps == 0x0A) + 1)).astype(np.int64)
-        wide = ((cps >= 0x3000) & (cps < 0xD800)) | ((cps >= 0x10000) & (cps < 0x40000))
-        widths = 1 + wide.astype(np.int64)
-        for m in INVISIBLE.finditer(text):  # drawn as a code (shown_text): as many cells as it has characters
-            widths[m.start()] = invisible_width(m.group())
-        cells_before = np.concatenate(([0], np.cumsum(widths, dtype=np.int64)))
+        widths = np.ones(len(cps), dtype=np.uint8)
+        widths += ((cps >= 0x3000) & (cps < 0xD800)) | ((cps >= 0x10000) & (cps < 0x40000))
+        for pos in _invisible_positions(cps).tolist():  # drawn as a code (shown_text): as many cells as it has characters
+            widths[pos] = invisible_width(text[pos])
+        cells_before = np.empty(len(cps) + 1, dtype=np.int64)
+        cells_before[0] = 0
+        np.cumsum(widths, dtype=np.int64, out=cells_before[1:])
     return TokenLayout(
         text=text,
         ids=ids,
@@ -181,6 +187,27 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         cells_before=cells_before,
         n_bytes=n_bytes,
     )
+
+
+_INVISIBLE_BMP: np.ndarray | None = None
+
+
+def _invisible_positions(cps: np.ndarray) -> np.ndarray:
+    """Where ``display.INVISIBLE`` matches (one character each), found with a table rather than
+    a regex scan of the whole text (which would hold the interpreter for a 10 MB text)."""
+    global _INVISIBLE_BMP
+    if _INVISIBLE_BMP is None:
+        table = np.zeros(0x10000, dtype=bool)
+        table[[m.start() for m in INVISIBLE.finditer("".join(map(chr, range(0x10000))))]] = True
+        _INVISIBLE_BMP = table
+    hits = _INVISIBLE_BMP[cps & 0xFFFF] & (cps < 0x10000)
+    astral = cps >= 0x10000
+    if astral.any():
+        unique = np.unique(cps[astral])
+        odd = [cp for cp in unique.tolist() if INVISIBLE.match(chr(cp))]
+        if odd:
+            hits |= np.isin(cps, np.array(odd, dtype=np.uint32))
+    return np.flatnonzero(hits)
 
 
 N_PHASES = 6
@@ -202,13 +229,13 @@ def line_phases(starts: np.ndarray, line_starts: np.ndarray) -> np.ndarray:
     n = len(starts)
     index = np.arange(n, dtype=np.int64)
     if not n:
-        return index
+        return index.astype(np.uint8)
     at = np.minimum(np.searchsorted(line_starts, starts), len(line_starts) - 1)
     begins_line = line_starts[at] == starts
     begins_line[0] = True
     run_start = np.maximum.accumulate(np.where(begins_line, index, 0))
     half = N_PHASES // 2
-    return (index - run_start) % half + half * (np.cumsum(begins_line) % 2 == 0)
+    return ((index - run_start) % half + half * (np.cumsum(begins_line) % 2 == 0)).astype(np.uint8)
 
 
 def wrap_rows(layout: TokenLayout, *, width: int) -> Rows:

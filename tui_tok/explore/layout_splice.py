@@ -96,4 +96,4 @@ def _phases(old: TokenLayout, mid: TokenLayout, first: int, stop: int, char_b_ol
         want_upper = runs % 2 == 0
         if (int(tail[0]) >= _HALF) != want_upper:
             tail = (tail + _HALF) % N_PHASES
-    return np.concatenate((old.phases[:first], mid_ph, tail)).astype(np.int64)
+    return np.concatenate((old.phases[:first], mid_ph, tail)).astype(np.uint8)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from textual import work
@@ -59,8 +59,9 @@ class TuiTokApp(App[int]):
     """Why the tokenizer could not be built."""
     vocab_index: var[VocabIndex | None] = var(None)
     """Searchable vocabulary, built from metadata alone."""
-    ids: var[tuple[int, ...]] = var(())
-    """Ids of the text in the tokenize view (the stream view replays them)."""
+    ids: var[Sequence[int]] = var(())
+    """Ids of the text in the tokenize view (the stream view replays them): a tuple, or
+    ``TokenIds`` (an array read as one) from the tokenize view."""
 
     def __init__(
         self, gguf: GGUFFile, *, text: str = SAMPLE_TEXT, load_tokenizer: bool = True, show_timings: bool = True

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import cast
 
+import numpy as np
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import ActiveBinding, Binding
@@ -46,6 +47,7 @@ from tui_tok.ui.paint_now import paint_now
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.screens.tokenize_engine import TokenizeEngine, TokenizeRequest
 from tui_tok.ui.widgets.editor import Editor
+from tui_tok.ui.token_ids import TokenIds
 from tui_tok.ui.widgets.id_strip import Flow, IdStrip, strip_flow
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
@@ -95,8 +97,13 @@ class TokenizeScreen(ViewScreen):
         provisional: bool = False
         flowed: Flow | None = None
         """The id strip's rows, flowed by the worker (a long text's 3M labels)."""
-        ids: tuple[int, ...] | None = None
-        """``layout.ids`` as a tuple (for ``app.ids``), built by the worker."""
+
+    @dataclass
+    class Counted(Message):
+        """A worker has the exact ids of request ``generation`` (its layout follows)."""
+
+        generation: int
+        ids: np.ndarray
 
     @dataclass
     class Progress(Message):
@@ -118,6 +125,9 @@ class TokenizeScreen(ViewScreen):
         """perf_counter() when the last result was drawn (benchmarks read it)."""
         self.showing_provisional = False
         """The result drawn last is a line-by-line one, not yet confirmed (benchmarks read it)."""
+        self.count_shown_at = 0.0
+        """perf_counter() when the last exact count was shown (a long text's comes before its colours)."""
+        self._counted_generation = -1
 
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
@@ -315,11 +325,14 @@ class TokenizeScreen(ViewScreen):
         start = time.perf_counter()
         big = len(request.text) > WORKER_ONLY_CHARS
         progress = (lambda f: self.post_message(self.Progress(request.generation, f))) if big else None
+        counted = (lambda ids: self.post_message(self.Counted(request.generation, ids))) if big else None
         try:
             with self.session.lock:
                 if worker.is_cancelled:
                     return
-                result = self._engine.layout(tok, request, stop=lambda: worker.is_cancelled, progress=progress)
+                result = self._engine.layout(
+                    tok, request, stop=lambda: worker.is_cancelled, progress=progress, counted=counted
+                )
                 if result is None:
                     return
                 layout, provisional = result
@@ -329,18 +342,20 @@ class TokenizeScreen(ViewScreen):
             return
         # what the UI thread would otherwise do for a long text, in slices that let it run
         flowed = strip_flow(layout.ids, pieces, flow_hint[0], flow_hint[1]) if big else None
-        ids = None
-        if big and not provisional:
-            parts: list[int] = []
-            for i in range(0, layout.n_tokens, 200_000):
-                parts += layout.ids[i : i + 200_000].tolist()
-                time.sleep(0)
-            ids = tuple(parts)
         if not worker.is_cancelled:
             elapsed = time.perf_counter() - start
             self.post_message(
-                self.Tokenized(request.generation, layout, pieces, elapsed, provisional=provisional, flowed=flowed, ids=ids)
+                self.Tokenized(request.generation, layout, pieces, elapsed, provisional=provisional, flowed=flowed)
             )
+
+    def on_tokenize_screen_counted(self, message: Counted) -> None:
+        """The exact count (and ids) of a long text, shown while its colours are laid out."""
+        if message.generation != self._generation:
+            return
+        self.tui.ids = TokenIds(message.ids)
+        self.count_shown_at = time.perf_counter()
+        self._counted_generation = message.generation
+        self.query_one("#tok-stats", Readout).show(f"{len(message.ids):,} tokens · {self._size_note()} · colouring…")
 
     def on_tokenize_screen_progress(self, message: Progress) -> None:
         if message.generation == self._generation:
@@ -378,9 +393,11 @@ class TokenizeScreen(ViewScreen):
             # confirmed once typing pauses (a result that is exact already, e.g. after a paste, is not)
             self._confirm = self.set_timer(CONFIRM_S, self._run_exact)
         else:
-            self.tui.ids = message.ids if message.ids is not None else tuple(layout.ids.tolist())
+            self.tui.ids = TokenIds(layout.ids)
         self._shown_generation = message.generation
         self.last_result_at = time.perf_counter()
+        if not message.provisional and self._counted_generation != message.generation:
+            self.count_shown_at = self.last_result_at
         if not (view.has_focus and view.cursor >= 0):  # follow the editor's cursor
             text_area = self.query_one("#tok-input", TextArea)
             view.select_char(cast(Document, text_area.document).get_index_from_location(text_area.selection.end))

@@ -107,6 +107,7 @@ class TokenizeEngine:
         chunks: list[str] | None = None,
         stop: Callable[[], bool] | None = None,
         progress: Callable[[float], None] | None = None,
+        counted: Callable[[np.ndarray], None] | None = None,
     ) -> tuple[TokenLayout, bool] | None:
         """Tokenize (line by line from the cache when provisional) and lay out; holds the lock.
         Returns the layout and whether it is provisional.
@@ -114,7 +115,8 @@ class TokenizeEngine:
         With ``chunks`` (the UI thread's fast path) only the line-by-line result is allowed:
         None when the whole text would have to be tokenized. A long text is tokenized exactly
         in pieces: between them ``stop()`` may end the work (None is returned), ``progress``
-        hears the fraction done, and other threads (the UI) get the interpreter.
+        hears the fraction done, and other threads (the UI) get the interpreter; ``counted``
+        gets the exact ids as soon as they are known, before the layout (seconds for 10 MB).
         """
         kinds = self.kinds_by_id(tok)
         spliced = self._splice(tok, request, kinds)
@@ -153,6 +155,8 @@ class TokenizeEngine:
             time.sleep(0)  # let the UI thread run (it may be waiting for the interpreter)
         ids, starts, ends = concat_arrays(columns)
         del columns
+        if counted is not None:
+            counted(ids)
         layout = layout_arrays(request.text, ids=ids, starts=starts, ends=ends, kinds=kinds[ids])
         self._remember(tok, request, layout, (ids, starts, ends))
         return layout, False
