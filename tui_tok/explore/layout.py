@@ -157,7 +157,7 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         for bound in (0x80, 0x800, 0x10000):
             lengths += cps >= bound
         lengths -= 2 * ((cps >= 0xDC80) & (cps <= 0xDCFF)).view(np.uint8)
-        byte_ends = np.cumsum(lengths, dtype=np.int64)
+        byte_ends = np.cumsum(lengths, dtype=np.int32 if len(cps) < 2**29 else np.int64)
         del lengths
         n_bytes = int(byte_ends[-1]) if len(byte_ends) else 0
         bstart = np.clip(bstart, 0, n_bytes)

@@ -83,10 +83,13 @@ class Splice:
         ])  # fmt: skip
 
 
-def plan_edit(tok: Tokenizer, old: bytes, old_tokens: PieceArrays, new: bytes, *, parse_special: bool) -> Splice | None:
+def plan_edit(
+    tok: Tokenizer, old: bytes, old_tokens: PieceArrays, new: bytes, *, parse_special: bool, max_bytes: int | None = None
+) -> Splice | None:
     """Re-encode what the edit from ``old`` to ``new`` can change (module doc); ``old_tokens`` are
     ``tok.tokenize_arrays(old, add_special=False, parse_special=parse_special)``. None when the
-    edit cannot be re-tokenized locally."""
+    edit cannot be re-tokenized locally, or when more than ``max_bytes`` would be re-encoded
+    (a paste: the caller tokenizes the whole text in stoppable pieces instead)."""
     found = edit_margin(tok)
     if found is None:
         return None
@@ -96,6 +99,8 @@ def plan_edit(tok: Tokenizer, old: bytes, old_tokens: PieceArrays, new: bytes, *
     a = _cut_before(new, p - margin, boundary)
     b = _cut_from(new, len(new) - q + 1, boundary)
     b_old = b - (len(new) - len(old))
+    if max_bytes is not None and b - a > max_bytes:
+        return None
     _, starts, ends = old_tokens
     first = int(np.searchsorted(starts, a, side="left"))
     stop = int(np.searchsorted(starts, b_old, side="left"))

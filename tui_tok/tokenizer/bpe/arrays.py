@@ -17,6 +17,7 @@ import numpy as np
 from tui_tok.tokenizer.core.types import PieceArrays
 from tui_tok.tokenizer.pretokenize import onepass
 from tui_tok.tokenizer.pretokenize.offsets import decode
+from tui_tok.tokenizer.pretokenize.tiled import Boundary
 
 if TYPE_CHECKING:
     from tui_tok.tokenizer.bpe.batch import WordResult
@@ -40,6 +41,18 @@ def result_arrays(results: list[WordResult]) -> PieceArrays:
     return ids, starts, ends
 
 
+def _next_cut(text: str, start: int, boundary: Boundary) -> int:
+    """The first of ``boundary``'s cut points at or after ``start`` (the end when none), found
+    without converting the whole text (``Boundary.positions`` wants its code points)."""
+    i = text.find("\n", max(0, start - 1))
+    while 0 <= i < len(text) - 1:
+        window = np.frombuffer(text[i : i + 2].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        if len(boundary.positions(window)):
+            return i + 1
+        i = text.find("\n", i + 1)
+    return len(text)
+
+
 def fragment_arrays_pieces(enc: BpeEncoder, data: bytes, *, piece_chars: int) -> Iterator[PieceArrays]:
     """``encode_fragments_arrays([(data, True)])[0]`` in pieces of about ``piece_chars``
     characters, spans relative to ``data``: a caller can stop between pieces (or let
@@ -55,11 +68,9 @@ def fragment_arrays_pieces(enc: BpeEncoder, data: bytes, *, piece_chars: int) ->
     if boundary is None or omap is not None or len(text) <= piece_chars or enc.vocab.model in _WRAPPED:
         yield enc.encode_fragments_arrays([(data, True)])[0]
         return
-    cuts = boundary.positions(np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32))
     pos = byte_pos = 0
     while pos < len(text):
-        i = int(np.searchsorted(cuts, pos + piece_chars))
-        cut = int(cuts[i]) if i < len(cuts) else len(text)
+        cut = _next_cut(text, pos + piece_chars, boundary)
         words = enc._words(text[pos : cut + _CONTEXT], long=True)
         ends = list(accumulate(map(len, words)))
         k = bisect_left(ends, cut - pos) + 1

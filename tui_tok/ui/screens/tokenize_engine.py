@@ -180,7 +180,7 @@ class TokenizeEngine:
         if not text.isascii() and _SURROGATE.search(text):
             return None
         new = as_bytes(text)
-        splice = plan_edit(tok, last.data, last.inner, new, parse_special=request.parse_special)
+        splice = plan_edit(tok, last.data, last.inner, new, parse_special=request.parse_special, max_bytes=PIECE_CHARS)
         if splice is None:
             return None
         char_a = len(new[: splice.a].decode("utf-8"))
