@@ -173,9 +173,11 @@ def open_model(model_path: str | Path) -> GGUFFile:
 def run_app(model_path: str, *, text: str | None = None) -> int:
     """Open ``model_path`` in the explorer (on ``text`` when given); a file that is not GGUF
     raises before the UI starts."""
+    from tui_tok.ui.fast_paste import use_bulk_paste
     from tui_tok.ui.lenient_input import accept_invalid_utf8
 
     accept_invalid_utf8()
+    use_bulk_paste()
     app = TuiTokApp(open_model(model_path), text=SAMPLE_TEXT if text is None else text)
     result = app.run()
     return int(result or 0)
