@@ -10,7 +10,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from itertools import accumulate, chain
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -19,9 +19,21 @@ from tui_tok.tokenizer.pretokenize import onepass
 from tui_tok.tokenizer.pretokenize.offsets import decode
 from tui_tok.tokenizer.pretokenize.tiled import Boundary
 
-if TYPE_CHECKING:
-    from tui_tok.tokenizer.bpe.batch import WordResult
-    from tui_tok.tokenizer.bpe.encoder import BpeEncoder
+WordResult = tuple[tuple[int, ...], tuple[int, ...]]
+"""One word's token ids and their byte lengths (``bpe/batch.py``'s)."""
+
+
+class BpeEncoder(Protocol):
+    """What the pieces need of ``bpe.encoder.BpeEncoder`` (not imported: it imports this module)."""
+
+    spec: Any
+    vocab: Any
+
+    def encode_fragments_arrays(self, fragments: list[tuple[bytes, bool]]) -> list[PieceArrays]: ...
+
+    def _words(self, text: str, *, long: bool) -> list[str]: ...
+
+    def _lookup(self, words: list[str], *, long: bool) -> list[WordResult]: ...
 
 _WRAPPED = ("hybriddna", "whitespace")
 """Models whose BPE is wrapped in another split (``bpe/models.py``): never cut here."""

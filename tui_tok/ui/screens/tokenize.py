@@ -324,14 +324,18 @@ class TokenizeScreen(ViewScreen):
             return
         start = time.perf_counter()
         big = len(request.text) > WORKER_ONLY_CHARS
-        progress = (lambda f: self.post_message(self.Progress(request.generation, f))) if big else None
-        counted = (lambda ids: self.post_message(self.Counted(request.generation, ids))) if big else None
+        def progress(fraction: float) -> None:
+            self.post_message(self.Progress(request.generation, fraction))
+
+        def counted(ids: np.ndarray) -> None:
+            self.post_message(self.Counted(request.generation, ids))
         try:
             with self.session.lock:
                 if worker.is_cancelled:
                     return
                 result = self._engine.layout(
-                    tok, request, stop=lambda: worker.is_cancelled, progress=progress, counted=counted
+                    tok, request, stop=lambda: worker.is_cancelled, progress=progress if big else None,
+                    counted=counted if big else None,
                 )
                 if result is None:
                     return
