@@ -21,7 +21,7 @@ from tui_tok.explore.layout_splice import splice_layout
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 from tui_tok.tokenizer.core.types import PieceArrays
 from tui_tok.tokenizer.edit import plan_edit
-from tui_tok.tokenizer.tokenizer import Tokenizer, as_bytes, concat_arrays
+from tui_tok.tokenizer.tokenizer import Tokenizer, as_bytes
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 
 
@@ -60,6 +60,14 @@ class _Exact:
     """Tokens of ``data`` without the added BOS/EOS (byte offsets)."""
     n_bos: int
     layout: TokenLayout
+
+
+def _compact(tokens: PieceArrays) -> PieceArrays:
+    """Byte offsets kept for the next splice as int32 when they fit (the ids are the layout's)."""
+    ids, starts, ends = tokens
+    if len(ends) and int(ends[-1]) >= 2**31:
+        return tokens
+    return ids, starts.astype(np.int32, copy=False), ends.astype(np.int32, copy=False)
 
 
 class TokenizeEngine:
@@ -143,33 +151,40 @@ class TokenizeEngine:
         columns = []
         n = max(1, len(request.text))
         done = 0
-        for piece in tok.tokenize_arrays_pieces(
-            request.text, add_special=request.add_special, parse_special=request.parse_special, piece_chars=PIECE_CHARS
+        data = as_bytes(request.text)
+        narrow = len(data) < 2**31  # byte offsets as int32 while they are collected (10 MB: 3M tokens)
+        for ids_p, starts_p, ends_p in tok.tokenize_arrays_pieces(
+            data, add_special=request.add_special, parse_special=request.parse_special, piece_chars=PIECE_CHARS
         ):
-            columns.append(piece)
+            columns.append((ids_p, starts_p.astype(np.int32), ends_p.astype(np.int32)) if narrow else (ids_p, starts_p, ends_p))
             done += PIECE_CHARS
             if stop is not None and stop():
                 return None
             if progress is not None and done < n:
                 progress(done / n)
             time.sleep(0)  # let the UI thread run (it may be waiting for the interpreter)
-        ids, starts, ends = concat_arrays(columns)
+        ids = np.concatenate([c[0] for c in columns]).astype(np.int64, copy=False)
+        starts = np.concatenate([c[1] for c in columns])
+        ends = np.concatenate([c[2] for c in columns])
+        byte_columns = (ids, starts, ends)
         del columns
         if counted is not None:
             counted(ids)
         layout = layout_arrays(request.text, ids=ids, starts=starts, ends=ends, kinds=kinds[ids])
-        self._remember(tok, request, layout, (ids, starts, ends))
+        self._remember(tok, request, layout, data, byte_columns)
         return layout, False
 
-    def _remember(self, tok: Tokenizer, request: TokenizeRequest, layout: TokenLayout, tokens: PieceArrays) -> None:
+    def _remember(
+        self, tok: Tokenizer, request: TokenizeRequest, layout: TokenLayout, data: bytes, tokens: PieceArrays
+    ) -> None:
         added = len(tok.tokenize_arrays(b"", add_special=request.add_special)[0])
         n_bos = int(request.add_special and tok.vocab.add_bos)
         n = len(tokens[0])
         if not request.text.isascii() and _SURROGATE.search(request.text):
             self._exact = None  # byte offsets would not map back to characters by decoding
             return
-        inner = tuple(c[n_bos : n - (added - n_bos)] for c in tokens)
-        self._exact = _Exact(tok, request.add_special, request.parse_special, as_bytes(request.text), inner, n_bos, layout)  # type: ignore[arg-type]
+        inner = _compact(tuple(c[n_bos : n - (added - n_bos)] for c in tokens))  # type: ignore[arg-type]
+        self._exact = _Exact(tok, request.add_special, request.parse_special, data, inner, n_bos, layout)
 
     def _splice(self, tok: Tokenizer, request: TokenizeRequest, kinds: np.ndarray) -> TokenLayout | None:
         """The exact layout of an edit of the last exact text, re-encoding only around it (or None)."""
@@ -185,7 +200,7 @@ class TokenizeEngine:
             return None
         char_a = len(new[: splice.a].decode("utf-8"))
         char_b_old = len(last.layout.text) - len(new[splice.b :].decode("utf-8"))
-        inner = splice.tokens(last.inner)
+        inner = _compact(splice.tokens(last.inner))
         mid_ids, mid_starts, mid_ends = splice.mid
         layout = splice_layout(
             last.layout, text, char_a=char_a, char_b_old=char_b_old, first=splice.first + last.n_bos,

@@ -30,8 +30,8 @@ Flow = tuple[np.ndarray, np.ndarray, int]
 
 def label_widths(ids: np.ndarray, pieces: Mapping[int, str] | None) -> np.ndarray:
     """Cells per label plus its separating space, without building the labels."""
-    if pieces is None:
-        return np.floor(np.log10(np.maximum(ids, 1))).astype(np.int64) + 2
+    if pieces is None:  # at most 12 cells: one byte each (3M labels: 3 MB, not 24)
+        return (np.floor(np.log10(np.maximum(ids, 1))) + 2).astype(np.uint8)
     unique, inverse = np.unique(ids, return_inverse=True)
     lengths = np.array([len(pieces[int(u)]) + 1 for u in unique], dtype=np.int64)
     return lengths[inverse.reshape(-1)] if len(unique) else np.zeros(0, dtype=np.int64)
