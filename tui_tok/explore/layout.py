@@ -160,6 +160,16 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         byte_ends = np.cumsum(lengths, dtype=np.int32 if len(cps) < 2**29 else np.int64)
         del lengths
         n_bytes = int(byte_ends[-1]) if len(byte_ends) else 0
+        line_starts = np.concatenate(([0], np.flatnonzero(cps == 0x0A) + 1)).astype(np.int64)
+        widths = np.ones(len(cps), dtype=np.uint8)
+        widths += ((cps >= 0x3000) & (cps < 0xD800)) | ((cps >= 0x10000) & (cps < 0x40000))
+        for pos in _invisible_positions(cps).tolist():  # drawn as a code (shown_text): as many cells as it has characters
+            widths[pos] = invisible_width(text[pos])
+        del cps  # before the spans' arrays: a 10 MB text's code points are 40 MB
+        cells_before = np.empty(len(widths) + 1, dtype=_cells_type(2 * len(widths)))
+        cells_before[0] = 0
+        np.cumsum(widths, dtype=cells_before.dtype, out=cells_before[1:])
+        del widths
         bstart = np.clip(bstart, 0, n_bytes)
         bend = np.clip(bend, bstart, n_bytes)
         # byte -> the character holding it: the characters ending at or before it
@@ -169,14 +179,6 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         last_char += 1
         ends = np.where(bend > bstart, last_char, starts).astype(np.int64, copy=False)
         del byte_ends, last_char
-        line_starts = np.concatenate(([0], np.flatnonzero(cps == 0x0A) + 1)).astype(np.int64)
-        widths = np.ones(len(cps), dtype=np.uint8)
-        widths += ((cps >= 0x3000) & (cps < 0xD800)) | ((cps >= 0x10000) & (cps < 0x40000))
-        for pos in _invisible_positions(cps).tolist():  # drawn as a code (shown_text): as many cells as it has characters
-            widths[pos] = invisible_width(text[pos])
-        cells_before = np.empty(len(cps) + 1, dtype=_cells_type(2 * len(cps)))
-        cells_before[0] = 0
-        np.cumsum(widths, dtype=cells_before.dtype, out=cells_before[1:])
     return TokenLayout(
         text=text,
         ids=ids,
