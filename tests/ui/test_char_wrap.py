@@ -82,3 +82,19 @@ def test_tabs_expand_within_the_width() -> None:
     doc = wrapped("\t\t\tab\tcd\t" * 3, 10)
     for section in doc.get_sections(0):
         assert len(expand_tabs_inline(section, 4)) <= 14
+
+
+@SETTINGS
+@given(text=TEXT, insert=TEXT, at=st.integers(0, 10_000), cut=st.integers(0, 40))
+def test_document_text_and_line_starts_kept_across_edits(text: str, insert: str, at: int, cut: int) -> None:
+    document = ExactDocument(text)
+    assert document.text == text and document.n_chars == len(text)  # both known before the edit: spliced
+    start = document.get_location_from_index(min(at, len(text)))
+    end = document.get_location_from_index(min(at + cut, len(text)))
+    document.replace_range(start, end, insert)
+    expected = text[: min(at, len(text))] + insert + text[min(at + cut, len(text)) :]
+    assert document.text == expected
+    assert document.n_chars == len(expected)
+    assert [document.get_index_from_location((row, 0)) for row in range(document.line_count)] == [
+        0, *[i + 1 for i, c in enumerate(expected) if c == "\n"]
+    ]

@@ -192,9 +192,10 @@ class TokenizeEngine:
         if last is None or last.tok is not tok or (last.add_special, last.parse_special) != (request.add_special, request.parse_special):
             return None
         text = request.text
-        if not text.isascii() and _SURROGATE.search(text):
+        try:
+            new = text.encode("utf-8")  # fails on a lone surrogate: byte offsets would not decode back
+        except UnicodeEncodeError:
             return None
-        new = as_bytes(text)
         splice = plan_edit(tok, last.data, last.inner, new, parse_special=request.parse_special, max_bytes=PIECE_CHARS)
         if splice is None:
             return None

@@ -87,6 +87,7 @@ class ExactDocument(Document):
         top_row, top_column = top
         bottom_row, bottom_column = bottom
         lines = self._lines
+        old_text, old_starts = self._text, self._starts
         replaced = self.get_text_range(top, bottom)
         after = lines[bottom_row][bottom_column:] if bottom_row < len(lines) else ""
         before = lines[top_row][:top_column] if top_row < len(lines) else ""
@@ -100,8 +101,18 @@ class ExactDocument(Document):
                 self._shown = None
             else:
                 self._shown[top_row : bottom_row + 1] = [editor_text(line) for line in insert]
-        self._starts = None
-        self._text = None
+        self._starts = self._text = None
+        if old_text is not None and old_starts is not None and top_row < bottom_row + 1 < len(old_starts):
+            # spliced rather than joined and measured again: a key in a 10 MB text costs ~1 ms, not ~40
+            i = int(old_starts[top_row]) + top_column
+            j = int(old_starts[bottom_row]) + bottom_column
+            self._text = old_text[:i] + text + old_text[j:]
+            lengths = np.fromiter(map(len, insert[:-1]), dtype=np.int64, count=len(insert) - 1) + 1
+            self._starts = np.concatenate((
+                old_starts[: top_row + 1],
+                int(old_starts[top_row]) + np.cumsum(lengths),
+                old_starts[bottom_row + 1 :] + (len(text) - (j - i)),
+            ))  # fmt: skip
         self.version += 1
         return EditResult((top_row + len(insert) - 1, column), replaced)
 
