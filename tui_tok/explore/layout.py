@@ -173,9 +173,10 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         bstart = np.clip(bstart, 0, n_bytes)
         bend = np.clip(bend, bstart, n_bytes)
         # byte -> the character holding it: the characters ending at or before it
-        starts = np.searchsorted(byte_ends, bstart, side="right").astype(np.int64, copy=False)
+        # (needles of the table's own type: else numpy converts the 10M-long table on every call)
+        starts = np.searchsorted(byte_ends, bstart.astype(byte_ends.dtype), side="right").astype(np.int64, copy=False)
         # end: the character holding the last byte, plus one; empty spans stay empty
-        last_char = np.searchsorted(byte_ends, np.maximum(bend - 1, 0), side="right")
+        last_char = np.searchsorted(byte_ends, np.maximum(bend - 1, 0).astype(byte_ends.dtype), side="right")
         last_char += 1
         ends = np.where(bend > bstart, last_char, starts).astype(np.int64, copy=False)
         del byte_ends, last_char
@@ -292,8 +293,9 @@ def row_spans(layout: TokenLayout, rows: Rows, first: int, count: int) -> tuple[
     le = np.append(layout.line_starts[1:], len(layout.text))[line]
     base = layout.cells_before[ls]
     cells = layout.cells_before
-    start = np.minimum(np.searchsorted(cells, base + k * rows.wrap, side="left"), le)
-    end = np.minimum(np.searchsorted(cells, base + (k + 1) * rows.wrap, side="left"), le)
+    # needles of the table's type (int32 for most texts): else numpy converts the whole table per call
+    start = np.minimum(np.searchsorted(cells, (base + k * rows.wrap).astype(cells.dtype), side="left"), le)
+    end = np.minimum(np.searchsorted(cells, (base + (k + 1) * rows.wrap).astype(cells.dtype), side="left"), le)
     return start, np.maximum(start, end)
 
 
