@@ -147,7 +147,7 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         starts = bstart
         ends = np.where(bend > bstart, np.maximum(bend - 1, 0) + 1, starts)
         line_starts = np.concatenate(([0], np.flatnonzero(raw == 0x0A) + 1)).astype(np.int64)
-        cells_before = np.arange(len(text) + 1, dtype=_cells_type(len(text)))
+        cells_before: np.ndarray = np.arange(len(text) + 1, dtype=_cells_type(len(text)))
     else:
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         # UTF-8 length of each character as the tokenizer encodes it: a lone surrogate
