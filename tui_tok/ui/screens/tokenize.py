@@ -95,8 +95,8 @@ class TokenizeScreen(ViewScreen):
         seconds: float
         error: str | None = None
         provisional: bool = False
-        flowed: Flow | None = None
-        """The id strip's rows, flowed by the worker (a long text's 3M labels)."""
+        flowed: tuple[Flow, ...] = ()
+        """The id strip's rows, flowed by the worker at the widths it may have (a long text's 3M labels)."""
 
     @dataclass
     class Counted(Message):
@@ -317,7 +317,7 @@ class TokenizeScreen(ViewScreen):
         self._run_worker(request, self.query_one("#tok-ids", IdStrip).flow_hint())
 
     @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
-    def _run_worker(self, request: TokenizeRequest, flow_hint: tuple[int, Flow | None]) -> None:
+    def _run_worker(self, request: TokenizeRequest, flow_hint: tuple[tuple[int, ...], Flow | None]) -> None:
         worker = get_current_worker()
         tok = self.tui.tokenizer
         if tok is None:
@@ -345,7 +345,8 @@ class TokenizeScreen(ViewScreen):
             self.post_message(self.Tokenized(request.generation, None, None, 0.0, str(exc)))
             return
         # what the UI thread would otherwise do for a long text, in slices that let it run
-        flowed = strip_flow(layout.ids, pieces, flow_hint[0], flow_hint[1]) if big else None
+        widths, last = flow_hint
+        flowed = tuple(strip_flow(layout.ids, pieces, width, last) for width in widths) if big else ()
         if not worker.is_cancelled:
             elapsed = time.perf_counter() - start
             self.post_message(

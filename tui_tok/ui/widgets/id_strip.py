@@ -62,6 +62,8 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         self._row_starts: np.ndarray | None = None
         self._width = -1
         self._flowed: tuple[np.ndarray, np.ndarray, int] | None = None
+        self._spare: dict[int, Flow] = {}
+        """Flows of the current labels made off the UI thread, by width."""
         """The last flow: label widths, row starts and width (an edit reflows only what it moved)."""
 
     def show(
@@ -71,37 +73,40 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         *,
         phases: np.ndarray | None = None,
         pieces: Mapping[int, str] | None = None,
-        flowed: Flow | None = None,
+        flowed: tuple[Flow, ...] = (),
     ) -> None:
         """Label each token with its id, or with ``pieces[id]`` when given; coloured by ``phases``
         (``TokenLayout.phases``, so each label matches its span; default: the token index).
-        ``flowed``: ``strip_flow`` of these labels, computed off the UI thread (used if its width is still the strip's)."""
+        ``flowed``: ``strip_flow`` of these labels at some widths, computed off the UI thread (one
+        whose width is the strip's is used; a scrollbar coming or going picks another)."""
         self.ids = ids
         self.kinds = kinds
         self.phases = phases if phases is not None else np.arange(len(ids), dtype=np.int64)
         old_width = self._width
         self.pieces = pieces
         self._row_starts = None
-        if flowed is not None and flowed[2] == max(1, self.content_box.width):
-            self._flowed = flowed
-            self._row_starts = flowed[1]
-            self._width = flowed[2]
+        self._spare = {flow[2]: flow for flow in flowed}
         self._update_size()
         if old_width == max(1, self.content_box.width):
             self.refresh_changed()
         else:
             self.refresh()
 
-    def flow_hint(self) -> tuple[int, Flow | None]:
-        """The width labels wrap at and the last flow: what ``strip_flow`` needs, read on the UI thread."""
-        return max(1, self.content_box.width), self._flowed
+    def flow_hint(self) -> tuple[tuple[int, ...], Flow | None]:
+        """The widths labels may wrap at (now, and beside the vertical scrollbar a long text
+        brings) and the last flow: what ``strip_flow`` needs, read on the UI thread."""
+        width = max(1, self.content_box.width)
+        if self.show_vertical_scrollbar:
+            return (width,), self._flowed
+        return (width, max(1, width - self.styles.scrollbar_size_vertical)), self._flowed
 
     @property
     def row_starts(self) -> np.ndarray:
         width = max(1, self.content_box.width)
         if self._row_starts is None or self._width != width:
             self._width = width
-            self._flowed = strip_flow(self.ids, self.pieces, width, self._flowed)
+            spare = self._spare.get(width)
+            self._flowed = spare if spare is not None else strip_flow(self.ids, self.pieces, width, self._flowed)
             self._row_starts = self._flowed[1]
         return self._row_starts
 
