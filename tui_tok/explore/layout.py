@@ -209,7 +209,7 @@ def _invisible_positions(cps: np.ndarray) -> np.ndarray:
         table = np.zeros(0x10000, dtype=bool)
         table[[m.start() for m in INVISIBLE.finditer("".join(map(chr, range(0x10000))))]] = True
         _INVISIBLE_BMP = table
-    hits = _INVISIBLE_BMP[cps & 0xFFFF] & (cps < 0x10000)
+    hits = _INVISIBLE_BMP.take(cps, mode="clip")  # past U+FFFF reads U+FFFF's entry (False): no 40 MB index array
     astral = cps >= 0x10000
     if astral.any():
         unique = np.unique(cps[astral])
@@ -236,15 +236,26 @@ def line_phases(starts: np.ndarray, line_starts: np.ndarray) -> np.ndarray:
     [0, 1, 2, 3, 4, 5, 3]
     """
     n = len(starts)
-    index = np.arange(n, dtype=np.int64)
     if not n:
-        return index.astype(np.uint8)
-    at = np.minimum(np.searchsorted(line_starts, starts), len(line_starts) - 1)
+        return np.zeros(0, dtype=np.uint8)
+    # written for a 10 MB text's 3M tokens: int32 indices and few temporaries at a time
+    at = np.searchsorted(line_starts, starts)
+    np.minimum(at, len(line_starts) - 1, out=at)
     begins_line = line_starts[at] == starts
+    del at
     begins_line[0] = True
-    run_start = np.maximum.accumulate(np.where(begins_line, index, 0))
+    index_type = np.int32 if n < 2**31 else np.int64
+    index = np.arange(n, dtype=index_type)
+    run_start = np.where(begins_line, index, 0).astype(index_type, copy=False)
+    np.maximum.accumulate(run_start, out=run_start)
+    index -= run_start
+    del run_start
     half = N_PHASES // 2
-    return ((index - run_start) % half + half * (np.cumsum(begins_line) % 2 == 0)).astype(np.uint8)
+    index %= half
+    phases = index.astype(np.uint8)
+    del index
+    phases += half * (np.cumsum(begins_line, dtype=index_type) % 2 == 0).view(np.uint8)
+    return phases
 
 
 def wrap_rows(layout: TokenLayout, *, width: int) -> Rows:
