@@ -245,7 +245,7 @@ def line_phases(starts: np.ndarray, line_starts: np.ndarray) -> np.ndarray:
     del at
     begins_line[0] = True
     index_type = np.int32 if n < 2**31 else np.int64
-    index = np.arange(n, dtype=index_type)
+    index: np.ndarray = np.arange(n, dtype=index_type)
     run_start = np.where(begins_line, index, 0).astype(index_type, copy=False)
     np.maximum.accumulate(run_start, out=run_start)
     index -= run_start
