@@ -28,11 +28,12 @@ def flow_rows(widths: Sequence[int] | np.ndarray, *, width: int) -> np.ndarray:
     cum = np.concatenate(([0], np.cumsum(w)))
     # items i .. last[i]-1 fit in a row that starts at item i; a row holds at least one item
     last = np.searchsorted(cum, cum[:-1] + width, side="right") - 1
-    nxt = np.maximum(last, np.arange(1, n + 1)).tolist()
+    # read an item per row, not the whole array as a list (3M labels: one long call holding the interpreter)
+    item = np.maximum(last, np.arange(1, n + 1)).item
     starts = [0]
     i = 0
     while i < n:
-        i = nxt[i]
+        i = item(i)
         starts.append(i)
     return np.asarray(starts, dtype=np.int64)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tui_tok.tokenizer.core.types import Token
+from tui_tok.tokenizer.core.types import PieceArrays, Token
 
 _CUT = re.compile(r"\n(?=\S)")
 
@@ -44,6 +44,12 @@ class TokenArrays:
     kinds: np.ndarray
 
     @classmethod
+    def columns(cls, columns: PieceArrays, kinds_by_id: np.ndarray) -> TokenArrays:
+        """From ``Tokenizer.tokenize_arrays``'s columns."""
+        ids, starts, ends = columns
+        return cls(ids=ids, starts=starts, ends=ends, kinds=kinds_by_id[ids] if len(ids) else np.zeros(0, dtype=np.uint8))
+
+    @classmethod
     def of(cls, tokens: Sequence[Token], kinds_by_id: np.ndarray) -> TokenArrays:
         n = len(tokens)
         ids = np.fromiter((t.id for t in tokens), dtype=np.int64, count=n)
@@ -58,7 +64,8 @@ class TokenArrays:
 class ChunkCache:
     """Tokens of each chunk (spans relative to the chunk), per ``parse_special`` setting."""
 
-    def __init__(self, encode: Callable[[str, bool], Sequence[Token]], kinds_by_id: np.ndarray) -> None:
+    def __init__(self, encode: Callable[[str, bool], Sequence[Token] | PieceArrays], kinds_by_id: np.ndarray) -> None:
+        """``encode(chunk, parse_special)`` gives ``Tokenizer.tokenize``'s tokens or ``tokenize_arrays``'s columns."""
         self._encode = encode
         self._kinds = kinds_by_id
         self._cache: dict[tuple[str, bool], tuple[TokenArrays, int]] = {}
@@ -71,7 +78,13 @@ class ChunkCache:
         key = (chunk, parse_special)
         hit = self._cache.get(key)
         if hit is None:
-            hit = (TokenArrays.of(self._encode(chunk, parse_special), self._kinds), len(chunk.encode("utf-8", "surrogatepass")))
+            got = self._encode(chunk, parse_special)
+            arrays = (
+                TokenArrays.columns(got, self._kinds)  # type: ignore[arg-type]
+                if isinstance(got, tuple) and len(got) == 3 and isinstance(got[0], np.ndarray)
+                else TokenArrays.of(got, self._kinds)  # type: ignore[arg-type]
+            )
+            hit = (arrays, len(chunk.encode("utf-8", "surrogatepass")))
             if len(self._cache) >= MAX_CACHED:
                 self._cache.pop(next(iter(self._cache)))
             self._cache[key] = hit

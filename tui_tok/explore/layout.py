@@ -61,12 +61,12 @@ class TokenLayout:
     kinds: np.ndarray
     """uint8 ``KIND_CODES`` per token."""
     phases: np.ndarray
-    """int64 colour phase of each token, 0 to ``N_PHASES`` - 1: neighbours always differ, and
+    """uint8 colour phase of each token, 0 to ``N_PHASES`` - 1: neighbours always differ, and
     an edit inside a line changes no other line's phases (``line_phases``)."""
     line_starts: np.ndarray
     """int64 character index where each line starts; a line includes its trailing newline."""
     cells_before: np.ndarray
-    """int64 cells taken by the characters before each character (length ``len(text) + 1``)."""
+    """int32 (int64 past 2**31) cells taken by the characters before each character (length ``len(text) + 1``)."""
     n_bytes: int
     """UTF-8 length of ``text`` as the tokenizer encodes it (a lone surrogate U+DC80-DCFF is one raw byte)."""
 
@@ -147,29 +147,39 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         starts = bstart
         ends = np.where(bend > bstart, np.maximum(bend - 1, 0) + 1, starts)
         line_starts = np.concatenate(([0], np.flatnonzero(raw == 0x0A) + 1)).astype(np.int64)
-        cells_before = np.arange(len(text) + 1, dtype=np.int64)
+        cells_before: np.ndarray = np.arange(len(text) + 1, dtype=_cells_type(len(text)))
     else:
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         # UTF-8 length of each character as the tokenizer encodes it: a lone surrogate
         # U+DC80-DCFF is one raw byte (surrogateescape), other surrogates three bytes
-        escaped = (cps >= 0xDC80) & (cps <= 0xDCFF)
-        lengths = (1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000) - 2 * escaped).astype(np.int64)
-        n_bytes = int(lengths.sum())
+        # (one byte per character and no byte -> character table: 10 MB of text is 10M characters)
+        lengths = np.ones(len(cps), dtype=np.uint8)
+        for bound in (0x80, 0x800, 0x10000):
+            lengths += cps >= bound
+        lengths -= 2 * ((cps >= 0xDC80) & (cps <= 0xDCFF)).view(np.uint8)
+        byte_ends = np.cumsum(lengths, dtype=np.int32 if len(cps) < 2**29 else np.int64)
+        del lengths
+        n_bytes = int(byte_ends[-1]) if len(byte_ends) else 0
+        line_starts = np.concatenate(([0], np.flatnonzero(cps == 0x0A) + 1)).astype(np.int64)
+        widths = np.ones(len(cps), dtype=np.uint8)
+        widths += ((cps >= 0x3000) & (cps < 0xD800)) | ((cps >= 0x10000) & (cps < 0x40000))
+        for pos in _invisible_positions(cps).tolist():  # drawn as a code (shown_text): as many cells as it has characters
+            widths[pos] = invisible_width(text[pos])
+        del cps  # before the spans' arrays: a 10 MB text's code points are 40 MB
+        cells_before = np.empty(len(widths) + 1, dtype=_cells_type(2 * len(widths)))
+        cells_before[0] = 0
+        np.cumsum(widths, dtype=cells_before.dtype, out=cells_before[1:])
+        del widths
         bstart = np.clip(bstart, 0, n_bytes)
         bend = np.clip(bend, bstart, n_bytes)
-        last = np.maximum(bend - 1, 0)
-        # byte -> index of the character it belongs to; a span may end at n_bytes
-        char_of_byte = np.append(np.repeat(np.arange(len(cps), dtype=np.int64), lengths), len(cps))
-        starts = char_of_byte[bstart]
+        # byte -> the character holding it: the characters ending at or before it
+        # (needles of the table's own type: else numpy converts the 10M-long table on every call)
+        starts = np.searchsorted(byte_ends, bstart.astype(byte_ends.dtype), side="right").astype(np.int64, copy=False)
         # end: the character holding the last byte, plus one; empty spans stay empty
-        ends = np.where(bend > bstart, char_of_byte[last] + 1, starts)
-        del char_of_byte
-        line_starts = np.concatenate(([0], np.flatnonzero(cps == 0x0A) + 1)).astype(np.int64)
-        wide = ((cps >= 0x3000) & (cps < 0xD800)) | ((cps >= 0x10000) & (cps < 0x40000))
-        widths = 1 + wide.astype(np.int64)
-        for m in INVISIBLE.finditer(text):  # drawn as a code (shown_text): as many cells as it has characters
-            widths[m.start()] = invisible_width(m.group())
-        cells_before = np.concatenate(([0], np.cumsum(widths, dtype=np.int64)))
+        last_char = np.searchsorted(byte_ends, np.maximum(bend - 1, 0).astype(byte_ends.dtype), side="right")
+        last_char += 1
+        ends = np.where(bend > bstart, last_char, starts).astype(np.int64, copy=False)
+        del byte_ends, last_char
     return TokenLayout(
         text=text,
         ids=ids,
@@ -181,6 +191,32 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         cells_before=cells_before,
         n_bytes=n_bytes,
     )
+
+
+_INVISIBLE_BMP: np.ndarray | None = None
+
+
+def _cells_type(most: int) -> type:
+    """int32 for ``cells_before`` when its values fit (10 MB of text: 40 MB instead of 80), else int64."""
+    return np.int32 if most < 2**31 - 64 else np.int64
+
+
+def _invisible_positions(cps: np.ndarray) -> np.ndarray:
+    """Where ``display.INVISIBLE`` matches (one character each), found with a table rather than
+    a regex scan of the whole text (which would hold the interpreter for a 10 MB text)."""
+    global _INVISIBLE_BMP
+    if _INVISIBLE_BMP is None:
+        table = np.zeros(0x10000, dtype=bool)
+        table[[m.start() for m in INVISIBLE.finditer("".join(map(chr, range(0x10000))))]] = True
+        _INVISIBLE_BMP = table
+    hits = _INVISIBLE_BMP.take(cps, mode="clip")  # past U+FFFF reads U+FFFF's entry (False): no 40 MB index array
+    astral = cps >= 0x10000
+    if astral.any():
+        unique = np.unique(cps[astral])
+        odd = [cp for cp in unique.tolist() if INVISIBLE.match(chr(cp))]
+        if odd:
+            hits |= np.isin(cps, np.array(odd, dtype=np.uint32))
+    return np.flatnonzero(hits)
 
 
 N_PHASES = 6
@@ -200,15 +236,26 @@ def line_phases(starts: np.ndarray, line_starts: np.ndarray) -> np.ndarray:
     [0, 1, 2, 3, 4, 5, 3]
     """
     n = len(starts)
-    index = np.arange(n, dtype=np.int64)
     if not n:
-        return index
-    at = np.minimum(np.searchsorted(line_starts, starts), len(line_starts) - 1)
+        return np.zeros(0, dtype=np.uint8)
+    # written for a 10 MB text's 3M tokens: int32 indices and few temporaries at a time
+    at = np.searchsorted(line_starts, starts)
+    np.minimum(at, len(line_starts) - 1, out=at)
     begins_line = line_starts[at] == starts
+    del at
     begins_line[0] = True
-    run_start = np.maximum.accumulate(np.where(begins_line, index, 0))
+    index_type = np.int32 if n < 2**31 else np.int64
+    index: np.ndarray = np.arange(n, dtype=index_type)
+    run_start = np.where(begins_line, index, 0).astype(index_type, copy=False)
+    np.maximum.accumulate(run_start, out=run_start)
+    index -= run_start
+    del run_start
     half = N_PHASES // 2
-    return (index - run_start) % half + half * (np.cumsum(begins_line) % 2 == 0)
+    index %= half
+    phases = index.astype(np.uint8)
+    del index
+    phases += half * (np.cumsum(begins_line, dtype=index_type) % 2 == 0).view(np.uint8)
+    return phases
 
 
 def wrap_rows(layout: TokenLayout, *, width: int) -> Rows:
@@ -257,8 +304,9 @@ def row_spans(layout: TokenLayout, rows: Rows, first: int, count: int) -> tuple[
     le = np.append(layout.line_starts[1:], len(layout.text))[line]
     base = layout.cells_before[ls]
     cells = layout.cells_before
-    start = np.minimum(np.searchsorted(cells, base + k * rows.wrap, side="left"), le)
-    end = np.minimum(np.searchsorted(cells, base + (k + 1) * rows.wrap, side="left"), le)
+    # needles of the table's type (int32 for most texts): else numpy converts the whole table per call
+    start = np.minimum(np.searchsorted(cells, (base + k * rows.wrap).astype(cells.dtype), side="left"), le)
+    end = np.minimum(np.searchsorted(cells, (base + (k + 1) * rows.wrap).astype(cells.dtype), side="left"), le)
     return start, np.maximum(start, end)
 
 

@@ -33,12 +33,16 @@ from collections.abc import Iterable, Iterator, Mapping
 from itertools import repeat
 from typing import Any
 
+import numpy as np
+
 from tui_tok.errors import TokenizeError, UnsupportedTokenizerError, VocabError
 from tui_tok.tokenizer.core.decode import PieceTable
 from tui_tok.tokenizer.core.gc_pause import gc_paused
 from tui_tok.tokenizer.special.partition import RAW, Fragment, SpecialPartitioner
 from tui_tok.tokenizer.core.stream import StreamDecoder
-from tui_tok.tokenizer.core.types import FragmentEncoder, Piece, Token, TokenAttr, TokenKind, VocabType
+from tui_tok.tokenizer.core.types import (
+    FragmentEncoder, Piece, PieceArrays, Token, TokenAttr, TokenKind, VocabType, piece_arrays,
+)
 from tui_tok.tokenizer.core.vocab import Vocab, vocab_from_metadata
 
 ENCODERS: dict[VocabType, tuple[str, str]] = {
@@ -157,6 +161,69 @@ class Tokenizer:
             ids, starts, ends = zip(*pieces)
             rows = zip(ids, starts, ends, map(self._kind_table().__getitem__, ids))
             return list(map(_new_tuple, repeat(Token), rows))  # Token(*row) without a Python-level call
+
+    def tokenize_arrays(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> PieceArrays:
+        """``tokenize`` as three int64 arrays: ids, byte starts, byte ends (kinds: ``token_kinds``).
+
+        No object per token: a 10 MB text has ~3M tokens, which as ``Token`` tuples cost
+        hundreds of MB and keep the garbage collector busy. Encoders with
+        ``encode_fragments_arrays`` (BPE) give columns directly; others go through ``tokenize``'s pieces.
+        """
+        data = _as_bytes(text)
+        with gc_paused(len(data)):
+            many = getattr(self.encoder, "encode_fragments_arrays", None)
+            if many is None:
+                return piece_arrays(self._encode(data, add_special, parse_special))
+            v = self.vocab
+            bos, eos, sep = self._added(add_special)
+            parts = self._partitioner.partition(data, parse_special=parse_special)
+            raw: list[tuple[bytes, bool]] = []
+            after_special = True
+            for start, end, tid in parts:
+                if tid == RAW:
+                    raw.append((data[start:end], after_special))
+                after_special = tid != RAW
+            encoded = iter(many(raw) if raw else [])
+            n = len(data)
+            columns: list[PieceArrays] = []
+            if bos:
+                columns.append(_one(_need(v.bos_id, "BOS", v), 0, 0))
+            for start, end, tid in parts:
+                if tid != RAW:
+                    columns.append(_one(tid, start, end))
+                    continue
+                ids, starts, ends = next(encoded)
+                columns.append((ids, starts + start, ends + start))
+            if eos:
+                columns.append(_one(_need(v.eos_id, "EOS", v), n, n))
+            if sep:
+                columns.append(_one(_need(v.sep_id, "SEP", v), n, n))
+            return concat_arrays(columns)
+
+    def tokenize_arrays_pieces(
+        self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False, piece_chars: int = 100_000
+    ) -> Iterator[PieceArrays]:
+        """``tokenize_arrays`` in consecutive pieces (``concat_arrays`` of them is its result),
+        each about ``piece_chars`` characters of text: between pieces a caller may stop, report
+        progress or let other threads run (a 10 MB text is seconds of work). Pieces are cut only
+        where the encoder proves a cut exact (``BpeEncoder.fragment_arrays_pieces``); a text
+        with special tokens, or a family without such cuts, comes as one piece."""
+        data = _as_bytes(text)
+        pieces = getattr(self.encoder, "fragment_arrays_pieces", None)
+        parts = self._partitioner.partition(data, parse_special=parse_special)
+        if pieces is None or len(parts) != 1 or parts[0][2] != RAW:
+            yield self.tokenize_arrays(data, add_special=add_special, parse_special=parse_special)
+            return
+        v = self.vocab
+        bos, eos, sep = self._added(add_special)
+        n = len(data)
+        if bos:
+            yield _one(_need(v.bos_id, "BOS", v), 0, 0)
+        yield from pieces(data, piece_chars=piece_chars)
+        if eos:
+            yield _one(_need(v.eos_id, "EOS", v), n, n)
+        if sep:
+            yield _one(_need(v.sep_id, "SEP", v), n, n)
 
     def _added(self, add_special: bool) -> tuple[bool, bool, bool]:
         """Whether llama.cpp adds (BOS, EOS, SEP) for this family (§4.8)."""
@@ -292,6 +359,11 @@ def _kind(attr: int) -> TokenKind:
     return k
 
 
+def as_bytes(text: str | bytes) -> bytes:
+    """The bytes ``encode`` and ``tokenize`` see for ``text`` (spans are offsets into them)."""
+    return _as_bytes(text)
+
+
 def _as_bytes(text: str | bytes) -> bytes:
     """UTF-8 of ``text``; lone surrogates U+DC80-DCFF stand for raw bytes (``surrogateescape``),
     other lone surrogates become their 3-byte encodings (which llama.cpp decodes leniently).
@@ -310,6 +382,17 @@ def _as_bytes(text: str | bytes) -> bytes:
             c.encode("utf-8", "surrogateescape" if 0xDC80 <= ord(c) <= 0xDCFF else "surrogatepass")
             for c in text
         )
+
+
+def _one(token_id: int, start: int, end: int) -> PieceArrays:
+    return np.array([token_id]), np.array([start]), np.array([end])
+
+
+def concat_arrays(columns: list[PieceArrays]) -> PieceArrays:
+    """Consecutive ``PieceArrays`` as one (int64)."""
+    if not columns:
+        return piece_arrays([])
+    return tuple(np.concatenate([c[k] for c in columns]).astype(np.int64, copy=False) for k in range(3))  # type: ignore[return-value]
 
 
 def _need(token_id: int, what: str, vocab: Vocab) -> int:

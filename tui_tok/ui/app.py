@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from collections.abc import Iterable
 from pathlib import Path
 
 from textual import work
@@ -75,8 +75,9 @@ class TuiTokApp(App[int]):
     """Searchable vocabulary, built from metadata alone."""
     lint_report: var[LintReport | None] = var(None)
     """The lint findings (None until the lint worker is done)."""
-    ids: var[tuple[int, ...]] = var(())
-    """Ids of the text in the tokenize view (the stream view replays them)."""
+    ids: var[Sequence[int]] = var(())
+    """Ids of the text in the tokenize view (the stream view replays them): a tuple, or
+    ``TokenIds`` (an array read as one) from the tokenize view."""
     text: var[str] = var("")
     """The text: what the tokenize view shows, also the compare view's (each edits it; ``ui/host.py``)."""
 
@@ -232,9 +233,11 @@ def run_app(model: str | GGUFFile, *, text: str | None = None, compare: str | GG
     """Open ``model`` (a file read already, or a path) in the explorer, on ``text`` when given;
     ``compare``: a second file for the compare view, which then opens first. A file that is not
     GGUF raises before the UI starts."""
+    from tui_tok.ui.fast_paste import use_bulk_paste
     from tui_tok.ui.lenient_input import accept_invalid_utf8
 
     accept_invalid_utf8()
+    use_bulk_paste()
     first = model if isinstance(model, GGUFFile) else open_model(model)
     second = compare if compare is None or isinstance(compare, GGUFFile) else open_model(compare)
     app = TuiTokApp(first, text=SAMPLE_TEXT if text is None else text, compare=second)

@@ -7,6 +7,7 @@ protocol; mypy checks that where the app lists its modes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from tui_tok.explore.vocab_index import VocabIndex
@@ -25,7 +26,7 @@ class ExplorerHost(Protocol):
     """Why the tokenizer could not be built."""
     vocab_index: VocabIndex | None
     """Searchable vocabulary (None while it is being built)."""
-    ids: tuple[int, ...]
+    ids: Sequence[int]
     """Ids of the text in the tokenize view (the stream view replays them)."""
     initial_text: str
     """The text the app started with."""

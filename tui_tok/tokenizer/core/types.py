@@ -7,7 +7,10 @@ Does not hold any algorithm: see ``core/vocab.py`` for how attributes are derive
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class TokenType(enum.IntEnum):
@@ -89,6 +92,16 @@ Token.kind.__doc__ = "Display class: normal, special, byte fallback, unknown or 
 
 
 Piece = tuple[int, int, int]
+PieceArrays = tuple["np.ndarray", "np.ndarray", "np.ndarray"]
+"""Pieces as columns: int64 ids, byte starts, byte ends (``Tokenizer.tokenize_arrays``)."""
+
+
+def piece_arrays(pieces: list[Piece]) -> PieceArrays:
+    """``pieces`` as ``PieceArrays``."""
+    import numpy as np
+
+    table = np.array(pieces, dtype=np.int64).reshape(-1, 3)
+    return table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy()
 """(token id, start, end): what a fragment encoder returns; offsets relative to the fragment."""
 
 

@@ -7,11 +7,11 @@ worker) by ``explore.stream.replay``; stepping only moves an index.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -93,7 +93,7 @@ class StreamScreen(ViewScreen):
         self._replay(ids)
 
     @work(thread=True, exclusive=True, group="replay", description="replaying the stream")
-    def _replay(self, ids: tuple[int, ...]) -> None:
+    def _replay(self, ids: Sequence[int]) -> None:
         tok = self.tui.tokenizer
         if tok is None:
             return

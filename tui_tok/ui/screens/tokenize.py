@@ -8,8 +8,12 @@ whose line cache lacks at most ``SYNC_CHARS`` characters, unless a worker holds 
 tokenizer. Other edits start an exclusive worker (older results are dropped by generation number); texts above ``DEBOUNCE_CHARS`` wait ``DEBOUNCE_S`` for typing to pause first. Texts above
 ``PROVISIONAL_CHARS`` in a BPE vocabulary are first re-tokenized line by line with a cache
 (``explore.incremental``: only the touched lines are encoded) and shown as *provisional*;
-``CONFIRM_S`` after typing stops the whole text is tokenized again and that exact result
-replaces it (the stream view and tests only ever see exact ids). Other families merge
+``CONFIRM_S`` after such a result is shown (typing paused) the whole text is tokenized again
+and that exact result replaces it (the stream view and tests only ever see exact ids). When
+the cache lacks most of the text (a paste) the exact result comes at once instead. Texts
+above ``WORKER_ONLY_CHARS`` are tokenized only in workers, exactly in pieces
+(``Tokenizer.tokenize_arrays_pieces``): between pieces the worker stops if a newer request
+came, reports progress (shown in the stats line) and lets the UI thread run. Other families merge
 across lines, so they are always tokenized whole (debounced when long).
 With chunk cuts on (``^R``) the Tokens view also shows the pre-tokenizer's cuts, computed in a
 worker when typing pauses (``tokenize_cuts.py``); off, they cost nothing. The text is the app's
@@ -23,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import cast
 
+import numpy as np
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import ActiveBinding, Binding
@@ -44,8 +49,9 @@ from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.screens.tokenize_cuts import ChunkCuts, CutsReady
 from tui_tok.ui.screens.toggles import CheckboxToggles
 from tui_tok.ui.screens.tokenize_engine import TokenizeEngine, TokenizeRequest, details_rows
+from tui_tok.ui.token_ids import TokenIds
 from tui_tok.ui.widgets.editor import Editor, load_text
-from tui_tok.ui.widgets.id_strip import IdStrip
+from tui_tok.ui.widgets.id_strip import Flow, IdStrip, strip_flow
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.token_details import TokenDetails
@@ -56,6 +62,8 @@ from tui_tok.ui.widgets.check_box import CheckBox as Checkbox
 SYNC_CHARS = 4_000
 DEBOUNCE_CHARS = 20_000
 DEBOUNCE_S = 0.05
+WORKER_ONLY_CHARS = 200_000
+"""Longer texts are never tokenized on the UI thread (splitting and laying out take longer than a frame)."""
 PROVISIONAL_CHARS = 8_000
 CONFIRM_S = 0.3
 
@@ -94,6 +102,22 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         seconds: float
         error: str | None = None
         provisional: bool = False
+        flowed: tuple[Flow, ...] = ()
+        """The id strip's rows, flowed by the worker at the widths it may have (a long text's 3M labels)."""
+
+    @dataclass
+    class Counted(Message):
+        """A worker has the exact ids of request ``generation`` (its layout follows)."""
+
+        generation: int
+        ids: np.ndarray
+
+    @dataclass
+    class Progress(Message):
+        """A worker has tokenized ``fraction`` of request ``generation``'s text."""
+
+        generation: int
+        fraction: float
 
     def __init__(self) -> None:
         super().__init__()
@@ -111,6 +135,9 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         """perf_counter() when the last result was drawn (benchmarks read it)."""
         self.showing_provisional = False
         """The result drawn last is a line-by-line one, not yet confirmed (benchmarks read it)."""
+        self.count_shown_at = 0.0
+        """perf_counter() when the last exact count was shown (a long text's comes before its colours)."""
+        self._counted_generation = -1
 
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
@@ -206,6 +233,11 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         if not self.query_one("#tok-input", Editor).consume_changed():
             self._text_changed()
 
+    @property
+    def spliced_shown(self) -> int:
+        """Exact results made by re-tokenizing around an edit (tests check the fast path ran)."""
+        return self._engine.spliced
+
     def _text_changed(self) -> None:
         """The text changed: called from inside the edit (``Editor.on_edit``), before the repaint."""
         if self._debounce is not None:
@@ -214,8 +246,8 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         self._sent = self.tui.text = text = self.query_one("#tok-input", TextArea).text  # _sent first: the watcher reads it
         size = len(text)
         if size > DEBOUNCE_CHARS and self._engine.chunk_cache(self.tui.tokenizer) is None:
-            # a long text: wait for a pause in typing, longer the more there is to tokenize
-            self._debounce = self.set_timer(DEBOUNCE_S * (1 + size // 200_000), self.retokenize)
+            # a long text: wait for a pause in typing (a worker stops between pieces when a newer request comes)
+            self._debounce = self.set_timer(DEBOUNCE_S, self.retokenize)
         else:
             self.retokenize()
 
@@ -236,13 +268,11 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
             self.cuts.request(tok, text, self.parse_special)
         provisional = len(text) > PROVISIONAL_CHARS and self._engine.chunk_cache(self.tui.tokenizer) is not None
         request = self._request(text, provisional)
-        if not self._run_now(tok, request):
-            self._run(request)
         if self._confirm is not None:
             self._confirm.stop()
             self._confirm = None
-        if provisional:
-            self._confirm = self.set_timer(CONFIRM_S, self._run_exact)
+        if not self._run_now(tok, request):
+            self._run(request)
 
     def _run_exact(self) -> None:
         """Typing paused: tokenize the whole text exactly."""
@@ -260,7 +290,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         lacks at most that many characters (an edit touches one line). Not when a worker
         holds the tokenizer.
         """
-        if len(request.text) > SYNC_CHARS and not request.provisional:
+        if len(request.text) > SYNC_CHARS and not request.provisional or len(request.text) > WORKER_ONLY_CHARS:
             return False
         if not self.session.lock.acquire(blocking=False):
             return False
@@ -274,9 +304,10 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
                 chunks = split_chunks(request.text)
                 if cache.missing_chars(chunks, request.parse_special) > SYNC_CHARS:
                     return False
-            layout = self._engine.layout(tok, request, chunks=chunks)
-            if layout is None:
+            result = self._engine.layout(tok, request, chunks=chunks)
+            if result is None:
                 return False
+            layout = result[0]
             pieces = self._engine.pieces(tok, layout) if request.show_pieces else None
         except TuiTokError as exc:
             self.on_tokenize_screen_tokenized(self.Tokenized(request.generation, None, None, 0.0, str(exc)))
@@ -288,25 +319,61 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         self.on_tokenize_screen_tokenized(message)
         return True
 
-    @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
     def _run(self, request: TokenizeRequest) -> None:
+        self._run_worker(request, self.query_one("#tok-ids", IdStrip).flow_hint())
+
+    @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
+    def _run_worker(self, request: TokenizeRequest, flow_hint: tuple[tuple[int, ...], Flow | None]) -> None:
         worker = get_current_worker()
         tok = self.tui.tokenizer
         if tok is None:
             return
         start = time.perf_counter()
+        big = len(request.text) > WORKER_ONLY_CHARS
+        def progress(fraction: float) -> None:
+            self.post_message(self.Progress(request.generation, fraction))
+
+        def counted(ids: np.ndarray) -> None:
+            self.post_message(self.Counted(request.generation, ids))
         try:
             with self.session.lock:
                 if worker.is_cancelled:
                     return
-                layout = self._engine.layout(tok, request)
+                result = self._engine.layout(
+                    tok, request, stop=lambda: worker.is_cancelled, progress=progress if big else None,
+                    counted=counted if big else None,
+                )
+                if result is None:
+                    return
+                layout, provisional = result
                 pieces = self._engine.pieces(tok, layout) if request.show_pieces else None
         except TuiTokError as exc:
             self.post_message(self.Tokenized(request.generation, None, None, 0.0, str(exc)))
             return
+        # what the UI thread would otherwise do for a long text, in slices that let it run
+        widths, last = flow_hint
+        flowed = tuple(strip_flow(layout.ids, pieces, width, last) for width in widths) if big else ()
         if not worker.is_cancelled:
             elapsed = time.perf_counter() - start
-            self.post_message(self.Tokenized(request.generation, layout, pieces, elapsed, provisional=request.provisional))
+            self.post_message(
+                self.Tokenized(request.generation, layout, pieces, elapsed, provisional=provisional, flowed=flowed)
+            )
+
+    def on_tokenize_screen_counted(self, message: Counted) -> None:
+        """The exact count (and ids) of a long text, shown while its colours are laid out."""
+        if message.generation != self._generation:
+            return
+        self.tui.ids = TokenIds(message.ids)
+        self.count_shown_at = time.perf_counter()
+        self._counted_generation = message.generation
+        self.query_one("#tok-stats", Readout).show(f"{len(message.ids):,} tokens · {self._size_note()} · colouring…")
+
+    def on_tokenize_screen_progress(self, message: Progress) -> None:
+        if message.generation == self._generation:
+            self.query_one("#tok-stats", Readout).show(f"tokenizing… {message.fraction:.0%} of {self._size_note()}")
+
+    def _size_note(self) -> str:
+        return f"{len(self.query_one('#tok-input', TextArea).text):,} characters"
 
     def on_tokenize_screen_tokenized(self, message: Tokenized) -> None:
         if message.generation != self._generation:
@@ -320,19 +387,28 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         layout = message.layout
         view = self.query_one("#tok-view", TokenView)
         view.show(layout)
-        self.query_one("#tok-ids", IdStrip).show(layout.ids, layout.kinds, phases=layout.phases, pieces=message.pieces)
+        self.query_one("#tok-ids", IdStrip).show(
+            layout.ids, layout.kinds, phases=layout.phases, pieces=message.pieces, flowed=message.flowed
+        )
         summary = text_stats(layout.text, n_tokens=layout.n_tokens, n_bytes=layout.n_bytes).summary()
         timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
         note = "provisional (line by line) · " if message.provisional else ""
         stats.show(note + summary + timing)
         stats.set_class(message.provisional, "-provisional")
         self.showing_provisional = message.provisional
+        if self._confirm is not None:
+            self._confirm.stop()
+            self._confirm = None
         if message.provisional:
             self.provisional_shown += 1
+            # confirmed once typing pauses (a result that is exact already, e.g. after a paste, is not)
+            self._confirm = self.set_timer(CONFIRM_S, self._run_exact)
         else:
-            self.tui.ids = tuple(layout.ids.tolist())
+            self.tui.ids = TokenIds(layout.ids)
         self._shown_generation = message.generation
         self.last_result_at = time.perf_counter()
+        if not message.provisional and self._counted_generation != message.generation:
+            self.count_shown_at = self.last_result_at
         if not (view.has_focus and view.cursor >= 0):  # follow the editor's cursor
             text_area = self.query_one("#tok-input", TextArea)
             view.select_char(cast(Document, text_area.document).get_index_from_location(text_area.selection.end))

@@ -7,18 +7,23 @@ session lock around every method that tokenizes (``layout``, ``pieces``).
 
 from __future__ import annotations
 
+import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import overload
 
 import numpy as np
 
 from tui_tok.explore.display import NULL_PIECE, display_bytes
-from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, tokenize_chunked
-from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_arrays, layout_tokens
+from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, split_chunks, tokenize_chunked
+from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_arrays
+from tui_tok.explore.layout_splice import splice_layout
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import VocabIndex, token_facts
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
-from tui_tok.tokenizer.tokenizer import Tokenizer
+from tui_tok.tokenizer.core.types import PieceArrays
+from tui_tok.tokenizer.edit import plan_edit
+from tui_tok.tokenizer.tokenizer import Tokenizer, as_bytes
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 
 
@@ -35,12 +40,47 @@ class TokenizeRequest:
     """Line by line from the cache (shown at once, replaced by the exact result later)."""
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+PIECE_CHARS = 100_000
+"""Characters tokenized between two checks for cancellation (``Tokenizer.tokenize_arrays_pieces``):
+~30 ms of work, after which the UI thread gets the interpreter back."""
+MOSTLY_NEW = 4
+"""A provisional request whose line cache lacks more than 1/``MOSTLY_NEW`` of the text (a paste)
+is tokenized exactly at once: line by line would cost as much, and then be done again."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Exact:
+    """The last exact result: what an edit's tokens are spliced from (``tokenizer.edit``)."""
+
+    tok: Tokenizer
+    add_special: bool
+    parse_special: bool
+    data: bytes
+    inner: PieceArrays
+    """Tokens of ``data`` without the added BOS/EOS (byte offsets)."""
+    n_bos: int
+    layout: TokenLayout
+
+
+def _compact(tokens: PieceArrays) -> PieceArrays:
+    """Byte offsets kept for the next splice as int32 when they fit (the ids are the layout's)."""
+    ids, starts, ends = tokens
+    if len(ends) and int(ends[-1]) >= 2**31:
+        return tokens
+    return ids, starts.astype(np.int32, copy=False), ends.astype(np.int32, copy=False)
+
+
 class TokenizeEngine:
     """Per-tokenizer caches of the tokenize view."""
 
     def __init__(self) -> None:
         self._kinds: tuple[Tokenizer, np.ndarray] | None = None
         self._chunks: tuple[Tokenizer, ChunkCache | None] | None = None
+        self._exact: _Exact | None = None
+        self.spliced = 0
+        """Exact results made by splicing an edit into the last one (tests check the fast path ran)."""
 
     def chunk_cache(self, tok: Tokenizer | None) -> ChunkCache | None:
         """The line cache, once a worker has checked that lines are independent (else None)."""
@@ -60,7 +100,7 @@ class TokenizeEngine:
             special_texts=[v.tokens[i] for i in np.flatnonzero(special)],
             any_lstrip=bool(np.any(v.attrs & int(TokenAttr.LSTRIP))),
         ):
-            cache = ChunkCache(lambda c, ps: tok.tokenize(c, add_special=False, parse_special=ps), self.kinds_by_id(tok))
+            cache = ChunkCache(lambda c, ps: tok.tokenize_arrays(c, add_special=False, parse_special=ps), self.kinds_by_id(tok))
             if not probes_agree(lambda t, ps: tok.encode(t, add_special=False, parse_special=ps), cache):
                 cache = None
         self._chunks = (tok, cache)
@@ -69,33 +109,110 @@ class TokenizeEngine:
     def pieces(tok: Tokenizer, layout: TokenLayout) -> dict[int, str]:
         return {i: display_bytes(tok.token_to_piece(i)) if i >= 0 else NULL_PIECE for i in sorted_unique(layout.ids).tolist()}
 
-    @overload
-    def layout(self, tok: Tokenizer, request: TokenizeRequest, *, chunks: None = None) -> TokenLayout: ...
-    @overload
-    def layout(self, tok: Tokenizer, request: TokenizeRequest, *, chunks: list[str] | None) -> TokenLayout | None: ...
-    def layout(self, tok: Tokenizer, request: TokenizeRequest, *, chunks: list[str] | None = None) -> TokenLayout | None:
+    def layout(
+        self,
+        tok: Tokenizer,
+        request: TokenizeRequest,
+        *,
+        chunks: list[str] | None = None,
+        stop: Callable[[], bool] | None = None,
+        progress: Callable[[float], None] | None = None,
+        counted: Callable[[np.ndarray], None] | None = None,
+    ) -> tuple[TokenLayout, bool] | None:
         """Tokenize (line by line from the cache when provisional) and lay out; holds the lock.
+        Returns the layout and whether it is provisional.
 
         With ``chunks`` (the UI thread's fast path) only the line-by-line result is allowed:
-        None when the whole text would have to be tokenized.
+        None when the whole text would have to be tokenized. A long text is tokenized exactly
+        in pieces: between them ``stop()`` may end the work (None is returned), ``progress``
+        hears the fraction done, and other threads (the UI) get the interpreter; ``counted``
+        gets the exact ids as soon as they are known, before the layout (seconds for 10 MB).
         """
         kinds = self.kinds_by_id(tok)
+        spliced = self._splice(tok, request, kinds)
+        if spliced is not None:
+            return spliced, False
         self.check_chunking(tok)
         cache = self.chunk_cache(tok) if request.provisional else None
         if cache is not None:
             added = TokenArrays.of(tok.tokenize("", add_special=request.add_special), kinds)
             n_bos = int(request.add_special and tok.vocab.add_bos)
-            if len(added.ids) == n_bos + int(request.add_special and tok.vocab.add_eos):
+            pieces = chunks if chunks is not None else split_chunks(request.text)
+            missing = cache.missing_chars(pieces, request.parse_special)
+            if len(added.ids) == n_bos + int(request.add_special and tok.vocab.add_eos) and (
+                chunks is not None or missing * MOSTLY_NEW <= len(request.text)
+            ):
                 cut = lambda a, s: TokenArrays(a.ids[s], a.starts[s], a.ends[s], a.kinds[s])  # noqa: E731
                 arr = tokenize_chunked(
                     request.text, cache, parse_special=request.parse_special,
-                    before=cut(added, slice(0, n_bos)), after=cut(added, slice(n_bos, None)), chunks=chunks,
+                    before=cut(added, slice(0, n_bos)), after=cut(added, slice(n_bos, None)), chunks=pieces,
                 )
-                return layout_arrays(request.text, ids=arr.ids, starts=arr.starts, ends=arr.ends, kinds=arr.kinds)
+                return layout_arrays(request.text, ids=arr.ids, starts=arr.starts, ends=arr.ends, kinds=arr.kinds), True
         if chunks is not None:
             return None
-        tokens = tok.tokenize(request.text, add_special=request.add_special, parse_special=request.parse_special)
-        return layout_tokens(request.text, tokens, kinds_by_id=kinds)
+        columns = []
+        n = max(1, len(request.text))
+        done = 0
+        data = as_bytes(request.text)
+        narrow = len(data) < 2**31  # byte offsets as int32 while they are collected (10 MB: 3M tokens)
+        for ids_p, starts_p, ends_p in tok.tokenize_arrays_pieces(
+            data, add_special=request.add_special, parse_special=request.parse_special, piece_chars=PIECE_CHARS
+        ):
+            columns.append((ids_p, starts_p.astype(np.int32), ends_p.astype(np.int32)) if narrow else (ids_p, starts_p, ends_p))
+            done += PIECE_CHARS
+            if stop is not None and stop():
+                return None
+            if progress is not None and done < n:
+                progress(done / n)
+            time.sleep(0)  # let the UI thread run (it may be waiting for the interpreter)
+        ids = np.concatenate([c[0] for c in columns]).astype(np.int64, copy=False)
+        starts = np.concatenate([c[1] for c in columns])
+        ends = np.concatenate([c[2] for c in columns])
+        byte_columns = (ids, starts, ends)
+        del columns
+        if counted is not None:
+            counted(ids)
+        layout = layout_arrays(request.text, ids=ids, starts=starts, ends=ends, kinds=kinds[ids])
+        self._remember(tok, request, layout, data, byte_columns)
+        return layout, False
+
+    def _remember(
+        self, tok: Tokenizer, request: TokenizeRequest, layout: TokenLayout, data: bytes, tokens: PieceArrays
+    ) -> None:
+        added = len(tok.tokenize_arrays(b"", add_special=request.add_special)[0])
+        n_bos = int(request.add_special and tok.vocab.add_bos)
+        n = len(tokens[0])
+        if not request.text.isascii() and _SURROGATE.search(request.text):
+            self._exact = None  # byte offsets would not map back to characters by decoding
+            return
+        inner = _compact(tuple(c[n_bos : n - (added - n_bos)] for c in tokens))  # type: ignore[arg-type]
+        self._exact = _Exact(tok, request.add_special, request.parse_special, data, inner, n_bos, layout)
+
+    def _splice(self, tok: Tokenizer, request: TokenizeRequest, kinds: np.ndarray) -> TokenLayout | None:
+        """The exact layout of an edit of the last exact text, re-encoding only around it (or None)."""
+        last = self._exact
+        if last is None or last.tok is not tok or (last.add_special, last.parse_special) != (request.add_special, request.parse_special):
+            return None
+        text = request.text
+        try:
+            new = text.encode("utf-8")  # fails on a lone surrogate: byte offsets would not decode back
+        except UnicodeEncodeError:
+            return None
+        splice = plan_edit(tok, last.data, last.inner, new, parse_special=request.parse_special, max_bytes=PIECE_CHARS)
+        if splice is None:
+            return None
+        char_a = len(new[: splice.a].decode("utf-8"))
+        char_b_old = len(last.layout.text) - len(new[splice.b :].decode("utf-8"))
+        inner = _compact(splice.tokens(last.inner))
+        mid_ids, mid_starts, mid_ends = splice.mid
+        layout = splice_layout(
+            last.layout, text, char_a=char_a, char_b_old=char_b_old, first=splice.first + last.n_bos,
+            stop=splice.stop + last.n_bos, mid_ids=mid_ids, mid_starts=mid_starts, mid_ends=mid_ends,
+            kinds_by_id=kinds, n_bytes=len(new),
+        )  # fmt: skip
+        self._exact = _Exact(tok, request.add_special, request.parse_special, new, inner, last.n_bos, layout)
+        self.spliced += 1
+        return layout
 
     def kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
         # once per tokenizer: a kind code per id, so a layout never reads Token.kind

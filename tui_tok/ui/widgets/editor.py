@@ -11,7 +11,7 @@ It also applies its colour theme's CSS once per style change rather than on ever
 (``TextArea.render_lines`` does it each frame: about a quarter of the editor's draw time),
 and keeps its wrapped document's height until the next re-wrap (``WrappedDocument.height``
 sums over every line and ``TextArea`` asks for it once per drawn row: ~10k steps per frame
-with 100 KB of text). With soft wrapping its outer size never depends on the text, so a
+with 100 KB of text); long texts wrap at the character with numpy (``char_wrap``). With soft wrapping its outer size never depends on the text, so a
 change of its wrapped height updates the scrollbar without a layout pass of the whole screen
 (``quiet_size``).
 
@@ -27,6 +27,10 @@ asked for outside an edit (focus, scrolling, resizing, styles) stay whole. Leave
 syntax highlighting and placeholders: with a language or an empty text rows are drawn as
 TextArea draws them, uncached, and an edit repaints everything.
 
+A paste of more than ``PASTE_SLICE`` characters is inserted in slices, one per turn of the
+event loop, so the screen keeps drawing (a 10 MB paste in one edit held the UI thread for
+~0.3 s); it stays one undo step, and ``on_edit`` is called once, after the last slice.
+
 Its document is an ``ExactDocument``: the text is what was typed or pasted, byte for byte
 (TextArea's own document turns CR, VT, U+2028 ... into LF), drawn one cell per character.
 Every key that carries a character types it, also characters Python calls unprintable (ZWJ,
@@ -36,6 +40,7 @@ Escape and keys without a character (F-keys, ctrl+letters) leave the box or run 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -47,6 +52,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 from textual.widgets.text_area import Document, DocumentBase, Edit, EditResult, Location, Selection, WrappedDocument
 
+from tui_tok.ui.widgets.char_wrap import AdaptiveWrappedDocument
 from tui_tok.ui.widgets.exact_document import ExactDocument
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
 from tui_tok.ui.widgets.text_keys import TEXT_AREA_BINDINGS
@@ -54,31 +60,12 @@ from tui_tok.ui.widgets.text_keys import TEXT_AREA_BINDINGS
 if TYPE_CHECKING:
     from typing_extensions import Self
 
+PASTE_SLICE = 500_000
+"""Characters of a paste inserted per turn of the event loop."""
+
 _FrameState = tuple[tuple[object, ...], int, Selection, bool, str, Location | None]
 """``Editor._rows_state``: the widget's settings, scroll y, selection, whether the cursor is drawn,
 the suggestion, and where the bracket matching the cursor's is."""
-
-
-class _HeightCachedWrappedDocument(WrappedDocument):
-    """``WrappedDocument`` whose ``height`` is computed once per (re-)wrap."""
-
-    _height: int | None = None
-
-    @property
-    def height(self) -> int:
-        if self._height is None:
-            self._height = WrappedDocument.height.fget(self)  # type: ignore[attr-defined]
-        return self._height
-
-    def wrap(self, *args: object, **kwargs: object) -> None:
-        self._height = None
-        super().wrap(*args, **kwargs)  # type: ignore[arg-type]
-        self._height = None
-
-    def wrap_range(self, *args: object, **kwargs: object) -> None:
-        self._height = None
-        super().wrap_range(*args, **kwargs)  # type: ignore[arg-type]
-        self._height = None
 
 
 class Editor(TextArea, inherit_bindings=False):
@@ -116,12 +103,48 @@ class Editor(TextArea, inherit_bindings=False):
         self._drawn_keys: dict[int, tuple[object, ...] | None] = {}
         """What each visible row (y) last showed (None: not cached, repainted on every edit)."""
 
+    _pasting = False
+    """A long paste is being inserted slice by slice (``on_edit`` waits for the last one)."""
+
     def post_message(self, message: Message) -> bool:
         posted = super().post_message(message)
         if posted and isinstance(message, TextArea.Changed) and self.on_edit is not None and self.is_mounted:
             self._handled += 1
-            self.on_edit()
+            if not self._pasting:
+                self.on_edit()
         return posted
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A paste longer than ``PASTE_SLICE`` characters goes in slice by slice, the UI running
+        between them, as one undo step; the text is reported changed once, at the end."""
+        text = event.text
+        if self.read_only or len(text) <= PASTE_SLICE:
+            return  # TextArea's own handler (Textual calls each class's) inserts it
+        event.prevent_default()
+        step = max(PASTE_SLICE, -(-len(text) // 40))  # at most 40 slices: the undo stack keeps 50 batches
+        history = self.history
+        before = len(history._undo_stack)  # noqa: SLF001 - merged into one batch below
+        self._pasting = True
+        try:
+            selection = self.selection
+            for i in range(0, len(text), step):
+                result = self._replace_via_keyboard(text[i : i + step], *selection)
+                if result is None:
+                    return
+                self.move_cursor(result.end_location)
+                selection = self.selection
+                if i + step < len(text):
+                    await asyncio.sleep(0)  # let the screen draw and other widgets run
+        finally:
+            self._pasting = False
+            stack = history._undo_stack  # noqa: SLF001
+            added = len(stack) - before
+            if added > 1:
+                merged = [edit for batch in [stack.pop() for _ in range(added)][::-1] for edit in batch]
+                stack.append(merged)
+            if self.on_edit is not None and self.is_mounted:
+                self.on_edit()
+        self.focus()
 
     def edit(self, edit: Edit) -> EditResult:
         self._editing += 1
@@ -212,14 +235,14 @@ class Editor(TextArea, inherit_bindings=False):
 
     @wrapped_document.setter
     def wrapped_document(self, value: WrappedDocument) -> None:
+        if type(value) is WrappedDocument:
+            value.__class__ = AdaptiveWrappedDocument
         document = self.__dict__.get("document")
         if document is not None and value.document is not document:
             # TextArea wraps the Document it built, not the ExactDocument that replaced it;
             # the re-wrap that follows (TextArea does one after each new document) uses this
             value.document = document
             value.wrap(value._width, value._tab_width)  # noqa: SLF001 - its own settings
-        if type(value) is WrappedDocument:
-            value.__class__ = _HeightCachedWrappedDocument
         self.__dict__["wrapped_document"] = value
 
     def _refresh_size(self) -> None:

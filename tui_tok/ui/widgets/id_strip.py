@@ -24,6 +24,28 @@ from tui_tok.ui.widgets.quiet_size import set_virtual_size
 from tui_tok.ui.widgets.row_cache import RowCache
 
 
+Flow = tuple[np.ndarray, np.ndarray, int]
+"""Label widths, first label of each row (plus the count at the end), and the width they wrap at."""
+
+
+def label_widths(ids: np.ndarray, pieces: Mapping[int, str] | None) -> np.ndarray:
+    """Cells per label plus its separating space, without building the labels."""
+    if pieces is None:  # at most 12 cells: one byte each (3M labels: 3 MB, not 24)
+        return (np.floor(np.log10(np.maximum(ids, 1))) + 2).astype(np.uint8)
+    unique, inverse = np.unique(ids, return_inverse=True)
+    lengths = np.array([len(pieces[int(u)]) + 1 for u in unique], dtype=np.int64)
+    return lengths[inverse.reshape(-1)] if len(unique) else np.zeros(0, dtype=np.int64)
+
+
+def strip_flow(ids: np.ndarray, pieces: Mapping[int, str] | None, width: int, last: Flow | None) -> Flow:
+    """The labels of ``ids`` wrapped at ``width`` (reflowed from ``last`` when it has that width).
+    Plain numpy: a worker computes it for a long text (3M labels take ~0.5 s)."""
+    widths = label_widths(ids, pieces)
+    if last is not None and last[2] == width:
+        return widths, reflow_rows(last[1], last[0], widths, width=width), width
+    return widths, flow_rows(widths, width=width), width
+
+
 class IdStrip(RowCache, CachedStyles, ScrollView):
     """Wrapped labels (ids or pieces), one per token."""
 
@@ -40,50 +62,57 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         self._row_starts: np.ndarray | None = None
         self._width = -1
         self._flowed: tuple[np.ndarray, np.ndarray, int] | None = None
+        self._spare: dict[int, Flow] = {}
+        """Flows of the current labels made off the UI thread, by width."""
         """The last flow: label widths, row starts and width (an edit reflows only what it moved)."""
 
     def show(
-        self, ids: np.ndarray, kinds: np.ndarray, *, phases: np.ndarray | None = None, pieces: Mapping[int, str] | None = None
+        self,
+        ids: np.ndarray,
+        kinds: np.ndarray,
+        *,
+        phases: np.ndarray | None = None,
+        pieces: Mapping[int, str] | None = None,
+        flowed: tuple[Flow, ...] = (),
     ) -> None:
         """Label each token with its id, or with ``pieces[id]`` when given; coloured by ``phases``
-        (``TokenLayout.phases``, so each label matches its span; default: the token index)."""
+        (``TokenLayout.phases``, so each label matches its span; default: the token index).
+        ``flowed``: ``strip_flow`` of these labels at some widths, computed off the UI thread (one
+        whose width is the strip's is used; a scrollbar coming or going picks another)."""
         self.ids = ids
         self.kinds = kinds
         self.phases = phases if phases is not None else np.arange(len(ids), dtype=np.int64)
         old_width = self._width
         self.pieces = pieces
         self._row_starts = None
+        self._spare = {flow[2]: flow for flow in flowed}
         self._update_size()
         if old_width == max(1, self.content_box.width):
             self.refresh_changed()
         else:
             self.refresh()
 
+    def flow_hint(self) -> tuple[tuple[int, ...], Flow | None]:
+        """The widths labels may wrap at (now, and beside the vertical scrollbar a long text
+        brings) and the last flow: what ``strip_flow`` needs, read on the UI thread."""
+        width = max(1, self.content_box.width)
+        if self.show_vertical_scrollbar:
+            return (width,), self._flowed
+        return (width, max(1, width - self.styles.scrollbar_size_vertical)), self._flowed
+
     @property
     def row_starts(self) -> np.ndarray:
         width = max(1, self.content_box.width)
         if self._row_starts is None or self._width != width:
             self._width = width
-            widths = self._label_widths()
-            last = self._flowed
-            if last is not None and last[2] == width:
-                self._row_starts = reflow_rows(last[1], last[0], widths, width=width)
-            else:
-                self._row_starts = flow_rows(widths, width=width)
-            self._flowed = (widths, self._row_starts, width)
+            spare = self._spare.get(width)
+            self._flowed = spare if spare is not None else strip_flow(self.ids, self.pieces, width, self._flowed)
+            self._row_starts = self._flowed[1]
         return self._row_starts
 
     def label(self, i: int) -> str:
         token_id = int(self.ids[i])
         return self.pieces[token_id] if self.pieces is not None else str(token_id)
-
-    def _label_widths(self) -> np.ndarray:
-        """Cells per label plus its separating space, without building the labels."""
-        if self.pieces is None:
-            return np.floor(np.log10(np.maximum(self.ids, 1))).astype(np.int64) + 2
-        unique, inverse = np.unique(self.ids, return_inverse=True)
-        lengths = np.array([len(self.pieces[int(u)]) + 1 for u in unique], dtype=np.int64)
-        return lengths[inverse.reshape(-1)] if len(unique) else np.zeros(0, dtype=np.int64)
 
     def _update_size(self) -> None:
         set_virtual_size(self, Size(self.content_box.width, len(self.row_starts) - 1))
