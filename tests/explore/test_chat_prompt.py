@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support import ASSETS, HAVE_SHARED, SHARED, SHARED_MISSING
 
@@ -113,6 +113,7 @@ def test_plain_text_and_other_vocabs_tokens_are_no_injection() -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.text(max_size=30), min_size=1, max_size=5))
+@example(["0", "", "a"])  # an approximate boundary inside <|im_end|> (Qwen3's last assistant turn differs)
 def test_spans_tile_the_tokens_for_any_text(contents: list[str]) -> None:
     tok, template = _load(str(ASSETS / "qwen3-vocab.gguf"))
     msgs = [{"role": "user" if i % 2 == 0 else "assistant", "content": c} for i, c in enumerate(contents)]

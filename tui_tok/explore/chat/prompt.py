@@ -271,6 +271,17 @@ def _spans(text: str, tokens: tuple[Token, ...], messages: Sequence[Mapping[str,
     token_at = [0] + [bisect.bisect_left(starts, b) for b in byte_at[1:]]
     # an added BOS (empty span at 0) is the first message's; nothing is before message 0
     chars = [0, *bounds]
+    # a token across a boundary is the earlier message's: move the boundary to the next token's
+    # start, so that a message's characters hold all of its tokens (an approximate boundary found
+    # by content can fall inside <|im_end|>); not into the middle of a character
+    data = text.encode("utf-8", "surrogatepass")
+    for k in range(1, len(chars)):
+        b = tokens[token_at[k]].start if token_at[k] < len(tokens) else len(data)
+        if b != byte_at[k]:
+            try:
+                chars[k] = len(data[:b].decode("utf-8", "surrogatepass"))
+            except UnicodeDecodeError:
+                pass
     out = []
     for i, message in enumerate(messages):
         role = message.get("role")
