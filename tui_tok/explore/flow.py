@@ -21,15 +21,23 @@ def flow_rows(widths: Sequence[int] | np.ndarray, *, width: int) -> np.ndarray:
     [0, 2, 3]
     """
     width = max(1, width)
-    w = np.maximum(np.asarray(widths, dtype=np.int64), 0)
+    w = np.asarray(widths)
+    if w.dtype.kind != "u":
+        w = np.maximum(w.astype(np.int64, copy=False), 0)
     n = len(w)
     if n == 0:
         return np.asarray([0, 0], dtype=np.int64)
-    cum = np.concatenate(([0], np.cumsum(w)))
+    # running widths as int32 when they fit (3M labels: 12 MB a temporary, not 24)
+    cum = np.zeros(n + 1, dtype=np.int32 if n * (int(w.max()) + 1) + width < 2**31 else np.int64)
+    np.cumsum(w, dtype=cum.dtype, out=cum[1:])
     # items i .. last[i]-1 fit in a row that starts at item i; a row holds at least one item
-    last = np.searchsorted(cum, cum[:-1] + width, side="right") - 1
+    needles = cum[:-1] + width
+    last = np.searchsorted(cum, needles, side="right")
+    del needles, cum
+    last -= 1
+    np.maximum(last, np.arange(1, n + 1, dtype=last.dtype), out=last)
     # read an item per row, not the whole array as a list (3M labels: one long call holding the interpreter)
-    item = np.maximum(last, np.arange(1, n + 1)).item
+    item = last.item
     starts = [0]
     i = 0
     while i < n:
@@ -53,8 +61,11 @@ def reflow_rows(
     >>> reflow_rows(old, np.array([3, 3, 3, 3]), np.array([3, 5, 3, 3, 3]), width=7).tolist()
     [0, 1, 2, 4, 5]
     """
-    old_w = np.asarray(old_widths, dtype=np.int64)
-    new_w = np.maximum(np.asarray(new_widths, dtype=np.int64), 0)
+    # compared in their own type (3M uint8 labels: no 24 MB int64 copies)
+    old_w = np.asarray(old_widths)
+    new_w = np.asarray(new_widths)
+    if new_w.dtype.kind != "u":
+        new_w = np.maximum(new_w.astype(np.int64, copy=False), 0)
     n_old, n_new = len(old_w), len(new_w)
     if n_old == 0 or n_new == 0 or len(old_starts) != int(np.searchsorted(old_starts, n_old, side="right")):
         return flow_rows(new_w, width=width)
@@ -74,7 +85,7 @@ def reflow_rows(
     pos = int(old_starts[row])
     while True:
         hi = min(n_new, pos + window)
-        cum = np.concatenate(([0], np.cumsum(new_w[pos:hi])))
+        cum = np.concatenate(([0], np.cumsum(new_w[pos:hi], dtype=np.int64)))
         last = np.searchsorted(cum, cum[:-1] + width, side="right") - 1
         nxt = np.maximum(last, np.arange(1, hi - pos + 1)).tolist()
         i = 0

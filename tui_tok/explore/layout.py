@@ -55,9 +55,10 @@ class TokenLayout:
     ids: np.ndarray
     """int64 token id per token (including BOS/EOS, which cover no text)."""
     starts: np.ndarray
-    """int64 first character of each token (a byte-fallback token gets the character it is part of)."""
+    """int32 (int64 past 2**31 characters) first character of each token (a byte-fallback token gets
+    the character it is part of); int32 halves a 10 MB text's 3M-token columns."""
     ends: np.ndarray
-    """int64 one past the last character of each token (``== starts`` for BOS/EOS)."""
+    """int32 (int64 past 2**31) one past the last character of each token (``== starts`` for BOS/EOS)."""
     kinds: np.ndarray
     """uint8 ``KIND_CODES`` per token."""
     phases: np.ndarray
@@ -174,11 +175,12 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         bend = np.clip(bend, bstart, n_bytes)
         # byte -> the character holding it: the characters ending at or before it
         # (needles of the table's own type: else numpy converts the 10M-long table on every call)
-        starts = np.searchsorted(byte_ends, bstart.astype(byte_ends.dtype), side="right").astype(np.int64, copy=False)
+        pos_type = _cells_type(len(byte_ends))
+        starts = np.searchsorted(byte_ends, bstart.astype(byte_ends.dtype), side="right").astype(pos_type)
         # end: the character holding the last byte, plus one; empty spans stay empty
         last_char = np.searchsorted(byte_ends, np.maximum(bend - 1, 0).astype(byte_ends.dtype), side="right")
         last_char += 1
-        ends = np.where(bend > bstart, last_char, starts).astype(np.int64, copy=False)
+        ends = np.where(bend > bstart, last_char, starts).astype(pos_type, copy=False)
         del byte_ends, last_char
     return TokenLayout(
         text=text,

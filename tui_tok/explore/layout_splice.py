@@ -44,10 +44,11 @@ def splice_layout(
         kinds=kinds_by_id[mid_ids] if len(mid_ids) else np.zeros(0, dtype=np.uint8),
     )  # fmt: skip
     cat = np.concatenate
-    ids = cat((old.ids[:first], mid.ids, old.ids[stop:]))
-    starts = cat((old.starts[:first], mid.starts + char_a, old.starts[stop:] + delta))
-    ends = cat((old.ends[:first], mid.ends + char_a, old.ends[stop:] + delta))
-    kinds = cat((old.kinds[:first], mid.kinds, old.kinds[stop:])).astype(np.uint8, copy=False)
+    ids = join_shifted([(old.ids[:first], 0), (mid.ids, 0), (old.ids[stop:], 0)], old.ids.dtype)
+    pos_type = np.result_type(old.starts.dtype, mid.starts.dtype) if len(text) < 2**31 - 64 else np.int64
+    starts = join_shifted([(old.starts[:first], 0), (mid.starts, char_a), (old.starts[stop:], delta)], pos_type)
+    ends = join_shifted([(old.ends[:first], 0), (mid.ends, char_a), (old.ends[stop:], delta)], pos_type)
+    kinds = join_shifted([(old.kinds[:first], 0), (mid.kinds, 0), (old.kinds[stop:], 0)], np.uint8)
     lines_old = old.line_starts
     tail_lines = lines_old[np.searchsorted(lines_old, char_b_old, side="right") :] + delta
     at_b = [char_b] if char_b == 0 or (char_b <= len(text) and text[char_b - 1 : char_b] == "\n") else []
@@ -62,7 +63,10 @@ def splice_layout(
     cells_old = old.cells_before
     base = int(cells_old[char_a])
     shift = base + int(mid.cells_before[-1]) - int(cells_old[char_b_old])
-    cells_before = cat((cells_old[:char_a], mid.cells_before[:-1] + base, cells_old[char_b_old:] + shift))
+    cells_type = cells_old.dtype if int(cells_old[-1]) + max(shift, 0) < 2**31 - 64 else np.int64
+    cells_before = join_shifted(
+        [(cells_old[:char_a], 0), (mid.cells_before[:-1], base), (cells_old[char_b_old:], shift)], cells_type
+    )
     phases = _phases(old, mid, first, stop, char_b_old) if at_b or stop == len(old.ids) else None
     if phases is None:
         phases = line_phases(starts, line_starts)
@@ -70,6 +74,20 @@ def splice_layout(
         text=text, ids=ids, starts=starts, ends=ends, kinds=kinds, phases=phases,
         line_starts=line_starts, cells_before=cells_before, n_bytes=n_bytes,
     )  # fmt: skip
+
+
+def join_shifted(parts: list[tuple[np.ndarray, int]], dtype: np.dtype | type) -> np.ndarray:
+    """``concatenate([part + shift ...])`` of type ``dtype``, written straight into the result: a
+    10 MB text's 3M-long columns get no full-length temporaries (``part + shift``, then the copy)."""
+    out = np.empty(sum(len(part) for part, _ in parts), dtype=dtype)
+    at = 0
+    for part, shift in parts:
+        dest = out[at : at + len(part)]
+        dest[...] = part
+        if shift:
+            dest += shift  # in ``dtype``, after the cast: no overflow of a narrower part
+        at += len(part)
+    return out
 
 
 def _phases(old: TokenLayout, mid: TokenLayout, first: int, stop: int, char_b_old: int) -> np.ndarray | None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 from textual import on, work
@@ -320,10 +320,17 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         return True
 
     def _run(self, request: TokenizeRequest) -> None:
-        self._run_worker(request, self.query_one("#tok-ids", IdStrip).flow_hint())
+        self._run_worker([request, self.query_one("#tok-ids", IdStrip).flow_hint()])
 
     @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
-    def _run_worker(self, request: TokenizeRequest, flow_hint: tuple[tuple[int, ...], Flow | None]) -> None:
+    def _run_worker(self, job: list[Any]) -> None:
+        """``job``: the request and the id strip's flow hint, taken out at once. A finished
+        Worker keeps its arguments, and Textual's workers sit in reference cycles (context
+        variables) that only a full garbage collection frees: held directly, every key's
+        request would keep its 10 MB text alive until then."""
+        request: TokenizeRequest = job[0]
+        flow_hint: tuple[tuple[int, ...], Flow | None] = job[1]
+        job.clear()
         worker = get_current_worker()
         tok = self.tui.tokenizer
         if tok is None:

@@ -17,12 +17,12 @@ import numpy as np
 from tui_tok.explore.display import NULL_PIECE, display_bytes
 from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, split_chunks, tokenize_chunked
 from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_arrays
-from tui_tok.explore.layout_splice import splice_layout
+from tui_tok.explore.layout_splice import join_shifted, splice_layout
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import VocabIndex, token_facts
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 from tui_tok.tokenizer.core.types import PieceArrays
-from tui_tok.tokenizer.edit import plan_edit
+from tui_tok.tokenizer.edit import Splice, plan_edit
 from tui_tok.tokenizer.tokenizer import Tokenizer, as_bytes
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 
@@ -203,16 +203,31 @@ class TokenizeEngine:
             return None
         char_a = len(new[: splice.a].decode("utf-8"))
         char_b_old = len(last.layout.text) - len(new[splice.b :].decode("utf-8"))
-        inner = _compact(splice.tokens(last.inner))
         mid_ids, mid_starts, mid_ends = splice.mid
         layout = splice_layout(
             last.layout, text, char_a=char_a, char_b_old=char_b_old, first=splice.first + last.n_bos,
             stop=splice.stop + last.n_bos, mid_ids=mid_ids, mid_starts=mid_starts, mid_ends=mid_ends,
             kinds_by_id=kinds, n_bytes=len(new),
         )  # fmt: skip
+        inner = self._spliced_inner(last, splice, layout)
         self._exact = _Exact(tok, request.add_special, request.parse_special, new, inner, last.n_bos, layout)
         self.spliced += 1
         return layout
+
+    @staticmethod
+    def _spliced_inner(last: _Exact, splice: Splice, layout: TokenLayout) -> PieceArrays:
+        """``_compact(splice.tokens(last.inner))`` without its full-length temporaries: the ids are
+        a view of the new layout's (which hold them between the BOS and EOS), the byte offsets are
+        written shifted straight into int32 columns (10 MB of text: 3M tokens, ~70 MB less per key)."""
+        old_ids, old_starts, old_ends = last.inner
+        mid_ids, mid_starts, mid_ends = splice.mid
+        first, stop, shift = splice.first, splice.stop, splice.b - splice.b_old
+        n = first + len(mid_ids) + len(old_ids) - stop
+        ids = layout.ids[last.n_bos : last.n_bos + n]
+        dtype = np.int32 if len(last.data) + shift < 2**31 else np.int64  # len(last.data) + shift: the new length
+        starts = join_shifted([(old_starts[:first], 0), (mid_starts, splice.a), (old_starts[stop:], shift)], dtype)
+        ends = join_shifted([(old_ends[:first], 0), (mid_ends, splice.a), (old_ends[stop:], shift)], dtype)
+        return ids, starts, ends
 
     def kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
         # once per tokenizer: a kind code per id, so a layout never reads Token.kind
