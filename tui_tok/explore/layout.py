@@ -211,7 +211,11 @@ def _invisible_positions(cps: np.ndarray) -> np.ndarray:
         table = np.zeros(0x10000, dtype=bool)
         table[[m.start() for m in INVISIBLE.finditer("".join(map(chr, range(0x10000))))]] = True
         _INVISIBLE_BMP = table
-    hits = _INVISIBLE_BMP.take(cps, mode="clip")  # past U+FFFF reads U+FFFF's entry (False): no 40 MB index array
+    # past U+FFFF reads U+FFFF's entry (False); in slices, as numpy converts the indices to int64
+    # (a 10 MB text's whole would be an 80 MB temporary)
+    hits = np.empty(len(cps), dtype=bool)
+    for at in range(0, len(cps), 1 << 20):
+        _INVISIBLE_BMP.take(cps[at : at + (1 << 20)], mode="clip", out=hits[at : at + (1 << 20)])
     astral = cps >= 0x10000
     if astral.any():
         unique = np.unique(cps[astral])
@@ -333,10 +337,11 @@ def segments_between(layout: TokenLayout, start: int, end: int) -> list[Segment]
     """Runs covering characters ``[start, end)`` tagged with token indices."""
     out: list[Segment] = []
     pos = start
-    i = int(np.searchsorted(layout.ends, start, side="right"))
+    # needles of the columns' type (a Python int would make numpy convert a 3M-long int32 column)
+    i = int(np.searchsorted(layout.ends, layout.ends.dtype.type(start), side="right"))
     # tokens from i that start before `end`; starts are sorted, so one searchsorted bounds them
     # (read as Python ints in one go: indexing numpy arrays per token costs more than the loop)
-    n = max(i, int(np.searchsorted(layout.starts, end, side="left")))
+    n = max(i, int(np.searchsorted(layout.starts, layout.starts.dtype.type(end), side="left")))
     starts = layout.starts[i:n].tolist()
     ends = layout.ends[i:n].tolist()
     first = i
@@ -362,7 +367,7 @@ def segments_between(layout: TokenLayout, start: int, end: int) -> list[Segment]
 
 def token_at(layout: TokenLayout, char: int) -> int:
     """Index of the token covering character ``char`` (-1 when none does)."""
-    i = int(np.searchsorted(layout.ends, char, side="right"))
+    i = int(np.searchsorted(layout.ends, layout.ends.dtype.type(char), side="right"))
     while i < layout.n_tokens and layout.ends[i] <= layout.starts[i]:
         i += 1  # skip empty tokens
     if i < layout.n_tokens and layout.starts[i] <= char < layout.ends[i]:

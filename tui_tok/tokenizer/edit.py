@@ -102,8 +102,9 @@ def plan_edit(
     if max_bytes is not None and b - a > max_bytes:
         return None
     _, starts, ends = old_tokens
-    first = int(np.searchsorted(starts, a, side="left"))
-    stop = int(np.searchsorted(starts, b_old, side="left"))
+    # needles of the column's type: a Python int makes numpy convert a 3M-long int32 column per call
+    first = int(np.searchsorted(starts, starts.dtype.type(a), side="left"))
+    stop = int(np.searchsorted(starts, starts.dtype.type(b_old), side="left"))
     if first and int(ends[:first].max()) > a or stop < first or stop and int(ends[:stop].max()) > b_old:
         return None  # an old token crosses a cut: not the tokens of `old` after all
     mid_ids, mid_starts, mid_ends = tok.tokenize_arrays(new[a : b + margin], add_special=False, parse_special=parse_special)

@@ -192,8 +192,9 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         keys: list[RowKey | None] = [None] * height
         if not len(starts):
             return keys
-        firsts = np.searchsorted(lay.ends, starts, side="right")
-        stops = np.maximum(firsts, np.searchsorted(lay.starts, ends, side="left"))
+        # needles of the columns' type (int32 for most texts): else numpy converts 3M-long columns per call
+        firsts = np.searchsorted(lay.ends, starts.astype(lay.ends.dtype), side="right")
+        stops = np.maximum(firsts, np.searchsorted(lay.starts, ends.astype(lay.starts.dtype), side="left"))
         lo, hi = int(firsts[0]), int(stops.max())
         # one conversion to Python values for all visible tokens; per row only slicing
         t_starts = lay.starts[lo:hi].tolist()
