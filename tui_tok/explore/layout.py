@@ -175,13 +175,19 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         bend = np.clip(bend, bstart, n_bytes)
         # byte -> the character holding it: the characters ending at or before it
         # (needles of the table's own type: else numpy converts the 10M-long table on every call)
+        # (in slices of 1M tokens: searchsorted answers int64, which for 3M tokens are 24 MB temporaries)
         pos_type = _cells_type(len(byte_ends))
-        starts = np.searchsorted(byte_ends, bstart.astype(byte_ends.dtype), side="right").astype(pos_type)
-        # end: the character holding the last byte, plus one; empty spans stay empty
-        last_char = np.searchsorted(byte_ends, np.maximum(bend - 1, 0).astype(byte_ends.dtype), side="right")
-        last_char += 1
-        ends = np.where(bend > bstart, last_char, starts).astype(pos_type, copy=False)
-        del byte_ends, last_char
+        starts = np.empty(len(bstart), dtype=pos_type)
+        ends = np.empty(len(bstart), dtype=pos_type)
+        for at in range(0, len(bstart), 1 << 20):
+            s, e = bstart[at : at + (1 << 20)], bend[at : at + (1 << 20)]
+            first_char = np.searchsorted(byte_ends, s.astype(byte_ends.dtype, copy=False), side="right")
+            starts[at : at + len(s)] = first_char
+            # end: the character holding the last byte, plus one; empty spans stay empty
+            last_char = np.searchsorted(byte_ends, np.maximum(e - 1, 0).astype(byte_ends.dtype, copy=False), side="right")
+            last_char += 1
+            ends[at : at + len(s)] = np.where(e > s, last_char, first_char)
+        del byte_ends
     return TokenLayout(
         text=text,
         ids=ids,
