@@ -223,31 +223,10 @@ class RwkvEncoder:
 
     def _walk_ids(self, text: bytes) -> tuple[int, ...]:
         """``_walk``'s ids alone (most chunks are one token: looked up whole first)."""
-        tables = self._tables()
-        ids = tables.token_ids.get
-        tid = ids(text)
+        tid = self._tables().token_ids.get(text)
         if tid is not None:
             return (tid,)
-        longest3 = tables.longest3.get
-        out: list[int] = []
-        n = len(text)
-        pos = 0
-        while pos < n:
-            end = min(n, pos + longest3(text[pos : pos + 3], 2))
-            while end > pos:
-                tid = ids(text[pos:end])
-                if tid is not None:
-                    break
-                end -= 1
-            else:
-                if text[pos] in tables.first_bytes:
-                    self._walk(text)  # raises, with the offset
-                out.append(self.unk_id)
-                pos += 1
-                continue
-            out.append(tid)
-            pos = end
-        return tuple(out)
+        return tuple(tid for tid, _, _ in self._walk(text))
 
     def _chunk_pieces(self, chunk: bytes) -> tuple[Piece, ...]:
         pieces = self._cache.get(chunk)
