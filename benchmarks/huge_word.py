@@ -111,20 +111,7 @@ def ensure_binary() -> Path | None:
     sys.path.insert(0, str(ROOT / "tests"))
     from fixtures import llama_bpe_oracle as oracle
 
-    if not (oracle.LLAMA_SRC / "src" / "llama-vocab.cpp").is_file():
-        print(f"llama.cpp column skipped: sources not found at {oracle.LLAMA_SRC} (set TUI_TOK_LLAMA_SRC)")
-        return None
-    text = oracle.source(main=HUGE_MAIN)
-    cpp = BINARY.with_suffix(".cpp")
-    if BINARY.is_file() and cpp.is_file() and cpp.read_text(encoding="utf-8") == text:
-        return BINARY
-    print(f"compiling {BINARY} from {oracle.LLAMA_SRC} (-O2 -DNDEBUG, about a minute) ...", flush=True)
-    try:
-        return oracle.compile_source(text, BINARY)
-    except (subprocess.CalledProcessError, OSError) as exc:
-        cpp.unlink(missing_ok=True)
-        print(f"llama.cpp column skipped: compiling {cpp} failed ({exc})")
-        return None
+    return oracle.build_current(HUGE_MAIN, BINARY, skipped="llama.cpp column skipped")
 
 
 def main(argv: list[str]) -> int:

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -113,24 +112,7 @@ int main(int argc, char ** argv) {
 
 def ensure_binary() -> Path | None:
     """Build ``build/llama-peer`` unless it is current; None (after one line saying why) if it cannot be."""
-    cxx = os.environ.get("CXX", "g++")
-    if shutil.which(cxx) is None:
-        print(f"llama_peer: skipped: no C++ compiler ({cxx}) on PATH")
-        return None
-    if not (oracle.LLAMA_SRC / "src" / "llama-vocab.cpp").is_file():
-        print(f"llama_peer: skipped: llama.cpp sources not found at {oracle.LLAMA_SRC} (set TUI_TOK_LLAMA_SRC)")
-        return None
-    text = oracle.source(main=PEER_MAIN)
-    cpp = BINARY.with_suffix(".cpp")
-    if BINARY.is_file() and cpp.is_file() and cpp.read_text(encoding="utf-8") == text:
-        return BINARY
-    print(f"compiling {BINARY} from {oracle.LLAMA_SRC} (-O2 -DNDEBUG, about a minute) ...", flush=True)
-    try:
-        return oracle.compile_source(text, BINARY)
-    except subprocess.CalledProcessError as exc:
-        cpp.unlink(missing_ok=True)
-        print(f"llama_peer: skipped: compiling {cpp} failed ({exc})")
-        return None
+    return oracle.build_current(PEER_MAIN, BINARY, skipped="llama_peer: skipped")
 
 
 class Peer:
