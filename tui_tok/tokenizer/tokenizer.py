@@ -177,12 +177,7 @@ class Tokenizer:
             v = self.vocab
             bos, eos, sep = self._added(add_special)
             parts = self._partitioner.partition(data, parse_special=parse_special)
-            raw: list[tuple[bytes, bool]] = []
-            after_special = True
-            for start, end, tid in parts:
-                if tid == RAW:
-                    raw.append((data[start:end], after_special))
-                after_special = tid != RAW
+            raw = _raw_fragments(data, parts)
             encoded = iter(many(raw) if raw else [])
             n = len(data)
             columns: list[PieceArrays] = []
@@ -210,8 +205,8 @@ class Tokenizer:
         with special tokens, or a family without such cuts, comes as one piece."""
         data = _as_bytes(text)
         pieces = getattr(self.encoder, "fragment_arrays_pieces", None)
-        parts = self._partitioner.partition(data, parse_special=parse_special)
-        if pieces is None or len(parts) != 1 or parts[0][2] != RAW:
+        parts = None if pieces is None else self._partitioner.partition(data, parse_special=parse_special)
+        if pieces is None or parts is None or len(parts) != 1 or parts[0][2] != RAW:
             yield self.tokenize_arrays(data, add_special=add_special, parse_special=parse_special)
             return
         v = self.vocab
@@ -401,6 +396,17 @@ def _need(token_id: int, what: str, vocab: Vocab) -> int:
     return token_id
 
 
+def _raw_fragments(data: bytes, parts: list[Fragment]) -> list[tuple[bytes, bool]]:
+    """Each raw fragment of ``parts`` with whether it follows a special token, in order."""
+    raw: list[tuple[bytes, bool]] = []
+    after_special = True
+    for start, end, tid in parts:
+        if tid == RAW:
+            raw.append((data[start:end], after_special))
+        after_special = tid != RAW
+    return raw
+
+
 def _all_at_once(data: bytes, parts: list[Fragment], many: Any) -> Iterator[Any] | None:
     """The results of an encoder's many-fragment call (``encode_fragments_ids`` or
     ``encode_fragments``) on every raw fragment of ``parts``, each with whether it follows a
@@ -411,12 +417,7 @@ def _all_at_once(data: bytes, parts: list[Fragment], many: Any) -> Iterator[Any]
     shared: callers only read it."""
     if many is None or sum(tid == RAW for _, _, tid in parts) < 2:
         return None
-    raw: list[tuple[bytes, bool]] = []
-    after_special = True
-    for start, end, tid in parts:
-        if tid == RAW:
-            raw.append((data[start:end], after_special))
-        after_special = tid != RAW
+    raw = _raw_fragments(data, parts)
     distinct = list(dict.fromkeys(raw))  # gemma's whitespace tokens cut code into lines that repeat
     if len(distinct) == len(raw):
         return iter(many(raw))
