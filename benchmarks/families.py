@@ -1,6 +1,7 @@
 """One encode per tokenizer family, ours against llama.cpp's ``llama_tokenize``, measured alike.
 
-For each vocab: a fresh process loads the file, builds the tables that are otherwise built on
+For each vocab: a fresh process imports the library's code (untimed on both sides: llama.cpp's
+is loaded by ``import llama_cpp``; ours by importing every encoder module), loads the file, builds the tables that are otherwise built on
 first use (``Tokenizer.prepare()``: llama.cpp builds the same ones at load; the time is in
 "ready"), encodes one short sentence (warm-up),
 then times one ``encode`` of the ~0.56 MB mixed corpus (``corpus.py``: prose, code,
@@ -8,7 +9,7 @@ multilingual), add_special and parse_special off. llama.cpp does the same throug
 llama-cpp-python (``llama_model_load_from_file`` with ``vocab_only``, then the C call
 ``llama_tokenize`` alone, timed), in its own fresh process, alternating with ours run by run so
 both see the same machine. Medians of ``--repeat`` rounds; the ratio is ours / llama.cpp's
-time (below 1: we are faster). The ids of both sides are compared.
+time (below 1: we are faster). All ids of both sides are compared (by SHA-256).
 
 llama-cpp-python is never a dependency: pass the Python that has it (``--llama-python``, e.g. a
 venv where ``pip install llama-cpp-python==0.3.36`` was built). Without it, only our figures.
@@ -43,9 +44,14 @@ VOCABS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 OURS = r"""
-import json, sys, time
+import hashlib, importlib, json, sys, time
 sys.path.insert(0, sys.argv[1])
 from tui_tok.loader import load_tokenizer
+# the library's code is loaded before the clock starts, as ``import llama_cpp`` loads llama.cpp's
+import tui_tok.gguf, tui_tok.sources, tui_tok.tokenizer.tokenizer, tui_tok.tokenizer.core.vocab
+from tui_tok.tokenizer.tokenizer import ENCODERS
+for module_name, _ in ENCODERS.values():
+    importlib.import_module(module_name)
 text = open(sys.argv[3], encoding="utf-8").read()
 t0 = time.perf_counter()
 tok = load_tokenizer(sys.argv[2])
@@ -54,11 +60,12 @@ tok.encode("Hello world, a short warm-up.", add_special=False)
 t1 = time.perf_counter()
 ids = tok.encode(text, add_special=False, parse_special=False)
 t2 = time.perf_counter()
-json.dump({"ready": t1 - t0, "encode": t2 - t1, "n": len(ids), "head": ids[:50000]}, sys.stdout)
+digest = hashlib.sha256(b"".join(i.to_bytes(4, "little") for i in ids)).hexdigest()
+json.dump({"ready": t1 - t0, "encode": t2 - t1, "n": len(ids), "ids": digest}, sys.stdout)
 """
 
 LLAMA = r"""
-import ctypes, json, sys, time
+import ctypes, hashlib, json, sys, time
 import llama_cpp as L
 QUIET = L.llama_log_callback(lambda *a: None)  # kept referenced: a collected ctypes callback segfaults
 L.llama_log_set(QUIET, ctypes.c_void_p(0))
@@ -76,7 +83,8 @@ cap = len(text) + 16
 out = (L.llama_token * cap)()
 n = L.llama_tokenize(vocab, text, len(text), out, cap, False, False)
 t2 = time.perf_counter()
-json.dump({"ready": t1 - t0, "encode": t2 - t1, "n": n, "head": list(out[: min(n, 50000)])}, sys.stdout)
+digest = hashlib.sha256(b"".join(i.to_bytes(4, "little") for i in out[:n])).hexdigest()
+json.dump({"ready": t1 - t0, "encode": t2 - t1, "n": n, "ids": digest}, sys.stdout)
 """
 
 
@@ -128,7 +136,7 @@ def main(argv: list[str]) -> int:
             if peer:
                 p = statistics.median(r["encode"] for r in peer)
                 p_ready = statistics.median(r["ready"] for r in peer)
-                same = "equal" if (ours[0]["n"], ours[0]["head"]) == (peer[0]["n"], peer[0]["head"]) else "DIFFER"
+                same = "equal" if (ours[0]["n"], ours[0]["ids"]) == (peer[0]["n"], peer[0]["ids"]) else "DIFFER"
                 print(f"{name:16} {VOCABS[name][0]:18} {o:8.3f} {p:8.3f} {o / p:6.2f} {o_ready:10.3f} {p_ready:11.3f}  {same}")
             else:
                 print(f"{name:16} {VOCABS[name][0]:18} {o:8.3f} {'-':>8} {'-':>6} {o_ready:10.3f} {'-':>11}")
