@@ -89,26 +89,61 @@ def test_ids_path_equals_spans_path_on_any_bytes(data: bytes) -> None:
     assert enc.encode_fragment_ids(data) == expected
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.one_of(ascii_word, st.integers(0, 10**6).map(lambda i: vocab_words()[i % len(vocab_words())])),
-       st.sampled_from(["", "s", "ing", "zz", "q9"]), st.booleans())
-def test_ascii_word_walk_equals_walk(word: str, suffix: str, upper: bool) -> None:
-    """The ASCII ids walk (rest-of-word lookups first) == llama.cpp's walk, on words that split."""
-    word = (word + suffix).upper() if upper else word + suffix
+_WORD = st.text(alphabet=st.sampled_from(list("abcxyzXYZ0189éÉöñ中日한\u0301\u200b\x01-,")), min_size=1, max_size=16)
+
+
+def _batched(enc: WpmEncoder, words: list[str]) -> list[tuple[int, ...]]:
+    """``_distinct_ids`` of ``words`` (as valid UTF-8 bytes), split back per word."""
+    table = enc._token_table()
+    assert table is not None
+    flat, sizes = enc._distinct_ids(table, [w.encode() for w in words])
+    cuts = np.cumsum(sizes).tolist()
+    return [tuple(flat[a:b].tolist()) for a, b in zip([0] + cuts[:-1], cuts)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(ascii_word, _WORD, st.integers(0, 10**6).map(lambda i: vocab_words()[i % len(vocab_words())]),
+                          st.tuples(ascii_word, st.sampled_from(["", "s", "ing", "zz", "q9", "izers"])).map("".join)),
+                min_size=1, max_size=12, unique=True),
+       st.booleans())
+def test_batched_walk_equals_word_walk(words: list[str], upper: bool) -> None:
+    """The numpy walk of many words at once (``TokenTable.walk_words``) == llama.cpp's walk word
+    by word (``_walk_word``): whole words, words that split, unks, accents, dropped characters."""
+    words = list(dict.fromkeys(w.upper() if upper else w for w in words))
     enc = encoder()
-    assert enc._ascii_word_ids(word.encode()) == tuple(t for t, _, _ in enc._walk_word(word))
+    assert _batched(enc, words) == [tuple(t for t, _, _ in enc._walk_word(w)) for w in words]
+
+
+def test_batched_walk_meets_splits_and_unks() -> None:
+    """The test above sees words that split into several tokens and words that are one unk."""
+    enc = encoder()
+    got = _batched(enc, ["tokenizers", "ab\u2c00", "the"])
+    assert len(got[0]) > 1 and got[1] == (enc.unk_id,) and len(got[2]) == 1
 
 
 @pytest.mark.parametrize("lowercase", [True, False])
-def test_ascii_word_walk_follows_lowercase_flag(lowercase: bool) -> None:
+def test_batched_walk_follows_lowercase_flag(lowercase: bool) -> None:
     from fixtures.simple_vocab import vocab_from_plain
 
     vocab = vocab_from_plain({"tokenizer.ggml.model": "bert", "tokenizer.ggml.normalizer.lowercase": lowercase,
                               "tokenizer.ggml.tokens": ["▁Ab", "▁ab", "c", "C", "[UNK]"],
                               "tokenizer.ggml.unknown_token_id": 4})
     enc = WpmEncoder(vocab)
-    for word in ("Abc", "abC", "ABC", "abx"):
-        assert enc._ascii_word_ids(word.encode()) == tuple(t for t, _, _ in enc._walk_word(word)), word
+    words = ["Abc", "abC", "ABC", "abx"]
+    assert _batched(enc, words) == [tuple(t for t, _, _ in enc._walk_word(w)) for w in words]
+
+
+def test_long_tokens_take_the_word_walk() -> None:
+    """A vocab with a token longer than the table's keys has no table; encode walks per word."""
+    from fixtures.simple_vocab import vocab_from_plain
+
+    long = "▁" + "a" * 30
+    vocab = vocab_from_plain({"tokenizer.ggml.model": "bert",
+                              "tokenizer.ggml.tokens": [long, "▁a", "a", "[UNK]"],
+                              "tokenizer.ggml.unknown_token_id": 3})
+    enc = WpmEncoder(vocab)
+    assert enc._token_table() is None
+    assert enc.encode_fragment_ids(b"a" * 33 + b" b") == [0, 2, 2, 2, 3]
 
 
 def _word_spans_reference(classes: np.ndarray) -> tuple[list[int], list[int]]:

@@ -28,105 +28,47 @@ llama.cpp throws ``std::invalid_argument`` out of ``llama_tokenize``.
 from __future__ import annotations
 
 import threading
-from functools import cache
 from itertools import chain
 
 import numpy as np
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.arrays.chunks import chain_ids, distinct_chunks
+from tui_tok.tokenizer.arrays.chunks import chain_flat, chain_ids, distinct_chunks
 from tui_tok.tokenizer.core.spans import decode_spans, expand_pieces, utf8_offsets
 from tui_tok.tokenizer.core.types import Piece
-from tui_tok.tokenizer.unicode.data import (
-    ACCENT_MARK,
-    CONTROL,
-    MAX_CODEPOINTS,
-    PUNCTUATION,
-    SYMBOL,
-    WHITESPACE,
-    flags_table,
-    nfd_ranges,
-    to_lower,
-)
 from tui_tok.tokenizer.core.vocab import Vocab
+from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, flags_table, to_lower
+from tui_tok.tokenizer.wpm.classify import (
+    _DROP,
+    CJK_RANGES,
+    byte_word_spans,
+    char_classes,
+    class_table,
+    classes_of,
+    nfd_first_table,
+    word_classes,
+    word_spans,
+    words_of,
+)
+from tui_tok.tokenizer.wpm.table import TokenTable
+
+__all__ = ["CJK_RANGES", "PHANTOM_SPACE", "WpmEncoder", "class_table", "word_classes"]
 
 PHANTOM_SPACE = "\u2581"
 _PHANTOM_BYTES = PHANTOM_SPACE.encode()
-
-# One class byte per code point: the four outcomes of llama.cpp's per-cp loop.
-_SPACE = ord(" ")  # whitespace: ends the word
-_DROP = ord("d")  # skipped, the word goes on
-_ALONE = ord("i")  # a word by itself
-_KEEP = ord("k")  # appended to the current word
-
-
-# llama.cpp's is_chinese_char (V:879-891): note 0x2B920, not 0x2B820 (copied from HF's Rust code).
-CJK_RANGES: tuple[tuple[int, int], ...] = (
-    (0x04E00, 0x09FFF),
-    (0x03400, 0x04DBF),
-    (0x20000, 0x2A6DF),
-    (0x2A700, 0x2B73F),
-    (0x2B740, 0x2B81F),
-    (0x2B920, 0x2CEAF),
-    (0x0F900, 0x0FAFF),
-    (0x2F800, 0x2FA1F),
-)
-
 _CACHE_LIMIT = 1 << 17
 
-
-@cache
-def _nfd_first_table() -> np.ndarray:
-    """int32 map cp -> first cp of its NFD for every cp (llama.cpp's unicode_cpts_normalize_nfd)."""
-    table = np.arange(MAX_CODEPOINTS, dtype=np.int32)
-    firsts, lasts, values = nfd_ranges()
-    sizes = (lasts - firsts + 1).astype(np.int64)
-    if sizes.size:
-        where = np.repeat(firsts.astype(np.int64) - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
-        table[where] = np.repeat(values.astype(np.int32), sizes)  # later ranges win, as the loop did
-    return table
-
-
-@cache
-def class_table(strip_accents: bool) -> np.ndarray:
-    """uint8 class (space/drop/alone/keep) of every code point, vectorised from the flags table
-    (narrow integer types and one gather per table: ~10 ms rather than ~50 ms at load)."""
-    mapped = _nfd_first_table() if strip_accents else None
-    flags = flags_table() if mapped is None else flags_table()[mapped]
-    cjk_cp = np.zeros(MAX_CODEPOINTS, dtype=bool)
-    for lo, hi in CJK_RANGES:
-        cjk_cp[lo : hi + 1] = True
-    cjk = cjk_cp if mapped is None else cjk_cp[mapped]
-    ident = np.arange(MAX_CODEPOINTS, dtype=np.int32) if mapped is None else mapped
-    drop = (ident == 0) | (ident == 0xFFFD) | ((flags & CONTROL) != 0)
-    if strip_accents:
-        drop |= (flags & ACCENT_MARK) != 0
-    symbol_low = (flags & SYMBOL) != 0
-    symbol_low[0x7F:] = False if mapped is None else symbol_low[0x7F:] & (ident[0x7F:] < 0x7F)
-    alone = ((flags & PUNCTUATION) != 0) | symbol_low | cjk
-    out = np.full(MAX_CODEPOINTS, _KEEP, dtype=np.uint8)
-    out[alone] = _ALONE
-    out[drop] = _DROP
-    out[(flags & WHITESPACE) != 0] = _SPACE
-    return out
-
-
-@cache
-def _ascii_classes(strip_accents: bool) -> bytes:
-    """``bytes.translate`` table for pure-ASCII input (bytes >= 0x80 never reach it)."""
-    return class_table(strip_accents)[:256].tobytes()
-
-
-def word_classes(text: str, *, strip_accents: bool = True) -> str:
-    """One class letter per character: ' ' space, 'd' dropped, 'i' alone, 'k' kept (for tests/UI)."""
-    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    return class_table(strip_accents)[cps].tobytes().decode("ascii")
+_word_spans = word_spans  # the names explain/wpm.py and the tests use
+_words = words_of
 
 
 class WpmEncoder:
     """llama.cpp's WPM tokenizer for one vocab; implements ``FragmentEncoder``.
 
-    Results are cached per word (the original characters), which is what makes prose fast.
+    ``encode_fragment_ids`` (what ``Tokenizer.encode`` uses) cuts valid UTF-8 into byte-range
+    words, finds the distinct ones, normalises only those that are not plain ASCII, and walks
+    them all at once in ``TokenTable`` (numpy). ``encode_fragment`` (spans) walks word by word,
+    caching each word's pieces, with a dict of token bytes like llama.cpp's ``token_to_id``.
     """
 
     def __init__(self, vocab: Vocab) -> None:
@@ -134,27 +76,59 @@ class WpmEncoder:
         self.unk_id = vocab.unk_id
         self.strip_accents = vocab.strip_accents
         self.lowercase = vocab.lowercase
-        self._classes = class_table(vocab.strip_accents)
-        self._ascii_classes = _ascii_classes(vocab.strip_accents)
+        self._token_ids: dict[bytes, int] | None = None
+        self._max_len = 0
+        self._table: TokenTable | None = None
+        self._tabled = False
         self._prefixes: dict[bytes, int] | None = None
         self._norm: dict[int, str | None] = {}
+        self._norm_words: dict[bytes, bytes] = {}
         self._cache: dict[str, tuple[Piece, ...]] = {}
         self._build_lock = threading.Lock()
-        self._ids_cache: dict[bytes, tuple[int, ...]] = {}  # a word's UTF-8 bytes -> its ids
+        self._ids_cache: dict[bytes, tuple[int, ...]] = {}  # per-word fallback: a word's UTF-8 bytes -> ids
 
     def prepare(self) -> None:
-        """Build the prefix table now (otherwise on first use), as llama.cpp builds its at load."""
-        self._prefix_table()
+        """Build the token table and the Unicode tables now (otherwise on first use), as llama.cpp
+        builds its token map at load."""
+        self._token_table()
+        flags_table()
+        if self.strip_accents:
+            nfd_first_table()
+
+    # --- tables -------------------------------------------------------------------------------
+
+    def _token_bytes(self) -> list[bytes]:
+        return [t.encode("utf-8", "surrogateescape") for t in self.vocab.tokens]
+
+    def _token_table(self) -> TokenTable | None:
+        """The numpy table of token bytes (None when a token is too long for its keys)."""
+        if not self._tabled:
+            with self._build_lock:  # one build, not one per waiting thread
+                if not self._tabled:
+                    self._table = TokenTable.build(self._token_bytes())
+                    self._tabled = True
+        return self._table
+
+    def _token_dict(self) -> dict[bytes, int]:
+        """Token bytes -> id, the last id of equal texts winning (llama.cpp's ``token_to_id``),
+        for the per-word walk; built on first use (~4 ms)."""
+        ids = self._token_ids
+        if ids is None:
+            with self._build_lock:
+                ids = self._token_ids
+                if ids is None:
+                    raw = self._token_bytes()
+                    self._max_len = max(map(len, raw), default=0)
+                    ids = self._token_ids = dict(zip(raw, range(len(raw))))
+        return ids
 
     def _prefix_table(self) -> dict[bytes, int]:
-        """Every prefix of every token's bytes -> its id, or -1 if only a prefix.
-
-        Walking it from an offset finds the longest token there, which is what llama.cpp's
-        downward scan from ``max_token_len`` finds first.
-        """
+        """Every prefix of every token's bytes -> its id, or -1 if only a prefix: for
+        ``explain/wpm.py``, which shows the longest prefix tried beyond each match. Built on
+        first use (~50 ms); encoding does not need it."""
         table = self._prefixes
         if table is None:
-            with self._build_lock:  # one build, not one per waiting thread
+            with self._build_lock:
                 table = self._prefixes
                 if table is None:
                     table = {}
@@ -166,28 +140,78 @@ class WpmEncoder:
                     self._prefixes = table
         return table
 
+    # --- ids only -----------------------------------------------------------------------------
+
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Tokenize one raw fragment; ``after_special`` does not matter for WPM."""
         if not text:
             return []
         cps, classes, offsets = self._classify(text)
-        starts, ends = _word_spans(classes)
+        starts, ends = word_spans(classes)
         if len(starts) == 0:
             return []
-        return expand_pieces(_words(cps, starts, ends), starts, self._word_pieces, offsets)
+        return expand_pieces(words_of(cps, starts, ends), starts, self._word_pieces, offsets)
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
-        """``encode_fragment``'s ids without spans. For valid UTF-8 the words are byte ranges of
-        ``text``: the distinct ones are found and the ids chained in whole arrays
-        (``arrays/chunks.py``), and only distinct words become strings (cached by their bytes)."""
+        """``encode_fragment``'s ids without spans. Valid UTF-8 is cut into byte-range words,
+        the distinct words are found and walked together (``_distinct_ids``) and the ids
+        chained back in whole arrays (``arrays/chunks.py``)."""
         if not text:
             return []
+        if text.isascii():
+            clean = True
+        else:
+            try:
+                text.decode("utf-8")
+                clean = True
+            except UnicodeDecodeError:
+                clean = False
+        table = self._token_table() if clean else None
+        if table is None:
+            return self._per_word_ids(text)
+        starts, ends = byte_word_spans(text, self.strip_accents)
+        if len(starts) == 0:
+            return []
+        occ, distinct = distinct_chunks(text, starts, ends)
+        flat, sizes = self._distinct_ids(table, distinct)
+        return chain_flat(occ, flat, sizes).tolist()
+
+    def _distinct_ids(self, table: TokenTable, words: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+        """All ids of ``words`` (distinct, valid UTF-8) in order, and each word's count: ``▁`` +
+        each normalised word in one buffer, walked by ``TokenTable.walk_words``. A word of ASCII
+        letters and digits (or one ASCII character) normalises to itself, lowercased."""
+        parts = words
+        for k, word in enumerate(words):
+            if not (word.isascii() and (word.isalnum() or len(word) == 1)):
+                if parts is words:
+                    parts = list(words)
+                parts[k] = self._normalised_bytes(word)
+        lens = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)) + len(_PHANTOM_BYTES)
+        buf = _PHANTOM_BYTES + _PHANTOM_BYTES.join(parts)
+        if self.lowercase:
+            buf = buf.lower()  # ASCII letters only; normalised words are lowercase already
+        ends = np.cumsum(lens)
+        return table.walk_words(buf, ends - lens, ends, unk_id=self.unk_id)
+
+    def _normalised_bytes(self, word: bytes) -> bytes:
+        """The word's characters normalised (``_normalise``), as UTF-8; cached by its bytes."""
+        got = self._norm_words.get(word)
+        if got is None:
+            if len(self._norm_words) >= _CACHE_LIMIT:
+                self._norm_words.clear()
+            kept = [c for c in map(self._normalise, word.decode("utf-8")) if c is not None]
+            got = self._norm_words[word] = "".join(kept).encode("utf-8", "surrogatepass")
+        return got
+
+    def _per_word_ids(self, text: bytes) -> list[int]:
+        """Ids word by word (``_word_ids``, cached): for invalid UTF-8, whose words are not byte
+        ranges, and for a vocab with tokens too long for ``TokenTable``."""
         cps, classes, offsets, clean = self._classify_clean(text)
-        starts, ends = _word_spans(classes)
+        starts, ends = word_spans(classes)
         if len(starts) == 0:
             return []
         if not clean:  # lenient decoding: a word's bytes are not its characters
-            words = _words(cps, starts, ends)
+            words = words_of(cps, starts, ends)
             ids_of: dict[str, tuple[int, ...]] = dict.fromkeys(words, ())
             for word in ids_of:
                 ids_of[word] = self._word_ids(word)
@@ -202,44 +226,13 @@ class WpmEncoder:
         if ids is None:
             if len(self._ids_cache) >= _CACHE_LIMIT:
                 self._ids_cache.clear()
-            if raw.isalnum() and raw.isascii():
-                ids = self._ascii_word_ids(raw)
-            else:
-                ids = self._word_ids(raw.decode("utf-8"))
-            self._ids_cache[raw] = ids
+            ids = self._ids_cache[raw] = self._word_ids(raw.decode("utf-8"))
         return ids
-
-    def _ascii_word_ids(self, word: bytes) -> tuple[int, ...]:
-        """``_word_ids`` of a word of ASCII letters and digits (normalising is lowercasing, no
-        spans to keep): the walk on the bytes, trying the rest of the word whole first."""
-        data = _PHANTOM_BYTES + (word.lower() if self.lowercase else word)
-        prefixes = self._prefix_table()
-        get = prefixes.get
-        out: list[int] = []
-        n = len(data)
-        i = 0
-        while i < n:
-            rest = get(data[i:])
-            if rest is not None and rest >= 0:
-                out.append(rest)
-                break
-            best, best_end = -1, i
-            j = i + 1
-            while j < n:  # the whole rest is no token: shorter ones, upwards while prefixes
-                tid = get(data[i:j])
-                if tid is None:
-                    break
-                if tid >= 0:
-                    best, best_end = tid, j
-                j += 1
-            if best < 0:
-                return (self.unk_id,)
-            out.append(best)
-            i = best_end
-        return tuple(out)
 
     def _word_ids(self, word: str) -> tuple[int, ...]:
         return tuple(tid for tid, _, _ in self._encode_word(word))
+
+    # --- word by word, with spans -------------------------------------------------------------
 
     def _classify(self, text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Code points, their classes and (unless ASCII) each code point's start byte."""
@@ -248,8 +241,8 @@ class WpmEncoder:
     def _classify_clean(self, text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]:
         """``_classify`` and whether ``text`` is valid UTF-8 (no lenient decoding)."""
         if text.isascii():
-            classes = np.frombuffer(text.translate(self._ascii_classes), dtype=np.uint8)
-            return np.frombuffer(text, dtype=np.uint8), classes, None, True
+            cps = np.frombuffer(text, dtype=np.uint8)
+            return cps, char_classes(cps, self.strip_accents), None, True
         try:
             chars = text.decode("utf-8")
         except UnicodeDecodeError:
@@ -261,9 +254,10 @@ class WpmEncoder:
                     f"byte offset {offs[bad]}: bytes decode to code point 0x{cps[bad]:X} above U+10FFFF; "
                     "llama.cpp's WPM tokenizer throws invalid_argument here"
                 ) from None
-            return arr.astype(np.uint32), self._classes[arr], np.array(offs, dtype=np.int64), False
+            classes = char_classes(arr, self.strip_accents)
+            return arr.astype(np.uint32), classes, np.array(offs, dtype=np.int64), False
         arr = np.frombuffer(chars.encode("utf-32-le"), dtype="<u4")
-        return arr, self._classes[arr], utf8_offsets(arr), True
+        return arr, char_classes(arr, self.strip_accents), utf8_offsets(arr), True
 
     def _word_pieces(self, word: str) -> tuple[Piece, ...]:
         pieces = self._cache.get(word)
@@ -279,11 +273,11 @@ class WpmEncoder:
         got = self._norm.get(cp, "")
         if got != "":
             return got
-        cls = int(self._classes[cp])
+        cls = int(classes_of(np.array([cp], dtype=np.int64), self.strip_accents)[0])
         if cls == _DROP:
             res: str | None = None
         else:
-            mapped = int(_nfd_first_table()[cp]) if self.strip_accents else cp
+            mapped = int(nfd_first_table()[cp]) if self.strip_accents else cp
             res = chr(to_lower(mapped) if self.lowercase else mapped)
         self._norm[cp] = res
         return res
@@ -291,18 +285,19 @@ class WpmEncoder:
     def _encode_word(self, word: str) -> tuple[Piece, ...]:
         """Greedy longest match of ``▁ + normalised word``; spans are character indices of ``word``.
 
-        Most words of prose are ASCII letters and digits whose whole ``▁word`` is a token: every
-        prefix of a token is in the prefix table, so the walk from offset 0 reaches the end and
-        takes it. Those skip the per-character normalising and the walk (same answer).
+        Most words of prose are ASCII letters and digits whose whole ``▁word`` is a token: the
+        walk from offset 0 would take it. Those skip the per-character normalising and the walk
+        (same answer).
         """
         if word.isascii() and word.isalnum():  # no dropped, alone or non-ASCII characters
-            tid = self._prefix_table().get(_PHANTOM_BYTES + (word.lower() if self.lowercase else word).encode())
-            if tid is not None and tid >= 0:
+            tid = self._token_dict().get(_PHANTOM_BYTES + (word.lower() if self.lowercase else word).encode())
+            if tid is not None:
                 return ((tid, 0, len(word)),)
         return self._walk_word(word)
 
     def _walk_word(self, word: str) -> tuple[Piece, ...]:
-        """``_encode_word`` without the whole-word shortcut: normalise, then llama.cpp's walk."""
+        """``_encode_word`` without the whole-word shortcut: normalise, then llama.cpp's walk
+        (from each offset, the longest token: lengths from ``max_token_len`` down)."""
         kept: list[int] = []  # index in word of each kept character
         starts: list[int] = []  # its first byte in the ▁-prefixed bytes
         parts: list[bytes] = [_PHANTOM_BYTES]
@@ -318,63 +313,22 @@ class WpmEncoder:
             pos += len(enc)
         data = b"".join(parts)
         n = len(data)
-        prefixes = self._prefix_table()
+        get = self._token_dict().get
+        longest = self._max_len
         matches: list[tuple[int, int]] = []  # (token id, end byte)
         i = 0
         while i < n:
-            best = -1
-            best_end = i
-            j = i + 1
-            while j <= n:
-                tid = prefixes.get(data[i:j])
-                if tid is None:
+            j = min(n, i + longest)
+            while j > i:
+                tid = get(data[i:j])
+                if tid is not None:
                     break
-                if tid >= 0:
-                    best, best_end = tid, j
-                j += 1
-            if best < 0:
+                j -= 1
+            else:
                 return ((self.unk_id, 0, len(word)),)
-            matches.append((best, best_end))
-            i = best_end
+            matches.append((tid, j))
+            i = j
         return tuple(_char_spans(matches, kept, starts))
-
-
-def _word_spans(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end character of every word: each 'alone' char, and each run of kept chars
-    that only dropped chars interrupt (from its first kept char to its last)."""
-    drop = classes == _DROP
-    nd = np.flatnonzero(~drop) if drop.any() else None  # text without dropped chars: no gather
-    cc = classes if nd is None else classes[nd]
-    kept = cc == _KEEP
-    alone = cc == _ALONE
-    first = alone.copy()
-    last = alone.copy()
-    if len(kept):
-        first[0] |= kept[0]
-        last[-1] |= kept[-1]
-        edge = kept[1:] != kept[:-1]  # a kept run begins or ends between these two
-        first[1:] |= kept[1:] & edge
-        last[:-1] |= kept[:-1] & edge
-    starts = np.flatnonzero(first)
-    ends = np.flatnonzero(last) + 1
-    if nd is not None:
-        starts, ends = nd[starts], nd[ends - 1] + 1
-    return starts, ends
-
-
-def _words(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
-    """The words as strings, built in one pass: join them with ' ' (never inside a word) and split."""
-    slots = ends - starts + 1  # the word's characters, then a separator
-    total = int(slots.sum())
-    within = np.arange(total) - np.repeat(np.cumsum(slots) - slots, slots)
-    idx = np.repeat(starts, slots) + within
-    idx[np.cumsum(slots) - 1] = len(cps)  # separator slot -> the appended ' '
-    out = np.append(cps, np.array([ord(" ")], dtype=cps.dtype))[idx]
-    if cps.dtype == np.uint8:
-        joined = out.tobytes().decode("ascii")
-    else:
-        joined = out.astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
-    return joined.split(" ")[:-1]
 
 
 def _char_spans(matches: list[tuple[int, int]], kept: list[int], starts: list[int]) -> list[Piece]:

@@ -1,0 +1,191 @@
+"""WPM's per-code-point classes and its word cutter, on code points or straight on UTF-8 bytes.
+
+llama.cpp's ``llm_tokenizer_wpm_session::preprocess`` gives each code point one of four
+outcomes (``_SPACE`` ends the word, ``_DROP`` vanishes, ``_ALONE`` is a word by itself,
+``_KEEP`` is appended); see ``encoder.py`` for the rules. A class is computed from the flags
+table only for the code points a text holds (``classes_of``): a table of all 1.1M code points
+cost ~10 ms at load, longer than llama.cpp's whole load, and ASCII text needs 256 entries.
+
+``byte_word_spans`` cuts valid UTF-8 without decoding it to code points: every byte gets a class
+(a kept character's continuation bytes are kept, any other character's are dropped), so words
+come out as byte ranges; only the non-ASCII lead bytes are decoded, in whole arrays.
+
+>>> word_classes("Hi, 中x\\u200b!")
+'kki ikdi'
+>>> byte_word_spans("a中b, ö".encode())[0].tolist(), byte_word_spans("a中b, ö".encode())[1].tolist()
+([0, 1, 4, 5, 7], [1, 4, 5, 6, 9])
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from tui_tok.tokenizer.unicode.data import (
+    ACCENT_MARK,
+    CONTROL,
+    MAX_CODEPOINTS,
+    PUNCTUATION,
+    SYMBOL,
+    WHITESPACE,
+    flags_table,
+    nfd_ranges,
+)
+
+# One class byte per code point: the four outcomes of llama.cpp's per-cp loop.
+_SPACE = ord(" ")  # whitespace: ends the word
+_DROP = ord("d")  # skipped, the word goes on
+_ALONE = ord("i")  # a word by itself
+_KEEP = ord("k")  # appended to the current word
+
+# llama.cpp's is_chinese_char (V:879-891): note 0x2B920, not 0x2B820 (copied from HF's Rust code).
+CJK_RANGES: tuple[tuple[int, int], ...] = (
+    (0x04E00, 0x09FFF),
+    (0x03400, 0x04DBF),
+    (0x20000, 0x2A6DF),
+    (0x2A700, 0x2B73F),
+    (0x2B740, 0x2B81F),
+    (0x2B920, 0x2CEAF),
+    (0x0F900, 0x0FAFF),
+    (0x2F800, 0x2FA1F),
+)
+
+
+@cache
+def nfd_first_table() -> np.ndarray:
+    """int32 map cp -> first cp of its NFD for every cp (llama.cpp's unicode_cpts_normalize_nfd)."""
+    table = np.arange(MAX_CODEPOINTS, dtype=np.int32)
+    firsts, lasts, values = nfd_ranges()
+    sizes = (lasts - firsts + 1).astype(np.int64)
+    if sizes.size:
+        where = np.repeat(firsts.astype(np.int64) - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
+        table[where] = np.repeat(values.astype(np.int32), sizes)  # later ranges win, as the loop did
+    return table
+
+
+@cache
+def _cjk_table() -> np.ndarray:
+    cjk = np.zeros(MAX_CODEPOINTS, dtype=bool)
+    for lo, hi in CJK_RANGES:
+        cjk[lo : hi + 1] = True
+    return cjk
+
+
+def classes_of(cps: np.ndarray, strip_accents: bool) -> np.ndarray:
+    """uint8 class (space/drop/alone/keep) of each code point (all below U+110000). With
+    ``strip_accents`` the flags are those of the first code point of its NFD, as llama.cpp does."""
+    mapped = nfd_first_table()[cps] if strip_accents else cps.astype(np.int64)
+    flags = flags_table()[mapped]
+    drop = (mapped == 0) | (mapped == 0xFFFD) | ((flags & CONTROL) != 0)
+    if strip_accents:
+        drop |= (flags & ACCENT_MARK) != 0
+    alone = ((flags & PUNCTUATION) != 0) | (((flags & SYMBOL) != 0) & (mapped < 0x7F)) | _cjk_table()[mapped]
+    out = np.full(len(cps), _KEEP, dtype=np.uint8)
+    out[alone] = _ALONE
+    out[drop] = _DROP
+    out[(flags & WHITESPACE) != 0] = _SPACE
+    return out
+
+
+@cache
+def class_table(strip_accents: bool) -> np.ndarray:
+    """``classes_of`` every code point (~10 ms: for callers that want the whole table)."""
+    return classes_of(np.arange(MAX_CODEPOINTS, dtype=np.int32), strip_accents)
+
+
+@cache
+def ascii_classes(strip_accents: bool) -> bytes:
+    """``bytes.translate`` table giving a byte its class: ASCII bytes their own; continuation
+    bytes ``_DROP``; lead bytes ``_KEEP`` (``byte_classes`` overwrites those)."""
+    low = classes_of(np.arange(128, dtype=np.int32), strip_accents).tobytes()
+    return low + bytes([_DROP]) * 64 + bytes([_KEEP]) * 64
+
+
+def char_classes(cps: np.ndarray, strip_accents: bool) -> np.ndarray:
+    """``classes_of`` with ASCII through the small table (most characters of most texts)."""
+    table = np.frombuffer(ascii_classes(strip_accents), dtype=np.uint8)
+    out = table[np.minimum(cps, 0x7F)]
+    high = np.flatnonzero(cps >= 0x80)
+    if len(high):
+        out[high] = classes_of(cps[high], strip_accents)
+    return out
+
+
+def word_classes(text: str, *, strip_accents: bool = True) -> str:
+    """One class letter per character: ' ' space, 'd' dropped, 'i' alone, 'k' kept (for tests/UI)."""
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    return char_classes(cps, strip_accents).tobytes().decode("ascii")
+
+
+def _lead_lengths(lead_bytes: np.ndarray) -> np.ndarray:
+    """UTF-8 sequence length (2-4) of each lead byte (>= 0xC0)."""
+    return 2 + (lead_bytes >= 0xE0).astype(np.int64) + (lead_bytes >= 0xF0)
+
+
+def byte_word_spans(text: bytes, strip_accents: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end byte of every word of valid UTF-8 ``text`` (what ``word_spans`` on the
+    code points gives, mapped to bytes), without decoding the text."""
+    table = ascii_classes(strip_accents)
+    if text.isascii():
+        return word_spans(np.frombuffer(text.translate(table), dtype=np.uint8))
+    classes = np.frombuffer(text.translate(table), dtype=np.uint8).copy()
+    raw = np.frombuffer(text + bytes(3), dtype=np.uint8)
+    lead = np.flatnonzero(raw >= 0xC0)
+    b0 = raw[lead].astype(np.int64)
+    size = _lead_lengths(b0)
+    b1, b2, b3 = (raw[lead + k].astype(np.int64) & 0x3F for k in (1, 2, 3))
+    cps = np.where(size == 2, ((b0 & 0x1F) << 6) | b1,
+                   np.where(size == 3, ((b0 & 0x0F) << 12) | (b1 << 6) | b2,
+                            ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3))  # fmt: skip
+    cls = classes_of(cps, strip_accents)
+    classes[lead] = cls
+    kept = cls == _KEEP  # a kept character's other bytes are kept too; others' stay dropped
+    at, n = lead[kept], size[kept]
+    classes[at + 1] = _KEEP
+    classes[at[n >= 3] + 2] = _KEEP
+    classes[at[n == 4] + 3] = _KEEP
+    starts, ends = word_spans(classes)
+    last = ends - 1  # a word alone ends on its lead byte: extend it over its continuation bytes
+    alone = raw[last] >= 0xC0
+    if alone.any():
+        ends[alone] += _lead_lengths(raw[last[alone]]) - 1
+    return starts, ends
+
+
+def word_spans(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end character of every word: each 'alone' char, and each run of kept chars
+    that only dropped chars interrupt (from its first kept char to its last)."""
+    drop = classes == _DROP
+    nd = np.flatnonzero(~drop) if drop.any() else None  # text without dropped chars: no gather
+    cc = classes if nd is None else classes[nd]
+    kept = cc == _KEEP
+    alone = cc == _ALONE
+    first = alone.copy()
+    last = alone.copy()
+    if len(kept):
+        first[0] |= kept[0]
+        last[-1] |= kept[-1]
+        edge = kept[1:] != kept[:-1]  # a kept run begins or ends between these two
+        first[1:] |= kept[1:] & edge
+        last[:-1] |= kept[:-1] & edge
+    starts = np.flatnonzero(first)
+    ends = np.flatnonzero(last) + 1
+    if nd is not None:
+        starts, ends = nd[starts], nd[ends - 1] + 1
+    return starts, ends
+
+
+def words_of(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+    """The words as strings, built in one pass: join them with ' ' (never inside a word) and split."""
+    slots = ends - starts + 1  # the word's characters, then a separator
+    total = int(slots.sum())
+    within = np.arange(total) - np.repeat(np.cumsum(slots) - slots, slots)
+    idx = np.repeat(starts, slots) + within
+    idx[np.cumsum(slots) - 1] = len(cps)  # separator slot -> the appended ' '
+    out = np.append(cps, np.array([ord(" ")], dtype=cps.dtype))[idx]
+    if cps.dtype == np.uint8:
+        joined = out.tobytes().decode("ascii")
+    else:
+        joined = out.astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    return joined.split(" ")[:-1]

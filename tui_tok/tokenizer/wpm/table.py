@@ -1,0 +1,229 @@
+"""Token lookup for WPM in whole arrays: an exact hash table of token bytes, and llama.cpp's
+greedy longest-prefix walk run for many words at once.
+
+Why: llama.cpp looks every candidate substring up in its ``token_to_id`` map, in C++. Done per
+word in Python that walk cost ~3 us a word, and the dict of every prefix of every token that
+made it short took ~47 ms to build (longer than llama.cpp's whole load). Here a substring of
+up to ``MAX_KEY`` bytes is named exactly by three 64-bit words (its bytes, zero-padded) and its
+length, so the table is built from the token bytes with a few numpy passes (~3 ms for 30k
+tokens) and a lookup is a gather and four comparisons per probe, for thousands of substrings
+per call.
+
+The walk (``walk_words``) goes in rounds: every unfinished word tries, from where it stands,
+all lengths from ``min(rest, max_len)`` down to 1 in one lookup; the longest hit is taken (what
+llama.cpp's downward scan finds first). A word where some position has no hit is one unk.
+
+>>> table = TokenTable.build([b"\\xe2\\x96\\x81ab", b"c", b"\\xe2\\x96\\x81a", b"bc"])
+>>> table.max_len
+5
+>>> flat, sizes = table.walk_words(b"\\xe2\\x96\\x81abc\\xe2\\x96\\x81abx", [0, 6], [6, 12], unk_id=9)
+>>> flat.tolist(), sizes.tolist()
+([0, 1, 9], [2, 1])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+MAX_KEY = 24
+"""Longest substring a key names exactly (three 64-bit words). A vocab with a longer token is
+not tabled (``TokenTable.build`` returns None): its words take the per-word walk."""
+
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
+_M0 = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xC2B2AE3D27D4EB4F)
+_M2 = np.uint64(0x165667B19E3779F9)
+_M3 = np.uint64(0x27D4EB2F165667C5)
+_PAD = 32
+_FEW = 48
+"""Below this many unfinished words, ``walk_words`` finishes them in one lookup (``_walk_tail``)."""
+_TAIL_CHUNK = 1 << 15
+"""Offsets per lookup in ``_walk_tail`` (x ``max_len`` candidates each)."""
+
+
+def _view(data: bytes) -> np.ndarray:
+    """uint64 of the 8 bytes from each offset of ``data`` (zeros past its end): a strided view."""
+    padded = data + bytes(_PAD)
+    return np.ndarray(shape=(len(data) + _PAD - 7,), dtype="<u8", buffer=padded, strides=(1,))
+
+
+def _keys(view: np.ndarray, at: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three key words of the substrings ``at[k] : at[k] + lens[k]`` (lens <= MAX_KEY)."""
+    k0 = view[at] & _MASKS[np.minimum(lens, 8)]
+    k1 = view[at + 8] & _MASKS[np.minimum(np.maximum(lens - 8, 0), 8)]
+    k2 = view[at + 16] & _MASKS[np.minimum(np.maximum(lens - 16, 0), 8)]
+    return k0, k1, k2
+
+
+def _mix(k0: np.ndarray, k1: np.ndarray, k2: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    return (k0 * _M0) ^ (k1 * _M1) ^ (k2 * _M2) ^ (lens.astype(np.uint64) * _M3)
+
+
+class TokenTable:
+    """Token bytes -> id (the last id of equal texts wins, as llama.cpp's ``token_to_id``), for
+    tokens of at most ``MAX_KEY`` bytes, as buckets of a hash table sorted by slot."""
+
+    def __init__(self, k0: np.ndarray, k1: np.ndarray, k2: np.ndarray, lens: np.ndarray, ids: np.ndarray,
+                 bits: int, max_len: int) -> None:  # fmt: skip
+        self.bits = bits
+        self.max_len = max_len
+        shift = np.uint64(64 - bits)
+        slot = ((_mix(k0, k1, k2, lens) * _M0) >> shift).astype(np.int64)
+        order = np.argsort(slot, kind="stable")
+        counts = np.bincount(slot, minlength=1 << bits)
+        self._start = np.zeros((1 << bits) + 1, dtype=np.int64)
+        np.cumsum(counts, out=self._start[1:])
+        self._depth = int(counts.max()) if len(counts) else 0
+        # one sentinel row (length 255: matches nothing) so an empty bucket's start is a valid index
+        self._k0 = np.append(k0[order], np.uint64(0))
+        self._k1 = np.append(k1[order], np.uint64(0))
+        self._k2 = np.append(k2[order], np.uint64(0))
+        self._len = np.append(lens[order].astype(np.int64), 255)
+        self._id = np.append(ids[order], -1)
+        self._shift = shift
+
+    @classmethod
+    def build(cls, tokens: Sequence[bytes]) -> TokenTable | None:
+        """The table of ``tokens`` (bytes by id), or None if one is longer than ``MAX_KEY``."""
+        lens = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        max_len = int(lens.max()) if len(lens) else 0
+        if max_len > MAX_KEY:
+            return None
+        ids = np.arange(len(tokens), dtype=np.int64)
+        keep = lens > 0
+        if not keep.all():
+            lens, ids = lens[keep], ids[keep]
+            tokens = [t for t in tokens if t]
+        at = np.zeros(len(lens), dtype=np.int64)
+        np.cumsum(lens[:-1], out=at[1:])
+        k0, k1, k2 = _keys(_view(b"".join(tokens)), at, lens)
+        # equal texts (llama.cpp refuses them, the table copes): a bucket keeps ids ascending and
+        # ``lookup`` lets a deeper hit overwrite, so the last id wins as in ``token_to_id``
+        bits = max(4, (4 * len(lens)).bit_length())
+        return cls(k0, k1, k2, lens, ids, bits, max_len)
+
+    def lookup(self, k0: np.ndarray, k1: np.ndarray, k2: np.ndarray, lens: np.ndarray) -> np.ndarray:
+        """int64 id of each key, -1 where no token has those bytes."""
+        slot = ((_mix(k0, k1, k2, lens) * _M0) >> self._shift).astype(np.int64)
+        lo = self._start[slot]
+        count = self._start[slot + 1] - lo
+        out = np.full(len(slot), -1, dtype=np.int64)
+        todo = np.arange(len(slot), dtype=np.int64)
+        for depth in range(self._depth):
+            if depth:
+                todo = todo[count[todo] > depth]
+                if not len(todo):
+                    break
+                row = lo[todo] + depth
+                hit = ((self._k0[row] == k0[todo]) & (self._k1[row] == k1[todo]) & (self._k2[row] == k2[todo])
+                       & (self._len[row] == lens[todo]))  # fmt: skip
+                out[todo[hit]] = self._id[row[hit]]
+            else:
+                hit = (self._k0[lo] == k0) & (self._k1[lo] == k1) & (self._k2[lo] == k2) & (self._len[lo] == lens)
+                out[hit] = self._id[lo[hit]]
+        return out
+
+    def lookup_bytes(self, data: bytes, at: np.ndarray, lens: np.ndarray) -> np.ndarray:
+        """``lookup`` of the substrings ``data[at[k] : at[k] + lens[k]]`` (lens <= MAX_KEY)."""
+        return self.lookup(*_keys(_view(data), at, lens), lens)
+
+    def walk_words(
+        self, data: bytes, starts: Sequence[int] | np.ndarray, ends: Sequence[int] | np.ndarray, *, unk_id: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """llama.cpp's WPM walk of every word ``data[starts[w] : ends[w]]`` (non-empty, ``▁``
+        already prefixed, normalised): the ids of all words in order, and each word's count."""
+        view = _view(data)
+        begin = np.asarray(starts, dtype=np.int64)
+        end = np.asarray(ends, dtype=np.int64)
+        n_words = len(begin)
+        pos = begin.copy()
+        active = np.arange(n_words, dtype=np.int64)
+        failed = np.zeros(n_words, dtype=bool)
+        got_word: list[np.ndarray] = []
+        got_id: list[np.ndarray] = []
+        while len(active) > _FEW:
+            at = pos[active]
+            lens, hits, hit_owner, ids = self._longest(view, at, end[active] - at)
+            matched = np.zeros(len(active), dtype=bool)
+            matched[hit_owner] = True
+            failed[active[~matched]] = True
+            words = active[hit_owner]
+            got_word.append(words)
+            got_id.append(ids[hits])
+            pos[words] += lens[hits]
+            active = words[pos[words] < end[words]]
+        if len(active):  # a few long words left: one lookup for all their positions
+            tail_word, tail_id = self._walk_tail(view, pos, end, active, failed)
+            got_word.append(tail_word)
+            got_id.append(tail_id)
+        if not got_word:
+            return np.zeros(0, dtype=np.int64), np.zeros(n_words, dtype=np.int64)
+        word = np.concatenate(got_word)
+        tid = np.concatenate(got_id)
+        if failed.any():  # such a word is one unk, whatever it matched before
+            keep = ~failed[word]
+            word, tid = word[keep], tid[keep]
+            bad = np.flatnonzero(failed)
+            word = np.concatenate([word, bad])
+            tid = np.concatenate([tid, np.full(len(bad), unk_id, dtype=np.int64)])
+        order = np.argsort(word, kind="stable")  # rounds were appended in order: stable keeps it
+        return tid[order], np.bincount(word, minlength=n_words)
+
+    def _longest(
+        self, view: np.ndarray, at: np.ndarray, rest: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The longest token at each offset ``at[k]`` (at most ``rest[k]`` bytes): all lengths
+        from ``min(rest, max_len)`` down to 1 looked up at once. Returns every candidate's length,
+        the candidate index of each offset's longest hit, that offset's index, and all ids."""
+        most = np.minimum(rest, self.max_len)
+        first = np.zeros(len(at), dtype=np.int64)
+        np.cumsum(most[:-1], out=first[1:])
+        total = int(first[-1] + most[-1])
+        owner = np.repeat(np.arange(len(at), dtype=np.int64), most)
+        lens = np.arange(total, dtype=np.int64) - first[owner]
+        np.subtract(most[owner], lens, out=lens)  # most, most - 1, ..., 1 per offset
+        ids = self.lookup(*_keys(view, at[owner], lens), lens)
+        hits = np.flatnonzero(ids >= 0)
+        hit_owner = owner[hits]
+        lead = np.ones(len(hits), dtype=bool)  # candidates are longest first: the first hit
+        lead[1:] = hit_owner[1:] != hit_owner[:-1]
+        return lens, hits[lead], hit_owner[lead], ids
+
+    def _walk_tail(
+        self, view: np.ndarray, pos: np.ndarray, end: np.ndarray, active: np.ndarray, failed: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Finish the ``active`` words (a few, maybe long: one token a round would be one lookup
+        a token): the longest token at every offset of their rests in one lookup, then each walk
+        follows those in Python. Marks unks in ``failed``; returns (word, id) of each match."""
+        size = end[active] - pos[active]
+        first = np.zeros(len(active), dtype=np.int64)
+        np.cumsum(size[:-1], out=first[1:])
+        owner = np.repeat(np.arange(len(active), dtype=np.int64), size)
+        at = pos[active][owner] + np.arange(int(size.sum()), dtype=np.int64) - first[owner]
+        rest = end[active][owner] - at
+        best_len = np.zeros(len(at), dtype=np.int64)
+        best_id = np.zeros(len(at), dtype=np.int64)
+        for lo in range(0, len(at), _TAIL_CHUNK):  # bounded memory for a huge word
+            hi = lo + _TAIL_CHUNK
+            lens, hits, hit_owner, ids = self._longest(view, at[lo:hi], rest[lo:hi])
+            best_len[hit_owner + lo] = lens[hits]
+            best_id[hit_owner + lo] = ids[hits]
+        step, tid = best_len.tolist(), best_id.tolist()
+        words: list[int] = []
+        out: list[int] = []
+        for word, lo, n in zip(active.tolist(), first.tolist(), size.tolist()):
+            i = 0
+            got: list[int] = []
+            while i < n:
+                length = step[lo + i]
+                if not length:
+                    failed[word] = True
+                    break
+                got.append(tid[lo + i])
+                i += length
+            words += [word] * len(got)
+            out += got
+        return np.array(words, dtype=np.int64), np.array(out, dtype=np.int64)
