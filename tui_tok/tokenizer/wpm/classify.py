@@ -6,14 +6,15 @@ outcomes (``_SPACE`` ends the word, ``_DROP`` vanishes, ``_ALONE`` is a word by 
 table only for the code points a text holds (``classes_of``): a table of all 1.1M code points
 cost ~10 ms at load, longer than llama.cpp's whole load, and ASCII text needs 256 entries.
 
-``byte_word_spans`` cuts valid UTF-8 without decoding it to code points: every byte gets a class
-(a kept character's continuation bytes are kept, any other character's are dropped), so words
-come out as byte ranges; only the non-ASCII lead bytes are decoded, in whole arrays.
+``loose_word_spans`` cuts valid UTF-8 without decoding it to code points: every byte gets a
+class, so words come out as byte ranges; only the non-ASCII lead bytes are decoded, in whole
+arrays.
 
 >>> word_classes("Hi, 中x\\u200b!")
 'kki ikdi'
->>> byte_word_spans("a中b, ö".encode())[0].tolist(), byte_word_spans("a中b, ö".encode())[1].tolist()
-([0, 1, 4, 5, 7], [1, 4, 5, 6, 9])
+>>> starts, ends, ascii_drop = loose_word_spans("a中b, ö\\u200b!".encode())
+>>> starts.tolist(), ends.tolist(), ascii_drop
+([0, 1, 4, 5, 7, 12], [1, 4, 5, 6, 12, 13], False)
 """
 
 from __future__ import annotations
@@ -97,9 +98,9 @@ def class_table(strip_accents: bool) -> np.ndarray:
 @cache
 def ascii_classes(strip_accents: bool) -> bytes:
     """``bytes.translate`` table giving a byte its class: ASCII bytes their own; continuation
-    bytes ``_DROP``; lead bytes ``_KEEP`` (``byte_classes`` overwrites those)."""
+    bytes ``_SPACE``; lead bytes ``_KEEP`` (``loose_word_spans`` overwrites those)."""
     low = classes_of(np.arange(128, dtype=np.int32), strip_accents).tobytes()
-    return low + bytes([_DROP]) * 64 + bytes([_KEEP]) * 64
+    return low + bytes([_SPACE]) * 64 + bytes([_KEEP]) * 64
 
 
 def char_classes(cps: np.ndarray, strip_accents: bool) -> np.ndarray:
@@ -123,34 +124,68 @@ def _lead_lengths(lead_bytes: np.ndarray) -> np.ndarray:
     return 2 + (lead_bytes >= 0xE0).astype(np.int64) + (lead_bytes >= 0xF0)
 
 
-def byte_word_spans(text: bytes, strip_accents: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end byte of every word of valid UTF-8 ``text`` (what ``word_spans`` on the
-    code points gives, mapped to bytes), without decoding the text."""
+def loose_word_spans(text: bytes, strip_accents: bool = True) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Start and end byte of every word of valid UTF-8 ``text``, without decoding the text; a
+    word may take in dropped characters at its edges (``word_spans`` leaves them out), which
+    changes no id: normalising drops them again. Also whether an ASCII character is dropped
+    (then an ASCII word may need normalising).
+
+    Every byte gets a class: a kept or dropped character's continuation bytes share its class,
+    any other's are spaces (a character alone is cut at its lead byte, then extended). Then each
+    run of dropped bytes takes the class of the byte before it (kept stays kept, anything else
+    becomes a space), so words are runs of kept bytes, plus each character alone.
+    """
     table = ascii_classes(strip_accents)
-    if text.isascii():
-        return word_spans(np.frombuffer(text.translate(table), dtype=np.uint8))
-    classes = np.frombuffer(text.translate(table), dtype=np.uint8).copy()
-    raw = np.frombuffer(text + bytes(3), dtype=np.uint8)
-    lead = np.flatnonzero(raw >= 0xC0)
-    b0 = raw[lead].astype(np.int64)
-    size = _lead_lengths(b0)
-    b1, b2, b3 = (raw[lead + k].astype(np.int64) & 0x3F for k in (1, 2, 3))
-    cps = np.where(size == 2, ((b0 & 0x1F) << 6) | b1,
-                   np.where(size == 3, ((b0 & 0x0F) << 12) | (b1 << 6) | b2,
-                            ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3))  # fmt: skip
-    cls = classes_of(cps, strip_accents)
-    classes[lead] = cls
-    kept = cls == _KEEP  # a kept character's other bytes are kept too; others' stay dropped
-    at, n = lead[kept], size[kept]
-    classes[at + 1] = _KEEP
-    classes[at[n >= 3] + 2] = _KEEP
-    classes[at[n == 4] + 3] = _KEEP
-    starts, ends = word_spans(classes)
-    last = ends - 1  # a word alone ends on its lead byte: extend it over its continuation bytes
-    alone = raw[last] >= 0xC0
-    if alone.any():
-        ends[alone] += _lead_lengths(raw[last[alone]]) - 1
-    return starts, ends
+    marks = text.translate(table)
+    classes = np.frombuffer(marks, dtype=np.uint8)
+    any_drop = ascii_drop = bytes([_DROP]) in marks
+    raw: np.ndarray | None = None
+    if not text.isascii():
+        classes = classes.copy()
+        raw = np.frombuffer(text + bytes(3), dtype=np.uint8)
+        lead = np.flatnonzero(raw >= 0xC0)
+        b0 = raw[lead].astype(np.int64)
+        size = _lead_lengths(b0)
+        b1, b2, b3 = (raw[lead + k].astype(np.int64) & 0x3F for k in (1, 2, 3))
+        cps = np.where(size == 2, ((b0 & 0x1F) << 6) | b1,
+                       np.where(size == 3, ((b0 & 0x0F) << 12) | (b1 << 6) | b2,
+                                ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3))  # fmt: skip
+        cls = classes_of(cps, strip_accents)
+        classes[lead] = cls
+        dropped = cls == _DROP
+        any_drop = any_drop or bool(dropped.any())
+        whole = (cls == _KEEP) | dropped  # these characters' other bytes share their class
+        at, n, c = lead[whole], size[whole], cls[whole]
+        classes[at + 1] = c
+        three, four = n >= 3, n == 4
+        classes[at[three] + 2] = c[three]
+        classes[at[four] + 3] = c[four]
+    if any_drop:
+        if raw is None:
+            classes = classes.copy()
+        d = np.flatnonzero(classes == _DROP)
+        new_run = np.ones(len(d), dtype=bool)
+        new_run[1:] = d[1:] != d[:-1] + 1
+        before = d[new_run] - 1  # the byte before each run of dropped bytes (-1: text start)
+        prev = np.where(before >= 0, classes[np.maximum(before, 0)], _SPACE)
+        fill = np.where(prev == _KEEP, _KEEP, _SPACE).astype(np.uint8)
+        classes[d] = fill[np.cumsum(new_run) - 1]
+    n_bytes = len(classes)
+    kept = np.zeros(n_bytes + 2, dtype=np.int8)
+    kept[1:-1] = classes == _KEEP
+    edges = np.flatnonzero(kept[1:] != kept[:-1])  # start, end, start, end, ... of kept runs
+    alone = np.flatnonzero(classes == _ALONE)
+    alone_end = alone + 1
+    if raw is not None:
+        multi = np.flatnonzero(raw[alone] >= 0xC0)
+        alone_end[multi] += _lead_lengths(raw[alone[multi]]) - 1
+    first = np.zeros(n_bytes + 1, dtype=bool)
+    first[edges[0::2]] = True
+    first[alone] = True
+    last = np.zeros(n_bytes + 1, dtype=bool)
+    last[edges[1::2]] = True
+    last[alone_end] = True
+    return np.flatnonzero(first), np.flatnonzero(last), ascii_drop
 
 
 def word_spans(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -41,10 +41,10 @@ from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, flags_table, to_lower
 from tui_tok.tokenizer.wpm.classify import (
     _DROP,
     CJK_RANGES,
-    byte_word_spans,
     char_classes,
     class_table,
     classes_of,
+    loose_word_spans,
     nfd_first_table,
     word_classes,
     word_spans,
@@ -82,7 +82,6 @@ class WpmEncoder:
         self._tabled = False
         self._prefixes: dict[bytes, int] | None = None
         self._norm: dict[int, str | None] = {}
-        self._norm_words: dict[bytes, bytes] = {}
         self._cache: dict[str, tuple[Piece, ...]] = {}
         self._build_lock = threading.Lock()
         self._ids_cache: dict[bytes, tuple[int, ...]] = {}  # per-word fallback: a word's UTF-8 bytes -> ids
@@ -169,23 +168,41 @@ class WpmEncoder:
         table = self._token_table() if clean else None
         if table is None:
             return self._per_word_ids(text)
-        starts, ends = byte_word_spans(text, self.strip_accents)
+        starts, ends, ascii_drop = loose_word_spans(text, self.strip_accents)
         if len(starts) == 0:
             return []
-        occ, distinct = distinct_chunks(text, starts, ends)
+        data = text.lower() if self.lowercase else text  # ASCII letters: normalising lowers them too
+        if ascii_drop:  # an ASCII word may hold a dropped character: every word by the walk
+            occ, distinct = distinct_chunks(data, starts, ends)
+            flat, sizes = self._distinct_ids(table, distinct)
+            return chain_flat(occ, flat, sizes).tolist()
+        # most words are plain ASCII and a whole token: one lookup for all of them, no bytes objects
+        whole = table.whole_words(data, starts, ends, _PHANTOM_BYTES)
+        miss = np.flatnonzero(whole < 0)
+        if not len(miss):
+            return whole.tolist()
+        occ_miss, distinct = distinct_chunks(data, starts[miss], ends[miss])
         flat, sizes = self._distinct_ids(table, distinct)
+        hit = np.flatnonzero(whole >= 0)
+        occ = np.empty(len(starts), dtype=np.int64)  # a hit is its own one-id chunk
+        occ[miss] = occ_miss
+        occ[hit] = np.arange(len(distinct), len(distinct) + len(hit), dtype=np.int64)
+        flat = np.concatenate([flat, whole[hit]])
+        sizes = np.concatenate([sizes, np.ones(len(hit), dtype=np.int64)])
         return chain_flat(occ, flat, sizes).tolist()
 
     def _distinct_ids(self, table: TokenTable, words: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
         """All ids of ``words`` (distinct, valid UTF-8) in order, and each word's count: ``▁`` +
         each normalised word in one buffer, walked by ``TokenTable.walk_words``. A word of ASCII
-        letters and digits (or one ASCII character) normalises to itself, lowercased."""
+        letters and digits (or one ASCII character) normalises to itself, lowercased; the
+        others are normalised together (``_normalise_all``)."""
+        odd = [k for k, word in enumerate(words) if not (word.isascii() and (word.isalnum() or len(word) == 1))]
         parts = words
-        for k, word in enumerate(words):
-            if not (word.isascii() and (word.isalnum() or len(word) == 1)):
-                if parts is words:
-                    parts = list(words)
-                parts[k] = self._normalised_bytes(word)
+        if odd:
+            parts = list(words)
+            normalised = self._normalise_all([words[k].decode("utf-8") for k in odd])
+            for k, norm in zip(odd, normalised):
+                parts[k] = norm.encode("utf-8", "surrogatepass")
         lens = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)) + len(_PHANTOM_BYTES)
         buf = _PHANTOM_BYTES + _PHANTOM_BYTES.join(parts)
         if self.lowercase:
@@ -193,15 +210,25 @@ class WpmEncoder:
         ends = np.cumsum(lens)
         return table.walk_words(buf, ends - lens, ends, unk_id=self.unk_id)
 
-    def _normalised_bytes(self, word: bytes) -> bytes:
-        """The word's characters normalised (``_normalise``), as UTF-8; cached by its bytes."""
-        got = self._norm_words.get(word)
-        if got is None:
-            if len(self._norm_words) >= _CACHE_LIMIT:
-                self._norm_words.clear()
-            kept = [c for c in map(self._normalise, word.decode("utf-8")) if c is not None]
-            got = self._norm_words[word] = "".join(kept).encode("utf-8", "surrogatepass")
-        return got
+    def _normalise_all(self, words: list[str]) -> list[str]:
+        """Each word's characters normalised (``_normalise``): one ``str.translate`` of the words
+        joined by spaces (a word holds none), after learning the new characters in one go."""
+        joined = " ".join(words)
+        self._learn({ord(c) for c in set(joined)}.difference(self._norm))
+        return joined.translate(self._norm).split(" ")
+
+    def _learn(self, cps: set[int] | list[int]) -> None:
+        """Add these code points to ``_norm`` (cp -> its text, None if dropped): classes and
+        NFD in whole arrays, then the lowercase table (a dict) per code point."""
+        if not cps:
+            return
+        arr = np.fromiter(cps, dtype=np.int64, count=len(cps))
+        classes = classes_of(arr, self.strip_accents).tolist()
+        mapped = (nfd_first_table()[arr] if self.strip_accents else arr).tolist()
+        lower = self.lowercase
+        norm = self._norm
+        for cp, cls, m in zip(arr.tolist(), classes, mapped):
+            norm[cp] = None if cls == _DROP else chr(to_lower(m) if lower else m)
 
     def _per_word_ids(self, text: bytes) -> list[int]:
         """Ids word by word (``_word_ids``, cached): for invalid UTF-8, whose words are not byte
@@ -270,17 +297,9 @@ class WpmEncoder:
     def _normalise(self, ch: str) -> str | None:
         """The text a kept character contributes, or None if it is dropped."""
         cp = ord(ch)
-        got = self._norm.get(cp, "")
-        if got != "":
-            return got
-        cls = int(classes_of(np.array([cp], dtype=np.int64), self.strip_accents)[0])
-        if cls == _DROP:
-            res: str | None = None
-        else:
-            mapped = int(nfd_first_table()[cp]) if self.strip_accents else cp
-            res = chr(to_lower(mapped) if self.lowercase else mapped)
-        self._norm[cp] = res
-        return res
+        if cp not in self._norm:
+            self._learn([cp])
+        return self._norm[cp]
 
     def _encode_word(self, word: str) -> tuple[Piece, ...]:
         """Greedy longest match of ``▁ + normalised word``; spans are character indices of ``word``.
