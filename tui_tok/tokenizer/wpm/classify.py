@@ -120,8 +120,8 @@ def word_classes(text: str, *, strip_accents: bool = True) -> str:
 
 
 def _lead_lengths(lead_bytes: np.ndarray) -> np.ndarray:
-    """UTF-8 sequence length (2-4) of each lead byte (>= 0xC0)."""
-    return 2 + (lead_bytes >= 0xE0).astype(np.int64) + (lead_bytes >= 0xF0)
+    """UTF-8 sequence length (2-4) of each lead byte (>= 0xC0), int32."""
+    return 2 + (lead_bytes >= 0xE0).astype(np.int32) + (lead_bytes >= 0xF0)
 
 
 def loose_word_spans(text: bytes, strip_accents: bool = True) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -144,12 +144,13 @@ def loose_word_spans(text: bytes, strip_accents: bool = True) -> tuple[np.ndarra
         classes = classes.copy()
         raw = np.frombuffer(text + bytes(3), dtype=np.uint8)
         lead = np.flatnonzero(raw >= 0xC0)
-        b0 = raw[lead].astype(np.int64)
+        b0 = raw[lead].astype(np.int32)
         size = _lead_lengths(b0)
-        b1, b2, b3 = (raw[lead + k].astype(np.int64) & 0x3F for k in (1, 2, 3))
-        cps = np.where(size == 2, ((b0 & 0x1F) << 6) | b1,
-                       np.where(size == 3, ((b0 & 0x0F) << 12) | (b1 << 6) | b2,
-                                ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3))  # fmt: skip
+        # all four bytes as if 4 long, then drop the bytes past the character's own
+        cps = (b0 & (0xFF >> (size + 1))) << 18
+        for k, shift in ((1, 12), (2, 6), (3, 0)):
+            cps |= (raw[lead + k].astype(np.int32) & 0x3F) << shift
+        cps >>= 6 * (4 - size)
         cls = classes_of(cps, strip_accents)
         classes[lead] = cls
         dropped = cls == _DROP
@@ -171,21 +172,18 @@ def loose_word_spans(text: bytes, strip_accents: bool = True) -> tuple[np.ndarra
         fill = np.where(prev == _KEEP, _KEEP, _SPACE).astype(np.uint8)
         classes[d] = fill[np.cumsum(new_run) - 1]
     n_bytes = len(classes)
-    kept = np.zeros(n_bytes + 2, dtype=np.int8)
-    kept[1:-1] = classes == _KEEP
-    edges = np.flatnonzero(kept[1:] != kept[:-1])  # start, end, start, end, ... of kept runs
-    alone = np.flatnonzero(classes == _ALONE)
-    alone_end = alone + 1
-    if raw is not None:
-        multi = np.flatnonzero(raw[alone] >= 0xC0)
-        alone_end[multi] += _lead_lengths(raw[alone[multi]]) - 1
-    first = np.zeros(n_bytes + 1, dtype=bool)
-    first[edges[0::2]] = True
-    first[alone] = True
-    last = np.zeros(n_bytes + 1, dtype=bool)
-    last[edges[1::2]] = True
-    last[alone_end] = True
-    return np.flatnonzero(first), np.flatnonzero(last), ascii_drop
+    padded = np.zeros(n_bytes + 2, dtype=bool)  # kept, with a not-kept byte at each end
+    padded[1:-1] = classes == _KEEP
+    kept = padded[1:-1]
+    alone = classes == _ALONE
+    starts = np.flatnonzero(alone | (kept > padded[:-2]))  # alone, or kept after not kept
+    ends = np.flatnonzero(alone | (kept > padded[2:])) + 1
+    if raw is not None:  # a character alone was cut at its lead byte: extend it over the rest
+        lead_alone = lead[cls == _ALONE]
+        if len(lead_alone):
+            where = np.searchsorted(starts, lead_alone)
+            ends[where] += _lead_lengths(raw[lead_alone]) - 1
+    return starts, ends, ascii_drop
 
 
 def word_spans(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

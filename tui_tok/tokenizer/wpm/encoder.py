@@ -97,14 +97,18 @@ class WpmEncoder:
     # --- tables -------------------------------------------------------------------------------
 
     def _token_bytes(self) -> list[bytes]:
-        return [t.encode("utf-8", "surrogateescape") for t in self.vocab.tokens]
+        """Each token's bytes (``surrogateescape``: llama.cpp's bytes where not valid UTF-8)."""
+        try:
+            return list(map(str.encode, self.vocab.tokens))  # plain UTF-8: ~2x faster
+        except UnicodeEncodeError:
+            return [t.encode("utf-8", "surrogateescape") for t in self.vocab.tokens]
 
     def _token_table(self) -> TokenTable | None:
         """The numpy table of token bytes (None when a token is too long for its keys)."""
         if not self._tabled:
             with self._build_lock:  # one build, not one per waiting thread
                 if not self._tabled:
-                    self._table = TokenTable.build(self._token_bytes())
+                    self._table = TokenTable.build(self._token_bytes(), unique=len(self.vocab.token_to_id) == len(self.vocab.tokens))
                     self._tabled = True
         return self._table
 

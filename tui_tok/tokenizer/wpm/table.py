@@ -79,8 +79,9 @@ class TokenTable:
         self.max_len = max_len
 
     @classmethod
-    def build(cls, tokens: Sequence[bytes]) -> TokenTable | None:
-        """The table of ``tokens`` (bytes by id), or None if one is longer than ``MAX_KEY``."""
+    def build(cls, tokens: Sequence[bytes], *, unique: bool = False) -> TokenTable | None:
+        """The table of ``tokens`` (bytes by id), or None if one is longer than ``MAX_KEY``.
+        ``unique``: the caller knows no two are equal (a ``Vocab``'s are), so no check."""
         lens = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
         max_len = int(lens.max()) if len(lens) else 0
         if max_len > MAX_KEY:
@@ -90,28 +91,22 @@ class TokenTable:
         if not keep.all():
             lens, ids = lens[keep], ids[keep]
             tokens = [t for t in tokens if t]
-        if len(set(tokens)) != len(tokens):  # llama.cpp refuses equal texts; if any, the last id wins
+        if not unique and len(set(tokens)) != len(tokens):  # the last id of equal texts wins
             last = np.array(sorted(dict(zip(tokens, range(len(tokens)))).values()), dtype=np.int64)
             lens, ids, tokens = lens[last], ids[last], [tokens[i] for i in last.tolist()]
         at = np.zeros(len(lens), dtype=np.int64)
         np.cumsum(lens[:-1], out=at[1:])
         k0, k1, k2 = _keys(_view(b"".join(tokens)), at, lens)
         bits = max(4, (4 * len(lens)).bit_length())  # at most a quarter full: short probe runs
-        pos = ((_mix(k0, k1, k2, lens) * _M0) >> np.uint64(64 - bits)).astype(np.int64)
-        rows = np.zeros(((1 << bits) + len(lens) + 1, 4), dtype=np.uint64)  # probes run on, never wrap
-        owner = np.full(len(rows), -1, dtype=np.int64)
-        pending = np.arange(len(lens), dtype=np.int64)
+        home = ((_mix(k0, k1, k2, lens) * _M0) >> np.uint64(64 - bits)).astype(np.int64)
+        # linear probing, inserting in order of home row: each key takes its home row or the row
+        # after the previous key's, whichever is later (a running maximum; no wrap-around)
+        order = np.argsort(home)  # any order among equal homes does
+        rank = np.arange(len(order), dtype=np.int64)
+        pos = np.maximum.accumulate(home[order] - rank) + rank if len(order) else rank
+        rows = np.zeros((max(1 << bits, int(pos[-1]) + 2 if len(pos) else 1), 4), dtype=np.uint64)
         meta = lens.astype(np.uint64) | (ids.astype(np.uint64) << np.uint64(8))  # never 0: 0 is empty
-        while len(pending):
-            at_pos = pos[pending]
-            free = rows[at_pos, 3] == 0
-            owner[at_pos[free]] = pending[free]  # of those aiming at one free row, the last wins
-            won = np.zeros(len(pending), dtype=bool)
-            won[free] = owner[at_pos[free]] == pending[free]
-            winners = pending[won]
-            rows[pos[winners]] = np.stack([k0[winners], k1[winners], k2[winners], meta[winners]], axis=1)
-            pending = pending[~won]
-            pos[pending] += 1
+        rows[pos, 0], rows[pos, 1], rows[pos, 2], rows[pos, 3] = k0[order], k1[order], k2[order], meta[order]
         return cls(rows, bits, max_len)
 
     def lookup(self, k0: np.ndarray, k1: np.ndarray, k2: np.ndarray, lens: np.ndarray) -> np.ndarray:
