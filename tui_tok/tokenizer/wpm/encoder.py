@@ -108,7 +108,8 @@ class WpmEncoder:
         if not self._tabled:
             with self._build_lock:  # one build, not one per waiting thread
                 if not self._tabled:
-                    self._table = TokenTable.build(self._token_bytes(), unique=len(self.vocab.token_to_id) == len(self.vocab.tokens))
+                    unique = len(self.vocab.token_to_id) == len(self.vocab.tokens)
+                    self._table = TokenTable.build(self._token_bytes(), unique=unique)
                     self._tabled = True
         return self._table
 
@@ -272,8 +273,8 @@ class WpmEncoder:
     def _classify_clean(self, text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]:
         """``_classify`` and whether ``text`` is valid UTF-8 (no lenient decoding)."""
         if text.isascii():
-            cps = np.frombuffer(text, dtype=np.uint8)
-            return cps, char_classes(cps, self.strip_accents), None, True
+            raw = np.frombuffer(text, dtype=np.uint8)
+            return raw, char_classes(raw, self.strip_accents), None, True
         try:
             chars = text.decode("utf-8")
         except UnicodeDecodeError:

@@ -1,0 +1,131 @@
+"""The array paths of the WPM encoder against the exact per-word ones: the numpy token table
+against a dict, whole-word lookups against the token dict, loose byte word spans against the
+code-point word cutter, and the batched normalising against ``_normalise``."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import ASSETS
+
+from tui_tok.loader import load_tokenizer
+from tui_tok.tokenizer.wpm.classify import loose_word_spans, word_classes, word_spans
+from tui_tok.tokenizer.wpm.encoder import WpmEncoder
+from tui_tok.tokenizer.wpm.table import MAX_KEY, TokenTable
+
+BERT = ASSETS / "ggml-vocab-bert-bge.gguf"
+PHANTOM = "\u2581".encode()
+
+
+@cache
+def encoder() -> WpmEncoder:
+    enc = load_tokenizer(BERT).encoder
+    assert isinstance(enc, WpmEncoder)
+    return enc
+
+
+@cache
+def token_bytes() -> list[bytes]:
+    return encoder()._token_bytes()
+
+
+def test_table_finds_every_token() -> None:
+    tokens = token_bytes()
+    table = encoder()._token_table()
+    assert table is not None
+    lens = np.array([len(t) for t in tokens], dtype=np.int64)
+    at = np.concatenate([[0], np.cumsum(lens)[:-1]])
+    got = table.lookup_bytes(b"".join(tokens), at, lens)
+    assert got.tolist() == list(range(len(tokens)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=MAX_KEY), min_size=1, max_size=30),
+       st.lists(st.binary(min_size=1, max_size=MAX_KEY), max_size=30))
+def test_table_equals_dict(tokens: list[bytes], probes: list[bytes]) -> None:
+    """Equal texts: the last id wins (llama.cpp's token_to_id); absent keys: -1."""
+    tokens = tokens + tokens[: len(tokens) // 2]  # some repeated texts
+    table = TokenTable.build(tokens)
+    assert table is not None
+    expected = dict(zip(tokens, range(len(tokens))))
+    asked = tokens + probes + [t[:-1] for t in tokens if len(t) > 1]
+    lens = np.array([len(t) for t in asked], dtype=np.int64)
+    at = np.concatenate([[0], np.cumsum(lens)[:-1]])
+    assert table.lookup_bytes(b"".join(asked), at, lens).tolist() == [expected.get(t, -1) for t in asked]
+
+
+def test_table_refuses_long_tokens() -> None:
+    assert TokenTable.build([b"a" * (MAX_KEY + 1)]) is None
+
+
+_MIXED = st.text(alphabet=st.sampled_from(list("abcXYZ019 ,.-_\t\n\u200b\u0301éÉ中日한\u00a0\x00\x01\ufffd\u3000—")),
+                 max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(alphabet="abcdefghijklmnopqrstuvwxyzABC0123456789", min_size=1, max_size=24),
+                          st.sampled_from(["the", "The", "hello", "é", "中", ",", "x\u200by", "tokenizers"])),
+                min_size=1, max_size=10))
+def test_whole_words_equal_token_dict(words: list[str]) -> None:
+    """``whole_words``: the id of ``▁word`` for plain ASCII words that are a token, else -1."""
+    enc = encoder()
+    table = enc._token_table()
+    assert table is not None
+    raw = [w.encode() for w in words]
+    data = b" ".join(raw)
+    lens = np.array([len(w) for w in raw], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lens + 1)[:-1]])
+    got = table.whole_words(data, starts, starts + lens, PHANTOM).tolist()
+    tokens = enc._token_dict()
+    expected = [tokens.get(PHANTOM + w, -1) if w.isascii() else -1 for w in raw]
+    assert got == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(_MIXED | st.text(max_size=40))
+def test_loose_spans_hold_the_exact_words(text: str) -> None:
+    """Loose byte spans are the exact words, each maybe with dropped characters at its edges."""
+    data = text.encode("utf-8", "surrogatepass")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    starts, ends, ascii_drop = loose_word_spans(data)
+    classes = word_classes(text)
+    c_starts, c_ends = word_spans(np.frombuffer(classes.encode(), dtype=np.uint8))
+    sizes = [len(ch.encode("utf-8", "surrogatepass")) for ch in text]
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+    assert len(starts) == len(c_starts)
+    for a, b, ca, cb in zip(starts.tolist(), ends.tolist(), c_starts.tolist(), c_ends.tolist()):
+        assert a <= offsets[ca] and offsets[cb] <= b
+        extra = data[a : offsets[ca]] + data[offsets[cb] : b]
+        assert set(word_classes(extra.decode())) <= {"d"}, (text, extra)
+    assert ascii_drop == any(c == "d" and ord(ch) < 0x80 for c, ch in zip(classes, text))
+
+
+def test_loose_spans_take_in_dropped_edges() -> None:
+    """The test above meets words with dropped characters at their edges."""
+    data = "ab\u200b cd".encode()
+    starts, ends, _ = loose_word_spans(data)
+    assert (starts.tolist(), ends.tolist()) == ([0, 6], [5, 8])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(list("aZ9éÉöÅñ中한ḱ\u0301\u200b\u00adΣσς\U0001d400")), min_size=1,
+                        max_size=8), min_size=1, max_size=8))
+def test_normalise_all_equals_per_character(words: list[str]) -> None:
+    enc = WpmEncoder(encoder().vocab)  # a fresh one: nothing learnt yet
+    got = enc._normalise_all(words)
+    fresh = WpmEncoder(encoder().vocab)
+    assert got == ["".join(c for c in map(fresh._normalise, w) if c is not None) for w in words]
+
+
+@pytest.mark.parametrize("text", ["", " ", "\u200b", "a", "中", "a\u200b", "\u200ba", "、\u200b", "x\x01y z\x7f"])
+def test_ids_path_on_edge_texts(text: str) -> None:
+    enc = encoder()
+    data = text.encode()
+    assert enc.encode_fragment_ids(data) == [t for t, _, _ in enc.encode_fragment(data, after_special=True)]
