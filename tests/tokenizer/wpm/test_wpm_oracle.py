@@ -16,10 +16,18 @@ pytestmark = pytest.mark.skipif(not llama_oracle.available(), reason="llama orac
 
 
 def _ours(enc: WpmEncoder, data: bytes) -> list[int] | str:
+    """The spans path's ids, checked equal to the ids-only path's (what ``encode`` uses)."""
     try:
-        return [p[0] for p in enc.encode_fragment(data, after_special=True)]
+        spans = [p[0] for p in enc.encode_fragment(data, after_special=True)]
     except TokenizeError:
-        return "ERR"
+        spans = None
+    try:
+        ids: list[int] | None = enc.encode_fragment_ids(data)
+    except TokenizeError:
+        ids = None
+    if ids != spans:
+        return f"paths differ: spans {spans} ids {ids}"
+    return "ERR" if ids is None else ids
 
 
 def test_bert_bge_random_and_reference_inputs(tmp_path: Path) -> None:
