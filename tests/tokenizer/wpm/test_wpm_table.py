@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from support import ASSETS
 
 from tui_tok.loader import load_tokenizer
-from tui_tok.tokenizer.wpm.classify import loose_word_spans, word_classes, word_spans
+from tui_tok.tokenizer.wpm.classify import class_of, classes_of, loose_word_spans, word_classes, word_spans
 from tui_tok.tokenizer.wpm.encoder import WpmEncoder
 from tui_tok.tokenizer.wpm.table import MAX_KEY, TokenTable
 
@@ -129,3 +129,12 @@ def test_ids_path_on_edge_texts(text: str) -> None:
     enc = encoder()
     data = text.encode()
     assert enc.encode_fragment_ids(data) == [t for t, _, _ in enc.encode_fragment(data, after_special=True)]
+
+
+@pytest.mark.parametrize("strip", [True, False])
+def test_class_of_one_equals_arrays(strip: bool) -> None:
+    """The plain-Python class of one code point == the array rule, on every code point of the
+    ranges where classes change most (ASCII, Latin, marks, CJK, the 0x2B920 quirk) and a sample."""
+    cps = np.concatenate([np.arange(0, 0x3000), np.arange(0x2B800, 0x2B940), np.arange(0xFFF0, 0x10000),
+                          np.arange(0x3000, 0x110000, 97)]).astype(np.int64)
+    assert [class_of(cp, strip) for cp in cps.tolist()] == classes_of(cps, strip).tolist()

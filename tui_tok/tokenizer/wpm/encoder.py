@@ -42,6 +42,7 @@ from tui_tok.tokenizer.wpm.classify import (
     _DROP,
     CJK_RANGES,
     char_classes,
+    class_of,
     class_table,
     classes_of,
     loose_word_spans,
@@ -227,12 +228,19 @@ class WpmEncoder:
         NFD in whole arrays, then the lowercase table (a dict) per code point."""
         if not cps:
             return
-        arr = np.fromiter(cps, dtype=np.int64, count=len(cps))
-        classes = classes_of(arr, self.strip_accents).tolist()
-        mapped = (nfd_first_table()[arr] if self.strip_accents else arr).tolist()
+        strip = self.strip_accents
+        if len(cps) < 16:  # a few: numpy calls would cost more than the work
+            points = list(cps)
+            classes = [class_of(cp, strip) for cp in points]
+            mapped = [int(nfd_first_table()[cp]) for cp in points] if strip else points
+        else:
+            arr = np.fromiter(cps, dtype=np.int64, count=len(cps))
+            points = arr.tolist()
+            classes = classes_of(arr, strip).tolist()
+            mapped = nfd_first_table()[arr].tolist() if strip else points
         lower = self.lowercase
         norm = self._norm
-        for cp, cls, m in zip(arr.tolist(), classes, mapped):
+        for cp, cls, m in zip(points, classes, mapped):
             norm[cp] = None if cls == _DROP else chr(to_lower(m) if lower else m)
 
     def _per_word_ids(self, text: bytes) -> list[int]:
