@@ -138,3 +138,14 @@ def test_class_of_one_equals_arrays(strip: bool) -> None:
     cps = np.concatenate([np.arange(0, 0x3000), np.arange(0x2B800, 0x2B940), np.arange(0xFFF0, 0x10000),
                           np.arange(0x3000, 0x110000, 97)]).astype(np.int64)
     assert [class_of(cp, strip) for cp in cps.tolist()] == classes_of(cps, strip).tolist()
+
+
+def test_vocab_without_unk_gives_minus_one() -> None:
+    """llama.cpp pushes token_unk() even when it is LLAMA_TOKEN_NULL: both paths give -1."""
+    from fixtures.simple_vocab import vocab_from_plain
+
+    enc = WpmEncoder(vocab_from_plain({"tokenizer.ggml.model": "bert", "tokenizer.ggml.tokens": ["▁ab", "c", "x"]}))
+    enc.prepare()
+    data = b"abc zz ab " * 3
+    assert enc.encode_fragment_ids(data) == [t for t, _, _ in enc.encode_fragment(data, after_special=True)]
+    assert enc.encode_fragment_ids(data)[:4] == [0, 1, -1, 0]

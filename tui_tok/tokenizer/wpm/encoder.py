@@ -81,6 +81,7 @@ class WpmEncoder:
         self._max_len = 0
         self._table: TokenTable | None = None
         self._tabled = False
+        self._id_objects: np.ndarray | None = None
         self._prefixes: dict[bytes, int] | None = None
         self._norm: dict[int, str | None] = {}
         self._cache: dict[str, tuple[Piece, ...]] = {}
@@ -111,6 +112,8 @@ class WpmEncoder:
                 if not self._tabled:
                     unique = len(self.vocab.token_to_id) == len(self.vocab.tokens)
                     self._table = TokenTable.build(self._token_bytes(), unique=unique)
+                    # every id as a Python int, and -1 last (an unk of a vocab without one is -1)
+                    self._id_objects = np.array([*range(len(self.vocab.tokens)), -1], dtype=object)
                     self._tabled = True
         return self._table
 
@@ -181,12 +184,12 @@ class WpmEncoder:
         if ascii_drop:  # an ASCII word may hold a dropped character: every word by the walk
             occ, distinct = distinct_chunks(data, starts, ends)
             flat, sizes = self._distinct_ids(table, distinct)
-            return chain_flat(occ, flat, sizes).tolist()
+            return self._as_list(chain_flat(occ, flat, sizes))
         # most words are plain ASCII and a whole token: one lookup for all of them, no bytes objects
         whole = table.whole_words(data, starts, ends, _PHANTOM_BYTES)
         miss = np.flatnonzero(whole < 0)
         if not len(miss):
-            return whole.tolist()
+            return self._as_list(whole)
         occ_miss, distinct = distinct_chunks(data, starts[miss], ends[miss])
         flat, sizes = self._distinct_ids(table, distinct)
         hit = np.flatnonzero(whole >= 0)
@@ -195,7 +198,12 @@ class WpmEncoder:
         occ[hit] = np.arange(len(distinct), len(distinct) + len(hit), dtype=np.int64)
         flat = np.concatenate([flat, whole[hit]])
         sizes = np.concatenate([sizes, np.ones(len(hit), dtype=np.int64)])
-        return chain_flat(occ, flat, sizes).tolist()
+        return self._as_list(chain_flat(occ, flat, sizes))
+
+    def _as_list(self, ids: np.ndarray) -> list[int]:
+        """``ids.tolist()`` from the table's int objects: no new int per token (~3x faster)."""
+        objects = self._id_objects
+        return ids.tolist() if objects is None else objects.take(ids).tolist()
 
     def _distinct_ids(self, table: TokenTable, words: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
         """All ids of ``words`` (distinct, valid UTF-8) in order, and each word's count: ``▁`` +
