@@ -123,7 +123,14 @@ class TokenTable:
     def _lookup(self, k0: np.ndarray, k1: np.ndarray, k2: np.ndarray, lens: np.ndarray) -> np.ndarray:
         rows = self._rows
         lens = lens.astype(np.uint64)
-        pos = ((_mix(k0, k1, k2, lens) * _M0) >> self._shift).astype(np.int64)
+        mixed = k0 * _M0
+        term = k1 * _M1
+        mixed ^= term
+        mixed ^= np.multiply(k2, _M2, out=term)
+        mixed ^= np.multiply(lens, _M3, out=term)
+        mixed *= _M0
+        mixed >>= self._shift
+        pos = mixed.view(np.int64)  # below 2**bits: the same value
         row = rows.take(pos, axis=0)
         meta = row[:, 3]
         hit = (row[:, 0] == k0) & (row[:, 1] == k1) & (row[:, 2] == k2) & ((meta & _LOW) == lens)
@@ -158,14 +165,32 @@ class TokenTable:
         return out
 
     def _whole_words(self, view: np.ndarray, at: np.ndarray, size: np.ndarray, prefix: bytes) -> np.ndarray:
+        """``whole_words`` of one block; in place where numpy allows (a fresh array is fresh pages:
+        in a new process those faults cost more than the arithmetic)."""
         p = len(prefix)
         lens = size + p
-        head = np.uint64(int.from_bytes(prefix, "little"))
-        k0 = (head | (view[at] << np.uint64(8 * p))) & _MASKS[np.minimum(lens, 8)]
-        k1 = view[at + (8 - p)] & _MASKS[np.minimum(np.maximum(lens - 8, 0), 8)]
-        k2 = view[at + (16 - p)] & _MASKS[np.minimum(np.maximum(lens - 16, 0), 8)]
+        index = np.minimum(lens, 8)
+        mask = _MASKS.take(index)
+        k0 = view[at]
+        k0 <<= np.uint64(8 * p)
+        k0 |= np.uint64(int.from_bytes(prefix, "little"))
+        k0 &= mask
+        keys = [k0]
+        for skip in (8, 16):
+            np.add(at, skip - p, out=index)
+            word = view[index]
+            np.subtract(lens, skip, out=index)
+            np.maximum(index, 0, out=index)
+            np.minimum(index, 8, out=index)
+            word &= _MASKS.take(index, out=mask)
+            keys.append(word)
+        k1, k2 = keys[1], keys[2]
+        high = np.right_shift(k0, np.uint64(8 * p), out=mask)  # the word's own bytes in k0
+        high |= k1
+        high |= k2
+        high &= _HIGH
+        ask = np.flatnonzero((high == 0) & (lens <= self.max_len))
         ids = np.full(len(at), -1, dtype=np.int64)
-        ask = np.flatnonzero(((((k0 >> np.uint64(8 * p)) | k1 | k2) & _HIGH) == 0) & (lens <= self.max_len))
         if len(ask):
             ids[ask] = self._lookup(k0[ask], k1[ask], k2[ask], lens[ask])
         return ids
