@@ -16,6 +16,12 @@ Spans: a token covers the input bytes of the characters whose first UTF-8 byte i
 (the ``▁`` prefix holds none); dropped characters between tokens or words are gaps. An unk
 covers its whole word.
 
+Two paths give the same ids. ``encode_fragment`` (spans, for the explorer) goes word by word,
+caching each word's pieces. ``encode_fragment_ids`` (``Tokenizer.encode``) works on whole arrays,
+since a Python step per word cost more than llama.cpp's whole C++ encode: words are cut on the
+UTF-8 bytes (``classify.py``), plain ASCII words are looked up whole in one pass
+(``table.py``), and only the others are made distinct, normalised together and walked together.
+
 Does not add [CLS]/[SEP] nor split special tokens: ``tokenizer.py`` does that.
 A code point above U+10FFFF (from bytes like ``F4 90 80 80``) raises ``TokenizeError``, where
 llama.cpp throws ``std::invalid_argument`` out of ``llama_tokenize``.
