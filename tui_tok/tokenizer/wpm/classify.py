@@ -133,12 +133,9 @@ def word_classes(text: str, *, strip_accents: bool = True) -> str:
     return char_classes(cps, strip_accents).tobytes().decode("ascii")
 
 
-def _lead_lengths(lead_bytes: np.ndarray) -> np.ndarray:
-    """UTF-8 sequence length (2-4) of each lead byte (>= 0xC0), int32."""
-    return 2 + (lead_bytes >= 0xE0).astype(np.int32) + (lead_bytes >= 0xF0)
-
-
-def loose_word_spans(text: bytes, strip_accents: bool = True) -> tuple[np.ndarray, np.ndarray, bool]:
+def loose_word_spans(
+    text: bytes, strip_accents: bool = True, chars: str | None = None
+) -> tuple[np.ndarray, np.ndarray, bool]:
     """Start and end byte of every word of valid UTF-8 ``text``, without decoding the text; a
     word may take in dropped characters at its edges (``word_spans`` leaves them out), which
     changes no id: normalising drops them again. Also whether an ASCII character is dropped
@@ -147,7 +144,8 @@ def loose_word_spans(text: bytes, strip_accents: bool = True) -> tuple[np.ndarra
     Every byte gets a class: a kept or dropped character's continuation bytes share its class,
     any other's are spaces (a character alone is cut at its lead byte, then extended). Then each
     run of dropped bytes takes the class of the byte before it (kept stays kept, anything else
-    becomes a space), so words are runs of kept bytes, plus each character alone.
+    becomes a space), so words are runs of kept bytes, plus each character alone. ``chars``:
+    ``text`` decoded, if the caller has it.
     """
     table = ascii_classes(strip_accents)
     marks = text.translate(table)
@@ -156,15 +154,14 @@ def loose_word_spans(text: bytes, strip_accents: bool = True) -> tuple[np.ndarra
     raw: np.ndarray | None = None
     if not text.isascii():
         classes = classes.copy()
-        raw = np.frombuffer(text + bytes(3), dtype=np.uint8)
+        raw = np.frombuffer(text, dtype=np.uint8)
         lead = np.flatnonzero(raw >= 0xC0)
-        b0 = raw[lead].astype(np.int32)
-        size = _lead_lengths(b0)
-        # all four bytes as if 4 long, then drop the bytes past the character's own
-        cps = (b0 & (0xFF >> (size + 1))) << 18
-        for k, shift in ((1, 12), (2, 6), (3, 0)):
-            cps |= (raw[lead + k].astype(np.int32) & 0x3F) << shift
-        cps >>= 6 * (4 - size)
+        # the code points of the lead bytes, in order: the text's non-ASCII characters (the codec
+        # decodes faster than numpy arithmetic on the bytes)
+        decoded = text.decode("utf-8") if chars is None else chars
+        points = np.frombuffer(decoded.encode("utf-32-le"), dtype="<u4")
+        cps = points[points >= 0x80]
+        size = 2 + (cps >= 0x800).astype(np.int64) + (cps >= 0x10000)
         cls = classes_of(cps, strip_accents)
         classes[lead] = cls
         dropped = cls == _DROP
@@ -191,13 +188,14 @@ def loose_word_spans(text: bytes, strip_accents: bool = True) -> tuple[np.ndarra
     kept = padded[1:-1]
     alone = classes == _ALONE
     starts = np.flatnonzero(alone | (kept > padded[:-2]))  # alone, or kept after not kept
-    ends = np.flatnonzero(alone | (kept > padded[2:])) + 1
-    if raw is not None:  # a character alone was cut at its lead byte: extend it over the rest
-        lead_alone = lead[cls == _ALONE]
-        if len(lead_alone):
-            where = np.searchsorted(starts, lead_alone)
-            ends[where] += _lead_lengths(raw[lead_alone]) - 1
-    return starts, ends, ascii_drop
+    last = alone | (kept > padded[2:])
+    if raw is not None:  # a character alone ends on its last byte, not its lead byte
+        multi = cls == _ALONE
+        if multi.any():
+            lead_alone = lead[multi]
+            last[lead_alone] = False
+            last[lead_alone + size[multi] - 1] = True
+    return starts, np.flatnonzero(last) + 1, ascii_drop
 
 
 def word_spans(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

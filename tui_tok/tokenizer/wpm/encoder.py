@@ -172,22 +172,23 @@ class WpmEncoder:
         chained back in whole arrays (``arrays/chunks.py``)."""
         if not text:
             return []
-        if text.isascii():
-            clean = True
-        else:
+        chars: str | None = None
+        clean = True
+        if not text.isascii():
             try:
-                text.decode("utf-8")
-                clean = True
+                chars = text.decode("utf-8")
             except UnicodeDecodeError:
                 clean = False
         table = self._token_table() if clean else None
         if table is None:
             return self._per_word_ids(text)
-        starts, ends, ascii_drop = loose_word_spans(text, self.strip_accents)
+        starts, ends, ascii_drop = loose_word_spans(text, self.strip_accents, chars)
         if len(starts) == 0:
             return []
         data = text.lower() if self.lowercase else text  # ASCII letters: normalising lowers them too
-        if ascii_drop:  # an ASCII word may hold a dropped character: every word by the walk
+        # an ASCII word may hold a dropped character; or most words are not ASCII (more bytes
+        # beyond the characters' first than words): every word made distinct and walked
+        if ascii_drop or (chars is not None and len(text) - len(chars) > len(starts)):
             occ, distinct = distinct_chunks(data, starts, ends)
             flat, sizes = self._distinct_ids(table, distinct)
             return self._as_list(chain_flat(occ, flat, sizes))
