@@ -14,7 +14,8 @@ The longest match is found without a trie: a token of 3 bytes or more that is a 
 text begins with the text's first 3 bytes, so the longest one is at most the longest token with
 those 3 bytes first (a dict of ~50k entries) and the lengths from there down are looked up in
 the token dict. Same answer as the trie; no 0.2 s trie build at load. ``encode`` (ids only)
-matches the distinct chunks of up to 15 bytes all together in numpy (``rwkv/greedy.py``).
+looks every chunk up whole at once and matches the distinct others together in numpy
+(``rwkv/greedy.py``). The escaped texts are decoded in bulk (``rwkv/unescape.py``).
 
 Does not split special tokens or add BOS/EOS (RWKV never adds them): see ``tokenizer.py``.
 
@@ -24,78 +25,51 @@ b'A\n\\'
 
 from __future__ import annotations
 
-import codecs
-import re
 from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_spans
-from tui_tok.tokenizer.rwkv.greedy import MAX_LEN, TokenTable, greedy_chunks
+from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_spans, word_view
+from tui_tok.tokenizer.rwkv.greedy import MAX_LEN, TokenTable, _keys, greedy_chunks
+from tui_tok.tokenizer.rwkv.unescape import unescape_all, unescape_token
 from tui_tok.tokenizer.core.spans import expand_pieces
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
 
+__all__ = ["RwkvEncoder", "unescape_token"]
+
 _CACHE_LIMIT = 1 << 17
 
 
-_ESCAPE = re.compile(rb"\\(?:x(.{0,2})|(.)|\Z)", re.DOTALL)
-_SIMPLE = {b"t": b"\t", b"n": b"\n", b"r": b"\r"}
-_PLAIN_ESCAPES = re.compile(rb"(?:[^\\]|\\(?:x[0-9a-f]{2}|[tnr\\'\"]))*", re.DOTALL)
-"""Text whose every escape is ``\\xHH`` in lowercase hex or ``\\t \\n \\r \\\\ \\' \\"``: there
-``codecs.escape_decode`` (C) gives llama.cpp's bytes (nearly all escaped rwkv-world tokens)."""
-
-
-def _hex_digit(c: int) -> int:
-    signed = c - 256 if c >= 0x80 else c
-    return (signed - ord("a") + 10) if signed >= ord("a") else (signed - ord("0"))
-
-
-def _unescape_one(m: re.Match[bytes]) -> bytes:
-    digits, other = m.group(1), m.group(2)
-    if digits is not None:
-        if len(digits) < 2:
-            return b""
-        return bytes([((_hex_digit(digits[0]) << 4) + _hex_digit(digits[1])) & 0xFF])
-    if other is None:  # a backslash at the very end
-        return b""
-    return _SIMPLE.get(other, other)
-
-
-def unescape_token(text: str) -> bytes:
-    r"""llama.cpp's ``llama_unescape_rwkv_token``: ``\\t \\n \\r``, ``\\xHH``, ``\\c`` -> c.
-
-    The ``\\xHH`` digits go through ``c >= 'a' ? c - 'a' + 10 : c - '0'`` on a *signed*
-    ``char`` (x86), modulo 256: only 0-9 and a-f mean what they say, and anything else
-    (``A``-``F``, ``g``, non-ASCII bytes) is mirrored exactly. An escape cut off by the end
-    of the text produces nothing. (llama.cpp's byte loop; here a regex finds the escapes.)
-
-    >>> unescape_token(r"\xe4\xbd\xa0"), unescape_token(r"\xAB"), unescape_token(r"a\qb")
-    (b'\xe4\xbd\xa0', b'"', b'aqb')
-    """
-    data = text.encode("utf-8", "surrogateescape")
-    if b"\\" not in data:
-        return data
-    if _PLAIN_ESCAPES.fullmatch(data):  # escapes Python's own decoder reads the same way
-        return codecs.escape_decode(data)[0]  # type: ignore[attr-defined, no-any-return]
-    return _ESCAPE.sub(_unescape_one, data)
-
-
-def _inner_pairs(raws: list[bytes]) -> np.ndarray:
-    """bool[65536]: which byte pairs (a << 8 | b) occur inside some token."""
-    joined = np.frombuffer(b"".join(raws), dtype=np.uint8).astype(np.int64)
-    pairs = np.zeros(1 << 16, dtype=bool)
+def _inner_cuts(blob: bytes, sizes: np.ndarray) -> np.ndarray:
+    """bool[65536]: the byte pairs (a << 8 | b) that occur inside no token (``blob`` is the
+    tokens' bytes end to end, ``sizes`` their lengths): a match never crosses them."""
+    joined = np.frombuffer(blob, dtype=np.uint8).astype(np.int64)
+    cuts = np.ones(1 << 16, dtype=bool)
     if len(joined) < 2:
-        return pairs
+        return cuts
     codes = (joined[:-1] << 8) | joined[1:]
     inside = np.ones(len(codes), dtype=bool)
-    token_ends = np.cumsum([len(r) for r in raws]) - 1  # a pair starting at a token's last byte spans two tokens
+    token_ends = np.cumsum(sizes) - 1  # a pair starting at a token's last byte spans two tokens
     inside[token_ends[(token_ends >= 0) & (token_ends < len(codes))]] = False
-    pairs[codes[inside]] = True
-    return pairs
+    cuts[codes[inside]] = False
+    return cuts
 
+
+def _longest3(raws: list[bytes], data: np.ndarray, offsets: np.ndarray, sizes: np.ndarray) -> dict[bytes, int]:
+    """First 3 bytes -> the longest token of 3 bytes or more starting so: a group maximum in
+    numpy (a Python loop over 65k tokens took ~12 ms), then one slice per distinct prefix."""
+    three = np.flatnonzero(sizes >= 3)
+    at = offsets[three]
+    key = (data[at] << 16) | (data[at + 1] << 8) | data[at + 2]
+    order = np.lexsort((sizes[three], key))  # by prefix, then length: the last of a group is longest
+    key = key[order]
+    last = np.ones(key.size, dtype=bool)
+    last[:-1] = key[1:] != key[:-1]
+    best = three[order[last]]
+    return dict(zip([raws[i][:3] for i in best.tolist()], sizes[best].tolist()))
 
 
 @dataclass(frozen=True)
@@ -108,26 +82,34 @@ class _Tables:
     """First 3 bytes -> the byte length of the longest token (of 3 bytes or more) starting so."""
     first_bytes: frozenset[int]
     """Bytes that start some token (a byte that starts none is the unk id)."""
-    pairs: np.ndarray
-    """``_inner_pairs``: where a match may cross between two bytes."""
+    cuts: np.ndarray
+    """``_inner_cuts``: the byte pairs a match never crosses."""
     greedy: TokenTable
     """The tokens of up to 15 bytes for ``greedy_chunks``."""
+    id_objects: np.ndarray | None
+    """object[n + 1]: the Python int of every id (and -1 last, for ``take(-1)``): ``take(ids).tolist()``
+    shares them, where ``ids.tolist()`` made a new int per token (~0.6 ms per 166k ids).
+    None if the unk id is outside -1..n-1."""
 
 
 def _build_tables(vocab: Vocab) -> _Tables:
-    raws = [unescape_token(text) for text in vocab.tokens]
-    longest3: dict[bytes, int] = {}
-    get = longest3.get
-    for raw in raws:
-        if len(raw) >= 3 and len(raw) > get(raw[:3], 0):
-            longest3[raw[:3]] = len(raw)
-    token_ids = dict(zip(raws, range(len(raws))))
+    texts = vocab.tokens
+    token_ids = dict(zip(unescape_all(list(texts)), range(len(texts))))
+    raws = list(token_ids)
+    blob = b"".join(raws)
+    sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+    offsets = np.cumsum(sizes) - sizes
+    data = np.frombuffer(blob + b"\0\0\0", dtype=np.uint8).astype(np.int64)
+    starting = np.zeros(256, dtype=bool)
+    starting[data[offsets[sizes > 0]]] = True
+    n = len(texts)
     return _Tables(
         token_ids=token_ids,
-        longest3=longest3,
-        first_bytes=frozenset(raw[0] for raw in raws if raw),
-        pairs=_inner_pairs(raws),
-        greedy=TokenTable.build(token_ids),
+        longest3=_longest3(raws, data, offsets, sizes),
+        first_bytes=frozenset(np.flatnonzero(starting).tolist()),
+        cuts=_inner_cuts(blob, sizes),
+        greedy=TokenTable.from_packed(blob, sizes, np.fromiter(token_ids.values(), dtype=np.int64, count=len(raws))),
+        id_objects=np.append(np.arange(n), -1).astype(object) if -1 <= vocab.unk_id < n else None,
     )
 
 
@@ -135,6 +117,18 @@ def _spread(first: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Every index ``first[k] + i`` for ``i < counts[k]``, in order."""
     total = int(counts.sum())
     return np.arange(total, dtype=np.int64) + np.repeat(first - (np.cumsum(counts) - counts), counts)
+
+
+def _insert(ids: np.ndarray, counts: np.ndarray, where: np.ndarray, more: list[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
+    """Chunk ids given flat (``counts[k]`` each, in chunk order) with the chunks ``where`` (count
+    0 so far) given ``more[i]`` instead."""
+    new = counts.copy()
+    new[where] = np.fromiter(map(len, more), dtype=np.int64, count=len(more))
+    out = np.empty(int(new.sum()), dtype=np.int64)
+    place = np.cumsum(new) - new
+    out[_spread(place, counts)] = ids
+    out[_spread(place[where], new[where])] = np.fromiter(chain.from_iterable(more), dtype=np.int64)
+    return out, new
 
 
 class RwkvEncoder:
@@ -165,10 +159,13 @@ class RwkvEncoder:
         return built
 
     def _starts(self, text: bytes) -> np.ndarray:
-        """Offsets where a chunk starts: 0 and after every byte pair that no token holds."""
-        arr = np.frombuffer(text, dtype=np.uint8)
-        cut = ~self._tables().pairs[(arr[:-1].astype(np.uint16) << 8) | arr[1:]]
-        return np.flatnonzero(np.concatenate(([True], cut)))
+        """Offsets where a chunk starts: 0 and after every byte pair that no token holds (the
+        pairs read as big-endian 16-bit words at every offset: no shifting)."""
+        codes = np.ndarray(shape=(len(text) - 1,), dtype=">u2", buffer=text, strides=(1,))
+        cut = np.empty(len(text), dtype=bool)
+        cut[0] = True
+        np.take(self._tables().cuts, codes, out=cut[1:])
+        return np.flatnonzero(cut)
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Tokenize one raw fragment; ``after_special`` does not matter for RWKV."""
@@ -183,35 +180,48 @@ class RwkvEncoder:
             return self._walk(text)  # raises again, with the offset in the whole fragment
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
-        """``encode_fragment``'s ids without spans: the distinct chunks found in whole arrays
-        (``arrays/chunks.py``); those of up to 15 bytes (nearly all) matched together in numpy
-        (``rwkv/greedy.py``), longer ones one at a time (cached); the ids chained by a gather."""
+        """``encode_fragment``'s ids without spans, in whole arrays: every chunk of up to 15
+        bytes is looked up whole in the token table at once (86 % of them are one token); the
+        distinct others (``arrays/chunks.py``) are matched together in numpy rounds
+        (``rwkv/greedy.py``); the ids are placed by a scatter."""
         if len(text) < 2:
             return [tid for tid, _, _ in self._walk(text)]
         tables = self._tables()
-        occ, at, size = distinct_spans(text, self._starts(text))
-        short = size <= MAX_LEN
-        got = greedy_chunks(text, at[short], size[short], tables.greedy, unk_id=self.unk_id)
+        starts = self._starts(text)
+        size = np.empty_like(starts)
+        np.subtract(starts[1:], starts[:-1], out=size[:-1])
+        size[-1] = len(text) - starts[-1]
+        found = tables.greedy.find(*_keys(word_view(text), starts, np.minimum(size, MAX_LEN)))
+        found[size > MAX_LEN] = -1  # the key named only the first 15 bytes
+        miss = np.flatnonzero(found < 0)
+        if miss.size:
+            found = self._with_misses(text, starts[miss], size[miss], found, miss)
+        if tables.id_objects is None:
+            return found.tolist()  # type: ignore[no-any-return]
+        return tables.id_objects.take(found).tolist()  # type: ignore[no-any-return]
+
+    def _with_misses(self, text: bytes, at: np.ndarray, size: np.ndarray, found: np.ndarray, miss: np.ndarray) -> np.ndarray:
+        """All the ids: ``found`` (one per chunk) with the chunks ``miss`` (at ``at``, ``size``
+        bytes; not one token) replaced by their greedy matches."""
+        occ, first, length = distinct_spans(text, at, at + size)
+        got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id)
         if got is None:
-            return [tid for tid, _, _ in self._walk(text)]  # raises, with the offset
-        short_ids, short_counts = got
-        if short.all():
-            return chain_flat(occ, short_ids, short_counts).tolist()
-        long = np.flatnonzero(~short)
-        ends = at[long] + size[long]
-        try:
-            long_ids = list(map(self._chunk_ids, map(text.__getitem__, map(slice, at[long].tolist(), ends.tolist()))))
-        except TokenizeError:
-            self._walk(text)  # raises again, with the offset in the whole fragment
-            raise
-        counts = np.empty(at.size, dtype=np.int64)
-        counts[short] = short_counts
-        counts[long] = np.fromiter(map(len, long_ids), dtype=np.int64, count=len(long_ids))
-        flat = np.empty(int(counts.sum()), dtype=np.int64)
-        place = np.cumsum(counts) - counts  # where each distinct chunk's ids go
-        flat[_spread(place[short], short_counts)] = short_ids
-        flat[_spread(place[long], counts[long])] = np.fromiter(chain.from_iterable(long_ids), dtype=np.int64)
-        return chain_flat(occ, flat, counts).tolist()
+            return np.array([tid for tid, _, _ in self._walk(text)], dtype=np.int64)  # raises, with the offset
+        ids, counts, left = got
+        if left.size:  # a token longer than 15 bytes may start in these: llama.cpp's loop, cached
+            try:
+                walks = [self._chunk_ids(text[a : a + n]) for a, n in zip(first[left].tolist(), length[left].tolist())]
+            except TokenizeError:
+                self._walk(text)  # raises again, with the offset in the whole fragment
+                raise
+            ids, counts = _insert(ids, counts, left, walks)
+        per_chunk = np.ones(found.size, dtype=np.int64)
+        per_chunk[miss] = counts[occ]
+        place = np.cumsum(per_chunk) - per_chunk
+        out = np.empty(int(place[-1] + per_chunk[-1]), dtype=np.int64)
+        out[place] = found  # a missed chunk's slot is written again below
+        out[_spread(place[miss], per_chunk[miss])] = chain_flat(occ, ids, counts)
+        return out
 
     def _chunk_ids(self, chunk: bytes) -> tuple[int, ...]:
         ids = self._ids_cache.get(chunk)

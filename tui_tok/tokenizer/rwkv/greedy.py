@@ -47,70 +47,115 @@ def _keys(words: np.ndarray, at: np.ndarray, length: np.ndarray) -> tuple[np.nda
     return first, second
 
 
+def _head16(words: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """A hash of the 16 bytes from each offset (equal bytes, equal hash; not the reverse)."""
+    return words[at] ^ (words[at + 8] * _K2)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class TokenTable:
-    """Tokens of 1-15 bytes in an open-addressing hash table (linear probing), and the longest
-    token starting with each byte pair."""
+    """Tokens of 1-15 bytes in a bucketed hash table, the longest token starting with each byte
+    pair, and what tells where a longer token might start.
+
+    Each bucket's tokens sit together (``start``), so a probe compares only the keys that share
+    its bucket: a miss in an empty bucket costs one compare, not a walk to the end of a cluster
+    as in linear probing (where the longest cluster set how many rounds every ``find`` took)."""
 
     first: np.ndarray
     """uint64 per slot: a token's first 8 bytes (zeros past its end)."""
     second: np.ndarray
-    """uint64 per slot: its bytes 8-14 and its length in the top byte; 0 marks an empty slot."""
+    """uint64 per slot: its bytes 8-14 and its length in the top byte; one 0 slot at the end."""
     ids: np.ndarray
     """int64 token id per slot."""
+    start: np.ndarray
+    """int64[buckets + 1]: bucket b's tokens are the slots ``start[b]:start[b + 1]``."""
     shift: np.uint64
-    """64 - log2(slots): the top bits of the mixed key are the home slot."""
+    """64 - log2(buckets): the top bits of the mixed key are the bucket."""
     longest: np.ndarray
     """uint8[65536]: longest token (capped at 15) whose first two bytes are the pair (a << 8 | b)."""
     starts: np.ndarray
     """bool[256]: the bytes that start some token."""
+    long_pairs: np.ndarray
+    """bool[65536]: the pairs that start some token longer than 15 bytes."""
+    long_heads: np.ndarray
+    """uint64, sorted: ``_head16`` of the first 16 bytes of every token longer than 15 bytes."""
 
     @classmethod
     def build(cls, token_ids: dict[bytes, int]) -> TokenTable:
         """From raw token bytes -> id (one id per distinct bytes, as the caller resolved them)."""
         raws = list(token_ids)
-        every = np.fromiter(token_ids.values(), dtype=np.int64, count=len(raws))
-        blob = b"".join(raws)
         sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+        ids = np.fromiter(token_ids.values(), dtype=np.int64, count=len(raws))
+        return cls.from_packed(b"".join(raws), sizes, ids)
+
+    @classmethod
+    def from_packed(cls, blob: bytes, sizes: np.ndarray, every: np.ndarray) -> TokenTable:
+        """``build`` from the distinct tokens' bytes end to end, their lengths and their ids."""
         offsets = np.cumsum(sizes) - sizes
         data = np.frombuffer(blob + b"\0", dtype=np.uint8).astype(np.int64)
         starts = np.zeros(256, dtype=bool)
         starts[data[offsets[sizes > 0]]] = True
-        longest = np.zeros(1 << 16, dtype=np.uint8)
         pair = (data[offsets] << 8) | data[offsets + 1]
-        for size in range(2, MAX_LEN + 1):  # ascending: the longest is written last
-            longest[pair[sizes >= size]] = size
+        two = sizes >= 2
+        longest = np.zeros(1 << 16, dtype=np.uint8)
+        np.maximum.at(longest, pair[two], np.minimum(sizes[two], MAX_LEN).astype(np.uint8))
+        words = word_view(blob)
+        big = sizes > MAX_LEN
+        long_pairs = np.zeros(1 << 16, dtype=bool)
+        long_pairs[pair[big]] = True
+        long_heads = np.sort(_head16(words, offsets[big]))
         keep = (sizes > 0) & (sizes <= MAX_LEN)
-        k1, k2 = _keys(word_view(blob), offsets[keep], sizes[keep])
+        k1, k2 = _keys(words, offsets[keep], sizes[keep])
         tids = every[keep]
-        bits = max(4, int(2 * max(tids.size, 1) - 1).bit_length())
+        bits = max(4, int(max(tids.size, 1)).bit_length() + 1)  # at most half as many tokens as buckets
         shift = np.uint64(64 - bits)
-        # linear probing, filled in order of home slot: each key takes the first free slot from
-        # its home on (a running maximum); the table runs past 2**bits instead of wrapping
         home = _home(k1, k2, shift)
-        order = np.argsort(home, kind="stable")
-        step = np.arange(tids.size, dtype=np.int64)
-        slot = np.empty(tids.size, dtype=np.int64)
-        slot[order] = np.maximum.accumulate(home[order] - step) + step if tids.size else step
-        slots = max(1 << bits, int(slot.max(initial=0)) + 2)  # an empty slot ends every probe
-        first = np.zeros(slots, dtype=np.uint64)
-        second = np.zeros(slots, dtype=np.uint64)
-        ids = np.full(slots, -1, dtype=np.int64)
-        first[slot], second[slot], ids[slot] = k1, k2, tids
-        return cls(first=first, second=second, ids=ids, shift=shift, longest=longest, starts=starts)
+        low = int(tids.size).bit_length()
+        order = np.sort((home << low) | np.arange(tids.size, dtype=np.int64)) & ((1 << low) - 1)  # by bucket
+        start = np.zeros((1 << bits) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(home, minlength=1 << bits), out=start[1:])
+        return cls(
+            first=np.append(k1[order], np.uint64(0)),
+            second=np.append(k2[order], np.uint64(0)),  # 0 is no key's second word (length >= 1)
+            ids=np.append(tids[order], -1),
+            start=start,
+            shift=shift,
+            longest=longest,
+            starts=starts,
+            long_pairs=long_pairs,
+            long_heads=long_heads,
+        )
+
+    def may_start_long(self, words: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """Which offsets ``at`` (each with 16 bytes or more after it) might start a token longer
+        than 15 bytes: their first 16 bytes hash like one's (a sorted search, no ``np.isin``,
+        whose first call in a process costs milliseconds)."""
+        heads = self.long_heads
+        if not heads.size or not at.size:
+            return np.zeros(at.size, dtype=bool)
+        h = _head16(words, at)
+        return heads[np.minimum(np.searchsorted(heads, h), heads.size - 1)] == h
 
     def find(self, k1: np.ndarray, k2: np.ndarray) -> np.ndarray:
-        """Token id of each key pair, -1 where no token has those bytes."""
-        out = np.full(k1.size, -1, dtype=np.int64)
-        slot = _home(k1, k2, self.shift)
-        todo = np.arange(k1.size, dtype=np.int64)
+        """Token id of each key pair, -1 where no token has those bytes.
+
+        Round j compares each key with its bucket's j-th token. Equal keys have the same bucket,
+        so a compare with a slot past the bucket's end (an empty bucket's ``start`` is the next
+        bucket's first slot) can never give a false hit; the loop only stops at the bucket end."""
+        home = _home(k1, k2, self.shift)
+        lo = self.start[home]
+        left = self.start[home + 1] - lo  # tokens in the bucket
+        hit = (self.second[lo] == k2) & (self.first[lo] == k1)
+        out = self.ids[lo]
+        out[~hit] = -1
+        todo = np.flatnonzero(~hit & (left > 1))
+        j = 1
         while todo.size:
-            stored = self.second[slot]
-            hit = (stored == k2[todo]) & (self.first[slot] == k1[todo])
+            slot = lo[todo] + j
+            hit = (self.second[slot] == k2[todo]) & (self.first[slot] == k1[todo])
             out[todo[hit]] = self.ids[slot[hit]]
-            going = ~hit & (stored != 0)
-            todo = todo[going]
-            slot = slot[going] + 1
+            j += 1
+            todo = todo[~hit & (left[todo] > j)]
         return out
 
 
@@ -120,20 +165,32 @@ def _home(k1: np.ndarray, k2: np.ndarray, shift: np.uint64) -> np.ndarray:
 
 def greedy_chunks(
     text: bytes, at: np.ndarray, length: np.ndarray, table: TokenTable, *, unk_id: int
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """llama.cpp's greedy longest match on each chunk ``text[at[k]:at[k]+length[k]]`` (1 to 15
-    bytes): all the ids, chunk after chunk, and how many each chunk has; None if some chunk
-    holds a byte that starts a token but no token matches there (llama.cpp would hang)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """llama.cpp's greedy longest match on each chunk ``text[at[k]:at[k]+length[k]]``: all the
+    ids, chunk after chunk, how many each chunk has, and the chunks left to the caller (none of
+    their ids given, count 0): those where a token longer than 15 bytes may start (the first 16
+    bytes there hash like such a token's). None if some chunk holds a byte that starts a token
+    but no token matches there (llama.cpp would hang)."""
     words = word_view(text)
     data = np.frombuffer(text + b"\0", dtype=np.uint8)
     count = at.size
     pos = np.zeros(count, dtype=np.int64)
     active = np.arange(count, dtype=np.int64)
+    may_be_long = bool(count) and int(length.max()) > MAX_LEN
+    left_out = np.zeros(count, dtype=bool)
     rounds: list[tuple[np.ndarray, np.ndarray]] = []  # per round: (chunk, id)
     while active.size:
         here = at[active] + pos[active]
         rest = length[active] - pos[active]
         pair = (data[here].astype(np.int64) << 8) | data[here + 1]
+        if may_be_long:
+            risky = np.flatnonzero(table.long_pairs[pair] & (rest > MAX_LEN))
+            risky = risky[table.may_start_long(words, here[risky])]
+            if risky.size:
+                left_out[active[risky]] = True
+                keep = np.ones(active.size, dtype=bool)
+                keep[risky] = False
+                active, here, rest, pair = active[keep], here[keep], rest[keep], pair[keep]
         size = np.minimum(rest, np.maximum(table.longest[pair], 1))
         found = table.find(*_keys(words, here, size))  # the longest candidate first: mostly a hit
         took = size.copy()
@@ -159,6 +216,8 @@ def greedy_chunks(
         rounds.append((active, found))
         pos[active] += took
         active = active[pos[active] < length[active]]
+    if left_out.any():
+        rounds = [(chunk[~left_out[chunk]], found[~left_out[chunk]]) for chunk, found in rounds]
     counts = np.zeros(count, dtype=np.int64)
     for chunk, _ in rounds:
         counts[chunk] += 1
@@ -167,4 +226,4 @@ def greedy_chunks(
     for chunk, found in rounds:
         out[place[chunk]] = found
         place[chunk] += 1
-    return out, counts
+    return out, counts, np.flatnonzero(left_out)
