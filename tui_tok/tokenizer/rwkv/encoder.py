@@ -26,7 +26,6 @@ b'A\n\\'
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 
@@ -119,18 +118,6 @@ def _spread(first: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) + np.repeat(first - (np.cumsum(counts) - counts), counts)
 
 
-def _insert(ids: np.ndarray, counts: np.ndarray, where: np.ndarray, more: list[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
-    """Chunk ids given flat (``counts[k]`` each, in chunk order) with the chunks ``where`` (count
-    0 so far) given ``more[i]`` instead."""
-    new = counts.copy()
-    new[where] = np.fromiter(map(len, more), dtype=np.int64, count=len(more))
-    out = np.empty(int(new.sum()), dtype=np.int64)
-    place = np.cumsum(new) - new
-    out[_spread(place, counts)] = ids
-    out[_spread(place[where], new[where])] = np.fromiter(chain.from_iterable(more), dtype=np.int64)
-    return out, new
-
-
 class RwkvEncoder:
     """Greedy longest-match as llama.cpp's RWKV byte trie gives it; implements ``FragmentEncoder``.
 
@@ -146,7 +133,6 @@ class RwkvEncoder:
         self.unk_id = vocab.unk_id
         self._built: _Tables | None = None
         self._cache: dict[bytes, tuple[Piece, ...]] = {}
-        self._ids_cache: dict[bytes, tuple[int, ...]] = {}
 
     def prepare(self) -> None:
         """Build the tables now (otherwise on first use), as llama.cpp builds its trie at load."""
@@ -207,14 +193,7 @@ class RwkvEncoder:
         got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id)
         if got is None:
             return np.array([tid for tid, _, _ in self._walk(text)], dtype=np.int64)  # raises, with the offset
-        ids, counts, left = got
-        if left.size:  # a token longer than 15 bytes may start in these: llama.cpp's loop, cached
-            try:
-                walks = [self._chunk_ids(text[a : a + n]) for a, n in zip(first[left].tolist(), length[left].tolist())]
-            except TokenizeError:
-                self._walk(text)  # raises again, with the offset in the whole fragment
-                raise
-            ids, counts = _insert(ids, counts, left, walks)
+        ids, counts = got
         per_chunk = np.ones(found.size, dtype=np.int64)
         per_chunk[miss] = counts[occ]
         place = np.cumsum(per_chunk) - per_chunk
@@ -222,21 +201,6 @@ class RwkvEncoder:
         out[place] = found  # a missed chunk's slot is written again below
         out[_spread(place[miss], per_chunk[miss])] = chain_flat(occ, ids, counts)
         return out
-
-    def _chunk_ids(self, chunk: bytes) -> tuple[int, ...]:
-        ids = self._ids_cache.get(chunk)
-        if ids is None:
-            if len(self._ids_cache) >= _CACHE_LIMIT:
-                self._ids_cache.clear()
-            ids = self._ids_cache[chunk] = self._walk_ids(chunk)
-        return ids
-
-    def _walk_ids(self, text: bytes) -> tuple[int, ...]:
-        """``_walk``'s ids alone (most chunks are one token: looked up whole first)."""
-        tid = self._tables().token_ids.get(text)
-        if tid is not None:
-            return (tid,)
-        return tuple(tid for tid, _, _ in self._walk(text))
 
     def _chunk_pieces(self, chunk: bytes) -> tuple[Piece, ...]:
         pieces = self._cache.get(chunk)

@@ -79,6 +79,8 @@ class TokenTable:
     """bool[65536]: the pairs that start some token longer than 15 bytes."""
     long_heads: np.ndarray
     """uint64, sorted: ``_head16`` of the first 16 bytes of every token longer than 15 bytes."""
+    long_tokens: dict[int, tuple[tuple[bytes, int], ...]]
+    """``_head16`` -> the tokens longer than 15 bytes with that hash (bytes, id), longest first."""
 
     @classmethod
     def build(cls, token_ids: dict[bytes, int]) -> TokenTable:
@@ -103,7 +105,12 @@ class TokenTable:
         big = sizes > MAX_LEN
         long_pairs = np.zeros(1 << 16, dtype=bool)
         long_pairs[pair[big]] = True
-        long_heads = np.sort(_head16(words, offsets[big]))
+        heads = _head16(words, offsets[big])
+        long_heads = np.sort(heads)
+        grouped: dict[int, list[tuple[bytes, int]]] = {}
+        for h, at, size, tid in zip(heads.tolist(), offsets[big].tolist(), sizes[big].tolist(), every[big].tolist()):
+            grouped.setdefault(h, []).append((blob[at : at + size], tid))
+        long_tokens = {h: tuple(sorted(c, key=lambda t: -len(t[0]))) for h, c in grouped.items()}
         keep = (sizes > 0) & (sizes <= MAX_LEN)
         k1, k2 = _keys(words, offsets[keep], sizes[keep])
         tids = every[keep]
@@ -124,17 +131,27 @@ class TokenTable:
             starts=starts,
             long_pairs=long_pairs,
             long_heads=long_heads,
+            long_tokens=long_tokens,
         )
 
-    def may_start_long(self, words: np.ndarray, at: np.ndarray) -> np.ndarray:
-        """Which offsets ``at`` (each with 16 bytes or more after it) might start a token longer
-        than 15 bytes: their first 16 bytes hash like one's (a sorted search, no ``np.isin``,
-        whose first call in a process costs milliseconds)."""
+    def long_matches(self, text: bytes, here: np.ndarray, rest: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The longest token longer than 15 bytes at each offset ``here`` (``rest[k]`` bytes of
+        its chunk left): which offsets have one (indices into ``here``), its id, its length.
+
+        Only offsets whose first 16 bytes hash like such a token's are checked, by
+        ``bytes.startswith`` (a sorted search finds them: no ``np.isin``, whose first call in a
+        process costs milliseconds)."""
         heads = self.long_heads
-        if not heads.size or not at.size:
-            return np.zeros(at.size, dtype=bool)
-        h = _head16(words, at)
-        return heads[np.minimum(np.searchsorted(heads, h), heads.size - 1)] == h
+        found: tuple[list[int], list[int], list[int]] = ([], [], [])
+        if heads.size and here.size:
+            h = _head16(word_view(text), here)
+            maybe = np.flatnonzero(heads[np.minimum(np.searchsorted(heads, h), heads.size - 1)] == h)
+            for k, key, at, left in zip(maybe.tolist(), h[maybe].tolist(), here[maybe].tolist(), rest[maybe].tolist()):
+                for raw, tid in self.long_tokens[key]:
+                    if len(raw) <= left and text.startswith(raw, at):
+                        found[0].append(k), found[1].append(tid), found[2].append(len(raw))
+                        break
+        return tuple(np.array(c, dtype=np.int64) for c in found)  # type: ignore[return-value]
 
     def find(self, k1: np.ndarray, k2: np.ndarray) -> np.ndarray:
         """Token id of each key pair, -1 where no token has those bytes.
@@ -165,32 +182,21 @@ def _home(k1: np.ndarray, k2: np.ndarray, shift: np.uint64) -> np.ndarray:
 
 def greedy_chunks(
     text: bytes, at: np.ndarray, length: np.ndarray, table: TokenTable, *, unk_id: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+) -> tuple[np.ndarray, np.ndarray] | None:
     """llama.cpp's greedy longest match on each chunk ``text[at[k]:at[k]+length[k]]``: all the
-    ids, chunk after chunk, how many each chunk has, and the chunks left to the caller (none of
-    their ids given, count 0): those where a token longer than 15 bytes may start (the first 16
-    bytes there hash like such a token's). None if some chunk holds a byte that starts a token
-    but no token matches there (llama.cpp would hang)."""
+    ids, chunk after chunk, and how many each chunk has; None if some chunk holds a byte that
+    starts a token but no token matches there (llama.cpp would hang)."""
     words = word_view(text)
     data = np.frombuffer(text + b"\0", dtype=np.uint8)
     count = at.size
     pos = np.zeros(count, dtype=np.int64)
     active = np.arange(count, dtype=np.int64)
-    may_be_long = bool(count) and int(length.max()) > MAX_LEN
-    left_out = np.zeros(count, dtype=bool)
+    may_be_long = bool(count) and int(length.max()) > MAX_LEN and table.long_heads.size > 0
     rounds: list[tuple[np.ndarray, np.ndarray]] = []  # per round: (chunk, id)
     while active.size:
         here = at[active] + pos[active]
         rest = length[active] - pos[active]
         pair = (data[here].astype(np.int64) << 8) | data[here + 1]
-        if may_be_long:
-            risky = np.flatnonzero(table.long_pairs[pair] & (rest > MAX_LEN))
-            risky = risky[table.may_start_long(words, here[risky])]
-            if risky.size:
-                left_out[active[risky]] = True
-                keep = np.ones(active.size, dtype=bool)
-                keep[risky] = False
-                active, here, rest, pair = active[keep], here[keep], rest[keep], pair[keep]
         size = np.minimum(rest, np.maximum(table.longest[pair], 1))
         found = table.find(*_keys(words, here, size))  # the longest candidate first: mostly a hit
         took = size.copy()
@@ -207,6 +213,11 @@ def greedy_chunks(
             hit = hit[first]
             found[which[hit]] = tid[hit]
             took[which[hit]] = shorter[hit]
+        if may_be_long:  # a token longer than 15 bytes, where one starts, is the longest match
+            risky = np.flatnonzero(table.long_pairs[pair] & (rest > MAX_LEN))
+            k, tid, took_long = table.long_matches(text, here[risky], rest[risky])
+            found[risky[k]] = tid
+            took[risky[k]] = took_long
         took[found < 0] = 1
         lost = found < 0
         if lost.any():
@@ -216,8 +227,6 @@ def greedy_chunks(
         rounds.append((active, found))
         pos[active] += took
         active = active[pos[active] < length[active]]
-    if left_out.any():
-        rounds = [(chunk[~left_out[chunk]], found[~left_out[chunk]]) for chunk, found in rounds]
     counts = np.zeros(count, dtype=np.int64)
     for chunk, _ in rounds:
         counts[chunk] += 1
@@ -226,4 +235,4 @@ def greedy_chunks(
     for chunk, found in rounds:
         out[place[chunk]] = found
         place[chunk] += 1
-    return out, counts, np.flatnonzero(left_out)
+    return out, counts
