@@ -31,7 +31,7 @@ import numpy as np
 
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_spans, word_view
-from tui_tok.tokenizer.rwkv.greedy import MAX_LEN, TokenTable, _keys, greedy_chunks
+from tui_tok.tokenizer.rwkv.greedy import MAX_LEN, TokenTable, _keys, greedy_chunks, spread
 from tui_tok.tokenizer.rwkv.unescape import unescape_all, unescape_token
 from tui_tok.tokenizer.core.spans import expand_pieces
 from tui_tok.tokenizer.core.types import Piece
@@ -112,12 +112,6 @@ def _build_tables(vocab: Vocab) -> _Tables:
     )
 
 
-def _spread(first: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Every index ``first[k] + i`` for ``i < counts[k]``, in order."""
-    total = int(counts.sum())
-    return np.arange(total, dtype=np.int64) + np.repeat(first - (np.cumsum(counts) - counts), counts)
-
-
 class RwkvEncoder:
     """Greedy longest-match as llama.cpp's RWKV byte trie gives it; implements ``FragmentEncoder``.
 
@@ -190,7 +184,10 @@ class RwkvEncoder:
         """All the ids: ``found`` (one per chunk) with the chunks ``miss`` (at ``at``, ``size``
         bytes; not one token) replaced by their greedy matches."""
         occ, first, length = distinct_spans(text, at, at + size)
-        got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id)
+        try:
+            got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id, finish=self._walk_ids)
+        except TokenizeError:
+            got = None
         if got is None:
             return np.array([tid for tid, _, _ in self._walk(text)], dtype=np.int64)  # raises, with the offset
         ids, counts = got
@@ -199,8 +196,11 @@ class RwkvEncoder:
         place = np.cumsum(per_chunk) - per_chunk
         out = np.empty(int(place[-1] + per_chunk[-1]), dtype=np.int64)
         out[place] = found  # a missed chunk's slot is written again below
-        out[_spread(place[miss], per_chunk[miss])] = chain_flat(occ, ids, counts)
+        out[spread(place[miss], per_chunk[miss])] = chain_flat(occ, ids, counts)
         return out
+
+    def _walk_ids(self, text: bytes) -> list[int]:
+        return [tid for tid, _, _ in self._walk(text)]
 
     def _chunk_pieces(self, chunk: bytes) -> tuple[Piece, ...]:
         pieces = self._cache.get(chunk)
