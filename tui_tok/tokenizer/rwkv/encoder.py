@@ -171,7 +171,8 @@ class RwkvEncoder:
         size = np.empty_like(starts)
         np.subtract(starts[1:], starts[:-1], out=size[:-1])
         size[-1] = len(text) - starts[-1]
-        found = tables.greedy.find(*_keys(word_view(text), starts, np.minimum(size, MAX_LEN)))
+        words = np.ascontiguousarray(word_view(text))  # gathers from a copy beat the strided view
+        found = tables.greedy.find(*_keys(words, starts, np.minimum(size, MAX_LEN)))
         found[size > MAX_LEN] = -1  # the key named only the first 15 bytes
         miss = np.flatnonzero(found < 0)
         if miss.size:

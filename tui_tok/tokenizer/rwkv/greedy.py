@@ -38,14 +38,26 @@ MAX_LEN = 15
 """Longest token (and chunk) this module handles: 8 + 7 bytes, the length in the top byte."""
 
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+_FIRST = _MASKS[np.minimum(np.arange(MAX_LEN + 1), 8)]
+"""By length: the mask keeping a key's first word (its bytes 0-7 that belong to it)."""
+_SECOND = _MASKS[np.maximum(np.arange(MAX_LEN + 1) - 8, 0)]
+"""By length: the mask keeping its bytes 8-14."""
+_TAG = np.arange(MAX_LEN + 1, dtype=np.uint64) << np.uint64(56)
+"""By length: the length in the top byte of the second word."""
 _K1 = np.uint64(0x9E3779B97F4A7C15)
 _K2 = np.uint64(0xC2B2AE3D27D4EB4F)
 
 
 def _keys(words: np.ndarray, at: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The two words naming ``text[at:at+length]`` (1 <= length <= 15) for each pair."""
-    first = words[at] & _MASKS[np.minimum(length, 8)]
-    second = (words[at + 8] & _MASKS[np.maximum(length - 8, 0)]) | (length.astype(np.uint64) << np.uint64(56))
+    """The two words naming ``text[at:at+length]`` (1 <= length <= 15) for each pair (masks by
+    length from tables: half the passes of computing them). ``words`` may be a contiguous copy
+    of ``word_view``: gathering many from it is faster than from the strided view (but never
+    ``take`` from that view: it copies the whole array first)."""
+    first = words[at]
+    first &= _FIRST.take(length)
+    second = words[at + 8]
+    second &= _SECOND.take(length)
+    second |= _TAG.take(length)
     return first, second
 
 
@@ -70,7 +82,9 @@ class TokenTable:
     ids: np.ndarray
     """int64 token id per slot."""
     start: np.ndarray
-    """int64[buckets + 1]: bucket b's tokens are the slots ``start[b]:start[b + 1]``."""
+    """int64[buckets]: bucket b's tokens are the slots from ``start[b]`` on..."""
+    fill: np.ndarray
+    """uint8[buckets]: ...and there are this many (rarely more than 6)."""
     shift: np.uint64
     """64 - log2(buckets): the top bits of the mixed key are the bucket."""
     longest: np.ndarray
@@ -121,13 +135,14 @@ class TokenTable:
         home = _home(k1, k2, shift)
         low = int(tids.size).bit_length()
         order = np.sort((home << low) | np.arange(tids.size, dtype=np.int64)) & ((1 << low) - 1)  # by bucket
-        start = np.zeros((1 << bits) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(home, minlength=1 << bits), out=start[1:])
+        fill = np.bincount(home, minlength=1 << bits)
+        start = np.cumsum(fill) - fill
         return cls(
             first=np.append(k1[order], np.uint64(0)),
             second=np.append(k2[order], np.uint64(0)),  # 0 is no key's second word (length >= 1)
             ids=np.append(tids[order], -1),
             start=start,
+            fill=fill.astype(np.uint8) if fill.size and fill.max() < 256 else fill,
             shift=shift,
             longest=longest,
             starts=starts,
@@ -162,12 +177,14 @@ class TokenTable:
         so a compare with a slot past the bucket's end (an empty bucket's ``start`` is the next
         bucket's first slot) can never give a false hit; the loop only stops at the bucket end."""
         home = _home(k1, k2, self.shift)
-        lo = self.start[home]
-        left = self.start[home + 1] - lo  # tokens in the bucket
-        hit = (self.second[lo] == k2) & (self.first[lo] == k1)
-        out = self.ids[lo]
-        out[~hit] = -1
-        todo = np.flatnonzero(~hit & (left > 1))
+        lo = self.start.take(home)
+        hit = self.second.take(lo) == k2
+        hit &= self.first.take(lo) == k1
+        out = np.where(hit, self.ids.take(lo), -1)
+        left = self.fill.take(home)  # tokens in the bucket
+        np.logical_not(hit, out=hit)
+        hit &= left > 1
+        todo = np.flatnonzero(hit)
         j = 1
         while todo.size:
             slot = lo[todo] + j
@@ -179,7 +196,12 @@ class TokenTable:
 
 
 def _home(k1: np.ndarray, k2: np.ndarray, shift: np.uint64) -> np.ndarray:
-    return (((k1 ^ (k2 * _K2)) * _K1) >> shift).astype(np.int64)
+    """The bucket of each key: the top bits of a multiplicative mix (in place: one temporary)."""
+    mixed = k2 * _K2
+    mixed ^= k1
+    mixed *= _K1
+    mixed >>= shift
+    return mixed.view(np.int64)
 
 
 _FEW = 64
