@@ -176,17 +176,17 @@ class RwkvEncoder:
         found[size > MAX_LEN] = -1  # the key named only the first 15 bytes
         miss = np.flatnonzero(found < 0)
         if miss.size:
-            found = self._with_misses(text, starts[miss], size[miss], found, miss)
+            found = self._with_misses(text, words, starts[miss], size[miss], found, miss)
         if tables.id_objects is None:
             return found.tolist()  # type: ignore[no-any-return]
         return tables.id_objects.take(found).tolist()  # type: ignore[no-any-return]
 
-    def _with_misses(self, text: bytes, at: np.ndarray, size: np.ndarray, found: np.ndarray, miss: np.ndarray) -> np.ndarray:
+    def _with_misses(self, text: bytes, words: np.ndarray, at: np.ndarray, size: np.ndarray, found: np.ndarray, miss: np.ndarray) -> np.ndarray:
         """All the ids: ``found`` (one per chunk) with the chunks ``miss`` (at ``at``, ``size``
         bytes; not one token) replaced by their greedy matches."""
         occ, first, length = distinct_spans(text, at, at + size)
         try:
-            got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id, finish=self._walk_ids)
+            got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id, finish=self._walk_ids, words=words)
         except TokenizeError:
             got = None
         if got is None:

@@ -33,6 +33,7 @@ from itertools import chain
 import numpy as np
 
 from tui_tok.tokenizer.arrays.chunks import word_view
+from tui_tok.tokenizer.rwkv.long import LongTokens
 
 MAX_LEN = 15
 """Longest token (and chunk) this module handles: 8 + 7 bytes, the length in the top byte."""
@@ -61,11 +62,6 @@ def _keys(words: np.ndarray, at: np.ndarray, length: np.ndarray) -> tuple[np.nda
     return first, second
 
 
-def _head16(words: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """A hash of the 16 bytes from each offset (equal bytes, equal hash; not the reverse)."""
-    return words[at] ^ (words[at + 8] * _K2)
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class TokenTable:
     """Tokens of 1-15 bytes in a bucketed hash table, the longest token starting with each byte
@@ -91,12 +87,8 @@ class TokenTable:
     """uint8[65536]: longest token (capped at 15) whose first two bytes are the pair (a << 8 | b)."""
     starts: np.ndarray
     """bool[256]: the bytes that start some token."""
-    long_pairs: np.ndarray
-    """bool[65536]: the pairs that start some token longer than 15 bytes."""
-    long_heads: np.ndarray
-    """uint64, sorted: ``_head16`` of the first 16 bytes of every token longer than 15 bytes."""
-    long_tokens: dict[int, tuple[tuple[bytes, int], ...]]
-    """``_head16`` -> the tokens longer than 15 bytes with that hash (bytes, id), longest first."""
+    long: LongTokens
+    """The tokens longer than 15 bytes."""
 
     @classmethod
     def build(cls, token_ids: dict[bytes, int]) -> TokenTable:
@@ -118,15 +110,6 @@ class TokenTable:
         longest = np.zeros(1 << 16, dtype=np.uint8)
         np.maximum.at(longest, pair[two], np.minimum(sizes[two], MAX_LEN).astype(np.uint8))
         words = word_view(blob)
-        big = sizes > MAX_LEN
-        long_pairs = np.zeros(1 << 16, dtype=bool)
-        long_pairs[pair[big]] = True
-        heads = _head16(words, offsets[big])
-        long_heads = np.sort(heads)
-        grouped: dict[int, list[tuple[bytes, int]]] = {}
-        for h, at, size, tid in zip(heads.tolist(), offsets[big].tolist(), sizes[big].tolist(), every[big].tolist()):
-            grouped.setdefault(h, []).append((blob[at : at + size], tid))
-        long_tokens = {h: tuple(sorted(c, key=lambda t: -len(t[0]))) for h, c in grouped.items()}
         keep = (sizes > 0) & (sizes <= MAX_LEN)
         k1, k2 = _keys(words, offsets[keep], sizes[keep])
         tids = every[keep]
@@ -146,29 +129,8 @@ class TokenTable:
             shift=shift,
             longest=longest,
             starts=starts,
-            long_pairs=long_pairs,
-            long_heads=long_heads,
-            long_tokens=long_tokens,
+            long=LongTokens.build(blob, offsets, sizes, every),
         )
-
-    def long_matches(self, text: bytes, here: np.ndarray, rest: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The longest token longer than 15 bytes at each offset ``here`` (``rest[k]`` bytes of
-        its chunk left): which offsets have one (indices into ``here``), its id, its length.
-
-        Only offsets whose first 16 bytes hash like such a token's are checked, by
-        ``bytes.startswith`` (a sorted search finds them: no ``np.isin``, whose first call in a
-        process costs milliseconds)."""
-        heads = self.long_heads
-        found: tuple[list[int], list[int], list[int]] = ([], [], [])
-        if heads.size and here.size:
-            h = _head16(word_view(text), here)
-            maybe = np.flatnonzero(heads[np.minimum(np.searchsorted(heads, h), heads.size - 1)] == h)
-            for k, key, at, left in zip(maybe.tolist(), h[maybe].tolist(), here[maybe].tolist(), rest[maybe].tolist()):
-                for raw, tid in self.long_tokens[key]:
-                    if len(raw) <= left and text.startswith(raw, at):
-                        found[0].append(k), found[1].append(tid), found[2].append(len(raw))
-                        break
-        return tuple(np.array(c, dtype=np.int64) for c in found)  # type: ignore[return-value]
 
     def find(self, k1: np.ndarray, k2: np.ndarray) -> np.ndarray:
         """Token id of each key pair, -1 where no token has those bytes.
@@ -223,17 +185,20 @@ def greedy_chunks(
     *,
     unk_id: int,
     finish: Callable[[bytes], list[int]] | None = None,
+    words: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """llama.cpp's greedy longest match on each chunk ``text[at[k]:at[k]+length[k]]``: all the
     ids, chunk after chunk, and how many each chunk has; None if some chunk holds a byte that
     starts a token but no token matches there (llama.cpp would hang). ``finish`` (the same
-    match on one text, in Python) takes over the last few chunks (``_FEW``)."""
-    words = word_view(text)
+    match on one text, in Python) takes over the last few chunks (``_FEW``). ``words``: the
+    text's ``word_view``, or a contiguous copy of it (faster gathers)."""
+    if words is None:
+        words = word_view(text)
     data = np.frombuffer(text + b"\0", dtype=np.uint8)
     count = at.size
     pos = np.zeros(count, dtype=np.int64)
     active = np.arange(count, dtype=np.int64)
-    may_be_long = bool(count) and int(length.max()) > MAX_LEN and table.long_heads.size > 0
+    may_be_long = bool(count) and int(length.max()) > MAX_LEN and table.long.heads.size > 0
     rounds: list[tuple[np.ndarray, np.ndarray]] = []  # per round: (chunk, id)
     tail: list[list[int]] = []
     while active.size:
@@ -261,8 +226,8 @@ def greedy_chunks(
             found[which[hit]] = tid[hit]
             took[which[hit]] = shorter[hit]
         if may_be_long:  # a token longer than 15 bytes, where one starts, is the longest match
-            risky = np.flatnonzero(table.long_pairs[pair] & (rest > MAX_LEN))
-            k, tid, took_long = table.long_matches(text, here[risky], rest[risky])
+            risky = np.flatnonzero(table.long.pairs[pair] & (rest > MAX_LEN))
+            k, tid, took_long = table.long.matches(words, here[risky], rest[risky])
             found[risky[k]] = tid
             took[risky[k]] = took_long
         took[found < 0] = 1
