@@ -31,7 +31,8 @@ import numpy as np
 
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_spans, word_view
-from tui_tok.tokenizer.rwkv.greedy import MAX_LEN, TokenTable, _keys, greedy_chunks, spread
+from tui_tok.tokenizer.rwkv.greedy import greedy_chunks, spread
+from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, keys
 from tui_tok.tokenizer.rwkv.unescape import unescape_all, unescape_token
 from tui_tok.tokenizer.core.spans import expand_pieces
 from tui_tok.tokenizer.core.types import Piece
@@ -172,7 +173,7 @@ class RwkvEncoder:
         np.subtract(starts[1:], starts[:-1], out=size[:-1])
         size[-1] = len(text) - starts[-1]
         words = np.ascontiguousarray(word_view(text))  # gathers from a copy beat the strided view
-        found = tables.greedy.find(*_keys(words, starts, np.minimum(size, MAX_LEN)))
+        found = tables.greedy.find(*keys(words, starts, np.minimum(size, MAX_LEN)))
         found[size > MAX_LEN] = -1  # the key named only the first 15 bytes
         miss = np.flatnonzero(found < 0)
         if miss.size:
