@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_spans, word_view
+from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_spans, hash_unique, word_view
 from tui_tok.tokenizer.rwkv.greedy import greedy_chunks, spread
 from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, keys
 from tui_tok.tokenizer.rwkv.unescape import unescape_all, unescape_token
@@ -44,13 +44,14 @@ _CACHE_LIMIT = 1 << 17
 
 
 def _inner_cuts(blob: bytes, sizes: np.ndarray) -> np.ndarray:
-    """bool[65536]: the byte pairs (a << 8 | b) that occur inside no token (``blob`` is the
-    tokens' bytes end to end, ``sizes`` their lengths): a match never crosses them."""
+    """bool[65536]: the byte pairs a, b that occur inside no token, at ``b << 8 | a`` (the pair
+    read as a little-endian 16-bit word: no byte swap); ``blob`` is the tokens' bytes end to
+    end, ``sizes`` their lengths. A match never crosses these pairs."""
     joined = np.frombuffer(blob, dtype=np.uint8).astype(np.int64)
     cuts = np.ones(1 << 16, dtype=bool)
     if len(joined) < 2:
         return cuts
-    codes = (joined[:-1] << 8) | joined[1:]
+    codes = joined[:-1] | (joined[1:] << 8)
     inside = np.ones(len(codes), dtype=bool)
     token_ends = np.cumsum(sizes) - 1  # a pair starting at a token's last byte spans two tokens
     inside[token_ends[(token_ends >= 0) & (token_ends < len(codes))]] = False
@@ -113,6 +114,24 @@ def _build_tables(vocab: Vocab) -> _Tables:
     )
 
 
+def _distinct(text: bytes, at: np.ndarray, size: np.ndarray, k1: np.ndarray, k2: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``distinct_spans`` of the chunks at ``at`` (``size`` bytes; ``k1``, ``k2`` their lookup
+    keys, exact for 15 bytes or less): those keys are already at hand, so the short chunks are
+    told apart by them alone; the longer ones as ``distinct_spans`` does."""
+    short = size <= MAX_LEN
+    few = np.flatnonzero(short)
+    occ = np.empty(at.size, dtype=np.int64)
+    inverse, rep = hash_unique(k1[few], k2[few])
+    occ[few] = inverse
+    first, length = at[few[rep]], size[few[rep]]
+    if not short.all():
+        rest = np.flatnonzero(~short)
+        occ_long, at_long, size_long = distinct_spans(text, at[rest], at[rest] + size[rest])
+        occ[rest] = occ_long + rep.size
+        first, length = np.concatenate((first, at_long)), np.concatenate((length, size_long))
+    return occ, first, length
+
+
 class RwkvEncoder:
     """Greedy longest-match as llama.cpp's RWKV byte trie gives it; implements ``FragmentEncoder``.
 
@@ -141,8 +160,8 @@ class RwkvEncoder:
 
     def _starts(self, text: bytes) -> np.ndarray:
         """Offsets where a chunk starts: 0 and after every byte pair that no token holds (the
-        pairs read as big-endian 16-bit words at every offset: no shifting)."""
-        codes = np.ndarray(shape=(len(text) - 1,), dtype=">u2", buffer=text, strides=(1,))
+        pairs read as little-endian 16-bit words at every offset: no shifting)."""
+        codes = np.ndarray(shape=(len(text) - 1,), dtype="<u2", buffer=text, strides=(1,))
         cut = np.empty(len(text), dtype=bool)
         cut[0] = True
         np.take(self._tables().cuts, codes, out=cut[1:])
@@ -173,19 +192,23 @@ class RwkvEncoder:
         np.subtract(starts[1:], starts[:-1], out=size[:-1])
         size[-1] = len(text) - starts[-1]
         words = np.ascontiguousarray(word_view(text))  # gathers from a copy beat the strided view
-        found = tables.greedy.find(*keys(words, starts, np.minimum(size, MAX_LEN)))
+        k1, k2 = keys(words, starts, np.minimum(size, MAX_LEN))
+        found = tables.greedy.find(k1, k2)
         found[size > MAX_LEN] = -1  # the key named only the first 15 bytes
         miss = np.flatnonzero(found < 0)
         if miss.size:
-            found = self._with_misses(text, words, starts[miss], size[miss], found, miss)
+            occ, first, length = _distinct(text, starts[miss], size[miss], k1[miss], k2[miss])
+            found = self._with_misses(text, words, occ, first, length, found, miss)
         if tables.id_objects is None:
             return found.tolist()  # type: ignore[no-any-return]
         return tables.id_objects.take(found).tolist()  # type: ignore[no-any-return]
 
-    def _with_misses(self, text: bytes, words: np.ndarray, at: np.ndarray, size: np.ndarray, found: np.ndarray, miss: np.ndarray) -> np.ndarray:
-        """All the ids: ``found`` (one per chunk) with the chunks ``miss`` (at ``at``, ``size``
-        bytes; not one token) replaced by their greedy matches."""
-        occ, first, length = distinct_spans(text, at, at + size)
+    def _with_misses(
+        self, text: bytes, words: np.ndarray, occ: np.ndarray, first: np.ndarray, length: np.ndarray, found: np.ndarray, miss: np.ndarray
+    ) -> np.ndarray:
+        """All the ids: ``found`` (one per chunk) with the chunks ``miss`` (not one token; the
+        k-th is distinct chunk ``occ[k]``, at ``first``, ``length`` bytes) replaced by their
+        greedy matches."""
         try:
             got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id, finish=self._walk_ids, words=words)
         except TokenizeError:
