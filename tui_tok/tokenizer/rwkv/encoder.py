@@ -47,11 +47,10 @@ def _inner_cuts(blob: bytes, sizes: np.ndarray) -> np.ndarray:
     """bool[65536]: the byte pairs a, b that occur inside no token, at ``b << 8 | a`` (the pair
     read as a little-endian 16-bit word: no byte swap); ``blob`` is the tokens' bytes end to
     end, ``sizes`` their lengths. A match never crosses these pairs."""
-    joined = np.frombuffer(blob, dtype=np.uint8).astype(np.int64)
     cuts = np.ones(1 << 16, dtype=bool)
-    if len(joined) < 2:
+    if len(blob) < 2:
         return cuts
-    codes = joined[:-1] | (joined[1:] << 8)
+    codes = np.ndarray(shape=(len(blob) - 1,), dtype="<u2", buffer=blob, strides=(1,))
     inside = np.ones(len(codes), dtype=bool)
     token_ends = np.cumsum(sizes) - 1  # a pair starting at a token's last byte spans two tokens
     inside[token_ends[(token_ends >= 0) & (token_ends < len(codes))]] = False
@@ -64,7 +63,7 @@ def _longest3(raws: list[bytes], data: np.ndarray, offsets: np.ndarray, sizes: n
     numpy (a Python loop over 65k tokens took ~12 ms), then one slice per distinct prefix."""
     three = np.flatnonzero(sizes >= 3)
     at = offsets[three]
-    key = (data[at] << 16) | (data[at + 1] << 8) | data[at + 2]
+    key = (data[at].astype(np.int64) << 16) | (data[at + 1].astype(np.int64) << 8) | data[at + 2]
     order = np.lexsort((sizes[three], key))  # by prefix, then length: the last of a group is longest
     key = key[order]
     last = np.ones(key.size, dtype=bool)
@@ -100,7 +99,7 @@ def _build_tables(vocab: Vocab) -> _Tables:
     blob = b"".join(raws)
     sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
     offsets = np.cumsum(sizes) - sizes
-    data = np.frombuffer(blob + b"\0\0\0", dtype=np.uint8).astype(np.int64)
+    data = np.frombuffer(blob + b"\0\0\0", dtype=np.uint8)
     starting = np.zeros(256, dtype=bool)
     starting[data[offsets[sizes > 0]]] = True
     n = len(texts)

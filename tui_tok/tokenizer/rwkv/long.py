@@ -65,9 +65,9 @@ class LongTokens:
         words = view[np.minimum(at[:, None] + step, len(view) - 1)]
         left = np.clip(size[:, None] - step, 0, 8)  # bytes of the token in each word
         masks = np.where(left >= 8, _ONES, (np.uint64(1) << (8 * left).astype(np.uint64)) - np.uint64(1))
-        data = np.frombuffer(blob + b"\0", dtype=np.uint8).astype(np.int64)
+        data = np.frombuffer(blob + b"\0", dtype=np.uint8)
         pairs = np.zeros(1 << 16, dtype=bool)
-        pairs[(data[at] << 8) | data[at + 1]] = True
+        pairs[(data[at].astype(np.int64) << 8) | data[at + 1]] = True
         return cls(pairs=pairs, heads=head16(view, at), sizes=size, ids=ids[order], words=words & masks, masks=masks)
 
     def matches(self, words: np.ndarray, here: np.ndarray, rest: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -158,10 +158,10 @@ class TokenTable:
     def from_packed(cls, blob: bytes, sizes: np.ndarray, every: np.ndarray) -> TokenTable:
         """``build`` from the distinct tokens' bytes end to end, their lengths and their ids."""
         offsets = np.cumsum(sizes) - sizes
-        data = np.frombuffer(blob + b"\0", dtype=np.uint8).astype(np.int64)
+        data = np.frombuffer(blob + b"\0", dtype=np.uint8)
         starts = np.zeros(256, dtype=bool)
         starts[data[offsets[sizes > 0]]] = True
-        pair = (data[offsets] << 8) | data[offsets + 1]
+        pair = (data[offsets].astype(np.int64) << 8) | data[offsets + 1]
         two = sizes >= 2
         longest = np.zeros(1 << 16, dtype=np.uint8)
         np.maximum.at(longest, pair[two], np.minimum(sizes[two], MAX_LEN).astype(np.uint8))
