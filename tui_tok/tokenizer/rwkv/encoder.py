@@ -113,6 +113,24 @@ def _build_tables(vocab: Vocab) -> _Tables:
     )
 
 
+_RESERVE = 14 << 20
+"""Working memory kept for the ids path: its temporaries for ~1 MB of text."""
+
+
+def _reserve_heap() -> None:
+    """Leave ``_RESERVE`` bytes of touched, free memory in the C heap for the first encode.
+
+    glibc hands blocks above its mmap threshold (128 kB at start, raised to the largest block
+    freed so far) straight to the OS and back, so the first encode of 0.56 MB in a fresh
+    process page-faulted ~11 MB of fresh temporaries: ~2,700 faults, 3-4 ms of its ~14 ms
+    (the second encode: 3 faults). Freeing one 16 MB block raises the threshold; a second,
+    smaller block then comes from the heap, and once written and freed it stays there for the
+    encode's temporaries. The faults happen here, when the tables are built (llama.cpp's happen
+    in its load too); other allocators just see two short-lived arrays."""
+    np.empty(_RESERVE + (2 << 20), dtype=np.uint8)
+    np.ones(_RESERVE, dtype=np.uint8)
+
+
 def _distinct(text: bytes, at: np.ndarray, size: np.ndarray, k1: np.ndarray, k2: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``distinct_spans`` of the chunks at ``at`` (``size`` bytes; ``k1``, ``k2`` their lookup
     keys, exact for 15 bytes or less): those keys are already at hand, so the short chunks are
@@ -155,6 +173,7 @@ class RwkvEncoder:
         built = self._built
         if built is None:
             built = self._built = _build_tables(self.vocab)
+            _reserve_heap()
         return built
 
     def _starts(self, text: bytes) -> np.ndarray:
