@@ -117,17 +117,22 @@ _RESERVE = 14 << 20
 """Working memory kept for the ids path: its temporaries for ~1 MB of text."""
 
 
-def _reserve_heap() -> None:
-    """Leave ``_RESERVE`` bytes of touched, free memory in the C heap for the first encode.
+def _raise_mmap_threshold() -> None:
+    """Make glibc keep freed big blocks in its heap rather than return them to the OS.
 
-    glibc hands blocks above its mmap threshold (128 kB at start, raised to the largest block
-    freed so far) straight to the OS and back, so the first encode of 0.56 MB in a fresh
-    process page-faulted ~11 MB of fresh temporaries: ~2,700 faults, 3-4 ms of its ~14 ms
-    (the second encode: 3 faults). Freeing one 16 MB block raises the threshold; a second,
-    smaller block then comes from the heap, and once written and freed it stays there for the
-    encode's temporaries. The faults happen here, when the tables are built (llama.cpp's happen
-    in its load too); other allocators just see two short-lived arrays."""
+    glibc hands blocks above its mmap threshold (128 kB at start, raised to the largest mapped
+    block freed so far, up to 32 MB) straight to the OS and back, so every big temporary is
+    page-faulted afresh: the first encode of 0.56 MB in a fresh process faulted ~11 MB (2,700
+    faults, 3-4 ms of its ~14 ms; the second encode: 3 faults), and the table build ~3 ms more.
+    Freeing one block of ``_RESERVE`` + 2 MB, never touched, raises the threshold above the
+    temporaries of both. Other allocators just see one short-lived array."""
     np.empty(_RESERVE + (2 << 20), dtype=np.uint8)
+
+
+def _reserve_heap() -> None:
+    """Leave ``_RESERVE`` bytes of written, free memory in the heap (below the raised threshold,
+    so it stays when freed): the first encode's temporaries find it there instead of faulting.
+    Its faults happen here, when the tables are built, as llama.cpp's happen in its load."""
     np.ones(_RESERVE, dtype=np.uint8)
 
 
@@ -172,6 +177,7 @@ class RwkvEncoder:
     def _tables(self) -> _Tables:
         built = self._built
         if built is None:
+            _raise_mmap_threshold()
             built = self._built = _build_tables(self.vocab)
             _reserve_heap()
         return built
