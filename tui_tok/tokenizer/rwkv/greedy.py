@@ -82,11 +82,11 @@ def greedy_chunks(
         found = table.find(*keys(words, here, size))  # the longest candidate first: mostly a hit
         took = size.copy()
         miss = np.flatnonzero((found < 0) & (size > 1))
-        if miss.size:  # every shorter length of every miss at once, longest first per chunk
-            tries = size[miss] - 1
+        if miss.size:  # every shorter length of 3 bytes or more of every miss at once...
+            tries = np.maximum(size[miss] - 3, 0)
             which = np.repeat(miss, tries)
             step = np.arange(which.size, dtype=np.int64) - np.repeat(np.cumsum(tries) - tries, tries)
-            shorter = np.repeat(tries, tries) - step
+            shorter = np.repeat(size[miss] - 1, tries) - step
             tid = table.find(*keys(words, here[which], shorter))
             hit = np.flatnonzero(tid >= 0)
             first = np.ones(hit.size, dtype=bool)  # the first hit of each chunk is its longest
@@ -94,6 +94,12 @@ def greedy_chunks(
             hit = hit[first]
             found[which[hit]] = tid[hit]
             took[which[hit]] = shorter[hit]
+            short = miss[found[miss] < 0]  # ...then two bytes, then one, from direct tables
+            two = short[size[short] > 2]
+            tid = table.pair_ids[pair[two]]
+            found[two], took[two] = tid, 2
+            one = short[found[short] < 0]
+            found[one], took[one] = table.byte_ids[data[here[one]]], 1
         if may_be_long:  # a token longer than 15 bytes, where one starts, is the longest match
             risky = np.flatnonzero(table.long.pairs[pair] & (rest > MAX_LEN))
             k, tid, took_long = table.long.matches(words, here[risky], rest[risky])

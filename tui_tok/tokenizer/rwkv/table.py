@@ -143,6 +143,10 @@ class TokenTable:
     """uint8[65536]: longest token (capped at 15) whose first two bytes are the pair (a << 8 | b)."""
     starts: np.ndarray
     """bool[256]: the bytes that start some token."""
+    pair_ids: np.ndarray
+    """int64[65536]: the id of the token of two bytes (a << 8 | b), -1 if none."""
+    byte_ids: np.ndarray
+    """int64[256]: the id of the token of one byte, -1 if none."""
     long: LongTokens
     """The tokens longer than 15 bytes."""
 
@@ -165,6 +169,10 @@ class TokenTable:
         two = sizes >= 2
         longest = np.zeros(1 << 16, dtype=np.uint8)
         np.maximum.at(longest, pair[two], np.minimum(sizes[two], MAX_LEN).astype(np.uint8))
+        pair_ids = np.full(1 << 16, -1, dtype=np.int64)
+        pair_ids[pair[sizes == 2]] = every[sizes == 2]
+        byte_ids = np.full(256, -1, dtype=np.int64)
+        byte_ids[data[offsets[sizes == 1]]] = every[sizes == 1]
         keep = (sizes > 0) & (sizes <= MAX_LEN)
         k1, k2 = keys(word_view(blob), offsets[keep], sizes[keep])
         tids = every[keep]
@@ -189,6 +197,8 @@ class TokenTable:
             overflow=_Buckets.build(k1[others], k2[others], tids[others]),
             longest=longest,
             starts=starts,
+            pair_ids=pair_ids,
+            byte_ids=byte_ids,
             long=LongTokens.build(blob, offsets, sizes, every),
         )
 
