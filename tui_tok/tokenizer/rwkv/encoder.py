@@ -159,9 +159,11 @@ class RwkvEncoder:
 
     Speed: a match can only cross between two bytes if some token holds that byte pair, so
     the text is first cut wherever the pair occurs in no token (every ~4 bytes of prose with
-    rwkv-world). The pieces are independent; each distinct one is matched once and cached
-    (``encode_fragment_ids``: distinct chunks and chaining in whole arrays, ``arrays/chunks.py``).
-    The tables are built on first use (~0.05 s for rwkv-world) or by ``prepare``.
+    rwkv-world). The pieces are independent. ``encode_fragment`` matches each distinct one once
+    (cached); ``encode_fragment_ids`` works in whole arrays: every chunk looked up whole in
+    ``rwkv/table.py``, the distinct misses matched together by ``rwkv/greedy.py``. The tables
+    are built on first use (~0.03 s for rwkv-world, all in bulk: ``rwkv/unescape.py``, numpy)
+    or by ``prepare``.
     """
 
     def __init__(self, vocab: Vocab) -> None:
@@ -206,8 +208,9 @@ class RwkvEncoder:
     def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
         """``encode_fragment``'s ids without spans, in whole arrays: every chunk of up to 15
         bytes is looked up whole in the token table at once (86 % of them are one token); the
-        distinct others (``arrays/chunks.py``) are matched together in numpy rounds
-        (``rwkv/greedy.py``); the ids are placed by a scatter."""
+        distinct others (``_distinct``) are matched together in numpy rounds
+        (``rwkv/greedy.py``); the ids are placed by a scatter and become Python ints by a
+        ``take`` from ``id_objects``."""
         if len(text) < 2:
             return [tid for tid, _, _ in self._walk(text)]
         tables = self._tables()

@@ -1,17 +1,17 @@
 """RWKV's greedy longest match for many short chunks at once, in numpy.
 
 ``rwkv/encoder.py`` cuts a text into chunks that no token crosses (137k of them in 0.56 MB of
-mixed text). Nearly all are at most 15 bytes long, and so is every token that fits in one.
-Such a substring is named exactly by two 64-bit words, so "which token is ``text[o:o+L]``" is
-a probe in a hash table of the tokens of up to 15 bytes (``rwkv/table.py``), done for every
-chunk together:
+mixed text) and looks each up whole; the ~4k distinct ones that are not one token come here.
+A substring of up to 15 bytes is named exactly by two 64-bit words, so "which token is
+``text[o:o+L]``" is a probe in a hash table of the tokens of up to 15 bytes (``rwkv/table.py``),
+done for every chunk together:
 
 1. each round takes, at every unfinished chunk's current offset, the longest token: the
-   length ``min(rest of the chunk, longest token starting with these two bytes)`` first (for
-   most chunks the whole chunk, a token), then every shorter length of the chunks that missed
-   in one probe, all chunks advancing together; a byte that starts no token is the unk id, a byte
-   that starts one that never matches makes the round give up (``None``: the caller's walk
-   raises llama.cpp's error);
+   length ``min(rest of the chunk, longest token starting with these two bytes)`` first, then
+   every shorter length of 3 bytes or more of the chunks that missed, then two bytes and one
+   from direct tables, all chunks advancing together; a byte that starts no token is the unk
+   id, a byte that starts one that never matches makes the round give up (``None``: the
+   caller's walk raises llama.cpp's error);
 2. the ids are written straight to their place in the output: a chunk's tokens follow the
    tokens of the chunks before it.
 
