@@ -13,6 +13,7 @@ from test_rwkv import world
 
 from tui_tok.tokenizer.arrays.chunks import word_view
 from tui_tok.tokenizer.rwkv import greedy
+from tui_tok.tokenizer.rwkv.encoder import _distinct_long
 from tui_tok.tokenizer.rwkv.greedy import greedy_chunks
 from tui_tok.tokenizer.rwkv.long import LongTokens
 from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, keys
@@ -135,3 +136,20 @@ def test_ids_path_equals_walk_whatever_the_python_tail(data: bytes, few: int) ->
     _, enc = world()
     with patch.object(greedy, "_FEW", few):
         assert enc.encode_fragment_ids(data) == [tid for tid, _, _ in enc._walk(data)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([b"a", b"b", b"\0", b"\xff"]), min_size=16, max_size=70).map(b"".join), min_size=1, max_size=12),
+       st.lists(st.integers(0, 11), max_size=30))
+def test_distinct_long_chunks_are_exact(pool: list[bytes], picks: list[int]) -> None:
+    """Long chunks (NUL and 0xFF stress the masked words), repeated: same group iff same bytes."""
+    chunks = pool + [pool[i % len(pool)] for i in picks]
+    text = b"".join(chunks)
+    at = np.cumsum([0, *map(len, chunks)])[:-1].astype(np.int64)
+    size = np.array(list(map(len, chunks)), dtype=np.int64)
+    got = _distinct_long(np.ascontiguousarray(word_view(text)), at, size)
+    assert got is not None
+    occ, rep = got
+    firsts = [chunks[r] for r in rep.tolist()]
+    assert len(set(firsts)) == len(firsts)
+    assert [firsts[o] for o in occ.tolist()] == chunks
