@@ -13,7 +13,7 @@ from test_rwkv import world
 
 from tui_tok.tokenizer.arrays.chunks import word_view
 from tui_tok.tokenizer.rwkv import greedy
-from tui_tok.tokenizer.rwkv.encoder import _distinct_long
+from tui_tok.tokenizer.rwkv.distinct import distinct_long
 from tui_tok.tokenizer.rwkv.greedy import greedy_chunks
 from tui_tok.tokenizer.rwkv.long import LongTokens
 from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, keys
@@ -147,7 +147,7 @@ def test_distinct_long_chunks_are_exact(pool: list[bytes], picks: list[int]) -> 
     text = b"".join(chunks)
     at = np.cumsum([0, *map(len, chunks)])[:-1].astype(np.int64)
     size = np.array(list(map(len, chunks)), dtype=np.int64)
-    got = _distinct_long(np.ascontiguousarray(word_view(text)), at, size)
+    got = distinct_long(np.ascontiguousarray(word_view(text)), at, size)
     assert got is not None
     occ, rep = got
     firsts = [chunks[r] for r in rep.tolist()]

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_spans, hash_unique, word_view
+from tui_tok.tokenizer.arrays.chunks import chain_flat, word_view
+from tui_tok.tokenizer.rwkv.distinct import distinct_misses
 from tui_tok.tokenizer.rwkv.greedy import greedy_chunks, spread
 from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, keys
 from tui_tok.tokenizer.rwkv.unescape import unescape_all, unescape_token
@@ -136,59 +137,6 @@ def _reserve_heap() -> None:
     np.ones(_RESERVE, dtype=np.uint8)
 
 
-_BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-_WIDEST = 32
-"""Chunks of up to this many words (256 bytes) are told apart in ``_distinct_long``."""
-
-
-def _distinct_long(words: np.ndarray, at: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """The distinct chunks among those at ``at`` (``size`` bytes, more than 15), as
-    ``hash_unique`` gives them, in numpy (``distinct_spans`` sliced and hashed each in Python:
-    ~0.6 ms for the 2,400 long chunks of the benchmark corpus). Each chunk is read as masked
-    words, hashed two ways, grouped by both hashes, and every chunk is then compared word by
-    word with its group's first: exact, or None (a hash collision, or a chunk too long) and
-    the caller does it the slow way."""
-    width = (int(size.max()) + 7) // 8
-    if width > _WIDEST:
-        return None
-    step = 8 * np.arange(width, dtype=np.int64)
-    got = words[np.minimum(at[:, None] + step, len(words) - 1)]
-    got &= _BYTE_MASKS[np.clip(size[:, None] - step, 0, 8)]
-    h1 = size.astype(np.uint64)
-    h2 = h1.copy()
-    for column in got.T:
-        h1 = (h1 ^ column) * np.uint64(0x9E3779B97F4A7C15)
-        h2 = (h2 + column) * np.uint64(0xC2B2AE3D27D4EB4F) ^ (h2 >> np.uint64(29))
-    inverse, rep = hash_unique(h1, h2)
-    if not ((got == got[rep][inverse]).all() and (size == size[rep][inverse]).all()):
-        return None
-    return inverse, rep
-
-
-def _distinct(
-    text: bytes, words: np.ndarray, at: np.ndarray, size: np.ndarray, k1: np.ndarray, k2: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``distinct_spans`` of the chunks at ``at`` (``size`` bytes; ``k1``, ``k2`` their lookup
-    keys, exact for 15 bytes or less): those keys are already at hand, so the short chunks are
-    told apart by them alone; the longer ones by ``_distinct_long``."""
-    short = size <= MAX_LEN
-    few = np.flatnonzero(short)
-    occ = np.empty(at.size, dtype=np.int64)
-    inverse, rep = hash_unique(k1[few], k2[few])
-    occ[few] = inverse
-    first, length = at[few[rep]], size[few[rep]]
-    if not short.all():
-        rest = np.flatnonzero(~short)
-        got = _distinct_long(words, at[rest], size[rest])
-        if got is None:
-            occ_long, at_long, size_long = distinct_spans(text, at[rest], at[rest] + size[rest])
-        else:
-            occ_long, at_long, size_long = got[0], at[rest[got[1]]], size[rest[got[1]]]
-        occ[rest] = occ_long + rep.size
-        first, length = np.concatenate((first, at_long)), np.concatenate((length, size_long))
-    return occ, first, length
-
-
 class RwkvEncoder:
     """Greedy longest-match as llama.cpp's RWKV byte trie gives it; implements ``FragmentEncoder``.
 
@@ -243,7 +191,7 @@ class RwkvEncoder:
     def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
         """``encode_fragment``'s ids without spans, in whole arrays: every chunk of up to 15
         bytes is looked up whole in the token table at once (86 % of them are one token); the
-        distinct others (``_distinct``) are matched together in numpy rounds
+        distinct others (``rwkv/distinct.py``) are matched together in numpy rounds
         (``rwkv/greedy.py``); the ids are placed by a scatter and become Python ints by a
         ``take`` from ``id_objects``."""
         if len(text) < 2:
@@ -259,7 +207,7 @@ class RwkvEncoder:
         found[size > MAX_LEN] = -1  # the key named only the first 15 bytes
         miss = np.flatnonzero(found < 0)
         if miss.size:
-            occ, first, length = _distinct(text, words, starts[miss], size[miss], k1[miss], k2[miss])
+            occ, first, length = distinct_misses(text, words, starts[miss], size[miss], k1[miss], k2[miss])
             found = self._with_misses(text, words, occ, first, length, found, miss)
         if tables.id_objects is None:
             return found.tolist()  # type: ignore[no-any-return]
