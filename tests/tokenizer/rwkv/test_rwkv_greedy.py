@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from test_rwkv import _tiny, world
 
 from tui_tok.tokenizer.arrays.chunks import word_view
-from tui_tok.tokenizer.rwkv.greedy import MAX_LEN, TokenTable, _keys, greedy_chunks
+from tui_tok.tokenizer.rwkv.greedy import greedy_chunks
+from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, keys
 
 # bytes that stress the two-word keys: NUL (zero padding), 0xFF, lengths around 7/8/15
 _TOKEN = st.binary(min_size=1, max_size=MAX_LEN) | st.lists(st.sampled_from([0, 1, 0x80, 0xFF]), min_size=1,
@@ -29,7 +30,7 @@ def test_table_finds_exactly_the_tokens(tokens: set[bytes], probes: list[bytes])
     queries = [q for q in queries if q]
     text = b"".join(queries)
     at = np.cumsum([0, *map(len, queries)])[:-1].astype(np.int64)
-    got = table.find(*_keys(word_view(text), at, np.array(list(map(len, queries)), dtype=np.int64)))
+    got = table.find(*keys(word_view(text), at, np.array(list(map(len, queries)), dtype=np.int64)))
     assert got.tolist() == [token_ids.get(q, -1) for q in queries]
 
 

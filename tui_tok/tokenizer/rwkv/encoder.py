@@ -14,7 +14,8 @@ The longest match is found without a trie: a token of 3 bytes or more that is a 
 text begins with the text's first 3 bytes, so the longest one is at most the longest token with
 those 3 bytes first (a dict of ~50k entries) and the lengths from there down are looked up in
 the token dict. Same answer as the trie; no 0.2 s trie build at load. ``encode`` (ids only)
-matches the distinct chunks of up to 15 bytes all together in numpy (``rwkv/greedy.py``).
+looks every chunk up whole at once and matches the distinct others together in numpy
+(``rwkv/greedy.py``). The escaped texts are decoded in bulk (``rwkv/unescape.py``).
 
 Does not split special tokens or add BOS/EOS (RWKV never adds them): see ``tokenizer.py``.
 
@@ -24,78 +25,52 @@ b'A\n\\'
 
 from __future__ import annotations
 
-import codecs
-import re
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_spans
-from tui_tok.tokenizer.rwkv.greedy import MAX_LEN, TokenTable, greedy_chunks
+from tui_tok.tokenizer.arrays.chunks import chain_flat, word_view
+from tui_tok.tokenizer.rwkv.distinct import distinct_misses
+from tui_tok.tokenizer.rwkv.greedy import greedy_chunks, spread
+from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, keys
+from tui_tok.tokenizer.rwkv.unescape import unescape_all, unescape_token
 from tui_tok.tokenizer.core.spans import expand_pieces
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
 
+__all__ = ["RwkvEncoder", "unescape_token"]
+
 _CACHE_LIMIT = 1 << 17
 
 
-_ESCAPE = re.compile(rb"\\(?:x(.{0,2})|(.)|\Z)", re.DOTALL)
-_SIMPLE = {b"t": b"\t", b"n": b"\n", b"r": b"\r"}
-_PLAIN_ESCAPES = re.compile(rb"(?:[^\\]|\\(?:x[0-9a-f]{2}|[tnr\\'\"]))*", re.DOTALL)
-"""Text whose every escape is ``\\xHH`` in lowercase hex or ``\\t \\n \\r \\\\ \\' \\"``: there
-``codecs.escape_decode`` (C) gives llama.cpp's bytes (nearly all escaped rwkv-world tokens)."""
-
-
-def _hex_digit(c: int) -> int:
-    signed = c - 256 if c >= 0x80 else c
-    return (signed - ord("a") + 10) if signed >= ord("a") else (signed - ord("0"))
-
-
-def _unescape_one(m: re.Match[bytes]) -> bytes:
-    digits, other = m.group(1), m.group(2)
-    if digits is not None:
-        if len(digits) < 2:
-            return b""
-        return bytes([((_hex_digit(digits[0]) << 4) + _hex_digit(digits[1])) & 0xFF])
-    if other is None:  # a backslash at the very end
-        return b""
-    return _SIMPLE.get(other, other)
-
-
-def unescape_token(text: str) -> bytes:
-    r"""llama.cpp's ``llama_unescape_rwkv_token``: ``\\t \\n \\r``, ``\\xHH``, ``\\c`` -> c.
-
-    The ``\\xHH`` digits go through ``c >= 'a' ? c - 'a' + 10 : c - '0'`` on a *signed*
-    ``char`` (x86), modulo 256: only 0-9 and a-f mean what they say, and anything else
-    (``A``-``F``, ``g``, non-ASCII bytes) is mirrored exactly. An escape cut off by the end
-    of the text produces nothing. (llama.cpp's byte loop; here a regex finds the escapes.)
-
-    >>> unescape_token(r"\xe4\xbd\xa0"), unescape_token(r"\xAB"), unescape_token(r"a\qb")
-    (b'\xe4\xbd\xa0', b'"', b'aqb')
-    """
-    data = text.encode("utf-8", "surrogateescape")
-    if b"\\" not in data:
-        return data
-    if _PLAIN_ESCAPES.fullmatch(data):  # escapes Python's own decoder reads the same way
-        return codecs.escape_decode(data)[0]  # type: ignore[attr-defined, no-any-return]
-    return _ESCAPE.sub(_unescape_one, data)
-
-
-def _inner_pairs(raws: list[bytes]) -> np.ndarray:
-    """bool[65536]: which byte pairs (a << 8 | b) occur inside some token."""
-    joined = np.frombuffer(b"".join(raws), dtype=np.uint8).astype(np.int64)
-    pairs = np.zeros(1 << 16, dtype=bool)
-    if len(joined) < 2:
-        return pairs
-    codes = (joined[:-1] << 8) | joined[1:]
+def _inner_cuts(blob: bytes, sizes: np.ndarray) -> np.ndarray:
+    """bool[65536]: the byte pairs a, b that occur inside no token, at ``b << 8 | a`` (the pair
+    read as a little-endian 16-bit word: no byte swap); ``blob`` is the tokens' bytes end to
+    end, ``sizes`` their lengths. A match never crosses these pairs."""
+    cuts = np.ones(1 << 16, dtype=bool)
+    if len(blob) < 2:
+        return cuts
+    codes = np.ndarray(shape=(len(blob) - 1,), dtype="<u2", buffer=blob, strides=(1,))
     inside = np.ones(len(codes), dtype=bool)
-    token_ends = np.cumsum([len(r) for r in raws]) - 1  # a pair starting at a token's last byte spans two tokens
+    token_ends = np.cumsum(sizes) - 1  # a pair starting at a token's last byte spans two tokens
     inside[token_ends[(token_ends >= 0) & (token_ends < len(codes))]] = False
-    pairs[codes[inside]] = True
-    return pairs
+    cuts[codes[inside]] = False
+    return cuts
 
+
+def _longest3(raws: list[bytes], data: np.ndarray, offsets: np.ndarray, sizes: np.ndarray) -> dict[bytes, int]:
+    """First 3 bytes -> the longest token of 3 bytes or more starting so: a group maximum in
+    numpy (a Python loop over 65k tokens took ~12 ms), then one slice per distinct prefix."""
+    three = np.flatnonzero(sizes >= 3)
+    at = offsets[three]
+    key = (data[at].astype(np.int64) << 16) | (data[at + 1].astype(np.int64) << 8) | data[at + 2]
+    order = np.lexsort((sizes[three], key))  # by prefix, then length: the last of a group is longest
+    key = key[order]
+    last = np.ones(key.size, dtype=bool)
+    last[:-1] = key[1:] != key[:-1]
+    best = three[order[last]]
+    return dict(zip([raws[i][:3] for i in best.tolist()], sizes[best].tolist()))
 
 
 @dataclass(frozen=True)
@@ -108,33 +83,58 @@ class _Tables:
     """First 3 bytes -> the byte length of the longest token (of 3 bytes or more) starting so."""
     first_bytes: frozenset[int]
     """Bytes that start some token (a byte that starts none is the unk id)."""
-    pairs: np.ndarray
-    """``_inner_pairs``: where a match may cross between two bytes."""
+    cuts: np.ndarray
+    """``_inner_cuts``: the byte pairs a match never crosses."""
     greedy: TokenTable
     """The tokens of up to 15 bytes for ``greedy_chunks``."""
+    id_objects: np.ndarray | None
+    """object[n + 1]: the Python int of every id (and -1 last, for ``take(-1)``): ``take(ids).tolist()``
+    shares them, where ``ids.tolist()`` made a new int per token (~0.6 ms per 166k ids).
+    None if the unk id is outside -1..n-1."""
 
 
 def _build_tables(vocab: Vocab) -> _Tables:
-    raws = [unescape_token(text) for text in vocab.tokens]
-    longest3: dict[bytes, int] = {}
-    get = longest3.get
-    for raw in raws:
-        if len(raw) >= 3 and len(raw) > get(raw[:3], 0):
-            longest3[raw[:3]] = len(raw)
-    token_ids = dict(zip(raws, range(len(raws))))
+    texts = vocab.tokens
+    token_ids = dict(zip(unescape_all(list(texts)), range(len(texts))))
+    raws = list(token_ids)
+    blob = b"".join(raws)
+    sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+    offsets = np.cumsum(sizes) - sizes
+    data = np.frombuffer(blob + b"\0\0\0", dtype=np.uint8)
+    starting = np.zeros(256, dtype=bool)
+    starting[data[offsets[sizes > 0]]] = True
+    n = len(texts)
     return _Tables(
         token_ids=token_ids,
-        longest3=longest3,
-        first_bytes=frozenset(raw[0] for raw in raws if raw),
-        pairs=_inner_pairs(raws),
-        greedy=TokenTable.build(token_ids),
+        longest3=_longest3(raws, data, offsets, sizes),
+        first_bytes=frozenset(np.flatnonzero(starting).tolist()),
+        cuts=_inner_cuts(blob, sizes),
+        greedy=TokenTable.from_packed(blob, sizes, np.fromiter(token_ids.values(), dtype=np.int64, count=len(raws))),
+        id_objects=np.append(np.arange(n), -1).astype(object) if -1 <= vocab.unk_id < n else None,
     )
 
 
-def _spread(first: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Every index ``first[k] + i`` for ``i < counts[k]``, in order."""
-    total = int(counts.sum())
-    return np.arange(total, dtype=np.int64) + np.repeat(first - (np.cumsum(counts) - counts), counts)
+_RESERVE = 14 << 20
+"""Working memory kept for the ids path: its temporaries for ~1 MB of text."""
+
+
+def _raise_mmap_threshold() -> None:
+    """Make glibc keep freed big blocks in its heap rather than return them to the OS.
+
+    glibc hands blocks above its mmap threshold (128 kB at start, raised to the largest mapped
+    block freed so far, up to 32 MB) straight to the OS and back, so every big temporary is
+    page-faulted afresh: the first encode of 0.56 MB in a fresh process faulted ~11 MB (2,700
+    faults, 3-4 ms of its ~14 ms; the second encode: 3 faults), and the table build ~3 ms more.
+    Freeing one block of ``_RESERVE`` + 2 MB, never touched, raises the threshold above the
+    temporaries of both. Other allocators just see one short-lived array."""
+    np.empty(_RESERVE + (2 << 20), dtype=np.uint8)
+
+
+def _reserve_heap() -> None:
+    """Leave ``_RESERVE`` bytes of written, free memory in the heap (below the raised threshold,
+    so it stays when freed): the first encode's temporaries find it there instead of faulting.
+    Its faults happen here, when the tables are built, as llama.cpp's happen in its load."""
+    np.ones(_RESERVE, dtype=np.uint8)
 
 
 class RwkvEncoder:
@@ -142,9 +142,11 @@ class RwkvEncoder:
 
     Speed: a match can only cross between two bytes if some token holds that byte pair, so
     the text is first cut wherever the pair occurs in no token (every ~4 bytes of prose with
-    rwkv-world). The pieces are independent; each distinct one is matched once and cached
-    (``encode_fragment_ids``: distinct chunks and chaining in whole arrays, ``arrays/chunks.py``).
-    The tables are built on first use (~0.05 s for rwkv-world) or by ``prepare``.
+    rwkv-world). The pieces are independent. ``encode_fragment`` matches each distinct one once
+    (cached); ``encode_fragment_ids`` works in whole arrays: every chunk looked up whole in
+    ``rwkv/table.py``, the distinct misses matched together by ``rwkv/greedy.py``. The tables
+    are built on first use (~0.03 s for rwkv-world, all in bulk: ``rwkv/unescape.py``, numpy)
+    or by ``prepare``.
     """
 
     def __init__(self, vocab: Vocab) -> None:
@@ -152,7 +154,6 @@ class RwkvEncoder:
         self.unk_id = vocab.unk_id
         self._built: _Tables | None = None
         self._cache: dict[bytes, tuple[Piece, ...]] = {}
-        self._ids_cache: dict[bytes, tuple[int, ...]] = {}
 
     def prepare(self) -> None:
         """Build the tables now (otherwise on first use), as llama.cpp builds its trie at load."""
@@ -161,14 +162,19 @@ class RwkvEncoder:
     def _tables(self) -> _Tables:
         built = self._built
         if built is None:
+            _raise_mmap_threshold()
             built = self._built = _build_tables(self.vocab)
+            _reserve_heap()
         return built
 
     def _starts(self, text: bytes) -> np.ndarray:
-        """Offsets where a chunk starts: 0 and after every byte pair that no token holds."""
-        arr = np.frombuffer(text, dtype=np.uint8)
-        cut = ~self._tables().pairs[(arr[:-1].astype(np.uint16) << 8) | arr[1:]]
-        return np.flatnonzero(np.concatenate(([True], cut)))
+        """Offsets where a chunk starts: 0 and after every byte pair that no token holds (the
+        pairs read as little-endian 16-bit words at every offset: no shifting)."""
+        codes = np.ndarray(shape=(len(text) - 1,), dtype="<u2", buffer=text, strides=(1,))
+        cut = np.empty(len(text), dtype=bool)
+        cut[0] = True
+        np.take(self._tables().cuts, codes, out=cut[1:])
+        return np.flatnonzero(cut)
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Tokenize one raw fragment; ``after_special`` does not matter for RWKV."""
@@ -183,50 +189,53 @@ class RwkvEncoder:
             return self._walk(text)  # raises again, with the offset in the whole fragment
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
-        """``encode_fragment``'s ids without spans: the distinct chunks found in whole arrays
-        (``arrays/chunks.py``); those of up to 15 bytes (nearly all) matched together in numpy
-        (``rwkv/greedy.py``), longer ones one at a time (cached); the ids chained by a gather."""
+        """``encode_fragment``'s ids without spans, in whole arrays: every chunk of up to 15
+        bytes is looked up whole in the token table at once (86 % of them are one token); the
+        distinct others (``rwkv/distinct.py``) are matched together in numpy rounds
+        (``rwkv/greedy.py``); the ids are placed by a scatter and become Python ints by a
+        ``take`` from ``id_objects``."""
         if len(text) < 2:
             return [tid for tid, _, _ in self._walk(text)]
         tables = self._tables()
-        occ, at, size = distinct_spans(text, self._starts(text))
-        short = size <= MAX_LEN
-        got = greedy_chunks(text, at[short], size[short], tables.greedy, unk_id=self.unk_id)
-        if got is None:
-            return [tid for tid, _, _ in self._walk(text)]  # raises, with the offset
-        short_ids, short_counts = got
-        if short.all():
-            return chain_flat(occ, short_ids, short_counts).tolist()
-        long = np.flatnonzero(~short)
-        ends = at[long] + size[long]
+        starts = self._starts(text)
+        size = np.empty_like(starts)
+        np.subtract(starts[1:], starts[:-1], out=size[:-1])
+        size[-1] = len(text) - starts[-1]
+        words = np.ascontiguousarray(word_view(text))  # gathers from a copy beat the strided view
+        k1, k2 = keys(words, starts, np.minimum(size, MAX_LEN))
+        found = tables.greedy.find(k1, k2)
+        found[size > MAX_LEN] = -1  # the key named only the first 15 bytes
+        miss = np.flatnonzero(found < 0)
+        if miss.size:
+            occ, first, length = distinct_misses(text, words, starts[miss], size[miss], k1[miss], k2[miss])
+            found = self._with_misses(text, words, occ, first, length, found, miss)
+        if tables.id_objects is None:
+            return found.tolist()  # type: ignore[no-any-return]
+        return tables.id_objects.take(found).tolist()  # type: ignore[no-any-return]
+
+    def _with_misses(
+        self, text: bytes, words: np.ndarray, occ: np.ndarray, first: np.ndarray, length: np.ndarray, found: np.ndarray, miss: np.ndarray
+    ) -> np.ndarray:
+        """All the ids: ``found`` (one per chunk) with the chunks ``miss`` (not one token; the
+        k-th is distinct chunk ``occ[k]``, at ``first``, ``length`` bytes) replaced by their
+        greedy matches."""
         try:
-            long_ids = list(map(self._chunk_ids, map(text.__getitem__, map(slice, at[long].tolist(), ends.tolist()))))
+            got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id, finish=self._walk_ids, words=words)
         except TokenizeError:
-            self._walk(text)  # raises again, with the offset in the whole fragment
-            raise
-        counts = np.empty(at.size, dtype=np.int64)
-        counts[short] = short_counts
-        counts[long] = np.fromiter(map(len, long_ids), dtype=np.int64, count=len(long_ids))
-        flat = np.empty(int(counts.sum()), dtype=np.int64)
-        place = np.cumsum(counts) - counts  # where each distinct chunk's ids go
-        flat[_spread(place[short], short_counts)] = short_ids
-        flat[_spread(place[long], counts[long])] = np.fromiter(chain.from_iterable(long_ids), dtype=np.int64)
-        return chain_flat(occ, flat, counts).tolist()
+            got = None
+        if got is None:
+            return np.array([tid for tid, _, _ in self._walk(text)], dtype=np.int64)  # raises, with the offset
+        ids, counts = got
+        per_chunk = np.ones(found.size, dtype=np.int64)
+        per_chunk[miss] = counts[occ]
+        place = np.cumsum(per_chunk) - per_chunk
+        out = np.empty(int(place[-1] + per_chunk[-1]), dtype=np.int64)
+        out[place] = found  # a missed chunk's slot is written again below
+        out[spread(place[miss], per_chunk[miss])] = chain_flat(occ, ids, counts)
+        return out
 
-    def _chunk_ids(self, chunk: bytes) -> tuple[int, ...]:
-        ids = self._ids_cache.get(chunk)
-        if ids is None:
-            if len(self._ids_cache) >= _CACHE_LIMIT:
-                self._ids_cache.clear()
-            ids = self._ids_cache[chunk] = self._walk_ids(chunk)
-        return ids
-
-    def _walk_ids(self, text: bytes) -> tuple[int, ...]:
-        """``_walk``'s ids alone (most chunks are one token: looked up whole first)."""
-        tid = self._tables().token_ids.get(text)
-        if tid is not None:
-            return (tid,)
-        return tuple(tid for tid, _, _ in self._walk(text))
+    def _walk_ids(self, text: bytes) -> list[int]:
+        return [tid for tid, _, _ in self._walk(text)]
 
     def _chunk_pieces(self, chunk: bytes) -> tuple[Piece, ...]:
         pieces = self._cache.get(chunk)
