@@ -114,29 +114,6 @@ def _build_tables(vocab: Vocab) -> _Tables:
     )
 
 
-_RESERVE = 14 << 20
-"""Working memory kept for the ids path: its temporaries for ~1 MB of text."""
-
-
-def _raise_mmap_threshold() -> None:
-    """Make glibc keep freed big blocks in its heap rather than return them to the OS.
-
-    glibc hands blocks above its mmap threshold (128 kB at start, raised to the largest mapped
-    block freed so far, up to 32 MB) straight to the OS and back, so every big temporary is
-    page-faulted afresh: the first encode of 0.56 MB in a fresh process faulted ~11 MB (2,700
-    faults, 3-4 ms of its ~14 ms; the second encode: 3 faults), and the table build ~3 ms more.
-    Freeing one block of ``_RESERVE`` + 2 MB, never touched, raises the threshold above the
-    temporaries of both. Other allocators just see one short-lived array."""
-    np.empty(_RESERVE + (2 << 20), dtype=np.uint8)
-
-
-def _reserve_heap() -> None:
-    """Leave ``_RESERVE`` bytes of written, free memory in the heap (below the raised threshold,
-    so it stays when freed): the first encode's temporaries find it there instead of faulting.
-    Its faults happen here, when the tables are built, as llama.cpp's happen in its load."""
-    np.ones(_RESERVE, dtype=np.uint8)
-
-
 class RwkvEncoder:
     """Greedy longest-match as llama.cpp's RWKV byte trie gives it; implements ``FragmentEncoder``.
 
@@ -162,9 +139,7 @@ class RwkvEncoder:
     def _tables(self) -> _Tables:
         built = self._built
         if built is None:
-            _raise_mmap_threshold()
             built = self._built = _build_tables(self.vocab)
-            _reserve_heap()
         return built
 
     def _starts(self, text: bytes) -> np.ndarray:
