@@ -14,7 +14,7 @@ Here:
   space: ``WordForms.replaced_text``) normalises to the space string and the joined
   replacements, with a map from output characters to input ends;
 * any other word goes through ``UgmNormalizer.normalize`` as before;
-* the normalised texts are searched together by ``ugm_batch.viterbi_batch``.
+* the normalised texts are searched together by ``ugm/pieces.py``, each distinct piece once.
 
 Same results as ``UgmEncoder._encode_unit`` unit by unit (tested). Does not cut text into
 units or join their tokens: see ``ugm/encoder.py``.
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import accumulate, compress, repeat
 
-from tui_tok.tokenizer.ugm.batch import viterbi_batch
+from tui_tok.tokenizer.ugm.pieces import viterbi_pieces
 from tui_tok.tokenizer.ugm.hash import TokenHash
 from tui_tok.tokenizer.ugm.tables import UgmTables
 from tui_tok.tokenizer.ugm.words import WordForms
@@ -97,7 +97,7 @@ def encode_units(
         out_flags[k] = norm.space_prepended
         generic.append((k, norm.text, norm.offsets))
 
-    batch = viterbi_batch(texts, tables, token_hash, unk_id=unk_id, byte_ends=wide, restart=True)
+    batch = viterbi_pieces(texts, tables, token_hash, unk_id=unk_id, byte_ends=wide)
     counts = batch.counts.tolist()
     cuts = [0, *accumulate(counts)]
     if wide:  # byte ends -> input ends: the space string stands for the one-byte separator

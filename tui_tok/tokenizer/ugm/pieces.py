@@ -1,0 +1,117 @@
+"""``viterbi_batch(restart=True)`` searching each distinct *piece* once.
+
+The texts here are normalised units (``ugm/encoder.py``), all different, yet made of few
+different pieces: a boundary between two characters that sit side by side in no token (the
+vocab's *bigrams*, ``TokenHash.joined``) is crossed by no lattice edge, so every path passes
+there. Cut at every such boundary, 193k characters of distinct units of mixed text become 99k
+pieces with only 34k characters among the distinct ones (a 1000-piece English vocab: a
+character it does not know, a newline, most punctuation cut on both sides; a 250k vocab:
+45k). The search, whose cost is per character (``ugm/batch.py``), runs over those only.
+
+Exact for the same reason as ``restart``: no edge crosses a cut, so the best path of a text is
+the best paths of its pieces joined, when no addition rounds (condition 3 of
+``ugm/encoder.py``: every best value searched from a piece start is the one searched from
+the text start shifted by a constant, so every comparison, ties included, comes out the
+same). A piece's tokens depend only on its characters, so equal pieces share them. Pieces are
+named by a 64-bit polynomial key and then compared character by character with the piece
+that named their class: a collision only costs the sharing (every piece searched), never a
+wrong id. Consecutive unknown tokens of one text collapse into one, as in llama.cpp (a run of
+unknown characters is one piece per character here).
+
+>>> from tui_tok.tokenizer.ugm.tables import build_tables, trie_hash
+>>> from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
+>>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
+>>> v = vocab_from_metadata({"tokenizer.ggml.model": "t5",
+...     "tokenizer.ggml.tokens": ["<unk>", "▁a", "▁", "a", "b"],
+...     "tokenizer.ggml.scores": [0.0, -1.0, -2.0, -2.0, -3.0],
+...     "tokenizer.ggml.token_type": [2, 1, 1, 1, 1]})
+>>> t = build_tables(v, UgmNormalizer(charsmap=None, user_defined=(), prepend=True, merge=True))
+>>> r = viterbi_pieces(["▁ab", "xy", "", "▁abxy"], t, trie_hash(t), unk_id=0)
+>>> r.ids.tolist(), r.ends.tolist(), r.counts.tolist()
+([1, 4, 0, 1, 4, 0], [2, 3, 2, 2, 3, 5], [2, 1, 0, 3])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from tui_tok.tokenizer.arrays.chunks import hash_unique
+from tui_tok.tokenizer.ugm.batch import BatchResult, _edges, _search
+from tui_tok.tokenizer.ugm.hash import TokenHash, span_keys, text_code_points
+from tui_tok.tokenizer.ugm.tables import UgmTables
+
+
+def _distinct_pieces(cps: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pieces ``cps[starts[k] : starts[k] + sizes[k]]`` tiling ``cps``: each one's class index,
+    and one piece of each class. Equal pieces share a class; every piece is checked equal to
+    its class's piece (a key collision: every piece is its own class)."""
+    count = starts.size
+    occ, rep = hash_unique(span_keys(cps, starts, sizes), sizes.astype(np.uint64))
+    if rep.size < count:
+        shift = np.repeat(starts[rep[occ]] - starts, sizes)  # each character -> its twin in the class's piece
+        if not np.array_equal(cps[np.arange(cps.size, dtype=np.int64) + shift], cps):
+            return np.arange(count, dtype=np.int64), np.arange(count, dtype=np.int64)
+    return occ, rep
+
+
+def viterbi_pieces(
+    texts: Sequence[str],
+    tables: UgmTables,
+    token_hash: TokenHash,
+    *,
+    unk_id: int,
+    byte_ends: bool = False,
+) -> BatchResult:
+    """``viterbi_batch(texts, ..., restart=True)``, each distinct piece searched once (the
+    caller's condition 3 of ``ugm/encoder.py`` must hold)."""
+    count = len(texts)
+    lens = np.fromiter(map(len, texts), dtype=np.int64, count=count)
+    s = "".join(texts)
+    n = len(s)
+    if n == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return BatchResult(ids=empty, ends=empty, counts=np.zeros(count, dtype=np.int64))
+    first = np.cumsum(lens) - lens  # each text's first position in s
+    cps = text_code_points(s)
+    cut = np.empty(n, dtype=bool)
+    cut[0] = True
+    cut[1:] = ~token_hash.joined(cps)
+    cut[first[lens > 0]] = True  # texts are searched apart
+    starts = np.flatnonzero(cut)
+    sizes = np.diff(starts, append=n)
+    occ, rep = _distinct_pieces(cps, starts, sizes)
+
+    # the distinct pieces, joined, searched as texts of their own
+    d_sizes = sizes[rep]
+    d_first = np.cumsum(d_sizes) - d_sizes
+    d_total = int(d_sizes.sum())
+    d_piece = np.repeat(np.arange(rep.size, dtype=np.int64), d_sizes)
+    local = np.arange(d_total, dtype=np.int64) - d_first[d_piece]
+    d_cps = cps[starts[rep][d_piece] + local]
+    start, length, tid, score = _edges(d_cps, d_sizes[d_piece] - local, tables, token_hash, unk_id)
+    ids, ends, owner = _search(d_first, d_sizes, start, length, tid, score, unk_id)
+
+    # every piece takes its class's tokens: one ragged gather
+    tok_count = np.bincount(owner, minlength=rep.size)
+    tok_first = np.cumsum(tok_count) - tok_count
+    per_piece = tok_count[occ]
+    out_first = np.cumsum(per_piece) - per_piece
+    total = int(per_piece.sum())
+    index = np.arange(total, dtype=np.int64) + np.repeat(tok_first[occ] - out_first, per_piece)
+    text_of = np.searchsorted(first, starts, side="right") - 1  # empty texts share a first: the last wins
+    tok_text = np.repeat(text_of, per_piece)
+    out_ids = ids[index]
+    out_ends = ends[index] + np.repeat(starts - first[text_of], per_piece)
+    drop = np.zeros(total, dtype=bool)  # unknown tokens of one text collapse, across pieces too
+    drop[:-1] = (out_ids[:-1] == unk_id) & (out_ids[1:] == unk_id) & (tok_text[:-1] == tok_text[1:])
+    if drop.any():
+        keep = ~drop
+        out_ids, out_ends, tok_text = out_ids[keep], out_ends[keep], tok_text[keep]
+    if byte_ends:  # UTF-8 length of each character, summed from its text's start
+        widths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
+        at = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(widths, out=at[1:])
+        out_ends = at[first[tok_text] + out_ends] - at[first[tok_text]]
+    return BatchResult(ids=out_ids, ends=out_ends, counts=np.bincount(tok_text, minlength=count).astype(np.int64))
