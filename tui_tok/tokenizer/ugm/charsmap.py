@@ -197,6 +197,62 @@ class Charsmap:
         """Whether any walk could consume ``byte``: some entry's LCHECK equals it."""
         return self.label_count(byte) > 0
 
+    def walk_chars(self, cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Walk each character (code points ``cps``, UTF-8 encoded) alone, all at once: per
+        character, its kind (0: the walk dies inside it with no key matched, so it is its own
+        chunk, unchanged, whatever follows; 1: still alive at its end with no key matched, so
+        unchanged unless the next byte extends the walk; 2: anything else: a key matched, or an
+        index out of bounds where a real walk raises) and the node reached (kind 1).
+
+        >>> cm = Charsmap.from_blob(build_charsmap({"e\u0301".encode(): "\u00e9".encode(), b"x": b"y"}))
+        >>> kind, node = cm.walk_chars(np.array([ord("a"), ord("e"), ord("x")]))
+        >>> kind.tolist(), cm.extends(int(node[1]), 0xCC)
+        ([0, 1, 2], True)
+        """
+        count = cps.size
+        kind = np.zeros(count, dtype=np.int8)
+        node_out = np.zeros(count, dtype=np.int64)
+        if not self.xcda or not count:
+            return kind, node_out
+        if "array" not in self._cache:
+            self._cache["array"] = np.array(self.xcda, dtype=np.int64)
+        x: np.ndarray = self._cache["array"]  # type: ignore[assignment]
+        size = x.size
+        width = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
+        lead = np.select([width == 1, width == 2, width == 3], [cps, 0xC0 | (cps >> 6), 0xE0 | (cps >> 12)], 0xF0 | (cps >> 18))
+        node = np.full(count, ((int(x[0]) >> 10) << (8 if int(x[0]) & 0x200 else 0)), dtype=np.int64)
+        alive = np.ones(count, dtype=bool)
+        bad = np.zeros(count, dtype=bool)
+        for k in range(4):
+            if k == 0:
+                byte = lead
+            else:
+                byte = 0x80 | ((cps >> (6 * (width - 1 - k)).clip(0)) & 0x3F)
+            step = alive & (k < width)
+            at = np.flatnonzero(step)
+            c = byte[at]
+            child = node[at] ^ c
+            oob = child >= size
+            bad[at[oob]] = True
+            e = x[np.where(oob, 0, child)]
+            ok = ~oob & (c != 0) & ((e & 0x800000FF) == c)
+            alive[at[~ok]] = False
+            at, e, child = at[ok], e[ok], child[ok]
+            node[at] = child ^ ((e >> 10) << np.where(e & 0x200, 8, 0))
+            bad[at[((e >> 8) & 1) == 1]] = True  # a key ends inside or at the character
+        kind[alive] = 1
+        kind[bad] = 2
+        node_out[alive] = node[alive]
+        return kind, node_out
+
+    def extends_many(self, node: np.ndarray, byte: np.ndarray) -> np.ndarray:
+        """``extends`` for many (node, byte) pairs (nodes from ``walk_chars``, kind 1)."""
+        x: np.ndarray = self._cache["array"]  # type: ignore[assignment]
+        at = node ^ byte
+        oob = at >= x.size
+        e = x[np.where(oob, 0, at)]
+        return (byte != 0) & (oob | ((e & 0x800000FF) == byte))
+
     # -- every key at once -----------------------------------------------------------------
 
     def mapping(self) -> dict[bytes, bytes] | None:

@@ -62,6 +62,7 @@ from tui_tok.tokenizer.ugm.normalize import ESCAPED_SPACE, UgmNormalizer
 from tui_tok.tokenizer.ugm.hash import TokenHash
 from tui_tok.tokenizer.ugm.tables import UgmTables, build_tables, byte_tables, trie_hash
 from tui_tok.tokenizer.ugm.batch import viterbi_batch
+from tui_tok.tokenizer.ugm.textids import TextIds
 from tui_tok.tokenizer.ugm.units import encode_units
 from tui_tok.tokenizer.ugm.words import WordForms
 from tui_tok.tokenizer.ugm.viterbi import viterbi_bytes, viterbi_str
@@ -76,6 +77,9 @@ _BATCH_UNIT_MAX = 4096
 64 KB line was ~1.3x faster alone). Since both searches restart where no lattice edge crosses
 (``ugm/batch.py``), they cost about the same on long units, and the ~1 KB unspaced lines of
 mixed text are faster in the batch (the generic normaliser is the per-unit path's cost)."""
+_WHOLE_FROM = 16384
+"""Fragments from this many bytes take the whole-text ids path (``ugm/textids.py``): below, the
+unit cache's lookups win (and keep the units of text typed again and again)."""
 _TOKENS_PER_UNIT = 250
 """Before the first batch, its hash table (~0.25 ms per 1000 trie tokens here) must pay off:
 a batch then needs a unit per this many tokens, as a unit costs ~60 us one at a time."""
@@ -122,6 +126,9 @@ class UgmEncoder:
         self._byte_tables: tuple[dict[bytes, tuple[int, float]], int] | None = None
         self._token_hash: TokenHash | None = None
         self._forms = WordForms(self.normalizer)
+        self._text_ids = TextIds(self.normalizer)
+        self.whole_from = _WHOLE_FROM
+        """Fragments from this many bytes take ``ugm/textids.py`` for ids (0: always, tests)."""
         self.batch_from = _BATCH_FROM
         """Missing units from which they are encoded together (``ugm/units.py``); before the
         first batch also one per ``_TOKENS_PER_UNIT`` tokens; 0 always batches (tests)."""
@@ -179,6 +186,12 @@ class UgmEncoder:
         if not text:
             return []
         tables = self.tables
+        if tables.units_ok and len(text) >= self.whole_from and tables.max_exact_bytes:
+            if self._token_hash is None:
+                self._token_hash = trie_hash(tables)
+            found = self._text_ids.encode(text, tables, self._token_hash, unk_id=self.vocab.unk_id)
+            if found is not None:
+                return found
         if tables.units_ok:
             with gc_paused(len(text)):
                 ids = self._encode_units_ids(text, tables)

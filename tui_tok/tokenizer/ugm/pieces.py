@@ -56,6 +56,55 @@ def _distinct_pieces(cps: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> 
     return occ, rep
 
 
+def _search_pieces(
+    cps: np.ndarray, cut: np.ndarray, tables: UgmTables, token_hash: TokenHash, unk_id: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Search the pieces of ``cps`` that start where ``cut`` is set (``cut[0]`` is), each
+    distinct one once: (piece starts, tokens per piece, and for every token of the text in
+    order its index into the token ids and ends from the piece start, which follow)."""
+    n = cps.size
+    starts = np.flatnonzero(cut)
+    sizes = np.diff(starts, append=n)
+    occ, rep = _distinct_pieces(cps, starts, sizes)
+
+    # the distinct pieces, joined, searched as texts of their own
+    d_sizes = sizes[rep]
+    d_first = np.cumsum(d_sizes) - d_sizes
+    d_total = int(d_sizes.sum())
+    d_piece = np.repeat(np.arange(rep.size, dtype=np.int64), d_sizes)
+    local = np.arange(d_total, dtype=np.int64) - d_first[d_piece]
+    d_cps = cps[starts[rep][d_piece] + local]
+    start, length, tid, score = _edges(d_cps, d_sizes[d_piece] - local, tables, token_hash, unk_id)
+    ids, ends, owner = _search(d_first, d_sizes, start, length, tid, score, unk_id)
+
+    # every piece takes its class's tokens: one ragged gather
+    tok_count = np.bincount(owner, minlength=rep.size)
+    tok_first = np.cumsum(tok_count) - tok_count
+    per_piece = tok_count[occ]
+    out_first = np.cumsum(per_piece) - per_piece
+    total = int(per_piece.sum())
+    index = np.arange(total, dtype=np.int64) + np.repeat(tok_first[occ] - out_first, per_piece)
+    return starts, per_piece, index, ids, ends
+
+
+def text_ids(cps: np.ndarray, tables: UgmTables, token_hash: TokenHash, *, unk_id: int) -> np.ndarray:
+    """Token ids of one normalised text (code points ``cps``), as ``viterbi_pieces([text])``
+    (the caller's condition 3 of ``ugm/encoder.py`` must hold)."""
+    if not cps.size:
+        return np.zeros(0, dtype=np.int64)
+    cut = np.empty(cps.size, dtype=bool)
+    cut[0] = True
+    cut[1:] = ~token_hash.joined(cps)
+    _, _, index, ids, _ = _search_pieces(cps, cut, tables, token_hash, unk_id)
+    out = ids[index]
+    unk = out == unk_id
+    if unk[:-1].any():  # consecutive unknown tokens collapse into one
+        keep = np.ones(out.size, dtype=bool)
+        keep[:-1] = ~(unk[:-1] & unk[1:])
+        out = out[keep]
+    return out
+
+
 def viterbi_pieces(
     texts: Sequence[str],
     tables: UgmTables,
@@ -79,27 +128,8 @@ def viterbi_pieces(
     cut[0] = True
     cut[1:] = ~token_hash.joined(cps)
     cut[first[lens > 0]] = True  # texts are searched apart
-    starts = np.flatnonzero(cut)
-    sizes = np.diff(starts, append=n)
-    occ, rep = _distinct_pieces(cps, starts, sizes)
-
-    # the distinct pieces, joined, searched as texts of their own
-    d_sizes = sizes[rep]
-    d_first = np.cumsum(d_sizes) - d_sizes
-    d_total = int(d_sizes.sum())
-    d_piece = np.repeat(np.arange(rep.size, dtype=np.int64), d_sizes)
-    local = np.arange(d_total, dtype=np.int64) - d_first[d_piece]
-    d_cps = cps[starts[rep][d_piece] + local]
-    start, length, tid, score = _edges(d_cps, d_sizes[d_piece] - local, tables, token_hash, unk_id)
-    ids, ends, owner = _search(d_first, d_sizes, start, length, tid, score, unk_id)
-
-    # every piece takes its class's tokens: one ragged gather
-    tok_count = np.bincount(owner, minlength=rep.size)
-    tok_first = np.cumsum(tok_count) - tok_count
-    per_piece = tok_count[occ]
-    out_first = np.cumsum(per_piece) - per_piece
-    total = int(per_piece.sum())
-    index = np.arange(total, dtype=np.int64) + np.repeat(tok_first[occ] - out_first, per_piece)
+    starts, per_piece, index, ids, ends = _search_pieces(cps, cut, tables, token_hash, unk_id)
+    total = index.size
     text_of = np.searchsorted(first, starts, side="right") - 1  # empty texts share a first: the last wins
     tok_text = np.repeat(text_of, per_piece)
     out_ids = ids[index]
