@@ -245,6 +245,46 @@ class Charsmap:
         node_out[alive] = node[alive]
         return kind, node_out
 
+    def max_depth(self) -> int | None:
+        """The most bytes any walk can consume (the longest path from the root, so every match
+        is at most this long), or None if the array is corrupt (a cycle, an index out of
+        bounds). Breadth-first over the entries: entry ``i`` with label ``c`` hangs below node
+        ``i ^ c`` and leads to node ``i ^ BASE(i)``.
+
+        >>> Charsmap.from_blob(build_charsmap({b"ab": b"x", b"c": b"y"})).max_depth()
+        2
+        """
+        if "depth" not in self._cache:
+            self._cache["depth"] = self._depth()
+        return self._cache["depth"]  # type: ignore[return-value]
+
+    def _depth(self) -> int | None:
+        if not self.xcda:
+            return 0
+        x = np.array(self.xcda, dtype=np.int64)
+        index = np.arange(x.size, dtype=np.int64)
+        label = x & 0x800000FF
+        real = (label >= 1) & (label <= 255)
+        parent = (index ^ label)[real]
+        child = (index ^ ((x >> 10) << np.where(x & 0x200, 8, 0)))[real]
+        order = np.argsort(parent, kind="stable")
+        parent, child = parent[order], child[order]
+        frontier = np.array([(int(x[0]) >> 10) << (8 if int(x[0]) & 0x200 else 0)], dtype=np.int64)
+        depth = 0
+        while True:
+            lo = np.searchsorted(parent, frontier, side="left")
+            hi = np.searchsorted(parent, frontier, side="right")
+            count = hi - lo
+            if not count.sum():
+                return depth
+            at = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
+            frontier = np.unique(child[at])
+            if (frontier >= x.size).any():
+                return None
+            depth += 1
+            if depth > 1024:  # a cycle: only a corrupt array has one
+                return None
+
     def extends_many(self, node: np.ndarray, byte: np.ndarray) -> np.ndarray:
         """``extends`` for many (node, byte) pairs (nodes from ``walk_chars``, kind 1)."""
         x: np.ndarray = self._cache["array"]  # type: ignore[assignment]

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tui_tok.tokenizer.arrays.chunks import hash_unique
+from tui_tok.tokenizer.ugm.alphabet import Alphabet
 from tui_tok.tokenizer.ugm.batch import BatchResult, _edges, _search
 from tui_tok.tokenizer.ugm.hash import TokenHash, span_keys, text_code_points
 from tui_tok.tokenizer.ugm.tables import UgmTables
@@ -145,3 +146,57 @@ def viterbi_pieces(
         np.cumsum(widths, out=at[1:])
         out_ends = at[first[tok_text] + out_ends] - at[first[tok_text]]
     return BatchResult(ids=out_ids, ends=out_ends, counts=np.bincount(tok_text, minlength=count).astype(np.int64))
+
+
+def letter_ids(
+    letters: np.ndarray, alphabet: Alphabet, tables: UgmTables, token_hash: TokenHash, *, unk_id: int
+) -> np.ndarray:
+    """Token ids of one normalised text given by its letters (``ugm/alphabet.py``), as
+    ``viterbi_pieces([text]).ids``: a piece of one character takes its token from
+    ``alphabet.single``; longer pieces (all of known characters, since an unknown character
+    is cut on both sides) are searched once per distinct piece (the caller's condition 3 of
+    ``ugm/encoder.py`` must hold)."""
+    n = letters.size
+    if not n:
+        return np.zeros(0, dtype=np.int64)
+    cut = np.empty(n, dtype=bool)
+    cut[0] = True
+    np.logical_not(alphabet.joined(letters, token_hash), out=cut[1:])
+    starts = np.flatnonzero(cut)
+    sizes = np.diff(starts, append=n)
+    multi = sizes > 1
+    long_at = np.flatnonzero(multi)
+    count = np.ones(starts.size, dtype=np.int64)
+    if long_at.size:
+        m_starts, m_sizes = starts[long_at], sizes[long_at]
+        m_first = np.cumsum(m_sizes) - m_sizes
+        m_total = int(m_first[-1] + m_sizes[-1])
+        m_letters = letters[np.arange(m_total, dtype=np.int64) + np.repeat(m_starts - m_first, m_sizes)]
+        occ, rep = _distinct_pieces(m_letters, m_first, m_sizes)
+        d_sizes = m_sizes[rep]
+        d_first = np.cumsum(d_sizes) - d_sizes
+        d_total = int(d_sizes.sum())
+        d_piece = np.repeat(np.arange(rep.size, dtype=np.int64), d_sizes)
+        local = np.arange(d_total, dtype=np.int64) - d_first[d_piece]
+        d_cps = alphabet.chars[m_letters[m_first[rep][d_piece] + local]]
+        start, length, tid, score = _edges(d_cps, d_sizes[d_piece] - local, tables, token_hash, unk_id)
+        ids, _, owner = _search(d_first, d_sizes, start, length, tid, score, unk_id)
+        tok_count = np.bincount(owner, minlength=rep.size)
+        tok_first = np.cumsum(tok_count) - tok_count
+        count[long_at] = tok_count[occ]
+    out_first = np.cumsum(count) - count
+    out = np.empty(int(out_first[-1] + count[-1]), dtype=np.int64)
+    one = np.flatnonzero(~multi)
+    out[out_first[one]] = alphabet.single[letters[starts[one]]]
+    if long_at.size:
+        m_count = count[long_at]
+        m_out = np.cumsum(m_count) - m_count
+        total = int(m_out[-1] + m_count[-1])
+        step = np.arange(total, dtype=np.int64) - np.repeat(m_out, m_count)
+        out[np.repeat(out_first[long_at], m_count) + step] = ids[np.repeat(tok_first[occ], m_count) + step]
+    unk = out == unk_id
+    if unk[:-1].any():  # consecutive unknown tokens collapse into one
+        keep = np.ones(out.size, dtype=bool)
+        keep[:-1] = ~(unk[:-1] & unk[1:])
+        out = out[keep]
+    return out

@@ -2,43 +2,60 @@
 
 ``ugm/encoder.py`` cuts a fragment into units and handles each distinct unit in Python: about a
 microsecond each, 14k distinct units in 0.56 MB of mixed text. For a long fragment (ids only)
-this module normalises the whole text at once and searches it by pieces (``ugm/pieces.py``):
+this module normalises the whole text at once and searches it by pieces:
 
-1. **characters**: each distinct character is walked alone through the charsmap, all at once
-   (``Charsmap.walk_chars``, remembered per vocab): *clean* (its own chunk, unchanged, whatever
-   follows), *guarded* (unchanged unless the next byte extends the walk: checked per position,
-   in bulk) or *changed*. A separator (0x20, and the bytes ``tables.separators`` turns into it
-   first) is always its own chunk whose output is 0x20 (condition 1 of ``ugm/encoder.py``);
-2. **dirty units**: a unit (the text between separators) holding a changed character or an
-   extended walk is normalised alone by ``UgmNormalizer.normalize`` (exact: no chunk crosses a
-   separator), remembered per unit text; every other character is its own chunk, copied;
+1. **characters**: each new character is walked alone through the charsmap, all at once
+   (``Charsmap.walk_chars``), and its kind remembered per vocab (``ugm/alphabet.py``): *clean*
+   (the walk dies inside it: its own chunk, unchanged, whatever follows), *guarded* (unchanged
+   unless the next byte extends the walk; checked per position, in bulk, for a non-ASCII next
+   character; a walk that an ASCII byte extends counts as changed) or *changed*. A separator
+   (0x20, and the bytes ``tables.separators`` turns into it first) is always its own chunk
+   whose output is 0x20 (condition 1 of ``ugm/encoder.py``);
+2. **dirty regions**: a chunk longer than one character starts at a *dirty* character
+   (changed, or guarded and extended) and covers at most ``D`` bytes (the charsmap's deepest
+   walk), never a separator. So each dirty position ``p`` covers ``[p, p + D)`` characters at
+   most (clipped at the next separator); overlapping covers are merged into regions. A region
+   starts at a chunk boundary (any chunk reaching into it would start at a dirty character
+   whose cover holds its start) and ends at one (every chunk starting inside ends within its
+   start's cover), and no walk inside it reads past it: its chunk outputs
+   (``UgmNormalizer.chunk_text``, remembered per region text) are the ones in context. Every
+   other character is its own chunk, copied;
 3. **whitespace**: with ``merge`` (remove_extra_whitespaces), llama.cpp's rules over the chunk
    outputs drop every 0x20 and put the space string before each run of other bytes, whatever
-   ``prepend`` says. So a dirty unit ``u`` whose normal form ``normalize(b" " + u)`` is the space
-   string and ``z`` (no 0x20 in ``z``) is replaced by ``z`` (by nothing when the form is empty)
-   and the rules are applied once to the whole text, in numpy;
-4. **search**: ``pieces.text_ids``, exact under condition 3 (checked on the normalised length).
+   ``prepend`` says; applied once to the whole text in numpy, on letters (``ugm/alphabet.py``);
+4. **search**: ``pieces.letter_ids``, exact under condition 3 (checked on the normalised length).
 
-Same ids as ``UgmEncoder.encode_whole`` (tested). Returns None, for the caller's other paths,
-when a condition fails: no ``merge``, user-defined tokens, space not escaped, text or a dirty
-unit's normal form not valid UTF-8, or too long for condition 3.
+Same ids as ``UgmEncoder.encode_whole`` (tested). ``encode`` returns None, for the caller's
+other paths, when a condition fails: no ``merge``, user-defined tokens, space not escaped, a
+corrupt charsmap, the text or a region's output not valid UTF-8, or too long for condition 3.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from tui_tok.tokenizer.ugm.hash import TokenHash, text_code_points
+from tui_tok.tokenizer.ugm.alphabet import CODE_POINTS, Alphabet, build_alphabet
+from tui_tok.tokenizer.ugm.hash import TokenHash
 from tui_tok.tokenizer.ugm.normalize import ESCAPED_SPACE, UgmNormalizer
-from tui_tok.tokenizer.ugm.pieces import text_ids
+from tui_tok.tokenizer.ugm.pieces import letter_ids
 from tui_tok.tokenizer.ugm.tables import UgmTables
 
-_UNSEEN = -1
-_CLEAN, _GUARDED, _CHANGED = 0, 1, 2
-_SPACE_CP = 0x2581
-_CODE_POINTS = 0x110000
+_UNSEEN, _CLEAN, _GUARDED, _CHANGED = 0, 1, 2, 3
+_ASCII = np.arange(1, 0x80, dtype=np.int64)
+
+
+def _code_points(s: str) -> np.ndarray:
+    """Code points of ``s`` (uint32, no copy of the UTF-32 buffer)."""
+    return np.frombuffer(s.encode("utf-32-le"), dtype="<u4")
+
+
+def _lead_bytes(cps: np.ndarray) -> np.ndarray:
+    """First UTF-8 byte of each code point (int64)."""
+    c = cps.astype(np.int64)
+    return np.select([c < 0x80, c < 0x800, c < 0x10000], [c, 0xC0 | (c >> 6), 0xE0 | (c >> 12)], 0xF0 | (c >> 18))
 
 
 @dataclass(eq=False)
@@ -47,85 +64,95 @@ class TextIds:
 
     normalizer: UgmNormalizer
     """The vocab's normaliser (charsmap, whitespace flags)."""
-    _kind: np.ndarray | None = field(default=None, repr=False)
-    """Per code point: ``_UNSEEN`` or its kind (``_CLEAN``, ``_GUARDED``, ``_CHANGED``)."""
+    _alphabet: Alphabet | None = field(default=None, repr=False)
     _node: np.ndarray | None = field(default=None, repr=False)
     """Per guarded code point: the charsmap node its walk reached."""
-    _dirty: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
-    """Dirty unit text -> code points of its replacement (step 2 of the module docstring)."""
+    _regions: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    """Dirty region text -> code points of its chunk outputs."""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def usable(self) -> bool:
         """Whether the vocab meets the conditions of this path (``merge``, no user-defined
-        tokens, space escaped)."""
+        tokens, space escaped, a charsmap whose deepest walk is known)."""
         n = self.normalizer
-        return n.merge and not n.ud_first and n.space == ESCAPED_SPACE
+        if not (n.merge and not n.ud_first and n.space == ESCAPED_SPACE):
+            return False
+        return n.charsmap is None or n.charsmap.max_depth() is not None
 
-    def kinds(self, cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Kind and charsmap node of each position's character (new characters walked at once)."""
-        kind_of, node_of = self._kind, self._node
-        if kind_of is None or node_of is None:  # threads: each table written before it is read
-            node_of = self._node = np.zeros(_CODE_POINTS, dtype=np.int64)
-            kind_of = np.full(_CODE_POINTS, _UNSEEN, dtype=np.int8)
-            kind_of[0x20] = _CLEAN  # a separator: its own chunk (condition 1)
-            self._kind = kind_of
-        kind = kind_of[cps]
-        if (kind == _UNSEEN).any():
-            seen = np.zeros(_CODE_POINTS, dtype=bool)
-            seen[cps[kind == _UNSEEN]] = True
-            new = np.flatnonzero(seen)
-            charsmap = self.normalizer.charsmap
-            if charsmap is None:
-                kind_of[new] = _CLEAN
-            else:
-                got, node = charsmap.walk_chars(new)
-                node_of[new] = node  # before the kinds: another thread reads a node once it sees GUARDED
-                kind_of[new] = got
-            kind = kind_of[cps]
-        return kind, node_of
+    def alphabet(self, tables: UgmTables, token_hash: TokenHash, unk_id: int) -> Alphabet:
+        """The vocab's letters (built once, as llama.cpp builds its tables at load)."""
+        found = self._alphabet
+        if found is None:
+            with self._lock:
+                found = self._alphabet
+                if found is None:
+                    found = build_alphabet(tables, token_hash, unk_id)
+                    self._node = np.zeros(CODE_POINTS, dtype=np.int64)
+                    found.code[0x20] |= _CLEAN  # a separator: its own chunk (condition 1)
+                    self._alphabet = found
+        return found
 
-    def dirty_positions(self, cps: np.ndarray) -> np.ndarray:
-        """Positions whose character is not its own unchanged chunk for sure."""
-        kind, node_of = self.kinds(cps)
+    def _walk_new(self, cps: np.ndarray, code: np.ndarray) -> None:
+        """Walk the characters not walked yet and store their kinds (and guarded nodes)."""
+        seen = np.zeros(CODE_POINTS, dtype=bool)
+        seen[cps[(code & 3) == _UNSEEN]] = True
+        new = np.flatnonzero(seen)
+        alphabet, node_of = self._alphabet, self._node
+        assert alphabet is not None and node_of is not None
+        charsmap = self.normalizer.charsmap
+        if charsmap is None:
+            alphabet.code[new] |= _CLEAN
+            return
+        got, node = charsmap.walk_chars(new)
+        kind = got.astype(np.int32) + 1  # walk_chars: 0 clean, 1 guarded, 2 changed
+        guarded = np.flatnonzero(kind == _GUARDED)
+        if guarded.size:  # a walk that an ASCII byte extends: changed (rare; checked per position otherwise)
+            ext = charsmap.extends_many(node[guarded][:, None], _ASCII[None, :]).any(axis=1)
+            kind[guarded[ext]] = _CHANGED
+        node_of[new] = node  # before the kinds: another thread reads a node once it sees GUARDED
+        alphabet.code[new] |= kind
+
+    def _dirty(self, cps: np.ndarray, code: np.ndarray) -> np.ndarray:
+        """Positions whose character may not be its own unchanged chunk."""
+        kind = code & 3
         dirty = kind == _CHANGED
-        guarded = np.flatnonzero(kind[:-1] == _GUARDED)
+        guarded = np.flatnonzero((kind[:-1] == _GUARDED) & (cps[1:] >= 0x80))
         if guarded.size:
             charsmap = self.normalizer.charsmap
-            assert charsmap is not None
-            nxt = cps[guarded + 1]
-            lead = np.select(
-                [nxt < 0x80, nxt < 0x800, nxt < 0x10000], [nxt, 0xC0 | (nxt >> 6), 0xE0 | (nxt >> 12)], 0xF0 | (nxt >> 18)
-            )
-            dirty[guarded[charsmap.extends_many(node_of[cps[guarded]], lead)]] = True
+            assert charsmap is not None and self._node is not None
+            ext = charsmap.extends_many(self._node[cps[guarded]], _lead_bytes(cps[guarded + 1]))
+            dirty[guarded[ext]] = True
         return np.flatnonzero(dirty)
 
-    def _replacement(self, unit: str) -> np.ndarray | None:
-        """Code points replacing a dirty unit (step 3), or None if its normal form is not UTF-8."""
-        hit = self._dirty.get(unit)
+    def _region(self, text: str) -> np.ndarray | None:
+        """Code points of a dirty region's chunk outputs (None: not valid UTF-8)."""
+        hit = self._regions.get(text)
         if hit is None:
-            norm = self.normalizer.normalize(b" " + unit.encode("utf-8")).text
-            assert not norm or norm.startswith(ESCAPED_SPACE)  # merge: the space string first
             try:
-                rest = norm[len(ESCAPED_SPACE) :].decode("utf-8")
+                out = self.normalizer.chunk_text(text.encode("utf-8")).decode("utf-8")
             except UnicodeDecodeError:
                 return None
-            hit = self._dirty[unit] = text_code_points(rest)
+            hit = self._regions[text] = _code_points(out)
         return hit
 
-    def chunk_outputs(self, s: str, cps: np.ndarray) -> np.ndarray | None:
-        """Code points of the chunk outputs (before the whitespace rules), dirty units replaced."""
-        dirty = self.dirty_positions(cps)
-        if not dirty.size:
-            return cps
+    def chunk_outputs(self, s: str, cps: np.ndarray, dirty: np.ndarray) -> np.ndarray | None:
+        """Code points of the chunk outputs of ``s``, dirty regions replaced (step 2)."""
+        charsmap = self.normalizer.charsmap
+        depth = charsmap.max_depth() if charsmap is not None else 1
+        assert depth is not None  # usable() checked it
         seps = np.flatnonzero(cps == 0x20)
-        unit = np.searchsorted(seps, dirty)  # unit k: after separator k - 1, up to separator k
-        hit = np.unique(unit).tolist()
-        starts = np.append(0, seps + 1)
-        ends = np.append(seps, cps.size)
+        unit_end = np.append(seps, cps.size)[np.searchsorted(seps, dirty)]
+        cover = np.minimum(dirty + max(depth, 1), unit_end)
+        reach = np.maximum.accumulate(cover)
+        new = np.ones(dirty.size, dtype=bool)
+        new[1:] = dirty[1:] >= reach[:-1]
+        first = np.flatnonzero(new)
+        starts = dirty[first].tolist()
+        ends = reach[np.append(first[1:] - 1, dirty.size - 1)].tolist()
         parts = []
         at = 0
-        for k in hit:
-            a, b = int(starts[k]), int(ends[k])
-            rep = self._replacement(s[a:b])
+        for a, b in zip(starts, ends):
+            rep = self._region(s[a:b])
             if rep is None:
                 return None
             parts.append(cps[at:a])
@@ -143,29 +170,40 @@ class TextIds:
             s = spaced.decode("utf-8")
         except UnicodeDecodeError:
             return None
-        cps = text_code_points(s)
+        cps = _code_points(s)
         if not cps.size:
             return []
-        out = self.chunk_outputs(s, cps)
-        if out is None:
-            return None
-        norm = _merge_spaces(out)
+        alphabet = self.alphabet(tables, token_hash, unk_id)
+        code = alphabet.code[cps]
+        if ((code & 3) == _UNSEEN).any():
+            self._walk_new(cps, code)
+            code = alphabet.code[cps]
+        dirty = self._dirty(cps, code)
+        if dirty.size:
+            out = self.chunk_outputs(s, cps, dirty)
+            if out is None:
+                return None
+            cps = out
+            code = alphabet.code[cps]
+        norm = _merge_spaces(cps, code >> 2, int(alphabet.code[0x2581] >> 2))
         if 4 * norm.size > tables.max_exact_bytes:  # condition 3, on a bound of the UTF-8 length
-            width = 1 + (norm >= 0x80).astype(np.int64) + (norm >= 0x800) + (norm >= 0x10000)
+            chars = alphabet.chars[norm]  # unknown characters (letter 0) may be 4 bytes each
+            width = 1 + (chars >= 0x80).astype(np.int64) + (chars >= 0x800) + ((chars >= 0x10000) | (norm == 0))
             if int(width.sum()) > tables.max_exact_bytes:
                 return None
-        return text_ids(norm, tables, token_hash, unk_id=unk_id).tolist()
+        return letter_ids(norm, alphabet, tables, token_hash, unk_id=unk_id).tolist()
 
 
-def _merge_spaces(cps: np.ndarray) -> np.ndarray:
-    """llama.cpp's whitespace rules with ``merge``: every 0x20 dropped, U+2581 before each run
-    of other characters (the rules act on bytes; a run of characters is a run of bytes)."""
-    word = cps != 0x20
-    first = word.copy()
-    first[1:] &= ~word[:-1]  # a character after a space, or the first one
-    step = word.astype(np.int64) + first
-    at = np.cumsum(step)
-    out = np.empty(int(at[-1]) if at.size else 0, dtype=np.int64)
-    out[at[word] - 1] = cps[word]
-    out[at[first] - 2] = _SPACE_CP
-    return out
+def _merge_spaces(cps: np.ndarray, letters: np.ndarray, space: int) -> np.ndarray:
+    """The letters after llama.cpp's whitespace rules with ``merge``: every 0x20 dropped, the
+    space string (letter ``space``) before each run of other characters (the rules act on
+    bytes; a run of characters is a run of bytes). A space is kept, as the space string, where
+    a non-space follows it; one more goes first if the text starts with a non-space."""
+    is_space = cps == 0x20
+    word = ~is_space
+    keep = word.copy()
+    keep[:-1] |= word[1:]  # keep[i]: not a space, or a space before a non-space
+    body = np.where(is_space, np.int32(space), letters.astype(np.int32, copy=False))[keep]
+    if is_space[0]:
+        return body
+    return np.concatenate((np.array([space], dtype=np.int32), body))
