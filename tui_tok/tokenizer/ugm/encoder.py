@@ -154,6 +154,8 @@ class UgmEncoder:
         encode of many new words), as llama.cpp builds its token matcher at load."""
         if self._token_hash is None:
             self._token_hash = trie_hash(self.tables)
+        if self.tables.units_ok and self._text_ids.usable():  # the whole-text path's tables too
+            self._text_ids.alphabet(self.tables, self._token_hash, self.vocab.unk_id)
 
     @property
     def tables(self) -> UgmTables:

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tui_tok.tokenizer.ugm.charwalk import CharWalk
 from tui_tok.tokenizer.ugm.alphabet import CODE_POINTS, Alphabet, build_alphabet
 from tui_tok.tokenizer.ugm.hash import TokenHash
 from tui_tok.tokenizer.ugm.normalize import ESCAPED_SPACE, UgmNormalizer
@@ -67,6 +68,8 @@ class TextIds:
     _alphabet: Alphabet | None = field(default=None, repr=False)
     _node: np.ndarray | None = field(default=None, repr=False)
     """Per guarded code point: the charsmap node its walk reached."""
+    _walk: CharWalk | None = field(default=None, repr=False)
+    """The charsmap's walks over many characters (None: no charsmap)."""
     _regions: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     """Dirty region text -> code points of its chunk outputs."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -77,7 +80,9 @@ class TextIds:
         n = self.normalizer
         if not (n.merge and not n.ud_first and n.space == ESCAPED_SPACE):
             return False
-        return n.charsmap is None or n.charsmap.max_depth() is not None
+        if n.charsmap is not None and self._walk is None:
+            self._walk = CharWalk.of(n.charsmap)
+        return self._walk is None or self._walk.depth is not None
 
     def alphabet(self, tables: UgmTables, token_hash: TokenHash, unk_id: int) -> Alphabet:
         """The vocab's letters (built once, as llama.cpp builds its tables at load)."""
@@ -99,15 +104,15 @@ class TextIds:
         new = np.flatnonzero(seen)
         alphabet, node_of = self._alphabet, self._node
         assert alphabet is not None and node_of is not None
-        charsmap = self.normalizer.charsmap
-        if charsmap is None:
+        walk = self._walk
+        if walk is None:
             alphabet.code[new] |= _CLEAN
             return
-        got, node = charsmap.walk_chars(new)
+        got, node = walk.kinds(new)
         kind = got.astype(np.int32) + 1  # walk_chars: 0 clean, 1 guarded, 2 changed
         guarded = np.flatnonzero(kind == _GUARDED)
         if guarded.size:  # a walk that an ASCII byte extends: changed (rare; checked per position otherwise)
-            ext = charsmap.extends_many(node[guarded][:, None], _ASCII[None, :]).any(axis=1)
+            ext = walk.extends(node[guarded][:, None], _ASCII[None, :]).any(axis=1)
             kind[guarded[ext]] = _CHANGED
         node_of[new] = node  # before the kinds: another thread reads a node once it sees GUARDED
         alphabet.code[new] |= kind
@@ -118,9 +123,8 @@ class TextIds:
         dirty = kind == _CHANGED
         guarded = np.flatnonzero((kind[:-1] == _GUARDED) & (cps[1:] >= 0x80))
         if guarded.size:
-            charsmap = self.normalizer.charsmap
-            assert charsmap is not None and self._node is not None
-            ext = charsmap.extends_many(self._node[cps[guarded]], _lead_bytes(cps[guarded + 1]))
+            assert self._walk is not None and self._node is not None
+            ext = self._walk.extends(self._node[cps[guarded]], _lead_bytes(cps[guarded + 1]))
             dirty[guarded[ext]] = True
         return np.flatnonzero(dirty)
 
@@ -137,12 +141,14 @@ class TextIds:
 
     def chunk_outputs(self, s: str, cps: np.ndarray, dirty: np.ndarray) -> np.ndarray | None:
         """Code points of the chunk outputs of ``s``, dirty regions replaced (step 2)."""
-        charsmap = self.normalizer.charsmap
-        depth = charsmap.max_depth() if charsmap is not None else 1
-        assert depth is not None  # usable() checked it
+        entered = np.ones(dirty.size, dtype=np.int64)
+        if self._walk is not None:
+            entered, off_start = self._walk.reach(cps, dirty)
+            if off_start:  # a key ends inside a character: let the unit path do it
+                return None
         seps = np.flatnonzero(cps == 0x20)
         unit_end = np.append(seps, cps.size)[np.searchsorted(seps, dirty)]
-        cover = np.minimum(dirty + max(depth, 1), unit_end)
+        cover = np.minimum(dirty + entered, unit_end)
         reach = np.maximum.accumulate(cover)
         new = np.ones(dirty.size, dtype=bool)
         new[1:] = dirty[1:] >= reach[:-1]
