@@ -151,7 +151,7 @@ class TextIds:
         cover = np.minimum(dirty + entered, unit_end)
         reach = np.maximum.accumulate(cover)
         new = np.ones(dirty.size, dtype=bool)
-        new[1:] = dirty[1:] >= reach[:-1]
+        new[1:] = dirty[1:] > reach[:-1]  # touching covers merge too: fewer, longer regions
         first = np.flatnonzero(new)
         starts = dirty[first].tolist()
         ends = reach[np.append(first[1:] - 1, dirty.size - 1)].tolist()
