@@ -37,7 +37,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tui_tok.tokenizer.arrays.chunks import hash_unique
+from tui_tok.tokenizer.arrays.chunks import distinct_spans, hash_unique
 from tui_tok.tokenizer.ugm.alphabet import Alphabet
 from tui_tok.tokenizer.ugm.batch import BatchResult, _edges, _search
 from tui_tok.tokenizer.ugm.hash import TokenHash, span_keys, text_code_points
@@ -169,19 +169,19 @@ def letter_ids(
     count = np.ones(starts.size, dtype=np.int64)
     if long_at.size:
         m_starts, m_sizes = starts[long_at], sizes[long_at]
-        m_first = np.cumsum(m_sizes) - m_sizes
-        m_total = int(m_first[-1] + m_sizes[-1])
-        m_letters = letters[np.arange(m_total, dtype=np.int64) + np.repeat(m_starts - m_first, m_sizes)]
-        occ, rep = _distinct_pieces(m_letters, m_first, m_sizes)
-        d_sizes = m_sizes[rep]
+        # distinct pieces named by their letters' bytes (exact; ``arrays/chunks.py``)
+        wide = 1 if alphabet.size < 0x100 else 2 if alphabet.size < 0x10000 else 4
+        raw = letters.astype({1: "u1", 2: "<u2", 4: "<u4"}[wide]).tobytes()
+        occ, d_at, d_bytes = distinct_spans(raw, m_starts * wide, (m_starts + m_sizes) * wide)
+        d_sizes = d_bytes // wide
         d_first = np.cumsum(d_sizes) - d_sizes
         d_total = int(d_sizes.sum())
-        d_piece = np.repeat(np.arange(rep.size, dtype=np.int64), d_sizes)
+        d_piece = np.repeat(np.arange(d_sizes.size, dtype=np.int64), d_sizes)
         local = np.arange(d_total, dtype=np.int64) - d_first[d_piece]
-        d_cps = alphabet.chars[m_letters[m_first[rep][d_piece] + local]]
+        d_cps = alphabet.chars[letters[(d_at // wide)[d_piece] + local]]
         start, length, tid, score = _edges(d_cps, d_sizes[d_piece] - local, tables, token_hash, unk_id)
         ids, _, owner = _search(d_first, d_sizes, start, length, tid, score, unk_id)
-        tok_count = np.bincount(owner, minlength=rep.size)
+        tok_count = np.bincount(owner, minlength=d_sizes.size)
         tok_first = np.cumsum(tok_count) - tok_count
         count[long_at] = tok_count[occ]
     out_first = np.cumsum(count) - count
