@@ -205,6 +205,8 @@ def _merge_spaces(cps: np.ndarray, letters: np.ndarray, space: int) -> np.ndarra
     space string (letter ``space``) before each run of other characters (the rules act on
     bytes; a run of characters is a run of bytes). A space is kept, as the space string, where
     a non-space follows it; one more goes first if the text starts with a non-space."""
+    if not cps.size:
+        return np.zeros(0, dtype=np.int32)
     is_space = cps == 0x20
     word = ~is_space
     keep = word.copy()
