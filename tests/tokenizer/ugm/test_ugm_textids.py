@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_ugm import PIECES, encoder, t5_vocab
+from support import conformance_rows
+from test_ugm import PIECES, encoder, t5_vocab, tok
 
 from benchmarks.corpus import build_corpus
 from tui_tok.tokenizer.ugm.batch import viterbi_batch
 from tui_tok.tokenizer.ugm.charsmap import Charsmap, build_charsmap
 from tui_tok.tokenizer.ugm.charwalk import CharWalk
+from tui_tok.tokenizer.ugm.encoder import _WHOLE_FROM as WHOLE_FROM
 from tui_tok.tokenizer.ugm.encoder import UgmEncoder
 from tui_tok.tokenizer.ugm.hash import text_code_points
 from tui_tok.tokenizer.ugm.pieces import viterbi_pieces
@@ -53,6 +55,24 @@ def test_whole_text_ids_equal_llama_cpps_computation(name: str, text: str) -> No
         return
     assert got is not None  # these vocabs meet every condition: the path really ran
     assert got == whole_ids(enc, data)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_conformance_rows_through_the_whole_text_path(name: str) -> None:
+    """llama.cpp's own ids for every row, every fragment through this path."""
+    enc = encoder(name)
+    t = tok(name)
+    rows = conformance_rows(name)
+    assert len(rows) > 200
+    ran = sum(fast_ids(enc, r["text"].encode("utf-8", "surrogatepass")) is not None for r in rows)
+    assert ran > 200
+    enc.whole_from = 0
+    try:
+        bad = [r["text"] for r in rows
+               if t.encode(r["text"], add_special=r["add_special"], parse_special=r["parse_special"]) != r["ids"]]
+    finally:
+        enc.whole_from = WHOLE_FROM
+    assert bad == []
 
 
 @pytest.mark.parametrize("name", NAMES)
