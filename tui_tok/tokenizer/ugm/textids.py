@@ -45,6 +45,8 @@ from tui_tok.tokenizer.ugm.pieces import letter_ids
 from tui_tok.tokenizer.ugm.tables import UgmTables
 
 _UNSEEN, _CLEAN, _GUARDED, _CHANGED = 0, 1, 2, 3
+_SPACE_CODE = -4 | _CLEAN
+"""Code of 0x20: clean, letter -1 (``_merge_spaces`` finds the separators by it)."""
 _ASCII = np.arange(1, 0x80, dtype=np.int64)
 
 
@@ -92,18 +94,19 @@ class TextIds:
                 found = self._alphabet
                 if found is None:
                     found = build_alphabet(tables, token_hash, unk_id)
-                    self._node = np.zeros(CODE_POINTS, dtype=np.int64)
-                    found.code[0x20] |= _CLEAN  # a separator: its own chunk (condition 1)
+                    self._node = np.zeros(CODE_POINTS, dtype=np.int32)
+                    # a separator: its own chunk (condition 1), and letter -1 marks it
+                    found.code[0x20] = _SPACE_CODE
+                    self._walk_new(found, np.arange(0x100, dtype=np.int64))  # ASCII and Latin-1 now
                     self._alphabet = found
         return found
 
-    def _walk_new(self, cps: np.ndarray, code: np.ndarray) -> None:
-        """Walk the characters not walked yet and store their kinds (and guarded nodes)."""
-        seen = np.zeros(CODE_POINTS, dtype=bool)
-        seen[cps[(code & 3) == _UNSEEN]] = True
-        new = np.flatnonzero(seen)
-        alphabet, node_of = self._alphabet, self._node
-        assert alphabet is not None and node_of is not None
+    def _walk_new(self, alphabet: Alphabet, new: np.ndarray) -> None:
+        """Walk the distinct characters ``new`` (not walked yet) and store their kinds (and the
+        nodes of guarded ones)."""
+        node_of = self._node
+        assert node_of is not None
+        new = new[(alphabet.code[new] & 3) == _UNSEEN]
         walk = self._walk
         if walk is None:
             alphabet.code[new] |= _CLEAN
@@ -128,19 +131,22 @@ class TextIds:
             dirty[guarded[ext]] = True
         return np.flatnonzero(dirty)
 
-    def _region(self, text: str) -> np.ndarray | None:
-        """Code points of a dirty region's chunk outputs (None: not valid UTF-8)."""
+    def _region(self, text: str, alphabet: Alphabet) -> np.ndarray | None:
+        """Letters of a dirty region's chunk outputs (None: not valid UTF-8)."""
         hit = self._regions.get(text)
         if hit is None:
             try:
                 out = self.normalizer.chunk_text(text.encode("utf-8")).decode("utf-8")
             except UnicodeDecodeError:
                 return None
-            hit = self._regions[text] = _code_points(out)
+            hit = self._regions[text] = alphabet.code[_code_points(out)] >> 2
         return hit
 
-    def chunk_outputs(self, s: str, cps: np.ndarray, dirty: np.ndarray) -> np.ndarray | None:
-        """Code points of the chunk outputs of ``s``, dirty regions replaced (step 2)."""
+    def chunk_outputs(
+        self, s: str, cps: np.ndarray, letters: np.ndarray, dirty: np.ndarray, alphabet: Alphabet
+    ) -> np.ndarray | None:
+        """Letters of the chunk outputs of ``s`` (code points ``cps``, ``letters``), dirty
+        regions replaced (step 2)."""
         entered = np.ones(dirty.size, dtype=np.int64)
         if self._walk is not None:
             entered, off_start = self._walk.reach(cps, dirty)
@@ -158,13 +164,13 @@ class TextIds:
         parts = []
         at = 0
         for a, b in zip(starts, ends):
-            rep = self._region(s[a:b])
+            rep = self._region(s[a:b], alphabet)
             if rep is None:
                 return None
-            parts.append(cps[at:a])
+            parts.append(letters[at:a])
             parts.append(rep)
             at = b
-        parts.append(cps[at:])
+        parts.append(letters[at:])
         return np.concatenate(parts)
 
     def encode(self, text: bytes, tables: UgmTables, token_hash: TokenHash, *, unk_id: int) -> list[int] | None:
@@ -181,17 +187,20 @@ class TextIds:
             return []
         alphabet = self.alphabet(tables, token_hash, unk_id)
         code = alphabet.code[cps]
-        if ((code & 3) == _UNSEEN).any():
-            self._walk_new(cps, code)
-            code = alphabet.code[cps]
+        unseen = np.flatnonzero((code & 3) == _UNSEEN)
+        if unseen.size:
+            seen = np.zeros(CODE_POINTS, dtype=bool)
+            seen[cps[unseen]] = True
+            self._walk_new(alphabet, np.flatnonzero(seen))
+            code[unseen] = alphabet.code[cps[unseen]]
         dirty = self._dirty(cps, code)
+        letters = code >> 2
         if dirty.size:
-            out = self.chunk_outputs(s, cps, dirty)
+            out = self.chunk_outputs(s, cps, letters, dirty, alphabet)
             if out is None:
                 return None
-            cps = out
-            code = alphabet.code[cps]
-        norm = _merge_spaces(cps, code >> 2, int(alphabet.code[0x2581] >> 2))
+            letters = out
+        norm = _merge_spaces(letters, int(alphabet.code[0x2581] >> 2))
         if 4 * norm.size > tables.max_exact_bytes:  # condition 3, on a bound of the UTF-8 length
             chars = alphabet.chars[norm]  # unknown characters (letter 0) may be 4 bytes each
             width = 1 + (chars >= 0x80).astype(np.int64) + (chars >= 0x800) + ((chars >= 0x10000) | (norm == 0))
@@ -200,14 +209,15 @@ class TextIds:
         return letter_ids(norm, alphabet, tables, token_hash, unk_id=unk_id).tolist()
 
 
-def _merge_spaces(cps: np.ndarray, letters: np.ndarray, space: int) -> np.ndarray:
-    """The letters after llama.cpp's whitespace rules with ``merge``: every 0x20 dropped, the
-    space string (letter ``space``) before each run of other characters (the rules act on
-    bytes; a run of characters is a run of bytes). A space is kept, as the space string, where
-    a non-space follows it; one more goes first if the text starts with a non-space."""
-    if not cps.size:
+def _merge_spaces(letters: np.ndarray, space: int) -> np.ndarray:
+    """The letters after llama.cpp's whitespace rules with ``merge``: every 0x20 (letter -1)
+    dropped, the space string (letter ``space``) before each run of other characters (the
+    rules act on bytes; a run of characters is a run of bytes). A space is kept, as the space
+    string, where a non-space follows it; one more goes first if the text starts with a
+    non-space."""
+    if not letters.size:
         return np.zeros(0, dtype=np.int32)
-    is_space = cps == 0x20
+    is_space = letters < 0
     word = ~is_space
     keep = word.copy()
     keep[:-1] |= word[1:]  # keep[i]: not a space, or a space before a non-space
