@@ -162,13 +162,16 @@ def test_bigram_table_and_letter_matrix_find_every_crossing(name: str, text: str
     assert h is not None
     s = text.encode("utf-8", "replace").decode().replace(" ", "▁")  # normalised text has no 0x20
     cps = text_code_points(s)
-    tokens = {tok for tok, tid in enc.tables.ids.items() if enc.tables.in_trie_mask[tid]}
-    pairs = {tok[i : i + 2] for tok in tokens for i in range(len(tok) - 1)}
-    want = [s[i : i + 2] in pairs for i in range(len(s) - 1)]
-    assert h.joined(cps).tolist() == want
+    texts = enc.vocab.tokens
+    trie = [t for i, t in enumerate(texts) if enc.tables.in_trie_mask[i]]
+    inside = {t[i : i + 2] for t in trie for i in range(len(t) - 1)}  # must join: a token crosses
+    joined = "\0".join(texts)
+    anywhere = {joined[i : i + 2] for i in range(len(joined) - 1)}  # may join (no cut needed)
+    pairs = [s[i : i + 2] for i in range(len(s) - 1)]
     alphabet = enc._text_ids.alphabet(enc.tables, h, enc.vocab.unk_id)
-    letters = alphabet.code[cps] >> 2
-    assert alphabet.joined(letters, h).tolist() == want
+    for got in (h.joined(cps).tolist(), alphabet.joined(alphabet.code[cps] >> 2, h).tolist()):
+        assert all(j or p not in inside for p, j in zip(pairs, got))
+        assert all(not j or p in anywhere for p, j in zip(pairs, got))
 
 
 # -- the charsmap walks -----------------------------------------------------------------------

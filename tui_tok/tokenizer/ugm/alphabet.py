@@ -1,7 +1,7 @@
 """The characters of a UGM vocab's trie tokens, numbered, for the whole-text ids path.
 
 ``ugm/textids.py`` works on one small integer per character of the normalised text, its
-*letter*: 1 + its rank among the characters that occur in some trie token, 0 for any other
+*letter*: 1 + its rank among the characters that occur in some token, 0 for any other
 character. A character with letter 0 can only be covered by the unknown edge (a token holding
 it would hold a letter), so it is a piece of its own (``ugm/pieces.py``) whose token is the
 unknown token; a piece of one known character is the single-character token, or the unknown
@@ -60,15 +60,12 @@ class Alphabet:
 
 
 def build_alphabet(tables: UgmTables, token_hash: TokenHash, unk_id: int) -> Alphabet:
-    """Letters of the trie tokens (those ``token_hash`` holds), their single-character tokens,
-    and the bigram matrix for a small alphabet."""
-    chosen = np.flatnonzero(tables.in_trie_mask & (tables.token_lengths > 0))
-    lengths = tables.token_lengths[chosen]
-    total = int(lengths.sum())
-    first = np.cumsum(lengths) - lengths
-    pos = np.arange(total, dtype=np.int64) + np.repeat(tables.token_starts[chosen] - first, lengths)
-    seen = np.zeros(CODE_POINTS, dtype=bool)
-    seen[tables.token_cps[pos]] = True
+    """Letters of the tokens' characters, their single-character trie tokens (those
+    ``token_hash`` holds), and the bigram matrix for a small alphabet. A character of no trie
+    token may have a letter: its piece still gets the unknown token (no single-character trie
+    token), and its pairs only join where the search itself decides."""
+    seen = np.zeros(CODE_POINTS, dtype=bool)  # every token's characters (and the joiner): a
+    seen[tables.token_cps] = True  # letter in no trie token has the unknown token alone, as it should
     chars = np.flatnonzero(seen)
     size = int(chars.size)
     code = np.zeros(CODE_POINTS, dtype=np.int32)

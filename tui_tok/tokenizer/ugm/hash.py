@@ -69,8 +69,9 @@ class TokenHash:
     pair_shift: np.uint64
     """``shift`` of the second table."""
     bigram_keys: np.ndarray
-    """Third table, same layout: packed key of every two adjacent characters inside a token
-    (uint64); a boundary between two characters that are no such pair is crossed by no token."""
+    """Third table, same layout: packed key of every two adjacent characters of the joined
+    token texts (uint64), so of every pair inside a token: a boundary between two characters
+    that are no such pair is crossed by no token."""
     bigram_shift: np.uint64
     """``shift`` of the third table."""
 
@@ -295,7 +296,7 @@ def build_token_hash_arrays(
     one = np.uint64(1)
     packed = (pairs >> np.uint64(21)) + one | ((pairs & np.uint64(0x1FFFFF)) + one) << np.uint64(21)
     pair_slot, pair_order, pair_shift, pair_total = _place(packed)  # type: ignore[misc]
-    bigrams = _bigrams(cps, first, lengths[ids])
+    bigrams = _bigrams(cps)
     big_slot, big_order, big_shift, big_total = _place(bigrams)  # type: ignore[misc]
     table = TokenHash(
         keys=np.zeros(total, dtype=np.uint64),
@@ -319,18 +320,17 @@ def build_token_hash_arrays(
     return table
 
 
-def _bigrams(cps: np.ndarray, first: np.ndarray, length: np.ndarray) -> np.ndarray:
+def _bigrams(cps: np.ndarray) -> np.ndarray:
     """The distinct packed keys ``(a+1) | (b+1) << 21`` of every two characters side by side in
-    the tokens starting at ``first`` in ``cps`` with ``length`` characters (uint64)."""
-    inner = length - 1
-    inner[inner < 0] = 0
-    total = int(inner.sum())
-    if not total:
+    ``cps`` (uint64): the tokens' code points, joined. Pairs across two tokens (or inside a
+    token outside the trie) only make ``joined`` say True where no token crosses: a cut the
+    search does not need, never a wrong one; and it takes no per-token bookkeeping."""
+    if cps.size < 2:
         return np.zeros(0, dtype=np.uint64)
-    ends = np.cumsum(inner)
-    pos = np.arange(total, dtype=np.int64) + np.repeat(first - (ends - inner), inner)
-    one = np.uint64(1)
-    keys = (cps[pos].astype(np.uint64) + one) | ((cps[pos + 1].astype(np.uint64) + one) << np.uint64(21))
+    c = cps.astype(np.uint64)
+    c += np.uint64(1)
+    keys = c[1:] << np.uint64(21)
+    keys |= c[:-1]
     return _distinct(keys)
 
 
