@@ -175,28 +175,37 @@ def letter_ids(
         occ, d_at, d_bytes = distinct_spans(raw, m_starts * wide, (m_starts + m_sizes) * wide)
         d_sizes = d_bytes // wide
         d_first = np.cumsum(d_sizes) - d_sizes
-        d_total = int(d_sizes.sum())
-        d_piece = np.repeat(np.arange(d_sizes.size, dtype=np.int64), d_sizes)
-        local = np.arange(d_total, dtype=np.int64) - d_first[d_piece]
-        d_cps = alphabet.chars[letters[(d_at // wide)[d_piece] + local]]
-        start, length, tid, score = _edges(d_cps, d_sizes[d_piece] - local, tables, token_hash, unk_id)
+        d_cps = alphabet.chars[letters[_ragged(d_at // wide, d_sizes)]]
+        start, length, tid, score = _edges(d_cps, _ragged(d_sizes, d_sizes, -1), tables, token_hash, unk_id)
         ids, _, owner = _search(d_first, d_sizes, start, length, tid, score, unk_id)
         tok_count = np.bincount(owner, minlength=d_sizes.size)
-        tok_first = np.cumsum(tok_count) - tok_count
         count[long_at] = tok_count[occ]
-    out_first = np.cumsum(count) - count
-    out = np.empty(int(out_first[-1] + count[-1]), dtype=np.int64)
+    # every token in order, by one ragged gather from the single-character tokens followed by
+    # the tokens of the distinct pieces
     one = np.flatnonzero(~multi)
-    out[out_first[one]] = alphabet.single[letters[starts[one]]]
+    source = alphabet.single[letters[starts[one]]]
+    src = np.empty(starts.size, dtype=np.int64)
+    src[one] = np.arange(one.size, dtype=np.int64)
     if long_at.size:
-        m_count = count[long_at]
-        m_out = np.cumsum(m_count) - m_count
-        total = int(m_out[-1] + m_count[-1])
-        step = np.arange(total, dtype=np.int64) - np.repeat(m_out, m_count)
-        out[np.repeat(out_first[long_at], m_count) + step] = ids[np.repeat(tok_first[occ], m_count) + step]
+        src[long_at] = (np.cumsum(tok_count) - tok_count + one.size)[occ]
+        source = np.concatenate((source, ids))
+    out = source[_ragged(src, count)]
     unk = out == unk_id
     if unk[:-1].any():  # consecutive unknown tokens collapse into one
         keep = np.ones(out.size, dtype=bool)
         keep[:-1] = ~(unk[:-1] & unk[1:])
         out = out[keep]
+    return out
+
+
+def _ragged(starts: np.ndarray, counts: np.ndarray, step: int = 1) -> np.ndarray:
+    """``concatenate([starts[k] + step * arange(counts[k]) for k])`` (int64), by one cumulative
+    sum (``np.repeat`` with counts is several times slower); every count is at least 1."""
+    total = int(counts.sum())
+    out = np.full(total, step, dtype=np.int64)
+    if total:
+        first = np.cumsum(counts) - counts
+        out[0] = starts[0]
+        out[first[1:]] = starts[1:] - starts[:-1] - step * (counts[:-1] - 1)
+        np.cumsum(out, out=out)
     return out
