@@ -205,3 +205,30 @@ def test_walk_reach_and_depth_bound_every_match(keys: list[str], text: str) -> N
         found = cm.longest_match(data, len(text[:i].encode()))
         if found is not None:
             assert found[0] <= len(text[i : i + n].encode())
+
+
+def test_threads_share_the_remembered_kinds_and_regions() -> None:
+    """Fresh tables filled by several threads at once (new characters walked, regions
+    normalised concurrently) give each thread the ids a lone thread gets."""
+    import threading
+
+    from tui_tok.tokenizer.ugm.encoder import UgmEncoder as Encoder
+
+    vocab = encoder(NAMES[0]).vocab
+    texts = [build_corpus(20_000 + 3_000 * k)[k * 500 :].encode() for k in range(4)]
+    alone = Encoder(vocab)
+    want = [alone.encode_fragment_ids(t, after_special=False) for t in texts]
+    shared = Encoder(vocab)
+    shared.prepare()
+    got: list[list[int] | None] = [None] * len(texts)
+
+    def run(k: int) -> None:
+        got[k] = shared.encode_fragment_ids(texts[k], after_special=False)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(len(texts))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert got == want
+    assert want[0] == whole_ids(alone, texts[0])
