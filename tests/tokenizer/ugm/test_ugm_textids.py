@@ -232,3 +232,23 @@ def test_threads_share_the_remembered_kinds_and_regions() -> None:
         th.join()
     assert got == want
     assert want[0] == whole_ids(alone, texts[0])
+
+
+def test_a_text_the_unit_cache_knows_takes_the_unit_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once ``tokenize`` (or a unit encode) cached a text's words, ``encode`` of it looks them
+    up (faster than the whole-text path, which fills no cache); a new text does not."""
+    from tui_tok.tokenizer.ugm.encoder import UgmEncoder as Encoder
+
+    enc = Encoder(encoder(NAMES[0]).vocab)
+    enc.prepare()
+    known, new = build_corpus(40_000).encode(), ("zq xw " * 8000).encode()
+    calls: list[int] = []
+    real = type(enc._text_ids).encode
+    monkeypatch.setattr(type(enc._text_ids), "encode", lambda self, t, *a, **k: calls.append(len(t)) or real(self, t, *a, **k))
+    first = enc.encode_fragment_ids(known, after_special=False)
+    assert calls == [len(known)]
+    enc.encode_fragment(known, after_special=False)  # fills the unit cache, as tokenize does
+    assert enc.encode_fragment_ids(known, after_special=False) == first == whole_ids(enc, known)
+    assert calls == [len(known)]
+    enc.encode_fragment_ids(new, after_special=False)
+    assert calls == [len(known), len(new)]

@@ -8,7 +8,8 @@ ended, so input that vanished, like merged spaces, belongs to the token after it
 
 Four ways to the same answer, fastest first:
 
-* **whole text, ids only** (``ugm/textids.py``, for fragments from ``whole_from`` bytes): the
+* **whole text, ids only** (``ugm/textids.py``, fragments from ``whole_from`` bytes whose words
+  the unit cache does not already hold): the
   whole fragment normalised in numpy passes (only the few regions the charsmap changes go
   through the normaliser), then searched by pieces, each distinct piece once (a piece ends
   where two characters sit side by side in no token; ``ugm/pieces.py``). No Python work per
@@ -85,6 +86,8 @@ mixed text are faster in the batch (the generic normaliser is the per-unit path'
 _WHOLE_FROM = 16384
 """Fragments from this many bytes take the whole-text ids path (``ugm/textids.py``): below, the
 unit cache's lookups win (and keep the units of text typed again and again)."""
+_SAMPLE = 64
+"""Words sampled to tell whether the unit cache knows a long text (``_cache_knows``)."""
 _TOKENS_PER_UNIT = 250
 """Before the first batch, its hash table (~0.25 ms per 1000 trie tokens here) must pay off:
 a batch then needs a unit per this many tokens, as a unit costs ~60 us one at a time."""
@@ -193,7 +196,7 @@ class UgmEncoder:
         if not text:
             return []
         tables = self.tables
-        if tables.units_ok and len(text) >= self.whole_from and tables.max_exact_bytes:
+        if tables.units_ok and len(text) >= self.whole_from and tables.max_exact_bytes and not self._cache_knows(text):
             if self._token_hash is None:
                 self._token_hash = trie_hash(tables)
             found = self._text_ids.encode(text, tables, self._token_hash, unk_id=self.vocab.unk_id)
@@ -205,6 +208,22 @@ class UgmEncoder:
             if ids is not None:
                 return ids
         return [p[0] for p in self.encode_whole(text)]
+
+    def _cache_knows(self, text: bytes) -> bool:
+        """Whether the unit cache holds most of ``text``'s words (checked on a sample): then
+        the unit path is faster (~2x) than the whole-text path, which fills no cache."""
+        cache = self._cache
+        if len(cache) < _SAMPLE or len(text) < 16 * _SAMPLE or self.normalizer.prepend and not self.normalizer.merge:
+            return False  # (keyed units: the whole-text path does not apply anyway)
+        tables = self.tables
+        spaced = text if tables.separators is None else text.translate(tables.separators)
+        step = len(spaced) // _SAMPLE
+        hits = 0
+        for at in range(0, step * _SAMPLE, step):
+            start = spaced.rfind(b" ", 0, at) + 1
+            end = spaced.find(b" ", at)
+            hits += spaced[start : end if end >= 0 else len(spaced)] in cache
+        return hits * 4 >= _SAMPLE * 3
 
     def encode_whole(self, text: bytes) -> list[Piece]:
         """Normalise and search the whole fragment at once: llama.cpp's exact computation (same
