@@ -8,12 +8,12 @@ ended, so input that vanished, like merged spaces, belongs to the token after it
 
 Four ways to the same answer, fastest first:
 
-* **whole text, ids only** (``ugm/textids.py``, fragments from ``whole_from`` bytes whose words
-  the unit cache does not already hold): the
-  whole fragment normalised in numpy passes (only the few regions the charsmap changes go
-  through the normaliser), then searched by pieces, each distinct piece once (a piece ends
-  where two characters sit side by side in no token; ``ugm/pieces.py``). No Python work per
-  unit: 0.56 MB of mixed text in ~0.04 s with a 1000-piece vocab (the unit path: ~0.1 s);
+* **whole text, ids only** (``ugm/textids.py``, fragments from ``whole_from`` bytes whose
+  words the unit cache does not already hold): the whole fragment normalised in numpy passes
+  (only the few regions the charsmap changes go through the normaliser), then searched by
+  pieces, each distinct piece once (a piece ends where two characters sit side by side in no
+  token; ``ugm/pieces.py``). No Python work per unit: 0.56 MB of mixed text in ~0.04 s with
+  a 1000-piece vocab (the unit path: ~0.1 s);
 * **units** (``_encode_units``): the fragment is cut before every *separator* byte (0x20, and
   any ASCII byte the charsmap turns into exactly 0x20, e.g. \\n for XLM-R) into units: the
   first word, then each separator with the word after it. Each unit is normalised and
