@@ -21,6 +21,11 @@ stored under its key. A packed key is the text itself; a polynomial hit is kept 
 token has the same length and code points (checked in bulk): a hash collision costs time,
 never a wrong id.
 
+Two more tables of the same layout, both over packed pairs of code points: the longest token
+starting with each two characters (``reach``: how many lengths to look up at a position), and
+every two characters side by side in the joined token texts (``joined``: where no token can
+cross, so ``ugm/pieces.py`` may cut).
+
 Does not search: see ``ugm/batch.py``.
 
 >>> h = build_token_hash(["ab", "abcd", "x"], [5, 6, 7])

@@ -1,5 +1,10 @@
 """``viterbi_batch(restart=True)`` searching each distinct *piece* once.
 
+Two callers: ``viterbi_pieces`` for the normalised units of ``ugm/units.py`` (ids and ends),
+and ``letter_ids`` for a whole normalised text given by its letters (``ugm/textids.py``:
+ids only, a piece of one character answered by table, the others named by their letters'
+bytes, which is exact, before the search).
+
 The texts here are normalised units (``ugm/encoder.py``), all different, yet made of few
 different pieces: a boundary between two characters that sit side by side in no token (the
 vocab's *bigrams*, ``TokenHash.joined``) is crossed by no lattice edge, so every path passes
