@@ -247,8 +247,8 @@ class UgmNormalizer:
         """The outputs of llama.cpp's chunks of ``data`` joined, before the whitespace rules
         (for a stretch of text that starts and ends at chunk boundaries).
 
-        >>> UgmNormalizer(charsmap=None, user_defined=(), prepend=True, merge=True).chunk_text(b"a \xff")
-        b'a \xef\xbf\xbd'
+        >>> UgmNormalizer(charsmap=None, user_defined=(), prepend=True, merge=True).chunk_text(b"a \\xff")
+        b'a \\xef\\xbf\\xbd'
         """
         out = bytearray()
         pos = 0
