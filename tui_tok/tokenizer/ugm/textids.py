@@ -5,21 +5,23 @@ microsecond each, 14k distinct units in 0.56 MB of mixed text. For a long fragme
 this module normalises the whole text at once and searches it by pieces:
 
 1. **characters**: each new character is walked alone through the charsmap, all at once
-   (``Charsmap.walk_chars``), and its kind remembered per vocab (``ugm/alphabet.py``): *clean*
+   (``CharWalk.kinds``), and its kind remembered per vocab (``ugm/alphabet.py``): *clean*
    (the walk dies inside it: its own chunk, unchanged, whatever follows), *guarded* (unchanged
    unless the next byte extends the walk; checked per position, in bulk, for a non-ASCII next
    character; a walk that an ASCII byte extends counts as changed) or *changed*. A separator
    (0x20, and the bytes ``tables.separators`` turns into it first) is always its own chunk
    whose output is 0x20 (condition 1 of ``ugm/encoder.py``);
 2. **dirty regions**: a chunk longer than one character starts at a *dirty* character
-   (changed, or guarded and extended) and covers at most ``D`` bytes (the charsmap's deepest
-   walk), never a separator. So each dirty position ``p`` covers ``[p, p + D)`` characters at
-   most (clipped at the next separator); overlapping covers are merged into regions. A region
-   starts at a chunk boundary (any chunk reaching into it would start at a dirty character
-   whose cover holds its start) and ends at one (every chunk starting inside ends within its
-   start's cover), and no walk inside it reads past it: its chunk outputs
-   (``UgmNormalizer.chunk_text``, remembered per region text) are the ones in context. Every
-   other character is its own chunk, copied;
+   (changed, or guarded and extended) and ends within the characters its charsmap walk
+   enters (``CharWalk.reach``, all dirty positions walked at once), never past a separator.
+   So each dirty position ``p`` *covers* ``[p, p + entered)`` (clipped at the next separator);
+   overlapping or touching covers merge into regions. A region starts at a chunk boundary (a
+   chunk reaching into it would start at a dirty character whose cover holds its start) and
+   ends at one (every chunk starting inside ends within its start's cover), and no walk
+   inside it goes past it: its chunk outputs (``UgmNormalizer.chunk_text``, remembered per
+   region text) are the ones in context. Every other character is its own chunk, copied. (A
+   charsmap key ending inside a character could leave a chunk boundary off a character
+   start: then this path gives up.);
 3. **whitespace**: with ``merge`` (remove_extra_whitespaces), llama.cpp's rules over the chunk
    outputs drop every 0x20 and put the space string before each run of other bytes, whatever
    ``prepend`` says; applied once to the whole text in numpy, on letters (``ugm/alphabet.py``);
@@ -37,8 +39,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tui_tok.tokenizer.ugm.charwalk import CharWalk
 from tui_tok.tokenizer.ugm.alphabet import CODE_POINTS, Alphabet, build_alphabet
+from tui_tok.tokenizer.ugm.charwalk import CharWalk
 from tui_tok.tokenizer.ugm.hash import TokenHash
 from tui_tok.tokenizer.ugm.normalize import ESCAPED_SPACE, UgmNormalizer
 from tui_tok.tokenizer.ugm.pieces import letter_ids
