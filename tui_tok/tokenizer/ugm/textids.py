@@ -114,7 +114,7 @@ class TextIds:
             alphabet.code[new] |= _CLEAN
             return
         got, node = walk.kinds(new)
-        kind = got.astype(np.int32) + 1  # walk_chars: 0 clean, 1 guarded, 2 changed
+        kind = got.astype(np.int32) + 1  # CharWalk.kinds: 0 clean, 1 guarded, 2 changed
         guarded = np.flatnonzero(kind == _GUARDED)
         if guarded.size:  # a walk that an ASCII byte extends: changed (rare; checked per position otherwise)
             ext = walk.extends(node[guarded][:, None], _ASCII[None, :]).any(axis=1)
