@@ -51,7 +51,9 @@ class Alphabet:
         if letters.size < 2:
             return np.zeros(0, dtype=bool)
         if self.pairs is not None:
-            return self.pairs[letters[:-1] * (self.size + 1) + letters[1:]]
+            index = letters[:-1] * (self.size + 1)
+            index += letters[1:]
+            return self.pairs[index]
         known = letters != 0
         out = token_hash.joined(self.chars[letters])
         out &= known[:-1]

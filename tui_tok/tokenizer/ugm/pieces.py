@@ -42,7 +42,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tui_tok.tokenizer.arrays.chunks import distinct_spans, hash_unique
+from tui_tok.tokenizer.arrays.chunks import hash_unique
 from tui_tok.tokenizer.ugm.alphabet import Alphabet
 from tui_tok.tokenizer.ugm.batch import BatchResult, _edges, _search
 from tui_tok.tokenizer.ugm.hash import TokenHash, span_keys, text_code_points
@@ -164,36 +164,36 @@ def letter_ids(
     n = letters.size
     if not n:
         return np.zeros(0, dtype=np.int64)
+    # fresh memory costs page faults (~1 us per 4 KB on a first encode): arrays are reused in place
     cut = np.empty(n, dtype=bool)
     cut[0] = True
     np.logical_not(alphabet.joined(letters, token_hash), out=cut[1:])
     starts = np.flatnonzero(cut)
-    sizes = np.diff(starts, append=n)
-    multi = sizes > 1
-    long_at = np.flatnonzero(multi)
+    del cut
+    sizes = np.empty_like(starts)
+    np.subtract(starts[1:], starts[:-1], out=sizes[:-1])
+    sizes[-1] = n - starts[-1]
+    long_at = np.flatnonzero(sizes > 1)
+    # the token of every piece as if it had one character; longer pieces' tokens follow
+    source = alphabet.single[letters[starts]]
+    src = np.arange(starts.size, dtype=np.int64)
     count = np.ones(starts.size, dtype=np.int64)
     if long_at.size:
         m_starts, m_sizes = starts[long_at], sizes[long_at]
-        # distinct pieces named by their letters' bytes (exact; ``arrays/chunks.py``)
-        wide = 1 if alphabet.size < 0x100 else 2 if alphabet.size < 0x10000 else 4
-        raw = letters.astype({1: "u1", 2: "<u2", 4: "<u4"}[wide]).tobytes()
-        occ, d_at, d_bytes = distinct_spans(raw, m_starts * wide, (m_starts + m_sizes) * wide)
-        d_sizes = d_bytes // wide
+        occ, rep = _piece_classes(letters, m_starts, m_sizes, alphabet.size)
+        d_sizes = m_sizes[rep]
         d_first = np.cumsum(d_sizes) - d_sizes
-        d_cps = alphabet.chars[letters[_ragged(d_at // wide, d_sizes)]]
+        d_cps = alphabet.chars[letters[_ragged(m_starts[rep], d_sizes)]]
         start, length, tid, score = _edges(d_cps, _ragged(d_sizes, d_sizes, -1), tables, token_hash, unk_id)
         ids, _, owner = _search(d_first, d_sizes, start, length, tid, score, unk_id)
         tok_count = np.bincount(owner, minlength=d_sizes.size)
+        tok_first = np.cumsum(tok_count)
+        tok_first -= tok_count
+        tok_first += starts.size
         count[long_at] = tok_count[occ]
-    # every token in order, by one ragged gather from the single-character tokens followed by
-    # the tokens of the distinct pieces
-    one = np.flatnonzero(~multi)
-    source = alphabet.single[letters[starts[one]]]
-    src = np.empty(starts.size, dtype=np.int64)
-    src[one] = np.arange(one.size, dtype=np.int64)
-    if long_at.size:
-        src[long_at] = (np.cumsum(tok_count) - tok_count + one.size)[occ]
+        src[long_at] = tok_first[occ]
         source = np.concatenate((source, ids))
+    del starts, sizes, long_at
     out = source[_ragged(src, count)]
     unk = out == unk_id
     if unk[:-1].any():  # consecutive unknown tokens collapse into one
@@ -203,14 +203,79 @@ def letter_ids(
     return out
 
 
+_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+
+
+def _piece_classes(
+    letters: np.ndarray, starts: np.ndarray, sizes: np.ndarray, alphabet_size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pieces ``letters[starts[k] : starts[k] + sizes[k]]`` (two letters or more): each one's
+    class index, and one piece of each class. A piece of up to 15 bytes (letters as 1, 2 or 4
+    bytes) is named exactly by two 64-bit words of its bytes and its length; longer ones (rare)
+    by ``_distinct_pieces`` (a checked polynomial key)."""
+    wide = 1 if alphabet_size < 0x100 else 2 if alphabet_size < 0x10000 else 4
+    raw = letters.astype({1: "u1", 2: "<u2", 4: "<u4"}[wide]).tobytes() + bytes(16)
+    words = np.ndarray(shape=(len(raw) - 8,), dtype="<u8", buffer=raw, strides=(1,))  # 8 bytes from each offset
+    size = sizes * wide
+    begin = starts * wide
+    short = np.flatnonzero(size <= 15)
+    at, n = begin[short], size[short]
+    first = words[at] & _MASKS[np.minimum(n, 8)]
+    second = (words[at + 8] & _MASKS[np.maximum(n - 8, 0)]) | (n.astype(np.uint64) << np.uint64(56))
+    occ = np.empty(starts.size, dtype=np.int64)
+    inverse, winners = _classes(first, second)
+    occ[short] = inverse
+    rep = short[winners]
+    if short.size < starts.size:
+        long = np.flatnonzero(size > 15)
+        l_sizes = sizes[long]
+        l_first = np.cumsum(l_sizes) - l_sizes
+        l_occ, l_rep = _distinct_pieces(letters[_ragged(starts[long], l_sizes)], l_first, l_sizes)
+        occ[long] = l_occ + rep.size
+        rep = np.concatenate((rep, long[l_rep]))
+    return occ, rep
+
+
+def _classes(key: np.ndarray, key2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``arrays.chunks.hash_unique(key, key2)`` for few distinct pairs among many (4.9k among
+    65k pieces): one table of at most 64k slots, reused by every round (fresh memory costs a
+    page fault per 4 KB on a first encode). Each round scatters the pairs left (the last
+    writer of a slot wins) and resolves every pair equal to its slot's winner."""
+    n = key.size
+    bits = max(8, min(16, (2 * n).bit_length()))
+    shift = np.uint64(64 - bits)
+    table = np.empty(1 << bits, dtype=np.int64)
+    won = np.empty(n, dtype=np.int64)
+    todo = np.arange(n, dtype=np.int64)
+    mixed = key ^ (key2 * np.uint64(0xC2B2AE3D27D4EB4F))
+    attempt = 0
+    while todo.size:
+        salt = np.uint64(attempt * 0x5851F42D4C957F2D % (1 << 64))
+        slot = (((mixed[todo] ^ salt) * np.uint64(0x9E3779B97F4A7C15)) >> shift).astype(np.int64)
+        table[slot] = todo
+        got = table[slot]
+        same = (key[got] == key[todo]) & (key2[got] == key2[todo])
+        won[todo[same]] = got[same]
+        todo = todo[~same]
+        attempt += 1
+    is_first = np.zeros(n, dtype=bool)
+    is_first[won] = True
+    index = np.cumsum(is_first) - 1
+    return index[won], np.flatnonzero(is_first)
+
+
 def _ragged(starts: np.ndarray, counts: np.ndarray, step: int = 1) -> np.ndarray:
     """``concatenate([starts[k] + step * arange(counts[k]) for k])`` (int64), by one cumulative
     sum (``np.repeat`` with counts is several times slower); every count is at least 1."""
     total = int(counts.sum())
     out = np.full(total, step, dtype=np.int64)
     if total:
-        first = np.cumsum(counts) - counts
-        out[0] = starts[0]
-        out[first[1:]] = starts[1:] - starts[:-1] - step * (counts[:-1] - 1)
+        first = np.cumsum(counts)
+        first -= counts
+        jump = np.empty(starts.size, dtype=np.int64)  # from the last value of one run to the next start
+        jump[0] = starts[0]
+        np.subtract(starts[1:], starts[:-1], out=jump[1:])
+        jump[1:] -= (counts[:-1] - 1) * step
+        out[first] = jump
         np.cumsum(out, out=out)
     return out
