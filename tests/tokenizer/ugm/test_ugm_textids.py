@@ -252,3 +252,24 @@ def test_a_text_the_unit_cache_knows_takes_the_unit_path(monkeypatch: pytest.Mon
     assert calls == [len(known)]
     enc.encode_fragment_ids(new, after_special=False)
     assert calls == [len(known), len(new)]
+
+
+@pytest.mark.parametrize("alphabet_size", [40, 300, 70_000])
+@given(data=st.data())
+@settings(max_examples=60, deadline=None)
+def test_piece_classes_are_exact(alphabet_size: int, data: st.DataObject) -> None:
+    """Equal pieces share a class, different ones never do: short and long pieces, 1-, 2- and
+    4-byte letters, letters that differ only in a high byte."""
+    from tui_tok.tokenizer.ugm.pieces import _piece_classes
+
+    top = alphabet_size - 1
+    pool = [1, 2, top, top - 256 if top > 256 else 3]
+    sizes = data.draw(st.lists(st.integers(2, 20), min_size=1, max_size=40))
+    letters = np.array(data.draw(st.lists(st.sampled_from(pool), min_size=sum(sizes), max_size=sum(sizes))),
+                       dtype=np.int32)  # fmt: skip
+    starts = np.cumsum(sizes) - np.array(sizes)
+    occ, rep = _piece_classes(letters, starts, np.array(sizes), alphabet_size)
+    text = [tuple(letters[a : a + n].tolist()) for a, n in zip(starts.tolist(), sizes)]
+    for i, piece in enumerate(text):
+        assert text[rep[occ[i]]] == piece
+    assert len(set(text)) == rep.size
