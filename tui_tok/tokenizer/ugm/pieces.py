@@ -216,12 +216,15 @@ def _piece_classes(
     wide = 1 if alphabet_size < 0x100 else 2 if alphabet_size < 0x10000 else 4
     raw = letters.astype({1: "u1", 2: "<u2", 4: "<u4"}[wide]).tobytes() + bytes(16)
     words = np.ndarray(shape=(len(raw) - 8,), dtype="<u8", buffer=raw, strides=(1,))  # 8 bytes from each offset
-    size = sizes * wide
-    begin = starts * wide
+    size = sizes * wide if wide > 1 else sizes
+    begin = starts * wide if wide > 1 else starts
     short = np.flatnonzero(size <= 15)
-    at, n = begin[short], size[short]
-    first = words[at] & _MASKS[np.minimum(n, 8)]
-    second = (words[at + 8] & _MASKS[np.maximum(n - 8, 0)]) | (n.astype(np.uint64) << np.uint64(56))
+    at, n = (begin, size) if short.size == starts.size else (begin[short], size[short])
+    first = words[at]
+    first &= _MASKS[np.minimum(n, 8)]
+    second = words[at + 8]
+    second &= _MASKS[np.maximum(n - 8, 0)]
+    second |= n.astype(np.uint64) << np.uint64(56)
     occ = np.empty(starts.size, dtype=np.int64)
     inverse, winners = _classes(first, second)
     occ[short] = inverse
@@ -245,18 +248,25 @@ def _classes(key: np.ndarray, key2: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     bits = max(8, min(16, (2 * n).bit_length()))
     shift = np.uint64(64 - bits)
     table = np.empty(1 << bits, dtype=np.int64)
-    won = np.empty(n, dtype=np.int64)
-    todo = np.arange(n, dtype=np.int64)
-    mixed = key ^ (key2 * np.uint64(0xC2B2AE3D27D4EB4F))
-    attempt = 0
-    while todo.size:
+    mixed = key2 * np.uint64(0xC2B2AE3D27D4EB4F)
+    mixed ^= key
+    slot = mixed * np.uint64(0x9E3779B97F4A7C15)  # the first round over every pair, in place
+    slot >>= shift
+    home = slot.view(np.int64)  # below 2**16
+    table[home] = np.arange(n, dtype=np.int64)
+    won = table[home]
+    same = key[won] == key
+    same &= key2[won] == key2
+    todo = np.flatnonzero(~same)
+    attempt = 1
+    while todo.size:  # the pairs that lost their slot to another pair: again, with another hash
         salt = np.uint64(attempt * 0x5851F42D4C957F2D % (1 << 64))
         slot = (((mixed[todo] ^ salt) * np.uint64(0x9E3779B97F4A7C15)) >> shift).astype(np.int64)
         table[slot] = todo
         got = table[slot]
-        same = (key[got] == key[todo]) & (key2[got] == key2[todo])
-        won[todo[same]] = got[same]
-        todo = todo[~same]
+        hit = (key[got] == key[todo]) & (key2[got] == key2[todo])
+        won[todo[hit]] = got[hit]
+        todo = todo[~hit]
         attempt += 1
     is_first = np.zeros(n, dtype=bool)
     is_first[won] = True
