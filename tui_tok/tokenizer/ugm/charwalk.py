@@ -51,7 +51,7 @@ class CharWalk:
     @classmethod
     def of(cls, charsmap: Charsmap) -> CharWalk:
         """The arrays of ``charsmap`` (built once per vocab by the caller)."""
-        x = np.array(charsmap.xcda, dtype=np.int64)
+        x = charsmap.array().astype(np.int64)
         root = (int(x[0]) >> 10) << (8 if int(x[0]) & 0x200 else 0) if x.size else 0
         return cls(entries=x, root=root, depth=_depth(x, root))
 
