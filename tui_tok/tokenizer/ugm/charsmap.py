@@ -74,7 +74,15 @@ class Charsmap:
             )
         n = size // 4
         xcda = np.frombuffer(data, dtype="<u4", count=n, offset=4)
-        return cls(xcda=tuple(xcda.tolist()), replacements=data[4 + size :])
+        parsed = cls(xcda=tuple(xcda.tolist()), replacements=data[4 + size :])
+        parsed._cache["entries"] = xcda  # for ``array()``: no second conversion of the tuple
+        return parsed
+
+    def array(self) -> np.ndarray:
+        """The XCDA entries as a read-only uint32 array (for the bulk walks of ``ugm/charwalk.py``)."""
+        if "entries" not in self._cache:
+            self._cache["entries"] = np.array(self.xcda, dtype="<u4")
+        return self._cache["entries"]  # type: ignore[return-value]
 
     # -- the walk, exactly as llama.cpp --------------------------------------------------
 

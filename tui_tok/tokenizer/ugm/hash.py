@@ -21,6 +21,11 @@ stored under its key. A packed key is the text itself; a polynomial hit is kept 
 token has the same length and code points (checked in bulk): a hash collision costs time,
 never a wrong id.
 
+Two more tables of the same layout, both over packed pairs of code points: the longest token
+starting with each two characters (``reach``: how many lengths to look up at a position), and
+every two characters side by side in the joined token texts (``joined``: where no token can
+cross, so ``ugm/pieces.py`` may cut).
+
 Does not search: see ``ugm/batch.py``.
 
 >>> h = build_token_hash(["ab", "abcd", "x"], [5, 6, 7])
@@ -68,6 +73,21 @@ class TokenHash:
     """Longest token starting with those two characters, per slot of ``pair_keys``."""
     pair_shift: np.uint64
     """``shift`` of the second table."""
+    bigram_keys: np.ndarray
+    """Third table, same layout: packed key of every two adjacent characters of the joined
+    token texts (uint64), so of every pair inside a token: a boundary between two characters
+    that are no such pair is crossed by no token."""
+    bigram_shift: np.uint64
+    """``shift`` of the third table."""
+
+    def joined(self, cps: np.ndarray) -> np.ndarray:
+        """Per boundary ``1..len(cps)-1`` of the text, whether its two characters appear side by
+        side in some token (False: no token crosses it), where ``cps = text_code_points(text)``."""
+        if cps.size < 2:
+            return np.zeros(0, dtype=bool)
+        one = np.uint64(1)
+        key = (cps[:-1].astype(np.uint64) + one) | ((cps[1:].astype(np.uint64) + one) << np.uint64(21))
+        return _probe(self.bigram_keys, self.bigram_shift, key) >= 0
 
     def reach(self, cps: np.ndarray) -> np.ndarray:
         """Per position of the text, the longest token starting with the two characters there
@@ -182,6 +202,15 @@ def _prefix_sums(radix: int, cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, powers
 
 
+def span_keys(cps: np.ndarray, starts: np.ndarray, sizes: np.ndarray, radix: int = _RADICES[0]) -> np.ndarray:
+    """Polynomial key of each span ``cps[starts[k] : starts[k] + sizes[k]]`` (uint64): equal
+    spans get equal keys; different spans almost surely differ (callers check the text)."""
+    sums, powers = _prefix_sums(radix, cps)
+    m = cps.size
+    back = np.uint64(pow(radix, 1 - m, 1 << 64)) if m else np.uint64(1)
+    return (sums[starts + sizes] - sums[starts]) * (powers[m - 1 - starts] * back)
+
+
 def _group_keys(cps: np.ndarray, groups: Sequence[tuple[int, np.ndarray]], radix: int) -> np.ndarray:
     """The keys of ``text[p:p+length]`` for every group ``(length, positions)``, concatenated
     (uint64), where ``cps = text_code_points(text)``."""
@@ -272,6 +301,8 @@ def build_token_hash_arrays(
     one = np.uint64(1)
     packed = (pairs >> np.uint64(21)) + one | ((pairs & np.uint64(0x1FFFFF)) + one) << np.uint64(21)
     pair_slot, pair_order, pair_shift, pair_total = _place(packed)  # type: ignore[misc]
+    bigrams = _bigrams(cps)
+    big_slot, big_order, big_shift, big_total = _place(bigrams)  # type: ignore[misc]
     table = TokenHash(
         keys=np.zeros(total, dtype=np.uint64),
         ids=np.full(total, -1, dtype=np.int64),
@@ -283,9 +314,52 @@ def build_token_hash_arrays(
         pair_keys=np.zeros(pair_total, dtype=np.uint64),
         pair_reach=np.zeros(pair_total, dtype=np.int64),
         pair_shift=pair_shift,
+        bigram_keys=np.zeros(big_total, dtype=np.uint64),
+        bigram_shift=big_shift,
     )
+    table.bigram_keys[big_slot] = bigrams[big_order]
     table.keys[slot] = keys[order]
     table.ids[slot] = ids[order]
     table.pair_keys[pair_slot] = packed[pair_order]
     table.pair_reach[pair_slot] = reach[pair_order]
     return table
+
+
+def _bigrams(cps: np.ndarray) -> np.ndarray:
+    """The distinct packed keys ``(a+1) | (b+1) << 21`` of every two characters side by side in
+    ``cps`` (uint64): the tokens' code points, joined. Pairs across two tokens (or inside a
+    token outside the trie) only make ``joined`` say True where no token crosses: a cut the
+    search does not need, never a wrong one; and it takes no per-token bookkeeping."""
+    if cps.size < 2:
+        return np.zeros(0, dtype=np.uint64)
+    c = cps.astype(np.uint64)
+    c += np.uint64(1)
+    keys = c[1:] << np.uint64(21)
+    keys |= c[:-1]
+    return _distinct(keys)
+
+
+def _distinct(keys: np.ndarray) -> np.ndarray:
+    """The distinct values of non-zero ``keys`` (uint64), in no order.
+
+    Few distinct values among many (45k bigrams in 1.1M for a 250k vocab): a table sized for
+    them stays in cache. Each round scatters the keys left (the last writer of a slot wins),
+    takes the winners out, and keeps the keys that differ from their slot's winner; equal keys
+    share a slot, so every copy of a winner leaves with it.
+    """
+    bits = max(8, min(17, (2 * keys.size).bit_length()))
+    shift = np.uint64(64 - bits)
+    table = np.zeros(1 << bits, dtype=np.uint64)
+    found = []
+    attempt = 0
+    while keys.size:
+        salt = np.uint64(attempt * 0x5851F42D4C957F2D % (1 << 64))
+        slot = (((keys ^ salt) * _FIB) >> shift).astype(np.int64)
+        table[slot] = keys
+        lost = table[slot] != keys
+        won = np.flatnonzero(table)
+        found.append(table[won])
+        table[won] = 0
+        keys = keys[lost]
+        attempt += 1
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.uint64)

@@ -243,6 +243,21 @@ class UgmNormalizer:
             return _FFFD, 1
         return data[pos : pos + n], n
 
+    def chunk_text(self, data: bytes) -> bytes:
+        """The outputs of llama.cpp's chunks of ``data`` joined, before the whitespace rules
+        (for a stretch of text that starts and ends at chunk boundaries).
+
+        >>> UgmNormalizer(charsmap=None, user_defined=(), prepend=True, merge=True).chunk_text(b"a \\xff")
+        b'a \\xef\\xbf\\xbd'
+        """
+        out = bytearray()
+        pos = 0
+        while pos < len(data):
+            rep, used = self.chunk(data, pos)
+            out += rep
+            pos += used
+        return bytes(out)
+
     def normalize(self, data: bytes, *, space_prepended: bool = False) -> Normalized:
         """Normalise one fragment (``space_prepended`` lets a caller continue a fragment).
 

@@ -14,7 +14,7 @@ Here:
   space: ``WordForms.replaced_text``) normalises to the space string and the joined
   replacements, with a map from output characters to input ends;
 * any other word goes through ``UgmNormalizer.normalize`` as before;
-* the normalised texts are searched together by ``ugm_batch.viterbi_batch``.
+* the normalised texts are searched together by ``ugm/pieces.py``, each distinct piece once.
 
 Same results as ``UgmEncoder._encode_unit`` unit by unit (tested). Does not cut text into
 units or join their tokens: see ``ugm/encoder.py``.
@@ -26,8 +26,10 @@ from collections.abc import Sequence
 from itertools import accumulate, compress, repeat
 
 from tui_tok.tokenizer.ugm.batch import viterbi_batch
+from tui_tok.tokenizer.ugm.pieces import viterbi_pieces
 from tui_tok.tokenizer.ugm.hash import TokenHash
 from tui_tok.tokenizer.ugm.tables import UgmTables
+from tui_tok.tokenizer.ugm.viterbi import viterbi_str
 from tui_tok.tokenizer.ugm.words import WordForms
 
 UnitResult = tuple[list[int], list[int], bool, int]
@@ -97,7 +99,7 @@ def encode_units(
         out_flags[k] = norm.space_prepended
         generic.append((k, norm.text, norm.offsets))
 
-    batch = viterbi_batch(texts, tables, token_hash, unk_id=unk_id, byte_ends=wide, restart=True)
+    batch = viterbi_pieces(texts, tables, token_hash, unk_id=unk_id, byte_ends=wide)
     counts = batch.counts.tolist()
     cuts = [0, *accumulate(counts)]
     if wide:  # byte ends -> input ends: the space string stands for the one-byte separator
@@ -133,3 +135,35 @@ def _char_ends(text: str, ends: list[int], in_bytes: bool) -> list[int]:
         return ends
     at = dict(zip(accumulate(map(len, map(str.encode, text)), initial=0), range(len(text) + 1)))
     return [at[e] for e in ends]
+
+
+def search_text(
+    text: bytes, offsets: list[int], tables: UgmTables, token_hash: TokenHash | None, *, unk_id: int,
+    restart: bool = False,
+) -> tuple[list[int], list[int]] | None:
+    """Character search of one normalised ``text``: token ids and input end offsets (through
+    ``offsets``); None if ``text`` is not valid UTF-8. The batched search when ``token_hash``
+    exists, else the per-text search. ``restart``: the text is a unit (conditions 1-3 of
+    ``ugm/encoder.py`` hold), so the batched search may restart where no edge crosses."""
+    try:
+        s = text.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if token_hash is not None:
+        found = viterbi_batch([s], tables, token_hash, unk_id=unk_id, restart=restart)
+        tids, char_ends = found.ids.tolist(), found.ends.tolist()
+    else:
+        raw = viterbi_str(
+            s, tables.ids, tables.in_trie, tables.scores, tables.pair_max_len, unk_id=unk_id, unk_score=tables.unk_score
+        )
+        tids, char_ends = [p[0] for p in raw], [p[2] for p in raw]
+    if len(s) == len(text):
+        return tids, [offsets[e] for e in char_ends]
+    ends = []  # character ends -> byte ends, one token at a time
+    at = 0
+    prev = 0
+    for e in char_ends:
+        at += len(s[prev:e].encode("utf-8"))
+        prev = e
+        ends.append(offsets[at])
+    return tids, ends

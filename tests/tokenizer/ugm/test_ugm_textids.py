@@ -1,0 +1,275 @@
+"""The whole-text ids path (ugm/textids.py, alphabet.py, charwalk.py, pieces.py) against the
+exact paths: ``encode_whole`` (llama.cpp's computation) and the batched unit search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support import conformance_rows
+from test_ugm import PIECES, encoder, t5_vocab, tok
+
+from benchmarks.corpus import build_corpus
+from tui_tok.tokenizer.ugm.batch import viterbi_batch
+from tui_tok.tokenizer.ugm.charsmap import Charsmap, build_charsmap
+from tui_tok.tokenizer.ugm.charwalk import CharWalk
+from tui_tok.tokenizer.ugm.encoder import _WHOLE_FROM as WHOLE_FROM
+from tui_tok.tokenizer.ugm.encoder import UgmEncoder
+from tui_tok.tokenizer.ugm.hash import text_code_points
+from tui_tok.tokenizer.ugm.pieces import viterbi_pieces
+from tui_tok.tokenizer.ugm.tables import trie_hash
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+NAMES = ["t5-botchan-en-unigram-1000", "nomic-bert-moe"]
+# unknown to a small English vocab, changed by NFKC, combining marks, space-like characters
+MIXED = PIECES + ["hello", "world", "self.x", "中文字", "\u0301", "a\u0300a\u0300", "½", "～", "\u200d", "Ωμέγα",
+                  "\n    ", "  \t", "Ｈｅｌｌｏ", "ﬁne", "\U0001d400", "ก่", "\u3000x"]  # fmt: skip
+WORD = st.one_of(st.text(max_size=10), st.lists(st.sampled_from(MIXED), max_size=6).map("".join))
+TEXT = st.lists(WORD, min_size=1, max_size=30).map(" ".join)
+
+
+def whole_ids(enc: UgmEncoder, data: bytes) -> list[int]:
+    return [p[0] for p in enc.encode_whole(data)]
+
+
+def fast_ids(enc: UgmEncoder, data: bytes) -> list[int] | None:
+    enc.prepare()
+    assert enc._token_hash is not None
+    return enc._text_ids.encode(data, enc.tables, enc._token_hash, unk_id=enc.vocab.unk_id)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(text=TEXT)
+@SETTINGS
+def test_whole_text_ids_equal_llama_cpps_computation(name: str, text: str) -> None:
+    enc = encoder(name)
+    data = text.encode("utf-8", "surrogatepass")
+    got = fast_ids(enc, data)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        assert got is None  # the other paths take invalid UTF-8
+        return
+    assert got is not None  # these vocabs meet every condition: the path really ran
+    assert got == whole_ids(enc, data)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_conformance_rows_through_the_whole_text_path(name: str) -> None:
+    """llama.cpp's own ids for every row, every fragment through this path."""
+    enc = encoder(name)
+    t = tok(name)
+    rows = conformance_rows(name)
+    assert len(rows) > 200
+    ran = sum(fast_ids(enc, r["text"].encode("utf-8", "surrogatepass")) is not None for r in rows)
+    assert ran > 200
+    enc.whole_from = 0
+    try:
+        bad = [r["text"] for r in rows
+               if t.encode(r["text"], add_special=r["add_special"], parse_special=r["parse_special"]) != r["ids"]]
+    finally:
+        enc.whole_from = WHOLE_FROM
+    assert bad == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_mixed_corpus_through_encode(name: str) -> None:
+    """The benchmark's mix (prose, code, many scripts, decomposed accents) through
+    ``encode_fragment_ids``, which takes the whole-text path for long fragments."""
+    enc = encoder(name)
+    data = build_corpus(60_000).encode()
+    assert len(data) >= enc.whole_from
+    assert fast_ids(enc, data) is not None
+    assert enc.encode_fragment_ids(data, after_special=False) == whole_ids(enc, data)
+
+
+# -- a small vocab with a charsmap that exercises every region rule ---------------------------
+
+CHARSMAP = build_charsmap({
+    "ｂ".encode(): b"b", "e\u0301".encode(): "é".encode(), b"x": b"", "①".encode(): b"1 2",
+    "\u3000".encode(): b" ", "ab\u0301c".encode(): b"Q", "\u00bd".encode(): "1\u20442".encode(),
+    "\u0301".encode(): b"", b"\t": b" ",
+})  # fmt: skip
+SMALL = ["a", "b", "c", "e", "é", "1", "2", "Q", "x", "ｂ", "\u0301", "ab", "①", "½", "\u3000", "中", "\t", " ", "  ",
+         "\n", "▁", "ab\u0301c", "ab\u0301", "e\u0301", "\u2044"]  # fmt: skip
+
+
+def small_encoder(prepend: bool, merge: bool, user: bool = False) -> UgmEncoder:
+    pieces = ["▁", "▁a", "a", "b", "▁ab", "ab", "é", "▁é", "1", "2", "Q", "▁Q", "中", "▁中", "\u2044", "c", "e"]
+    tokens = [(p, -1.0 - 0.25 * i, 1) for i, p in enumerate(pieces)]
+    if user:
+        tokens.append(("<u>", 0.0, 4))
+    meta: dict[str, Any] = {"tokenizer.ggml.add_space_prefix": prepend, "tokenizer.ggml.remove_extra_whitespaces": merge,
+                            "tokenizer.ggml.precompiled_charsmap": CHARSMAP}  # fmt: skip
+    return UgmEncoder(t5_vocab(tokens, **meta))
+
+
+@pytest.mark.parametrize("prepend", [False, True])
+@given(data=st.lists(st.sampled_from(SMALL), max_size=30).map("".join))
+@settings(max_examples=150, deadline=None)
+def test_regions_and_whitespace_on_a_small_charsmap(prepend: bool, data: str) -> None:
+    enc = small_encoder(prepend, merge=True)
+    raw = data.encode()
+    got = fast_ids(enc, raw)
+    assert got is not None
+    assert got == whole_ids(enc, raw) == [p[0] for p in enc.encode_reference(raw)]
+
+
+@pytest.mark.parametrize(("merge", "user"), [(False, False), (True, True)])
+def test_conditions_not_met_leave_it_to_the_other_paths(merge: bool, user: bool) -> None:
+    enc = small_encoder(True, merge=merge, user=user)
+    raw = ("ab ｂ e\u0301 ① " * 3000).encode()
+    assert fast_ids(enc, raw) is None
+    assert enc.encode_fragment_ids(raw, after_special=False) == whole_ids(enc, raw)
+
+
+def test_unknown_runs_collapse_across_pieces_and_units() -> None:
+    enc = small_encoder(True, merge=True)
+    raw = "中文字 ЖЖ ab ЖЖЖ\u0301Ж".encode()
+    got = fast_ids(enc, raw)
+    assert got == whole_ids(enc, raw)
+    assert got is not None and got.count(enc.vocab.unk_id) == 3  # "文字", "ЖЖ", "ЖЖЖЖ" (U+0301 deleted)
+
+
+# -- the pieces -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("byte_ends", [False, True])
+@given(texts=st.lists(TEXT.map(lambda t: "▁" + t.replace(" ", "▁")), max_size=8))
+@SETTINGS
+def test_distinct_pieces_search_like_the_batch(name: str, byte_ends: bool, texts: list[str]) -> None:
+    enc = encoder(name)
+    t, h = enc.tables, trie_hash(enc.tables)
+    texts = [s.encode("utf-8", "replace").decode() for s in texts]
+    want = viterbi_batch(texts, t, h, unk_id=enc.vocab.unk_id, byte_ends=byte_ends, restart=True)
+    got = viterbi_pieces(texts, t, h, unk_id=enc.vocab.unk_id, byte_ends=byte_ends)
+    assert got.ids.tolist() == want.ids.tolist()
+    assert got.ends.tolist() == want.ends.tolist()
+    assert got.counts.tolist() == want.counts.tolist()
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(text=TEXT)
+@SETTINGS
+def test_bigram_table_and_letter_matrix_find_every_crossing(name: str, text: str) -> None:
+    enc = encoder(name)
+    enc.prepare()
+    h = enc._token_hash
+    assert h is not None
+    s = text.encode("utf-8", "replace").decode().replace(" ", "▁")  # normalised text has no 0x20
+    cps = text_code_points(s)
+    texts = enc.vocab.tokens
+    trie = [t for i, t in enumerate(texts) if enc.tables.in_trie_mask[i]]
+    inside = {t[i : i + 2] for t in trie for i in range(len(t) - 1)}  # must join: a token crosses
+    joined = "\0".join(texts)
+    anywhere = {joined[i : i + 2] for i in range(len(joined) - 1)}  # may join (no cut needed)
+    pairs = [s[i : i + 2] for i in range(len(s) - 1)]
+    alphabet = enc._text_ids.alphabet(enc.tables, h, enc.vocab.unk_id)
+    for got in (h.joined(cps).tolist(), alphabet.joined(alphabet.code[cps] >> 2, h).tolist()):
+        assert all(j or p not in inside for p, j in zip(pairs, got))
+        assert all(not j or p in anywhere for p, j in zip(pairs, got))
+
+
+# -- the charsmap walks -----------------------------------------------------------------------
+
+
+def test_character_kinds_follow_the_one_at_a_time_walk() -> None:
+    cm = encoder(NAMES[0]).normalizer.charsmap
+    assert cm is not None
+    walk = CharWalk.of(cm)
+    chars = np.array([c for c in range(0x3100) if not 0xD800 <= c < 0xE000] + [0xFF21, 0x1D400, 0x1F999])
+    kind, node = walk.kinds(chars)
+    for c, k, n in zip(chars.tolist(), kind.tolist(), node.tolist()):
+        match, cont = cm.match_unit(chr(c).encode())
+        assert k == (0 if match is None and not cont else 1 if match is None else 2), hex(c)
+        if k == 1:
+            assert {b for b in range(1, 256) if walk.extends(np.array([n]), np.array([b]))[0]} == cont
+
+
+@given(keys=st.lists(st.text(alphabet="ab\u0301é①", min_size=1, max_size=4), min_size=1, max_size=8, unique=True),
+       text=st.text(alphabet="ab\u0301é①c", max_size=12))  # fmt: skip
+@settings(max_examples=100, deadline=None)
+def test_walk_reach_and_depth_bound_every_match(keys: list[str], text: str) -> None:
+    cm = Charsmap.from_blob(build_charsmap({k.encode(): b"z" for k in keys}))
+    walk = CharWalk.of(cm)
+    assert walk.depth == max(len(k.encode()) for k in keys)
+    cps = text_code_points(text)
+    entered, off_start = walk.reach(cps, np.arange(len(text)))
+    assert not off_start  # keys are whole characters
+    data = text.encode()
+    for i, n in enumerate(entered.tolist()):
+        found = cm.longest_match(data, len(text[:i].encode()))
+        if found is not None:
+            assert found[0] <= len(text[i : i + n].encode())
+
+
+def test_threads_share_the_remembered_kinds_and_regions() -> None:
+    """Fresh tables filled by several threads at once (new characters walked, regions
+    normalised concurrently) give each thread the ids a lone thread gets."""
+    import threading
+
+    from tui_tok.tokenizer.ugm.encoder import UgmEncoder as Encoder
+
+    vocab = encoder(NAMES[0]).vocab
+    texts = [build_corpus(20_000 + 3_000 * k)[k * 500 :].encode() for k in range(4)]
+    alone = Encoder(vocab)
+    want = [alone.encode_fragment_ids(t, after_special=False) for t in texts]
+    shared = Encoder(vocab)
+    shared.prepare()
+    got: list[list[int] | None] = [None] * len(texts)
+
+    def run(k: int) -> None:
+        got[k] = shared.encode_fragment_ids(texts[k], after_special=False)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(len(texts))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert got == want
+    assert want[0] == whole_ids(alone, texts[0])
+
+
+def test_a_text_the_unit_cache_knows_takes_the_unit_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once ``tokenize`` (or a unit encode) cached a text's words, ``encode`` of it looks them
+    up (faster than the whole-text path, which fills no cache); a new text does not."""
+    from tui_tok.tokenizer.ugm.encoder import UgmEncoder as Encoder
+
+    enc = Encoder(encoder(NAMES[0]).vocab)
+    enc.prepare()
+    known, new = build_corpus(40_000).encode(), ("zq xw " * 8000).encode()
+    calls: list[int] = []
+    real = type(enc._text_ids).encode
+    monkeypatch.setattr(type(enc._text_ids), "encode", lambda self, t, *a, **k: calls.append(len(t)) or real(self, t, *a, **k))
+    first = enc.encode_fragment_ids(known, after_special=False)
+    assert calls == [len(known)]
+    enc.encode_fragment(known, after_special=False)  # fills the unit cache, as tokenize does
+    assert enc.encode_fragment_ids(known, after_special=False) == first == whole_ids(enc, known)
+    assert calls == [len(known)]
+    enc.encode_fragment_ids(new, after_special=False)
+    assert calls == [len(known), len(new)]
+
+
+@pytest.mark.parametrize("alphabet_size", [40, 300, 70_000])
+@given(data=st.data())
+@settings(max_examples=60, deadline=None)
+def test_piece_classes_are_exact(alphabet_size: int, data: st.DataObject) -> None:
+    """Equal pieces share a class, different ones never do: short and long pieces, 1-, 2- and
+    4-byte letters, letters that differ only in a high byte."""
+    from tui_tok.tokenizer.ugm.pieces import _piece_classes
+
+    top = alphabet_size - 1
+    pool = [1, 2, top, top - 256 if top > 256 else 3]
+    sizes = data.draw(st.lists(st.integers(2, 20), min_size=1, max_size=40))
+    letters = np.array(data.draw(st.lists(st.sampled_from(pool), min_size=sum(sizes), max_size=sum(sizes))),
+                       dtype=np.int32)  # fmt: skip
+    starts = np.cumsum(sizes) - np.array(sizes)
+    occ, rep = _piece_classes(letters, starts, np.array(sizes), alphabet_size)
+    text = [tuple(letters[a : a + n].tolist()) for a, n in zip(starts.tolist(), sizes)]
+    for i, piece in enumerate(text):
+        assert text[rep[occ[i]]] == piece
+    assert len(set(text)) == rep.size

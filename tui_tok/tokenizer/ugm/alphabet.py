@@ -1,0 +1,85 @@
+"""The characters of a UGM vocab's trie tokens, numbered, for the whole-text ids path.
+
+``ugm/textids.py`` works on one small integer per character of the normalised text, its
+*letter*: 1 + its rank among the characters that occur in some token, 0 for any other
+character. A character with letter 0 can only be covered by the unknown edge (a token holding
+it would hold a letter), so it is a piece of its own (``ugm/pieces.py``) whose token is the
+unknown token; a piece of one known character is the single-character token, or the unknown
+token where there is none (llama.cpp adds the unknown edge exactly there). Whether two letters
+sit side by side in some token decides where pieces are cut: a bit matrix when the alphabet is
+small, else the bigram table of ``ugm/hash.py``.
+
+The same table (one int32 per code point, untouched pages cost nothing) also remembers each
+character's charsmap kind once ``ugm/textids.py`` has walked it (the low two bits).
+
+Does not normalise or search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tui_tok.tokenizer.ugm.hash import TokenHash
+from tui_tok.tokenizer.ugm.tables import UgmTables
+
+CODE_POINTS = 0x110000
+_MATRIX_MAX = 2048
+"""Alphabets up to this size get a bit matrix of bigrams ((A+1)**2 bytes: 4 MB at most)."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Alphabet:
+    """Letters of one vocab and what a piece of them needs."""
+
+    code: np.ndarray
+    """int32 per code point: ``letter << 2 | kind`` (kind 0: not walked yet)."""
+    chars: np.ndarray
+    """Code point of each letter (int64; ``chars[0]`` is unused)."""
+    single: np.ndarray
+    """Token of a piece made of one character, by letter (int64): its trie token, or unknown."""
+    pairs: np.ndarray | None
+    """Bool per ``a * (size + 1) + b``: letters ``a`` and ``b`` sit side by side in some trie
+    token (None: ask ``TokenHash.joined`` instead)."""
+    size: int
+    """Number of letters."""
+
+    def joined(self, letters: np.ndarray, token_hash: TokenHash) -> np.ndarray:
+        """Per boundary ``1..len(letters)-1``, whether its two characters sit side by side in
+        some token (False: no token crosses it)."""
+        if letters.size < 2:
+            return np.zeros(0, dtype=bool)
+        if self.pairs is not None:
+            index = letters[:-1] * (self.size + 1)
+            index += letters[1:]
+            return self.pairs[index]
+        known = letters != 0
+        out = token_hash.joined(self.chars[letters])
+        out &= known[:-1]
+        out &= known[1:]
+        return out
+
+
+def build_alphabet(tables: UgmTables, token_hash: TokenHash, unk_id: int) -> Alphabet:
+    """Letters of the tokens' characters, their single-character trie tokens (those
+    ``token_hash`` holds), and the bigram matrix for a small alphabet. A character of no trie
+    token may have a letter: its piece still gets the unknown token (no single-character trie
+    token), and its pairs only join where the search itself decides."""
+    seen = np.zeros(CODE_POINTS, dtype=bool)  # every token's characters (and the joiner): a
+    seen[tables.token_cps] = True  # letter in no trie token has the unknown token alone, as it should
+    chars = np.flatnonzero(seen)
+    size = int(chars.size)
+    code = np.zeros(CODE_POINTS, dtype=np.int32)
+    code[chars] = (np.arange(size, dtype=np.int32) + 1) << 2
+    single = np.full(size + 1, unk_id, dtype=np.int64)
+    found = token_hash.find(chars, [(1, np.arange(size, dtype=np.int64))])[0]
+    single[1:][found >= 0] = found[found >= 0]
+    pairs = None
+    if size <= _MATRIX_MAX:
+        keys = token_hash.bigram_keys[token_hash.bigram_keys != 0]
+        a = (keys & np.uint64(0x1FFFFF)).astype(np.int64) - 1
+        b = (keys >> np.uint64(21)).astype(np.int64) - 1
+        pairs = np.zeros((size + 1) * (size + 1), dtype=bool)
+        pairs[(code[a] >> 2).astype(np.int64) * (size + 1) + (code[b] >> 2)] = True
+    return Alphabet(code=code, chars=np.append(0, chars), single=single, pairs=pairs, size=size)

@@ -1,0 +1,291 @@
+"""``viterbi_batch(restart=True)`` searching each distinct *piece* once.
+
+Two callers: ``viterbi_pieces`` for the normalised units of ``ugm/units.py`` (ids and ends),
+and ``letter_ids`` for a whole normalised text given by its letters (``ugm/textids.py``:
+ids only, a piece of one character answered by table, the others named by their letters'
+bytes, which is exact, before the search).
+
+The texts here are normalised units (``ugm/encoder.py``), all different, yet made of few
+different pieces: a boundary between two characters that sit side by side in no token (the
+vocab's *bigrams*, ``TokenHash.joined``) is crossed by no lattice edge, so every path passes
+there. Cut at every such boundary, 193k characters of distinct units of mixed text become 99k
+pieces with only 34k characters among the distinct ones (a 1000-piece English vocab: a
+character it does not know, a newline, most punctuation cut on both sides; a 250k vocab:
+45k). The search, whose cost is per character (``ugm/batch.py``), runs over those only.
+
+Exact for the same reason as ``restart``: no edge crosses a cut, so the best path of a text is
+the best paths of its pieces joined, when no addition rounds (condition 3 of
+``ugm/encoder.py``: every best value searched from a piece start is the one searched from
+the text start shifted by a constant, so every comparison, ties included, comes out the
+same). A piece's tokens depend only on its characters, so equal pieces share them. Pieces are
+named by a 64-bit polynomial key and then compared character by character with the piece
+that named their class: a collision only costs the sharing (every piece searched), never a
+wrong id. Consecutive unknown tokens of one text collapse into one, as in llama.cpp (a run of
+unknown characters is one piece per character here).
+
+>>> from tui_tok.tokenizer.ugm.tables import build_tables, trie_hash
+>>> from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
+>>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
+>>> v = vocab_from_metadata({"tokenizer.ggml.model": "t5",
+...     "tokenizer.ggml.tokens": ["<unk>", "▁a", "▁", "a", "b"],
+...     "tokenizer.ggml.scores": [0.0, -1.0, -2.0, -2.0, -3.0],
+...     "tokenizer.ggml.token_type": [2, 1, 1, 1, 1]})
+>>> t = build_tables(v, UgmNormalizer(charsmap=None, user_defined=(), prepend=True, merge=True))
+>>> r = viterbi_pieces(["▁ab", "xy", "", "▁abxy"], t, trie_hash(t), unk_id=0)
+>>> r.ids.tolist(), r.ends.tolist(), r.counts.tolist()
+([1, 4, 0, 1, 4, 0], [2, 3, 2, 2, 3, 5], [2, 1, 0, 3])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from tui_tok.tokenizer.arrays.chunks import hash_unique
+from tui_tok.tokenizer.ugm.alphabet import Alphabet
+from tui_tok.tokenizer.ugm.batch import BatchResult, _edges, _search
+from tui_tok.tokenizer.ugm.hash import TokenHash, span_keys, text_code_points
+from tui_tok.tokenizer.ugm.tables import UgmTables
+
+
+def _distinct_pieces(cps: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pieces ``cps[starts[k] : starts[k] + sizes[k]]`` tiling ``cps``: each one's class index,
+    and one piece of each class. Equal pieces share a class; every piece is checked equal to
+    its class's piece (a key collision: every piece is its own class)."""
+    count = starts.size
+    occ, rep = hash_unique(span_keys(cps, starts, sizes), sizes.astype(np.uint64))
+    if rep.size < count:
+        shift = np.repeat(starts[rep[occ]] - starts, sizes)  # each character -> its twin in the class's piece
+        if not np.array_equal(cps[np.arange(cps.size, dtype=np.int64) + shift], cps):
+            return np.arange(count, dtype=np.int64), np.arange(count, dtype=np.int64)
+    return occ, rep
+
+
+def _search_pieces(
+    cps: np.ndarray, cut: np.ndarray, tables: UgmTables, token_hash: TokenHash, unk_id: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Search the pieces of ``cps`` that start where ``cut`` is set (``cut[0]`` is), each
+    distinct one once: (piece starts, tokens per piece, and for every token of the text in
+    order its index into the token ids and ends from the piece start, which follow)."""
+    n = cps.size
+    starts = np.flatnonzero(cut)
+    sizes = np.diff(starts, append=n)
+    occ, rep = _distinct_pieces(cps, starts, sizes)
+
+    # the distinct pieces, joined, searched as texts of their own
+    d_sizes = sizes[rep]
+    d_first = np.cumsum(d_sizes) - d_sizes
+    d_total = int(d_sizes.sum())
+    d_piece = np.repeat(np.arange(rep.size, dtype=np.int64), d_sizes)
+    local = np.arange(d_total, dtype=np.int64) - d_first[d_piece]
+    d_cps = cps[starts[rep][d_piece] + local]
+    start, length, tid, score = _edges(d_cps, d_sizes[d_piece] - local, tables, token_hash, unk_id)
+    ids, ends, owner = _search(d_first, d_sizes, start, length, tid, score, unk_id)
+
+    # every piece takes its class's tokens: one ragged gather
+    tok_count = np.bincount(owner, minlength=rep.size)
+    tok_first = np.cumsum(tok_count) - tok_count
+    per_piece = tok_count[occ]
+    out_first = np.cumsum(per_piece) - per_piece
+    total = int(per_piece.sum())
+    index = np.arange(total, dtype=np.int64) + np.repeat(tok_first[occ] - out_first, per_piece)
+    return starts, per_piece, index, ids, ends
+
+
+def text_ids(cps: np.ndarray, tables: UgmTables, token_hash: TokenHash, *, unk_id: int) -> np.ndarray:
+    """Token ids of one normalised text (code points ``cps``), as ``viterbi_pieces([text])``
+    (the caller's condition 3 of ``ugm/encoder.py`` must hold)."""
+    if not cps.size:
+        return np.zeros(0, dtype=np.int64)
+    cut = np.empty(cps.size, dtype=bool)
+    cut[0] = True
+    cut[1:] = ~token_hash.joined(cps)
+    _, _, index, ids, _ = _search_pieces(cps, cut, tables, token_hash, unk_id)
+    out = ids[index]
+    unk = out == unk_id
+    if unk[:-1].any():  # consecutive unknown tokens collapse into one
+        keep = np.ones(out.size, dtype=bool)
+        keep[:-1] = ~(unk[:-1] & unk[1:])
+        out = out[keep]
+    return out
+
+
+def viterbi_pieces(
+    texts: Sequence[str],
+    tables: UgmTables,
+    token_hash: TokenHash,
+    *,
+    unk_id: int,
+    byte_ends: bool = False,
+) -> BatchResult:
+    """``viterbi_batch(texts, ..., restart=True)``, each distinct piece searched once (the
+    caller's condition 3 of ``ugm/encoder.py`` must hold)."""
+    count = len(texts)
+    lens = np.fromiter(map(len, texts), dtype=np.int64, count=count)
+    s = "".join(texts)
+    n = len(s)
+    if n == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return BatchResult(ids=empty, ends=empty, counts=np.zeros(count, dtype=np.int64))
+    first = np.cumsum(lens) - lens  # each text's first position in s
+    cps = text_code_points(s)
+    cut = np.empty(n, dtype=bool)
+    cut[0] = True
+    cut[1:] = ~token_hash.joined(cps)
+    cut[first[lens > 0]] = True  # texts are searched apart
+    starts, per_piece, index, ids, ends = _search_pieces(cps, cut, tables, token_hash, unk_id)
+    total = index.size
+    text_of = np.searchsorted(first, starts, side="right") - 1  # empty texts share a first: the last wins
+    tok_text = np.repeat(text_of, per_piece)
+    out_ids = ids[index]
+    out_ends = ends[index] + np.repeat(starts - first[text_of], per_piece)
+    drop = np.zeros(total, dtype=bool)  # unknown tokens of one text collapse, across pieces too
+    drop[:-1] = (out_ids[:-1] == unk_id) & (out_ids[1:] == unk_id) & (tok_text[:-1] == tok_text[1:])
+    if drop.any():
+        keep = ~drop
+        out_ids, out_ends, tok_text = out_ids[keep], out_ends[keep], tok_text[keep]
+    if byte_ends:  # UTF-8 length of each character, summed from its text's start
+        widths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
+        at = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(widths, out=at[1:])
+        out_ends = at[first[tok_text] + out_ends] - at[first[tok_text]]
+    return BatchResult(ids=out_ids, ends=out_ends, counts=np.bincount(tok_text, minlength=count).astype(np.int64))
+
+
+def letter_ids(
+    letters: np.ndarray, alphabet: Alphabet, tables: UgmTables, token_hash: TokenHash, *, unk_id: int
+) -> np.ndarray:
+    """Token ids of one normalised text given by its letters (``ugm/alphabet.py``), as
+    ``viterbi_pieces([text]).ids``: a piece of one character takes its token from
+    ``alphabet.single``; longer pieces (all of known characters, since an unknown character
+    is cut on both sides) are searched once per distinct piece (the caller's condition 3 of
+    ``ugm/encoder.py`` must hold)."""
+    n = letters.size
+    if not n:
+        return np.zeros(0, dtype=np.int64)
+    # fresh memory costs page faults (~1 us per 4 KB on a first encode): arrays are reused in place
+    cut = np.empty(n, dtype=bool)
+    cut[0] = True
+    np.logical_not(alphabet.joined(letters, token_hash), out=cut[1:])
+    starts = np.flatnonzero(cut)
+    del cut
+    sizes = np.empty_like(starts)
+    np.subtract(starts[1:], starts[:-1], out=sizes[:-1])
+    sizes[-1] = n - starts[-1]
+    long_at = np.flatnonzero(sizes > 1)
+    # the token of every piece as if it had one character; longer pieces' tokens follow
+    source = alphabet.single[letters[starts]]
+    src = np.arange(starts.size, dtype=np.int64)
+    count = np.ones(starts.size, dtype=np.int64)
+    if long_at.size:
+        m_starts, m_sizes = starts[long_at], sizes[long_at]
+        occ, rep = _piece_classes(letters, m_starts, m_sizes, alphabet.size)
+        d_sizes = m_sizes[rep]
+        d_first = np.cumsum(d_sizes) - d_sizes
+        d_cps = alphabet.chars[letters[_ragged(m_starts[rep], d_sizes)]]
+        start, length, tid, score = _edges(d_cps, _ragged(d_sizes, d_sizes, -1), tables, token_hash, unk_id)
+        ids, _, owner = _search(d_first, d_sizes, start, length, tid, score, unk_id)
+        tok_count = np.bincount(owner, minlength=d_sizes.size)
+        tok_first = np.cumsum(tok_count)
+        tok_first -= tok_count
+        tok_first += starts.size
+        count[long_at] = tok_count[occ]
+        src[long_at] = tok_first[occ]
+        source = np.concatenate((source, ids))
+    del starts, sizes, long_at
+    out = source[_ragged(src, count)]
+    unk = out == unk_id
+    if unk[:-1].any():  # consecutive unknown tokens collapse into one
+        keep = np.ones(out.size, dtype=bool)
+        keep[:-1] = ~(unk[:-1] & unk[1:])
+        out = out[keep]
+    return out
+
+
+_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+
+
+def _piece_classes(
+    letters: np.ndarray, starts: np.ndarray, sizes: np.ndarray, alphabet_size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pieces ``letters[starts[k] : starts[k] + sizes[k]]`` (two letters or more): each one's
+    class index, and one piece of each class. A piece of up to 15 bytes (letters as 1, 2 or 4
+    bytes) is named exactly by two 64-bit words of its bytes and its length; longer ones (rare)
+    by ``_distinct_pieces`` (a checked polynomial key)."""
+    wide = 1 if alphabet_size < 0x100 else 2 if alphabet_size < 0x10000 else 4
+    raw = letters.astype({1: "u1", 2: "<u2", 4: "<u4"}[wide]).tobytes() + bytes(16)
+    words = np.ndarray(shape=(len(raw) - 8,), dtype="<u8", buffer=raw, strides=(1,))  # 8 bytes from each offset
+    size = sizes * wide if wide > 1 else sizes
+    begin = starts * wide if wide > 1 else starts
+    short = np.flatnonzero(size <= 15)
+    at, n = (begin, size) if short.size == starts.size else (begin[short], size[short])
+    first = words[at]
+    first &= _MASKS[np.minimum(n, 8)]
+    second = words[at + 8]
+    second &= _MASKS[np.maximum(n - 8, 0)]
+    second |= n.astype(np.uint64) << np.uint64(56)
+    occ = np.empty(starts.size, dtype=np.int64)
+    inverse, winners = _classes(first, second)
+    occ[short] = inverse
+    rep = short[winners]
+    if short.size < starts.size:
+        long = np.flatnonzero(size > 15)
+        l_sizes = sizes[long]
+        l_first = np.cumsum(l_sizes) - l_sizes
+        l_occ, l_rep = _distinct_pieces(letters[_ragged(starts[long], l_sizes)], l_first, l_sizes)
+        occ[long] = l_occ + rep.size
+        rep = np.concatenate((rep, long[l_rep]))
+    return occ, rep
+
+
+def _classes(key: np.ndarray, key2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``arrays.chunks.hash_unique(key, key2)`` for few distinct pairs among many (4.9k among
+    65k pieces): one table of at most 64k slots, reused by every round (fresh memory costs a
+    page fault per 4 KB on a first encode). Each round scatters the pairs left (the last
+    writer of a slot wins) and resolves every pair equal to its slot's winner."""
+    n = key.size
+    bits = max(8, min(16, (2 * n).bit_length()))
+    shift = np.uint64(64 - bits)
+    table = np.empty(1 << bits, dtype=np.int64)
+    mixed = key2 * np.uint64(0xC2B2AE3D27D4EB4F)
+    mixed ^= key
+    slot = mixed * np.uint64(0x9E3779B97F4A7C15)  # the first round over every pair, in place
+    slot >>= shift
+    home = slot.view(np.int64)  # below 2**16
+    table[home] = np.arange(n, dtype=np.int64)
+    won = table[home]
+    same = key[won] == key
+    same &= key2[won] == key2
+    todo = np.flatnonzero(~same)
+    attempt = 1
+    while todo.size:  # the pairs that lost their slot to another pair: again, with another hash
+        salt = np.uint64(attempt * 0x5851F42D4C957F2D % (1 << 64))
+        slot = (((mixed[todo] ^ salt) * np.uint64(0x9E3779B97F4A7C15)) >> shift).astype(np.int64)
+        table[slot] = todo
+        got = table[slot]
+        hit = (key[got] == key[todo]) & (key2[got] == key2[todo])
+        won[todo[hit]] = got[hit]
+        todo = todo[~hit]
+        attempt += 1
+    is_first = np.zeros(n, dtype=bool)
+    is_first[won] = True
+    index = np.cumsum(is_first) - 1
+    return index[won], np.flatnonzero(is_first)
+
+
+def _ragged(starts: np.ndarray, counts: np.ndarray, step: int = 1) -> np.ndarray:
+    """``concatenate([starts[k] + step * arange(counts[k]) for k])`` (int64), by one cumulative
+    sum (``np.repeat`` with counts is several times slower); every count is at least 1."""
+    total = int(counts.sum())
+    out = np.full(total, step, dtype=np.int64)
+    if total:
+        first = np.cumsum(counts)
+        first -= counts
+        jump = np.empty(starts.size, dtype=np.int64)  # from the last value of one run to the next start
+        jump[0] = starts[0]
+        np.subtract(starts[1:], starts[:-1], out=jump[1:])
+        jump[1:] -= (counts[:-1] - 1) * step
+        out[first] = jump
+        np.cumsum(out, out=out)
+    return out
