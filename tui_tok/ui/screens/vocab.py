@@ -75,7 +75,7 @@ class VocabScreen(ViewScreen):
                 yield VocabTable(id="vocab-table")
                 yield Readout("indexing the vocabulary…", id="vocab-status")
             yield TokenDetails("", id="vocab-details")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#vocab-details", TokenDetails).border_title = "Token"
