@@ -64,3 +64,22 @@ def test_no_stores_opens_the_sample_directly(tmp_path: Path, monkeypatch: pytest
     for k in ("OLLAMA_MODELS", "HF_HOME", "HF_HUB_CACHE", "LLAMA_CACHE", "XDG_CACHE_HOME"):
         monkeypatch.delenv(k, raising=False)
     assert picker.pick_model() == str(DEFAULT_SAMPLE)
+
+
+async def test_an_ollama_model_is_named_as_typed_not_by_its_blob(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ollama keeps a model as ``blobs/sha256-HEX``: the header shows ``ollama:NAME`` instead."""
+    from tui_tok.sources import display_name, read_model
+    from tui_tok.ui.app import TuiTokApp
+
+    build_home(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("OLLAMA_MODELS", raising=False)
+    gguf = read_model("ollama:phi3:mini")
+    assert gguf.path.name.startswith("sha256-")
+    assert display_name("ollama:phi3:mini", gguf) == "ollama:phi3:mini"
+    assert display_name(str(gguf.path), gguf) == gguf.path.name
+    app = TuiTokApp(gguf, label=display_name("ollama:phi3:mini", gguf), load_tokenizer=False, show_timings=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        assert app.sub_title == "ollama:phi3:mini"
+        assert "ollama:phi3:mini" in app.screen.facts() and "sha256" not in app.screen.facts()

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         if model is None:
             return 0
     from tui_tok.cli.progress import stderr_progress
-    from tui_tok.sources import read_model
+    from tui_tok.sources import display_name, read_model
 
     # the files first: a file that is not GGUF (or a FIFO nobody writes) says so before anything else
     with stderr_progress() as progress:
@@ -95,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         _keys_from_terminal()
     from tui_tok.ui.app import run_app
 
-    return run_app(gguf, text=text, compare=second)
+    return run_app(gguf, text=text, compare=second, label=display_name(model, gguf),
+                   compare_label=None if second is None else display_name(args.compare, second))  # fmt: skip
 
 
 def _need_terminal(model: str) -> None:

@@ -19,7 +19,8 @@ from tui_tok.gguf.source import ByteSource, Progress, open_local
 from tui_tok.sources.resolve import Resolved, resolve, split_of
 from tui_tok.sources.stores import StoredModel, find_models, ollama_blob  # light: json is imported anyway
 
-__all__ = ["Resolved", "StoredModel", "find_models", "ollama_blob", "open_source", "read_model", "resolve", "split_info"]
+__all__ = ["Resolved", "StoredModel", "display_name", "find_models", "ollama_blob", "open_source", "read_model", "resolve",
+           "split_info"]  # fmt: skip
 
 
 def read_model(
@@ -48,6 +49,14 @@ def open_source(
     from tui_tok.sources.http import HttpSource
 
     return HttpSource(where.url, token=os.environ.get("HF_TOKEN") or None, timeout=timeout, progress=progress)
+
+
+def display_name(spec: str | os.PathLike[str], gguf: GGUFFile) -> str:
+    """The name to show for a model opened from ``spec``: ``ollama:NAME`` as typed (its file is a
+    blob named by a hash), else the file name (a URL's last segment)."""
+    if isinstance(spec, str) and spec.startswith("ollama:"):
+        return spec
+    return gguf.path.name
 
 
 def split_info(gguf: GGUFFile) -> tuple[int, int] | None:

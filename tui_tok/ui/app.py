@@ -83,21 +83,23 @@ class TuiTokApp(App[int]):
 
     def __init__(
         self, gguf: GGUFFile, *, text: str = SAMPLE_TEXT, load_tokenizer: bool = True, show_timings: bool = True,
-        compare: GGUFFile | None = None,
+        compare: GGUFFile | None = None, label: str | None = None, compare_label: str | None = None,
     ) -> None:
         super().__init__()
         self.compare_gguf = compare
         """The second file of ``--compare`` (the compare view, F7)."""
+        self.compare_label = compare_label
+        """The name to show for it (None: its file name)."""
         if compare is not None:  # F7 in the footer (without a file it still explains how to start)
             bindings = self._bindings.key_to_bindings
             bindings["f7"] = [replace(b, show=True) for b in bindings["f7"]]
         self.show_timings = show_timings
         """Show how long tokenizing and searching took (off for deterministic snapshots)."""
-        self.session = Session(gguf)
+        self.session = Session(gguf, label=label)
         self.initial_text = text
         self.set_reactive(TuiTokApp.text, text)
         self._load = load_tokenizer
-        self.sub_title = Path(gguf.path).name
+        self.sub_title = self.session.name
         self.first_paint_at: float | None = None
         """perf_counter() after the first screen was painted (for benchmarks)."""
         self.tokenizer_ready_at: float | None = None
@@ -229,10 +231,14 @@ def open_model(model_path: str | Path) -> GGUFFile:
     return read_gguf(model_path, texts=("tokenizer.ggml.merges",))
 
 
-def run_app(model: str | GGUFFile, *, text: str | None = None, compare: str | GGUFFile | None = None) -> int:
+def run_app(
+    model: str | GGUFFile, *, text: str | None = None, compare: str | GGUFFile | None = None,
+    label: str | None = None, compare_label: str | None = None,
+) -> int:
     """Open ``model`` (a file read already, or a path) in the explorer, on ``text`` when given;
-    ``compare``: a second file for the compare view, which then opens first. A file that is not
-    GGUF raises before the UI starts."""
+    ``compare``: a second file for the compare view, which then opens first. ``label``/
+    ``compare_label``: the names to show instead of the file names. A file that is not GGUF
+    raises before the UI starts."""
     from tui_tok.ui.fast_paste import use_bulk_paste
     from tui_tok.ui.lenient_input import accept_invalid_utf8
 
@@ -240,7 +246,8 @@ def run_app(model: str | GGUFFile, *, text: str | None = None, compare: str | GG
     use_bulk_paste()
     first = model if isinstance(model, GGUFFile) else open_model(model)
     second = compare if compare is None or isinstance(compare, GGUFFile) else open_model(compare)
-    app = TuiTokApp(first, text=SAMPLE_TEXT if text is None else text, compare=second)
+    app = TuiTokApp(first, text=SAMPLE_TEXT if text is None else text, compare=second, label=label,
+                    compare_label=compare_label)  # fmt: skip
     result = app.run()
     return int(result or 0)
 

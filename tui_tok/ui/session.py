@@ -20,11 +20,18 @@ class Session:
     """The open GGUF file and the locks the workers share."""
 
     gguf: GGUFFile
+    label: str | None = None
+    """The name to show (``ollama:NAME`` for a blob named by a hash); None: the file name."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def path(self) -> Path:
         return Path(self.gguf.path)
+
+    @property
+    def name(self) -> str:
+        """What the header and messages call the file."""
+        return self.label if self.label is not None else self.path.name
 
     @property
     def metadata(self) -> dict[str, Any]:

@@ -26,4 +26,4 @@ class ViewScreen(Screen[None]):
         return self.tui.session
 
     def facts(self) -> str:
-        return header_line(self.session.gguf.metadata, file_name=self.session.path.name)
+        return header_line(self.session.gguf.metadata, file_name=self.session.name)

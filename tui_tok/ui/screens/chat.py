@@ -122,7 +122,7 @@ class ChatScreen(ViewScreen):
         self.query_one("#chat-view", TokenView).border_title = "Prompt tokens"
         self.query_one("#chat-messages", ChatMessages).border_title = "Conversation  ^N add · ^O remove · Alt+↑↓ move · ^R role"
         if not self.templates:
-            self._show_error(f"{self.session.path.name} has no chat template (tokenizer.chat_template is not set)")
+            self._show_error(f"{self.session.name} has no chat template (tokenizer.chat_template is not set)")
             return
         self.watch(self.app, "tokenizer", self._tokenizer_changed)
         self.call_after_refresh(self._focus_first_message)

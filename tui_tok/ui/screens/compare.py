@@ -143,7 +143,7 @@ class CompareScreen(ViewScreen):
 
     def _render_diff(self, diff: TextDiff) -> Text:
         width = max(20, self.query_one("#cmp-scroll").size.width - 4)
-        name_a, name_b = self.session.path.name, Path(self.other.path).name
+        name_a, name_b = self.session.name, getattr(self.tui, "compare_label", None) or Path(self.other.path).name
         out = Text()
         out.append(f"A  {name_a}: {len(diff.a)} tokens\n", style="bold")
         out.append(f"B  {name_b}: {len(diff.b)} tokens\n", style="bold")
