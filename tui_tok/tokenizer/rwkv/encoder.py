@@ -33,7 +33,7 @@ from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.arrays.chunks import chain_flat, word_view
 from tui_tok.tokenizer.rwkv.distinct import distinct_misses
 from tui_tok.tokenizer.rwkv.greedy import greedy_chunks, spread
-from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, keys
+from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, chunk_keys
 from tui_tok.tokenizer.rwkv.unescape import unescape_all, unescape_token
 from tui_tok.tokenizer.core.spans import expand_pieces
 from tui_tok.tokenizer.core.types import Piece
@@ -176,8 +176,8 @@ class RwkvEncoder:
         size = np.empty_like(starts)
         np.subtract(starts[1:], starts[:-1], out=size[:-1])
         size[-1] = len(text) - starts[-1]
-        words = np.ascontiguousarray(word_view(text))  # gathers from a copy beat the strided view
-        k1, k2 = keys(words, starts, np.minimum(size, MAX_LEN))
+        words = word_view(text)
+        k1, k2 = chunk_keys(words, starts, size)
         found = tables.greedy.find(k1, k2)
         found[size > MAX_LEN] = -1  # the key named only the first 15 bytes
         miss = np.flatnonzero(found < 0)

@@ -56,6 +56,22 @@ def keys(words: np.ndarray, at: np.ndarray, length: np.ndarray) -> tuple[np.ndar
     return first, second
 
 
+def chunk_keys(view: np.ndarray, at: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``keys`` of ``text[at:at+size]`` capped at 15 bytes, for every chunk of a text at once,
+    gathered from the strided ``word_view`` itself: a contiguous copy of it is 8 bytes per text
+    byte (4.5 MB for the 0.56 MB benchmark text), fresh pages to fault and a cache flushed, for
+    gathers ~0.3 ms faster. The second word is read only for the chunks longer than 8 bytes
+    (10 % of them); the others' is their length tag alone. Two temporaries of one word per chunk."""
+    length = np.minimum(size, MAX_LEN)
+    first = view[at]
+    second = np.take(_FIRST, length)
+    first &= second
+    np.take(_TAG, length, out=second)
+    big = np.flatnonzero(length > 8)
+    second[big] |= view[at[big] + 8] & _SECOND.take(length[big])
+    return first, second
+
+
 def _home(k1: np.ndarray, k2: np.ndarray, shift: np.uint64) -> np.ndarray:
     """The slot of each key: the top bits of a multiplicative mix (in place: one temporary)."""
     mixed = k2 * _K2
