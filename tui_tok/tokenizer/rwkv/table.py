@@ -220,13 +220,22 @@ class TokenTable:
 
     def find(self, k1: np.ndarray, k2: np.ndarray) -> np.ndarray:
         """Token id of each key pair, -1 where no token has those bytes."""
-        at = _home(k1, k2, self.shift) * 3
-        second = self.slots.take(at + 1)
-        hit = (second & _UNFLAG) == k2
-        hit &= self.slots.take(at) == k1
-        out = np.where(hit, self.slots.take(at + 2).view(np.int64), -1)
+        at = _home(k1, k2, self.shift)  # in place from here: two word-sized arrays in all
+        at *= 3
+        at += 1
+        word = self.slots.take(at)
+        flagged = word >= _FLAG
+        word &= _UNFLAG
+        hit = word == k2
+        at -= 1
+        np.take(self.slots, at, out=word)
+        hit &= word == k1
+        at += 2
+        np.take(self.slots, at, out=word)
+        out = word.view(np.int64)
         np.logical_not(hit, out=hit)
-        hit &= second >= _FLAG
+        out[hit] = -1
+        hit &= flagged
         more = np.flatnonzero(hit)
         if more.size:
             out[more] = self.overflow.find(k1[more], k2[more])
