@@ -224,7 +224,7 @@ class RwkvEncoder:
         k-th is distinct chunk ``occ[k]``, at ``first``, ``length`` bytes) replaced by their
         greedy matches."""
         try:
-            got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id, finish=self._walk_ids, words=words)
+            got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id, finish=self._walk_ids, words=words, whole_missed=True)
         except TokenizeError:
             got = None
         if got is None:
