@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from test_rwkv import world
 
 from tui_tok.tokenizer.arrays.chunks import word_view
-from tui_tok.tokenizer.rwkv import greedy
+from tui_tok.tokenizer.rwkv import encoder, greedy
 from tui_tok.tokenizer.rwkv.distinct import distinct_long
 from tui_tok.tokenizer.rwkv.greedy import greedy_chunks
 from tui_tok.tokenizer.rwkv.long import LongTokens
-from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, keys
+from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, chunk_keys, keys
 from tui_tok.tokenizer.rwkv.unescape import _PLAIN_ESCAPES, all_plain, unescape_all, unescape_token
 
 # escapes llama.cpp reads oddly (uppercase hex, cut off), quotes, non-ASCII, a raw newline (the
@@ -136,6 +136,31 @@ def test_ids_path_equals_walk_whatever_the_python_tail(data: bytes, few: int) ->
     _, enc = world()
     with patch.object(greedy, "_FEW", few):
         assert enc.encode_fragment_ids(data) == [tid for tid, _, _ in enc._walk(data)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_world_text(), min_size=1, max_size=8).map(b"".join), st.sampled_from([1, 2, 5, 64]))
+def test_ids_path_equals_walk_in_blocks(data: bytes, block: int) -> None:
+    """The byte pairs and the chunks taken ``_BLOCK`` at a time (1, 2, 5: many blocks, a last
+    one cut short, misses in several) give the walk's ids, and ``encode_fragment``'s chunks."""
+    _, enc = world()
+    with patch.object(encoder, "_BLOCK", block):
+        assert enc.encode_fragment_ids(data) == [tid for tid, _, _ in enc._walk(data)]
+        if len(data) >= 2:
+            assert enc.encode_fragment(data, after_special=False) == enc._walk(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(min_size=1, max_size=60), st.data())
+def test_chunk_keys_equal_keys(text: bytes, data: st.DataObject) -> None:
+    """``chunk_keys`` from the strided view (second word read for long chunks only) == ``keys``
+    on a contiguous copy with the size capped at 15, up to the text's last byte."""
+    at = np.array(data.draw(st.lists(st.integers(0, len(text) - 1), min_size=1, max_size=20)), dtype=np.int64)
+    size = np.array([data.draw(st.integers(1, len(text) - a)) for a in at.tolist()], dtype=np.int64)
+    view = word_view(text)
+    got = chunk_keys(view, at, size)
+    want = keys(np.ascontiguousarray(view), at, np.minimum(size, MAX_LEN))
+    assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
 
 
 @settings(max_examples=200, deadline=None)

@@ -55,12 +55,15 @@ def greedy_chunks(
     unk_id: int,
     finish: Callable[[bytes], list[int]] | None = None,
     words: np.ndarray | None = None,
+    whole_missed: bool = False,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """llama.cpp's greedy longest match on each chunk ``text[at[k]:at[k]+length[k]]``: all the
     ids, chunk after chunk, and how many each chunk has; None if some chunk holds a byte that
     starts a token but no token matches there (llama.cpp would hang). ``finish`` (the same
     match on one text, in Python) takes over the last few chunks (``_FEW``). ``words``: the
-    text's ``word_view``, or a contiguous copy of it (faster gathers)."""
+    text's ``word_view``, or a contiguous copy of it (faster gathers). ``whole_missed``: no
+    chunk is one token (``rwkv/encoder.py`` looked them up whole), so the first round does not
+    look up again the chunks whose longest candidate is the whole chunk (most of them)."""
     if words is None:
         words = word_view(text)
     data = np.frombuffer(text + b"\0", dtype=np.uint8)
@@ -79,7 +82,13 @@ def greedy_chunks(
         rest = length[active] - pos[active]
         pair = (data[here].astype(np.int64) << 8) | data[here + 1]
         size = np.minimum(rest, np.maximum(table.longest[pair], 1))
-        found = table.find(*keys(words, here, size))  # the longest candidate first: mostly a hit
+        if whole_missed:  # the first round's longest candidate is mostly the whole chunk
+            whole_missed = False
+            found = np.full(size.size, -1, dtype=np.int64)
+            probe = np.flatnonzero(size < rest)
+            found[probe] = table.find(*keys(words, here[probe], size[probe]))
+        else:
+            found = table.find(*keys(words, here, size))  # the longest candidate first: mostly a hit
         took = size.copy()
         miss = np.flatnonzero((found < 0) & (size > 1))
         if miss.size:  # every shorter length of 3 bytes or more of every miss at once...

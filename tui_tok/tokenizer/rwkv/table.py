@@ -56,6 +56,22 @@ def keys(words: np.ndarray, at: np.ndarray, length: np.ndarray) -> tuple[np.ndar
     return first, second
 
 
+def chunk_keys(view: np.ndarray, at: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``keys`` of ``text[at:at+size]`` capped at 15 bytes, for every chunk of a text at once,
+    gathered from the strided ``word_view`` itself: a contiguous copy of it is 8 bytes per text
+    byte (4.5 MB for the 0.56 MB benchmark text), fresh pages to fault and a cache flushed, for
+    gathers ~0.3 ms faster. The second word is read only for the chunks longer than 8 bytes
+    (10 % of them); the others' is their length tag alone. Two temporaries of one word per chunk."""
+    length = np.minimum(size, MAX_LEN)
+    first = view[at]
+    second = np.take(_FIRST, length)
+    first &= second
+    np.take(_TAG, length, out=second)
+    big = np.flatnonzero(length > 8)
+    second[big] |= view[at[big] + 8] & _SECOND.take(length[big])
+    return first, second
+
+
 def _home(k1: np.ndarray, k2: np.ndarray, shift: np.uint64) -> np.ndarray:
     """The slot of each key: the top bits of a multiplicative mix (in place: one temporary)."""
     mixed = k2 * _K2
@@ -204,13 +220,22 @@ class TokenTable:
 
     def find(self, k1: np.ndarray, k2: np.ndarray) -> np.ndarray:
         """Token id of each key pair, -1 where no token has those bytes."""
-        at = _home(k1, k2, self.shift) * 3
-        second = self.slots.take(at + 1)
-        hit = (second & _UNFLAG) == k2
-        hit &= self.slots.take(at) == k1
-        out = np.where(hit, self.slots.take(at + 2).view(np.int64), -1)
+        at = _home(k1, k2, self.shift)  # in place from here: two word-sized arrays in all
+        at *= 3
+        at += 1
+        word = self.slots.take(at)
+        flagged = word >= _FLAG
+        word &= _UNFLAG
+        hit = word == k2
+        at -= 1
+        np.take(self.slots, at, out=word)
+        hit &= word == k1
+        at += 2
+        np.take(self.slots, at, out=word)
+        out = word.view(np.int64)
         np.logical_not(hit, out=hit)
-        hit &= second >= _FLAG
+        out[hit] = -1
+        hit &= flagged
         more = np.flatnonzero(hit)
         if more.size:
             out[more] = self.overflow.find(k1[more], k2[more])
