@@ -29,7 +29,7 @@ def test_text_file_and_stdin_are_read_as_exact_bytes(tmp_path, monkeypatch: pyte
     path = tmp_path / "t.txt"
     path.write_bytes(RAW)
     seen: list[str | None] = []
-    monkeypatch.setattr("tui_tok.ui.app.run_app", lambda model, *, text=None, compare=None: seen.append(text) or 0)
+    monkeypatch.setattr("tui_tok.ui.app.run_app", lambda model, *, text=None, **_: seen.append(text) or 0)
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     assert main([str(vocab_file("qwen3-vocab").path), "--text", str(path)]) == 0
     fake_stdin = io.TextIOWrapper(io.BytesIO(RAW))
