@@ -38,7 +38,7 @@ class Alphabet:
     chars: np.ndarray
     """Code point of each letter (int64; ``chars[0]`` is unused)."""
     single: np.ndarray
-    """Token of a piece made of one character, by letter (int64): its trie token, or unknown."""
+    """Token of a piece made of one character, by letter (int32): its trie token, or unknown."""
     pairs: np.ndarray | None
     """Bool per ``a * (size + 1) + b``: letters ``a`` and ``b`` sit side by side in some trie
     token (None: ask ``TokenHash.joined`` instead)."""
@@ -72,7 +72,7 @@ def build_alphabet(tables: UgmTables, token_hash: TokenHash, unk_id: int) -> Alp
     size = int(chars.size)
     code = np.zeros(CODE_POINTS, dtype=np.int32)
     code[chars] = (np.arange(size, dtype=np.int32) + 1) << 2
-    single = np.full(size + 1, unk_id, dtype=np.int64)
+    single = np.full(size + 1, unk_id, dtype=np.int32)
     found = token_hash.find(chars, [(1, np.arange(size, dtype=np.int64))])[0]
     single[1:][found >= 0] = found[found >= 0]
     pairs = None
