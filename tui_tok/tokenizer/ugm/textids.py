@@ -180,12 +180,10 @@ class TextIds:
         known = self._regions
         found = list(map(known.get, texts))
         if not all(map(isinstance, found, repeat(np.ndarray))):
-            for k, text in enumerate(texts):
-                if found[k] is None:
-                    rep = self._region(text, alphabet)
-                    if rep is None:
-                        return None
-                    found[k] = rep
+            for text in set(texts).difference(known):  # each new text once, not each region
+                if self._region(text, alphabet) is None:
+                    return None
+            found = list(map(known.get, texts))
         return found  # type: ignore[return-value]
 
     def encode(self, text: bytes, tables: UgmTables, token_hash: TokenHash, *, unk_id: int) -> list[int] | None:
