@@ -287,7 +287,7 @@ def _merge_spaces(letters: np.ndarray, dropped: np.ndarray | None, follow: np.nd
     string, where a non-space follows it (the caller puts one more space first). The
     positions ``dropped`` are not part of the text: each takes the kind of the position
     ``follow`` gives it (the first one after its run, which is not dropped; ``n``: the end),
-    and is left out. ``letters`` (int32) is overwritten."""
+    and is left out. ``letters`` (int32) may be overwritten."""
     n = letters.size
     word = letters >= 0
     if dropped is not None and dropped.size:
@@ -296,11 +296,12 @@ def _merge_spaces(letters: np.ndarray, dropped: np.ndarray | None, follow: np.nd
         real = follow < n
         follows[real] = word[follow[real]]
         word[dropped] = follows
-    keep = word.copy()
-    keep[:-1] |= word[1:]  # keep[i]: not a space, or a space before a non-space
+    keep = np.empty(n, dtype=bool)
+    np.logical_or(word[:-1], word[1:], out=keep[:-1])  # not a space, or a space before a non-space
+    keep[-1] = word[-1]
     if dropped is not None and dropped.size:
         keep[dropped] = False
-    np.logical_not(word, out=word)
-    np.copyto(letters, np.int32(space), where=word)
     del word
-    return letters[keep]
+    out = letters[keep]
+    np.copyto(out, np.int32(space), where=out < 0)  # the spaces left, on the shorter array
+    return out
