@@ -244,7 +244,7 @@ def _replace_and_merge(
     """``_merge_spaces`` of ``letters`` with region ``k`` (``[starts[k], ends[k])``) replaced by
     ``reps[k]``, with no copy of the text where no output is longer than its region: the
     output is written in place at its region's end and the positions before it are dropped
-    by the merge. The few regions that grow (NFKC: "½" -> "1⁄2") are joined in by one copy."""
+    by the merge. Regions that grow (NFKC: "½" -> "1⁄2", Thai "ำ") cost one copy of the text."""
     out_len = np.fromiter(map(len, reps), dtype=np.int64, count=len(reps))
     size = ends - starts
     grows = out_len > size
@@ -257,17 +257,15 @@ def _replace_and_merge(
     some = gone > 0
     dropped = _ragged(starts[fits][some], gone[some])
     follow = np.repeat((f_end - f_len)[some], gone[some])
-    if grows.any():
-        at = np.flatnonzero(grows).tolist()
-        parts = []
-        prev = 0
-        for k in at:
-            parts.append(letters[prev : starts[k]])
-            parts.append(reps[k])
-            prev = int(ends[k])
-        parts.append(letters[prev:])
-        letters = np.concatenate(parts)
+    if grows.any():  # the text between them and their outputs, joined (one copy)
+        at = np.flatnonzero(grows)
         g_end = ends[at]
+        bounds = np.append(0, np.stack((starts[at], g_end), axis=1).ravel()).tolist()
+        bounds.append(letters.size)
+        parts: list[np.ndarray] = [letters[0:0]] * (2 * at.size + 1)
+        parts[::2] = map(letters.__getitem__, map(slice, bounds[::2], bounds[1::2]))
+        parts[1::2] = map(reps.__getitem__, at.tolist())
+        letters = np.concatenate(parts)
         shift = np.append(0, np.cumsum(out_len[at] - size[at]))  # growth before a position
         dropped += shift[np.searchsorted(g_end, dropped, side="right")]
         follow += shift[np.searchsorted(g_end, follow, side="right")]
