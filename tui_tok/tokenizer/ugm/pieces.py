@@ -192,9 +192,13 @@ def letter_ids(
         occ, rep = _piece_classes(letters, m_starts, m_sizes, alphabet.size)
         d_sizes = m_sizes[rep].astype(np.int64)
         d_first = np.cumsum(d_sizes) - d_sizes
-        d_cps = alphabet.chars[letters[_ragged(m_starts[rep].astype(np.int64), d_sizes)]]
+        d_letters = letters[_ragged(m_starts[rep].astype(np.int64), d_sizes)]
         del m_starts, m_sizes
-        start, length, tid, score = _edges(d_cps, _ragged(d_sizes, d_sizes, -1), tables, token_hash, unk_id)
+        d_cps = alphabet.chars[d_letters]
+        d_reach = alphabet.pair_reach(d_letters)  # a small alphabet's tables: no hash probes
+        known = None if d_reach is None else (d_reach, alphabet.found[d_letters])
+        rem = _ragged(d_sizes, d_sizes, -1)
+        start, length, tid, score = _edges(d_cps, rem, tables, token_hash, unk_id, known)
         ids, _, owner = _search(d_first, d_sizes, start, length, tid, score, unk_id)
         tok_count = np.bincount(owner, minlength=d_sizes.size)
         tok_first = np.cumsum(tok_count)
