@@ -205,7 +205,6 @@ def _search(
         better = cand > old  # strictly: a tie keeps the earlier start
         best[dst] = np.where(better, cand, old)
         best_edge[dst] = np.where(better, edge[a:b], best_edge[dst])
-    best_id = np.where(best_edge >= 0, tid[best_edge], unk_id)
     best_start = begin[best_edge]
 
     is_end = np.zeros(size, dtype=bool)
@@ -219,7 +218,8 @@ def _search(
         cur = cur[going]
         stop = stop[going]
     ends = np.flatnonzero(is_end)
-    ids = best_id[ends]
+    won = best_edge[ends]  # the winning edges' ids at the token ends only
+    ids = np.where(won >= 0, tid[won], unk_id)
     owner = np.searchsorted(base, ends, side="right") - 1
     ends = ends - base[owner]
     # consecutive unknown tokens of one text collapse (the merged token ends at the last one)

@@ -227,9 +227,10 @@ def _piece_classes(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pieces ``letters[starts[k] : starts[k] + sizes[k]]`` (two letters or more): each one's
     class index, and one piece of each class (index arrays of ``starts``'s dtype). A piece
-    of up to 15 bytes (letters as 1, 2 or 4 bytes) is named exactly by two 64-bit words of
-    its bytes and its length; longer ones (rare) by ``_distinct_pieces`` (a checked
-    polynomial key). Temporaries are reused in place: they are as long as the pieces."""
+    of up to 15 bytes (letters as 1, 2 or 4 bytes) is named exactly by two 64-bit words: up
+    to 7 bytes, its bytes and its length in the first (the second 0); 8 to 15, its first 8
+    bytes, then the rest and its length (never 0). Longer ones (rare) by
+    ``_distinct_pieces`` (a checked polynomial key)."""
     wide = 1 if alphabet_size < 0x100 else 2 if alphabet_size < 0x10000 else 4
     raw = np.zeros(letters.size * wide + 16, dtype=np.uint8)  # one copy, 16 zero bytes after
     raw[: letters.size * wide].view({1: "u1", 2: "<u2", 4: "<u4"}[wide])[:] = letters
@@ -238,20 +239,20 @@ def _piece_classes(
     begin = starts * wide if wide > 1 else starts
     short = np.flatnonzero(size <= 15)
     at, n = (begin, size) if short.size == starts.size else (begin[short], size[short])
-    part = np.minimum(n, 8)
     first = words[at]
-    first &= _MASKS[part]
-    np.subtract(n, 8, out=part)
-    np.maximum(part, 0, out=part)
-    if at is begin:  # the caller's array: not in place
-        at = begin + 8
-    else:
-        at += 8
-    second = words[at]
-    second &= _MASKS[part]
-    np.left_shift(n, 24, out=part)  # the length in the top byte: 56 bits, in two steps
-    second |= part.astype(np.uint64) << np.uint64(32)
-    del part, at, n
+    first &= _MASKS[np.minimum(n, 8)]
+    top = n.astype(np.uint64)  # the length in the top byte: of the first word up to 7 bytes
+    top <<= np.uint64(56)
+    second = np.zeros(first.size, dtype=np.uint64)
+    big = np.flatnonzero(n > 7)  # 8 to 15 bytes: the first word full, the length in the second
+    if big.size:
+        more = words[at[big] + 8]
+        more &= _MASKS[n[big] - 8]
+        more |= top[big]
+        second[big] = more
+        top[big] = 0
+    first |= top
+    del top, at, n
     occ = np.empty(starts.size, dtype=starts.dtype)
     inverse, winners = _classes(first, second, starts.dtype)
     occ[short] = inverse
