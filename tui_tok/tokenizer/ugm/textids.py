@@ -24,7 +24,8 @@ this module normalises the whole text at once and searches it by pieces:
    start: then this path gives up.);
 3. **whitespace**: with ``merge`` (remove_extra_whitespaces), llama.cpp's rules over the chunk
    outputs drop every 0x20 and put the space string before each run of other bytes, whatever
-   ``prepend`` says; applied once to the whole text in numpy, on letters (``ugm/alphabet.py``);
+   ``prepend`` says; applied once to the whole text in numpy, on letters (``ugm/alphabet.py``),
+   after one 0x20 put before the text (the space string goes first iff a non-space follows);
 4. **search**: ``pieces.letter_ids``, exact under condition 3 (checked on the normalised length).
 
 Same ids as ``UgmEncoder.encode_whole`` (tested). ``encode`` returns None, for the caller's
@@ -35,8 +36,8 @@ corrupt charsmap, the text or a region's output not valid UTF-8, or too long for
 from __future__ import annotations
 
 import threading
-from itertools import repeat
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 
