@@ -118,6 +118,38 @@ def test_regions_and_whitespace_on_a_small_charsmap(prepend: bool, data: str) ->
     assert got == whole_ids(enc, raw) == [p[0] for p in enc.encode_reference(raw)]
 
 
+@pytest.mark.parametrize("index32_max", [None, 0])
+@given(data=st.lists(st.sampled_from(SMALL), min_size=20, max_size=200).map("".join))
+@settings(max_examples=80, deadline=None)
+def test_many_regions_grow_shrink_and_vanish_in_one_text(index32_max: int | None, data: str) -> None:
+    """Outputs written in place (shorter ones: the positions before them dropped, their kind
+    taken from what follows), longer ones joined in, shifting the dropped positions after
+    them; per-piece indices in int32 and, past ``INDEX32_MAX`` (lowered here), int64."""
+    from tui_tok.tokenizer.ugm import pieces
+
+    enc = small_encoder(True, merge=True)
+    raw = data.encode()
+    with pytest.MonkeyPatch.context() as mp:
+        if index32_max is not None:
+            mp.setattr(pieces, "INDEX32_MAX", index32_max)
+        got = fast_ids(enc, raw)
+    assert got is not None
+    assert got == whole_ids(enc, raw)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_int64_indices_past_the_int32_bound(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """The int64 path of ``pieces.letter_ids`` (texts of 2**29 letters or more), forced by a
+    lowered bound, gives the int32 path's ids on the benchmark's mix."""
+    from tui_tok.tokenizer.ugm import pieces
+
+    enc = encoder(name)
+    data = build_corpus(40_000).encode()
+    want = fast_ids(enc, data)
+    monkeypatch.setattr(pieces, "INDEX32_MAX", 0)
+    assert want is not None and fast_ids(enc, data) == want == whole_ids(enc, data)
+
+
 @pytest.mark.parametrize(("merge", "user"), [(False, False), (True, True)])
 def test_conditions_not_met_leave_it_to_the_other_paths(merge: bool, user: bool) -> None:
     enc = small_encoder(True, merge=merge, user=user)
@@ -172,6 +204,28 @@ def test_bigram_table_and_letter_matrix_find_every_crossing(name: str, text: str
     for got in (h.joined(cps).tolist(), alphabet.joined(alphabet.code[cps] >> 2, h).tolist()):
         assert all(j or p not in inside for p, j in zip(pairs, got))
         assert all(not j or p in anywhere for p, j in zip(pairs, got))
+
+
+@given(text=TEXT)
+@SETTINGS
+def test_pair_reach_table_matches_the_hash(text: str) -> None:
+    """A small alphabet's pair reaches (``Alphabet.pair_reach``) are ``TokenHash.reach``."""
+    enc = encoder("t5-botchan-en-unigram-1000")
+    enc.prepare()
+    h = enc._token_hash
+    assert h is not None
+    alphabet = enc._text_ids.alphabet(enc.tables, h, enc.vocab.unk_id)
+    s = text.encode("utf-8", "replace").decode().replace(" ", "▁")
+    cps = text_code_points(s)
+    letters = alphabet.code[cps] >> 2
+    got = alphabet.pair_reach(letters)
+    assert got is not None  # 73 letters: the table exists
+    known = letters != 0  # letter 0 stands for every character of no token: the hash tells them apart
+    both = np.zeros(cps.size, dtype=bool)
+    both[:-1] = known[:-1] & known[1:]
+    assert got[both].tolist() == h.reach(cps)[both].tolist()
+    assert not got[~both].any()
+    assert alphabet.found[letters[known]].tolist() == h.find(cps, [(1, np.flatnonzero(known))])[0].tolist()
 
 
 # -- the charsmap walks -----------------------------------------------------------------------

@@ -27,6 +27,8 @@ from tui_tok.tokenizer.ugm.tables import UgmTables
 CODE_POINTS = 0x110000
 _MATRIX_MAX = 2048
 """Alphabets up to this size get a bit matrix of bigrams ((A+1)**2 bytes: 4 MB at most)."""
+_REACH_MAX = 512
+"""Alphabets up to this size get a matrix of pair reaches (2 (A+1)**2 bytes: 0.5 MB at most)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -38,12 +40,29 @@ class Alphabet:
     chars: np.ndarray
     """Code point of each letter (int64; ``chars[0]`` is unused)."""
     single: np.ndarray
-    """Token of a piece made of one character, by letter (int64): its trie token, or unknown."""
+    """Token of a piece made of one character, by letter (int32): its trie token, or unknown."""
     pairs: np.ndarray | None
     """Bool per ``a * (size + 1) + b``: letters ``a`` and ``b`` sit side by side in some trie
     token (None: ask ``TokenHash.joined`` instead)."""
     size: int
     """Number of letters."""
+    found: np.ndarray
+    """Single-character trie token by letter (int64), -1 where none (``single`` without the
+    unknown token)."""
+    reach: np.ndarray | None
+    """Int16 per ``a * (size + 1) + b``: the longest token starting with letters ``a b``, 0
+    if none (None: a big alphabet; ``TokenHash.reach`` instead)."""
+
+    def pair_reach(self, letters: np.ndarray) -> np.ndarray | None:
+        """``TokenHash.reach`` of the text of ``letters`` (int64; None: no table)."""
+        if self.reach is None:
+            return None
+        out = np.zeros(letters.size, dtype=np.int64)
+        if letters.size > 1:
+            index = letters[:-1] * (self.size + 1)
+            index += letters[1:]
+            out[:-1] = self.reach[index]
+        return out
 
     def joined(self, letters: np.ndarray, token_hash: TokenHash) -> np.ndarray:
         """Per boundary ``1..len(letters)-1``, whether its two characters sit side by side in
@@ -72,9 +91,19 @@ def build_alphabet(tables: UgmTables, token_hash: TokenHash, unk_id: int) -> Alp
     size = int(chars.size)
     code = np.zeros(CODE_POINTS, dtype=np.int32)
     code[chars] = (np.arange(size, dtype=np.int32) + 1) << 2
-    single = np.full(size + 1, unk_id, dtype=np.int64)
+    single = np.full(size + 1, unk_id, dtype=np.int32)
     found = token_hash.find(chars, [(1, np.arange(size, dtype=np.int64))])[0]
     single[1:][found >= 0] = found[found >= 0]
+    one = np.full(size + 1, -1, dtype=np.int64)
+    one[1:] = found
+    reach = None
+    if size <= _REACH_MAX:
+        live = np.flatnonzero(token_hash.pair_keys != 0)
+        keys = token_hash.pair_keys[live]
+        a = (keys & np.uint64(0x1FFFFF)).astype(np.int64) - 1
+        b = ((keys >> np.uint64(21)) & np.uint64(0x1FFFFF)).astype(np.int64) - 1
+        reach = np.zeros((size + 1) * (size + 1), dtype=np.int16)
+        reach[(code[a] >> 2).astype(np.int64) * (size + 1) + (code[b] >> 2)] = token_hash.pair_reach[live]
     pairs = None
     if size <= _MATRIX_MAX:
         keys = token_hash.bigram_keys[token_hash.bigram_keys != 0]
@@ -82,4 +111,4 @@ def build_alphabet(tables: UgmTables, token_hash: TokenHash, unk_id: int) -> Alp
         b = (keys >> np.uint64(21)).astype(np.int64) - 1
         pairs = np.zeros((size + 1) * (size + 1), dtype=bool)
         pairs[(code[a] >> 2).astype(np.int64) * (size + 1) + (code[b] >> 2)] = True
-    return Alphabet(code=code, chars=np.append(0, chars), single=single, pairs=pairs, size=size)
+    return Alphabet(code=code, chars=np.append(0, chars), single=single, pairs=pairs, size=size, found=one, reach=reach)

@@ -63,13 +63,20 @@ class BatchResult:
 
 
 def _edges(
-    cps: np.ndarray, rem: np.ndarray, tables: UgmTables, token_hash: TokenHash, unk_id: int
+    cps: np.ndarray,
+    rem: np.ndarray,
+    tables: UgmTables,
+    token_hash: TokenHash,
+    unk_id: int,
+    known: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every lattice edge of the joined text (code points ``cps``): (start position, length,
     token id, score). ``rem`` is the number of characters from each position to its text's end.
+    ``known``: ``token_hash.reach(cps)`` and the single-character tokens (-1: none), when the
+    caller has them by table (``ugm/alphabet.py``).
     """
     n = cps.size
-    bound = token_hash.reach(cps)  # longest token worth trying at each position
+    bound = token_hash.reach(cps) if known is None else known[0]  # longest token worth trying at each position
     np.minimum(bound, rem, out=bound)
     groups = [(1, np.arange(n, dtype=np.int64))]
     sel = np.flatnonzero(bound >= 2)
@@ -78,7 +85,10 @@ def _edges(
         groups.append((length, sel))
         length += 1
         sel = sel[bound[sel] >= length]
-    found = token_hash.find(cps, groups)
+    if known is None:
+        found = token_hash.find(cps, groups)
+    else:
+        found = [known[1], *token_hash.find(cps, groups[1:])]
     one = found[0]
     ok = one >= 0
     starts = [groups[0][1]]
@@ -195,7 +205,6 @@ def _search(
         better = cand > old  # strictly: a tie keeps the earlier start
         best[dst] = np.where(better, cand, old)
         best_edge[dst] = np.where(better, edge[a:b], best_edge[dst])
-    best_id = np.where(best_edge >= 0, tid[best_edge], unk_id)
     best_start = begin[best_edge]
 
     is_end = np.zeros(size, dtype=bool)
@@ -209,7 +218,8 @@ def _search(
         cur = cur[going]
         stop = stop[going]
     ends = np.flatnonzero(is_end)
-    ids = best_id[ends]
+    won = best_edge[ends]  # the winning edges' ids at the token ends only
+    ids = np.where(won >= 0, tid[won], unk_id)
     owner = np.searchsorted(base, ends, side="right") - 1
     ends = ends - base[owner]
     # consecutive unknown tokens of one text collapse (the merged token ends at the last one)

@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from tui_tok.tokenizer.arrays.chunks import hash_unique
 from tui_tok.tokenizer.ugm.alphabet import Alphabet
@@ -153,6 +154,11 @@ def viterbi_pieces(
     return BatchResult(ids=out_ids, ends=out_ends, counts=np.bincount(tok_text, minlength=count).astype(np.int64))
 
 
+INDEX32_MAX = 1 << 29
+"""Texts below this many letters index their pieces in int32 (4-byte letters at offsets up to
+4x: still below 2**31); longer ones in int64 (tests lower it to run that path)."""
+
+
 def letter_ids(
     letters: np.ndarray, alphabet: Alphabet, tables: UgmTables, token_hash: TokenHash, *, unk_id: int
 ) -> np.ndarray:
@@ -160,40 +166,50 @@ def letter_ids(
     ``viterbi_pieces([text]).ids``: a piece of one character takes its token from
     ``alphabet.single``; longer pieces (all of known characters, since an unknown character
     is cut on both sides) are searched once per distinct piece (the caller's condition 3 of
-    ``ugm/encoder.py`` must hold)."""
+    ``ugm/encoder.py`` must hold). Per-piece arrays are int32 (fresh memory costs a page
+    fault per 4 KB on a first encode, ~1 us each)."""
     n = letters.size
     if not n:
-        return np.zeros(0, dtype=np.int64)
-    # fresh memory costs page faults (~1 us per 4 KB on a first encode): arrays are reused in place
+        return np.zeros(0, dtype=np.int32)
+    index = np.int32 if n < INDEX32_MAX else np.int64
     cut = np.empty(n, dtype=bool)
     cut[0] = True
     np.logical_not(alphabet.joined(letters, token_hash), out=cut[1:])
-    starts = np.flatnonzero(cut)
+    starts = np.flatnonzero(cut).astype(index)
     del cut
+    pieces = starts.size
     sizes = np.empty_like(starts)
     np.subtract(starts[1:], starts[:-1], out=sizes[:-1])
     sizes[-1] = n - starts[-1]
     long_at = np.flatnonzero(sizes > 1)
     # the token of every piece as if it had one character; longer pieces' tokens follow
     source = alphabet.single[letters[starts]]
-    src = np.arange(starts.size, dtype=np.int64)
-    count = np.ones(starts.size, dtype=np.int64)
+    src = np.arange(pieces, dtype=index)
+    count = np.ones(pieces, dtype=index)
     if long_at.size:
         m_starts, m_sizes = starts[long_at], sizes[long_at]
+        del starts, sizes
         occ, rep = _piece_classes(letters, m_starts, m_sizes, alphabet.size)
-        d_sizes = m_sizes[rep]
+        d_sizes = m_sizes[rep].astype(np.int64)
         d_first = np.cumsum(d_sizes) - d_sizes
-        d_cps = alphabet.chars[letters[_ragged(m_starts[rep], d_sizes)]]
-        start, length, tid, score = _edges(d_cps, _ragged(d_sizes, d_sizes, -1), tables, token_hash, unk_id)
+        d_letters = letters[_ragged(m_starts[rep].astype(np.int64), d_sizes)]
+        del m_starts, m_sizes
+        d_cps = alphabet.chars[d_letters]
+        d_reach = alphabet.pair_reach(d_letters)  # a small alphabet's tables: no hash probes
+        known = None if d_reach is None else (d_reach, alphabet.found[d_letters])
+        rem = _ragged(d_sizes, d_sizes, -1)
+        start, length, tid, score = _edges(d_cps, rem, tables, token_hash, unk_id, known)
         ids, _, owner = _search(d_first, d_sizes, start, length, tid, score, unk_id)
         tok_count = np.bincount(owner, minlength=d_sizes.size)
         tok_first = np.cumsum(tok_count)
         tok_first -= tok_count
-        tok_first += starts.size
+        tok_first += pieces
         count[long_at] = tok_count[occ]
         src[long_at] = tok_first[occ]
-        source = np.concatenate((source, ids))
-    del starts, sizes, long_at
+        source = np.concatenate((source, ids.astype(source.dtype)))
+    else:
+        del starts, sizes
+    del long_at
     out = source[_ragged(src, count)]
     unk = out == unk_id
     if unk[:-1].any():  # consecutive unknown tokens collapse into one
@@ -210,54 +226,69 @@ def _piece_classes(
     letters: np.ndarray, starts: np.ndarray, sizes: np.ndarray, alphabet_size: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pieces ``letters[starts[k] : starts[k] + sizes[k]]`` (two letters or more): each one's
-    class index, and one piece of each class. A piece of up to 15 bytes (letters as 1, 2 or 4
-    bytes) is named exactly by two 64-bit words of its bytes and its length; longer ones (rare)
-    by ``_distinct_pieces`` (a checked polynomial key)."""
+    class index, and one piece of each class (index arrays of ``starts``'s dtype). A piece
+    of up to 15 bytes (letters as 1, 2 or 4 bytes) is named exactly by two 64-bit words: up
+    to 7 bytes, its bytes and its length in the first (the second 0); 8 to 15, its first 8
+    bytes, then the rest and its length (never 0). Longer ones (rare) by
+    ``_distinct_pieces`` (a checked polynomial key)."""
     wide = 1 if alphabet_size < 0x100 else 2 if alphabet_size < 0x10000 else 4
-    raw = letters.astype({1: "u1", 2: "<u2", 4: "<u4"}[wide]).tobytes() + bytes(16)
-    words = np.ndarray(shape=(len(raw) - 8,), dtype="<u8", buffer=raw, strides=(1,))  # 8 bytes from each offset
+    raw = np.zeros(letters.size * wide + 16, dtype=np.uint8)  # one copy, 16 zero bytes after
+    raw[: letters.size * wide].view({1: "u1", 2: "<u2", 4: "<u4"}[wide])[:] = letters
+    words = np.ndarray(shape=(raw.size - 8,), dtype="<u8", buffer=raw, strides=(1,))  # 8 bytes from each offset
     size = sizes * wide if wide > 1 else sizes
     begin = starts * wide if wide > 1 else starts
     short = np.flatnonzero(size <= 15)
     at, n = (begin, size) if short.size == starts.size else (begin[short], size[short])
     first = words[at]
     first &= _MASKS[np.minimum(n, 8)]
-    second = words[at + 8]
-    second &= _MASKS[np.maximum(n - 8, 0)]
-    second |= n.astype(np.uint64) << np.uint64(56)
-    occ = np.empty(starts.size, dtype=np.int64)
-    inverse, winners = _classes(first, second)
+    top = n.astype(np.uint64)  # the length in the top byte: of the first word up to 7 bytes
+    top <<= np.uint64(56)
+    second = np.zeros(first.size, dtype=np.uint64)
+    big = np.flatnonzero(n > 7)  # 8 to 15 bytes: the first word full, the length in the second
+    if big.size:
+        more = words[at[big] + 8]
+        more &= _MASKS[n[big] - 8]
+        more |= top[big]
+        second[big] = more
+        top[big] = 0
+    first |= top
+    del top, at, n
+    occ = np.empty(starts.size, dtype=starts.dtype)
+    inverse, winners = _classes(first, second, starts.dtype)
     occ[short] = inverse
-    rep = short[winners]
+    rep = short[winners].astype(starts.dtype)
     if short.size < starts.size:
         long = np.flatnonzero(size > 15)
-        l_sizes = sizes[long]
+        l_sizes = sizes[long].astype(np.int64)
         l_first = np.cumsum(l_sizes) - l_sizes
-        l_occ, l_rep = _distinct_pieces(letters[_ragged(starts[long], l_sizes)], l_first, l_sizes)
+        l_occ, l_rep = _distinct_pieces(letters[_ragged(starts[long].astype(np.int64), l_sizes)], l_first, l_sizes)
         occ[long] = l_occ + rep.size
-        rep = np.concatenate((rep, long[l_rep]))
+        rep = np.concatenate((rep, long[l_rep].astype(starts.dtype)))
     return occ, rep
 
 
-def _classes(key: np.ndarray, key2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _classes(key: np.ndarray, key2: np.ndarray, index: DTypeLike = np.int64) -> tuple[np.ndarray, np.ndarray]:
     """``arrays.chunks.hash_unique(key, key2)`` for few distinct pairs among many (4.9k among
     65k pieces): one table of at most 64k slots, reused by every round (fresh memory costs a
     page fault per 4 KB on a first encode). Each round scatters the pairs left (the last
-    writer of a slot wins) and resolves every pair equal to its slot's winner."""
+    writer of a slot wins) and resolves every pair equal to its slot's winner. Indices in
+    ``index`` (int32 when the caller's pieces fit)."""
     n = key.size
     bits = max(8, min(16, (2 * n).bit_length()))
     shift = np.uint64(64 - bits)
-    table = np.empty(1 << bits, dtype=np.int64)
+    table = np.empty(1 << bits, dtype=index)
     mixed = key2 * np.uint64(0xC2B2AE3D27D4EB4F)
     mixed ^= key
     slot = mixed * np.uint64(0x9E3779B97F4A7C15)  # the first round over every pair, in place
     slot >>= shift
     home = slot.view(np.int64)  # below 2**16
-    table[home] = np.arange(n, dtype=np.int64)
+    table[home] = np.arange(n, dtype=index)
     won = table[home]
+    del slot, home
     same = key[won] == key
     same &= key2[won] == key2
     todo = np.flatnonzero(~same)
+    del same
     attempt = 1
     while todo.size:  # the pairs that lost their slot to another pair: again, with another hash
         salt = np.uint64(attempt * 0x5851F42D4C957F2D % (1 << 64))
@@ -270,22 +301,24 @@ def _classes(key: np.ndarray, key2: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         attempt += 1
     is_first = np.zeros(n, dtype=bool)
     is_first[won] = True
-    index = np.cumsum(is_first) - 1
-    return index[won], np.flatnonzero(is_first)
+    rank = np.cumsum(is_first, dtype=index)
+    rank -= 1
+    return rank[won], np.flatnonzero(is_first)
 
 
 def _ragged(starts: np.ndarray, counts: np.ndarray, step: int = 1) -> np.ndarray:
-    """``concatenate([starts[k] + step * arange(counts[k]) for k])`` (int64), by one cumulative
-    sum (``np.repeat`` with counts is several times slower); every count is at least 1."""
+    """``concatenate([starts[k] + step * arange(counts[k]) for k])`` (of ``starts``'s dtype),
+    by one cumulative sum (``np.repeat`` with counts is several times slower); every count is
+    at least 1."""
     total = int(counts.sum())
-    out = np.full(total, step, dtype=np.int64)
+    out = np.full(total, step, dtype=starts.dtype)
     if total:
         first = np.cumsum(counts)
         first -= counts
-        jump = np.empty(starts.size, dtype=np.int64)  # from the last value of one run to the next start
+        jump = np.empty(starts.size, dtype=starts.dtype)  # from the last value of one run to the next start
         jump[0] = starts[0]
         np.subtract(starts[1:], starts[:-1], out=jump[1:])
         jump[1:] -= (counts[:-1] - 1) * step
         out[first] = jump
-        np.cumsum(out, out=out)
+        np.cumsum(out, dtype=out.dtype, out=out)
     return out

@@ -24,7 +24,8 @@ this module normalises the whole text at once and searches it by pieces:
    start: then this path gives up.);
 3. **whitespace**: with ``merge`` (remove_extra_whitespaces), llama.cpp's rules over the chunk
    outputs drop every 0x20 and put the space string before each run of other bytes, whatever
-   ``prepend`` says; applied once to the whole text in numpy, on letters (``ugm/alphabet.py``);
+   ``prepend`` says; applied once to the whole text in numpy, on letters (``ugm/alphabet.py``),
+   after one 0x20 put before the text (the space string goes first iff a non-space follows);
 4. **search**: ``pieces.letter_ids``, exact under condition 3 (checked on the normalised length).
 
 Same ids as ``UgmEncoder.encode_whole`` (tested). ``encode`` returns None, for the caller's
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 
@@ -122,16 +124,19 @@ class TextIds:
         node_of[new] = node  # before the kinds: another thread reads a node once it sees GUARDED
         alphabet.code[new] |= kind
 
-    def _dirty(self, cps: np.ndarray, code: np.ndarray) -> np.ndarray:
-        """Positions whose character may not be its own unchanged chunk."""
-        kind = code & 3
-        dirty = kind == _CHANGED
-        guarded = np.flatnonzero((kind[:-1] == _GUARDED) & (cps[1:] >= 0x80))
-        if guarded.size:
+    def _dirty(self, cps: np.ndarray, kind: np.ndarray) -> np.ndarray:
+        """Positions whose character may not be its own unchanged chunk (``kind``: uint8 per
+        position)."""
+        dirty = np.flatnonzero(kind == _CHANGED)
+        guarded = kind[:-1] == _GUARDED
+        guarded &= cps[1:] >= 0x80
+        at = np.flatnonzero(guarded)
+        if at.size:
             assert self._walk is not None and self._node is not None
-            ext = self._walk.extends(self._node[cps[guarded]], _lead_bytes(cps[guarded + 1]))
-            dirty[guarded[ext]] = True
-        return np.flatnonzero(dirty)
+            ext = self._walk.extends(self._node[cps[at]], _lead_bytes(cps[at + 1]))
+            if ext.any():  # kinds apart: no position twice (and ``np.union1d`` is slow to start)
+                dirty = np.sort(np.concatenate((dirty, at[ext])))
+        return dirty
 
     def _region(self, text: str, alphabet: Alphabet) -> np.ndarray | None:
         """Letters of a dirty region's chunk outputs (None: not valid UTF-8)."""
@@ -144,65 +149,88 @@ class TextIds:
             hit = self._regions[text] = alphabet.code[_code_points(out)] >> 2
         return hit
 
-    def chunk_outputs(
-        self, s: str, cps: np.ndarray, letters: np.ndarray, dirty: np.ndarray, alphabet: Alphabet
-    ) -> np.ndarray | None:
-        """Letters of the chunk outputs of ``s`` (code points ``cps``, ``letters``), dirty
-        regions replaced (step 2)."""
+    def regions(self, s: str, cps: np.ndarray, dirty: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """Starts and ends of the dirty regions of ``s`` (step 2; None: a key ends inside a
+        character)."""
+        n = cps.size
         entered = np.ones(dirty.size, dtype=np.int64)
         if self._walk is not None:
             entered, off_start = self._walk.reach(cps, dirty)
             if off_start:  # a key ends inside a character: let the unit path do it
                 return None
-        seps = np.flatnonzero(cps == 0x20)
-        unit_end = np.append(seps, cps.size)[np.searchsorted(seps, dirty)]
-        cover = np.minimum(dirty + entered, unit_end)
+            np.minimum(entered, n - dirty, out=entered)
+        # a cover stops before the first separator it enters (a few steps over the dirty
+        # positions, not a search over every separator of the text)
+        for j in range(1, int(entered.max()) if entered.size else 0):
+            at = np.flatnonzero(entered > j)
+            if not at.size:
+                break
+            entered[at[cps[dirty[at] + j] == 0x20]] = j
+        cover = dirty + entered
         reach = np.maximum.accumulate(cover)
         new = np.ones(dirty.size, dtype=bool)
         new[1:] = dirty[1:] > reach[:-1]  # touching covers merge too: fewer, longer regions
         first = np.flatnonzero(new)
-        starts = dirty[first].tolist()
-        ends = reach[np.append(first[1:] - 1, dirty.size - 1)].tolist()
-        parts = []
-        at = 0
-        for a, b in zip(starts, ends):
-            rep = self._region(s[a:b], alphabet)
-            if rep is None:
-                return None
-            parts.append(letters[at:a])
-            parts.append(rep)
-            at = b
-        parts.append(letters[at:])
-        return np.concatenate(parts)
+        return dirty[first], reach[np.append(first[1:] - 1, dirty.size - 1)]
+
+    def outputs(self, s: str, starts: np.ndarray, ends: np.ndarray, alphabet: Alphabet) -> list[np.ndarray] | None:
+        """Letters of each region's chunk outputs, looked up by region text (most regions
+        repeat: 1,428 regions, 29 distinct texts in the benchmark's corpus); None: one is not
+        valid UTF-8."""
+        texts = list(map(s.__getitem__, map(slice, starts.tolist(), ends.tolist())))
+        known = self._regions
+        found = list(map(known.get, texts))
+        if not all(map(isinstance, found, repeat(np.ndarray))):
+            for text in set(texts).difference(known):  # each new text once, not each region
+                if self._region(text, alphabet) is None:
+                    return None
+            found = list(map(known.get, texts))
+        return found  # type: ignore[return-value]
 
     def encode(self, text: bytes, tables: UgmTables, token_hash: TokenHash, *, unk_id: int) -> list[int] | None:
-        """Token ids of one raw fragment, or None (use another path)."""
+        """Token ids of one raw fragment, or None (use another path). Full-length temporaries
+        are few and small (uint8 kinds, bool masks, one int32 array of letters changed in
+        place), and the text's copies are dropped before the search: on a first encode, fresh
+        memory costs a page fault per 4 KB."""
         if not self.usable():
             return None
-        spaced = text if tables.separators is None else text.translate(tables.separators)
+        if not text:
+            return []
+        # a 0x20 first: kept as the space string before a non-space, dropped before a space,
+        # exactly the one space that ``merge`` puts first (step 3)
+        spaced = b" " + (text if tables.separators is None else text.translate(tables.separators))
         try:
             s = spaced.decode("utf-8")
         except UnicodeDecodeError:
             return None
+        del spaced
         cps = _code_points(s)
-        if not cps.size:
-            return []
         alphabet = self.alphabet(tables, token_hash, unk_id)
         code = alphabet.code[cps]
-        unseen = np.flatnonzero((code & 3) == _UNSEEN)
+        kind = np.bitwise_and(code, 3, out=np.empty(code.size, dtype=np.uint8), casting="unsafe")
+        unseen = np.flatnonzero(kind == _UNSEEN)
         if unseen.size:
             seen = np.zeros(CODE_POINTS, dtype=bool)
             seen[cps[unseen]] = True
             self._walk_new(alphabet, np.flatnonzero(seen))
             code[unseen] = alphabet.code[cps[unseen]]
-        dirty = self._dirty(cps, code)
-        letters = code >> 2
+            kind[unseen] = code[unseen] & 3
+        dirty = self._dirty(cps, kind)
+        del kind
+        letters = np.right_shift(code, 2, out=code)
+        space = int(alphabet.code[0x2581] >> 2)
         if dirty.size:
-            out = self.chunk_outputs(s, cps, letters, dirty, alphabet)
-            if out is None:
+            bounds = self.regions(s, cps, dirty)
+            del cps
+            reps = None if bounds is None else self.outputs(s, *bounds, alphabet)
+            del s
+            if bounds is None or reps is None:
                 return None
-            letters = out
-        norm = _merge_spaces(letters, int(alphabet.code[0x2581] >> 2))
+            norm = _replace_and_merge(letters, *bounds, reps, space)
+        else:
+            del cps, s
+            norm = _merge_spaces(letters, None, None, space)
+        del letters, code
         if 4 * norm.size > tables.max_exact_bytes:  # condition 3, on a bound of the UTF-8 length
             chars = alphabet.chars[norm]  # unknown characters (letter 0) may be 4 bytes each
             width = 1 + (chars >= 0x80).astype(np.int64) + (chars >= 0x800) + ((chars >= 0x10000) | (norm == 0))
@@ -211,19 +239,68 @@ class TextIds:
         return letter_ids(norm, alphabet, tables, token_hash, unk_id=unk_id).tolist()
 
 
-def _merge_spaces(letters: np.ndarray, space: int) -> np.ndarray:
+def _replace_and_merge(
+    letters: np.ndarray, starts: np.ndarray, ends: np.ndarray, reps: list[np.ndarray], space: int
+) -> np.ndarray:
+    """``_merge_spaces`` of ``letters`` with region ``k`` (``[starts[k], ends[k])``) replaced by
+    ``reps[k]``, with no copy of the text where no output is longer than its region: the
+    output is written in place at its region's end and the positions before it are dropped
+    by the merge. Regions that grow (NFKC: "½" -> "1⁄2", Thai "ำ") cost one copy of the text."""
+    out_len = np.fromiter(map(len, reps), dtype=np.int64, count=len(reps))
+    size = ends - starts
+    grows = out_len > size
+    fits = np.flatnonzero(~grows)
+    f_len = out_len[fits]
+    f_end = ends[fits]
+    if f_len.any():
+        letters[_ragged(f_end - f_len, f_len)] = np.concatenate([reps[k] for k in fits.tolist()])
+    gone = size[fits] - f_len
+    some = gone > 0
+    dropped = _ragged(starts[fits][some], gone[some])
+    follow = np.repeat((f_end - f_len)[some], gone[some])
+    if grows.any():  # the text between them and their outputs, joined (one copy)
+        at = np.flatnonzero(grows)
+        g_end = ends[at]
+        bounds = np.append(0, np.stack((starts[at], g_end), axis=1).ravel()).tolist()
+        bounds.append(letters.size)
+        parts: list[np.ndarray] = [letters[0:0]] * (2 * at.size + 1)
+        parts[::2] = map(letters.__getitem__, map(slice, bounds[::2], bounds[1::2]))
+        parts[1::2] = map(reps.__getitem__, at.tolist())
+        letters = np.concatenate(parts)
+        shift = np.append(0, np.cumsum(out_len[at] - size[at]))  # growth before a position
+        dropped += shift[np.searchsorted(g_end, dropped, side="right")]
+        follow += shift[np.searchsorted(g_end, follow, side="right")]
+    return _merge_spaces(letters, dropped, follow, space)
+
+
+def _ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + c) for s, c in zip(starts, counts)])`` (small here)."""
+    first = np.cumsum(counts) - counts
+    return np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(starts - first, counts)
+
+
+def _merge_spaces(letters: np.ndarray, dropped: np.ndarray | None, follow: np.ndarray | None, space: int) -> np.ndarray:
     """The letters after llama.cpp's whitespace rules with ``merge``: every 0x20 (letter -1)
     dropped, the space string (letter ``space``) before each run of other characters (the
-    rules act on bytes; a run of characters is a run of bytes). A space is kept, as the space
-    string, where a non-space follows it; one more goes first if the text starts with a
-    non-space."""
-    if not letters.size:
-        return np.zeros(0, dtype=np.int32)
-    is_space = letters < 0
-    word = ~is_space
-    keep = word.copy()
-    keep[:-1] |= word[1:]  # keep[i]: not a space, or a space before a non-space
-    body = np.where(is_space, np.int32(space), letters.astype(np.int32, copy=False))[keep]
-    if is_space[0]:
-        return body
-    return np.concatenate((np.array([space], dtype=np.int32), body))
+    rules act on bytes; a run of characters is a run of bytes): a space is kept, as the space
+    string, where a non-space follows it (the caller puts one more space first). The
+    positions ``dropped`` are not part of the text: each takes the kind of the position
+    ``follow`` gives it (the first one after its run, which is not dropped; ``n``: the end),
+    and is left out. ``letters`` (int32) may be overwritten."""
+    n = letters.size
+    word = letters >= 0
+    if dropped is not None and dropped.size:
+        assert follow is not None
+        follows = np.zeros(dropped.size, dtype=bool)
+        real = follow < n
+        follows[real] = word[follow[real]]
+        word[dropped] = follows
+    keep = np.empty(n, dtype=bool)
+    np.logical_or(word[:-1], word[1:], out=keep[:-1])  # not a space, or a space before a non-space
+    keep[-1] = word[-1]
+    if dropped is not None and dropped.size:
+        keep[dropped] = False
+    del word
+    out = letters[keep]
+    np.copyto(out, np.int32(space), where=out < 0)  # the spaces left, on the shorter array
+    return out
