@@ -53,14 +53,26 @@ class Alphabet:
     """Int16 per ``a * (size + 1) + b``: the longest token starting with letters ``a b``, 0
     if none (None: a big alphabet; ``TokenHash.reach`` instead)."""
 
+    @property
+    def pair_index(self) -> type[np.integer]:
+        """The narrowest type of a pair's index into ``pairs`` and ``reach`` (fresh memory costs
+        a page fault per 4 KB on a first encode)."""
+        return np.uint16 if (self.size + 1) ** 2 <= 0x10000 else np.int32
+
+    @property
+    def letter_type(self) -> type[np.integer]:
+        """The narrowest type that holds every letter and one more value, ``LETTER_MAX`` of it
+        (what ``ugm/textids.py`` stores a separator as, before it drops them)."""
+        return np.uint8 if self.size < 0xFF else np.uint16 if self.size < 0xFFFF else np.int32
+
     def pair_reach(self, letters: np.ndarray) -> np.ndarray | None:
         """``TokenHash.reach`` of the text of ``letters`` (int64; None: no table)."""
         if self.reach is None:
             return None
         out = np.zeros(letters.size, dtype=np.int64)
         if letters.size > 1:
-            index = letters[:-1] * (self.size + 1)
-            index += letters[1:]
+            index = np.multiply(letters[:-1], self.size + 1, dtype=self.pair_index, casting="unsafe")
+            np.add(index, letters[1:], out=index, casting="unsafe")  # letters: 0 to size
             out[:-1] = self.reach[index]
         return out
 
@@ -70,8 +82,8 @@ class Alphabet:
         if letters.size < 2:
             return np.zeros(0, dtype=bool)
         if self.pairs is not None:
-            index = letters[:-1] * (self.size + 1)
-            index += letters[1:]
+            index = np.multiply(letters[:-1], self.size + 1, dtype=self.pair_index, casting="unsafe")
+            np.add(index, letters[1:], out=index, casting="unsafe")  # letters: 0 to size
             return self.pairs[index]
         known = letters != 0
         out = token_hash.joined(self.chars[letters])

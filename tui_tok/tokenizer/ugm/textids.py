@@ -226,10 +226,10 @@ class TextIds:
             del s
             if bounds is None or reps is None:
                 return None
-            norm = _replace_and_merge(letters, *bounds, reps, space)
+            norm = _replace_and_merge(letters, *bounds, reps, space, alphabet.letter_type)
         else:
             del cps, s
-            norm = _merge_spaces(letters, None, None, space)
+            norm = _merge_spaces(letters, None, None, space, alphabet.letter_type)
         del letters, code
         if 4 * norm.size > tables.max_exact_bytes:  # condition 3, on a bound of the UTF-8 length
             chars = alphabet.chars[norm]  # unknown characters (letter 0) may be 4 bytes each
@@ -240,7 +240,12 @@ class TextIds:
 
 
 def _replace_and_merge(
-    letters: np.ndarray, starts: np.ndarray, ends: np.ndarray, reps: list[np.ndarray], space: int
+    letters: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    reps: list[np.ndarray],
+    space: int,
+    narrow: type[np.integer] = np.int32,
 ) -> np.ndarray:
     """``_merge_spaces`` of ``letters`` with region ``k`` (``[starts[k], ends[k])``) replaced by
     ``reps[k]``, with no copy of the text where no output is longer than its region: the
@@ -270,7 +275,7 @@ def _replace_and_merge(
         shift = np.append(0, np.cumsum(out_len[at] - size[at]))  # growth before a position
         dropped += shift[np.searchsorted(g_end, dropped, side="right")]
         follow += shift[np.searchsorted(g_end, follow, side="right")]
-    return _merge_spaces(letters, dropped, follow, space)
+    return _merge_spaces(letters, dropped, follow, space, narrow)
 
 
 def _ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -279,14 +284,22 @@ def _ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(starts - first, counts)
 
 
-def _merge_spaces(letters: np.ndarray, dropped: np.ndarray | None, follow: np.ndarray | None, space: int) -> np.ndarray:
+def _merge_spaces(
+    letters: np.ndarray,
+    dropped: np.ndarray | None,
+    follow: np.ndarray | None,
+    space: int,
+    narrow: type[np.integer] = np.int32,
+) -> np.ndarray:
     """The letters after llama.cpp's whitespace rules with ``merge``: every 0x20 (letter -1)
     dropped, the space string (letter ``space``) before each run of other characters (the
     rules act on bytes; a run of characters is a run of bytes): a space is kept, as the space
     string, where a non-space follows it (the caller puts one more space first). The
     positions ``dropped`` are not part of the text: each takes the kind of the position
     ``follow`` gives it (the first one after its run, which is not dropped; ``n``: the end),
-    and is left out. ``letters`` (int32) may be overwritten."""
+    and is left out. ``letters`` (int32) may be overwritten. The result is of type ``narrow``
+    (``Alphabet.letter_type``: a byte per letter for a small alphabet, whose largest value a
+    separator becomes on the way), so the copy of the text that the search reads is small."""
     n = letters.size
     word = letters >= 0
     if dropped is not None and dropped.size:
@@ -301,6 +314,12 @@ def _merge_spaces(letters: np.ndarray, dropped: np.ndarray | None, follow: np.nd
     if dropped is not None and dropped.size:
         keep[dropped] = False
     del word
-    out = letters[keep]
-    np.copyto(out, np.int32(space), where=out < 0)  # the spaces left, on the shorter array
+    if narrow is np.int32:
+        out = letters[keep]
+        np.copyto(out, np.int32(space), where=out < 0)  # the spaces left, on the shorter array
+        return out
+    small = letters.astype(narrow)  # -1 wraps to the largest value, no letter's
+    out = small[keep]
+    del small
+    np.copyto(out, narrow(space), where=out == np.iinfo(narrow).max)
     return out
