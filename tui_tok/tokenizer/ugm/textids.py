@@ -146,7 +146,7 @@ class TextIds:
                 out = self.normalizer.chunk_text(text.encode("utf-8")).decode("utf-8")
             except UnicodeDecodeError:
                 return None
-            hit = self._regions[text] = alphabet.code[_code_points(out)] >> 2
+            hit = self._regions[text] = _narrow(alphabet.code[_code_points(out)] >> 2, alphabet.letter_type)
         return hit
 
     def regions(self, s: str, cps: np.ndarray, dirty: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -217,7 +217,8 @@ class TextIds:
             kind[unseen] = code[unseen] & 3
         dirty = self._dirty(cps, kind)
         del kind
-        letters = np.right_shift(code, 2, out=code)
+        letters = _narrow(np.right_shift(code, 2, out=code), alphabet.letter_type)
+        del code
         space = int(alphabet.code[0x2581] >> 2)
         if dirty.size:
             bounds = self.regions(s, cps, dirty)
@@ -226,11 +227,11 @@ class TextIds:
             del s
             if bounds is None or reps is None:
                 return None
-            norm = _replace_and_merge(letters, *bounds, reps, space, alphabet.letter_type)
+            norm = _replace_and_merge(letters, *bounds, reps, space)
         else:
             del cps, s
-            norm = _merge_spaces(letters, None, None, space, alphabet.letter_type)
-        del letters, code
+            norm = _merge_spaces(letters, None, None, space)
+        del letters
         if 4 * norm.size > tables.max_exact_bytes:  # condition 3, on a bound of the UTF-8 length
             chars = alphabet.chars[norm]  # unknown characters (letter 0) may be 4 bytes each
             width = 1 + (chars >= 0x80).astype(np.int64) + (chars >= 0x800) + ((chars >= 0x10000) | (norm == 0))
@@ -245,7 +246,6 @@ def _replace_and_merge(
     ends: np.ndarray,
     reps: list[np.ndarray],
     space: int,
-    narrow: type[np.integer] = np.int32,
 ) -> np.ndarray:
     """``_merge_spaces`` of ``letters`` with region ``k`` (``[starts[k], ends[k])``) replaced by
     ``reps[k]``, with no copy of the text where no output is longer than its region: the
@@ -275,7 +275,7 @@ def _replace_and_merge(
         shift = np.append(0, np.cumsum(out_len[at] - size[at]))  # growth before a position
         dropped += shift[np.searchsorted(g_end, dropped, side="right")]
         follow += shift[np.searchsorted(g_end, follow, side="right")]
-    return _merge_spaces(letters, dropped, follow, space, narrow)
+    return _merge_spaces(letters, dropped, follow, space)
 
 
 def _ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -289,7 +289,6 @@ def _merge_spaces(
     dropped: np.ndarray | None,
     follow: np.ndarray | None,
     space: int,
-    narrow: type[np.integer] = np.int32,
 ) -> np.ndarray:
     """The letters after llama.cpp's whitespace rules with ``merge``: every 0x20 (letter -1)
     dropped, the space string (letter ``space``) before each run of other characters (the
@@ -297,11 +296,9 @@ def _merge_spaces(
     string, where a non-space follows it (the caller puts one more space first). The
     positions ``dropped`` are not part of the text: each takes the kind of the position
     ``follow`` gives it (the first one after its run, which is not dropped; ``n``: the end),
-    and is left out. ``letters`` (int32) may be overwritten. The result is of type ``narrow``
-    (``Alphabet.letter_type``: a byte per letter for a small alphabet, whose largest value a
-    separator becomes on the way), so the copy of the text that the search reads is small."""
+    and is left out. ``letters`` (of ``_narrow``) may be overwritten."""
     n = letters.size
-    word = letters >= 0
+    word = letters != _separator(letters.dtype)
     if dropped is not None and dropped.size:
         assert follow is not None
         follows = np.zeros(dropped.size, dtype=bool)
@@ -314,12 +311,19 @@ def _merge_spaces(
     if dropped is not None and dropped.size:
         keep[dropped] = False
     del word
-    if narrow is np.int32:
-        out = letters[keep]
-        np.copyto(out, np.int32(space), where=out < 0)  # the spaces left, on the shorter array
-        return out
-    small = letters.astype(narrow)  # -1 wraps to the largest value, no letter's
-    out = small[keep]
-    del small
-    np.copyto(out, narrow(space), where=out == np.iinfo(narrow).max)
+    out = letters[keep]
+    np.copyto(out, out.dtype.type(space), where=out == _separator(out.dtype))  # the spaces left, on the shorter array
     return out
+
+
+def _narrow(letters: np.ndarray, letter_type: type[np.integer]) -> np.ndarray:
+    """``letters`` (int32, a separator -1) in ``Alphabet.letter_type``, where a separator wraps
+    to the type's largest value, no letter's: a byte per letter for a small alphabet, so every
+    copy of the text from here to the search is a quarter of the size (fresh memory costs a
+    page fault per 4 KB on a first encode)."""
+    return letters if letter_type is np.int32 else letters.astype(letter_type)
+
+
+def _separator(dtype: np.dtype) -> int:
+    """The letter of a separator in letters of ``dtype`` (``_narrow``)."""
+    return -1 if dtype == np.int32 else int(np.iinfo(dtype).max)
