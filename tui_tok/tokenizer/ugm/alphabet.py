@@ -9,7 +9,7 @@ token where there is none (llama.cpp adds the unknown edge exactly there). Wheth
 sit side by side in some token decides where pieces are cut: a bit matrix when the alphabet is
 small, else the bigram table of ``ugm/hash.py``.
 
-The same table (one int32 per code point, untouched pages cost nothing) also remembers each
+The same table (one int16 or int32 per code point, untouched pages cost nothing) also remembers each
 character's charsmap kind once ``ugm/textids.py`` has walked it (the low two bits).
 
 Does not normalise or search.
@@ -27,6 +27,8 @@ from tui_tok.tokenizer.ugm.tables import UgmTables
 CODE_POINTS = 0x110000
 _MATRIX_MAX = 2048
 """Alphabets up to this size get a bit matrix of bigrams ((A+1)**2 bytes: 4 MB at most)."""
+_CODE16_MAX = 0x1FFF
+"""Alphabets below this size keep their codes in int16."""
 _REACH_MAX = 512
 """Alphabets up to this size get a matrix of pair reaches (2 (A+1)**2 bytes: 0.5 MB at most)."""
 
@@ -36,7 +38,8 @@ class Alphabet:
     """Letters of one vocab and what a piece of them needs."""
 
     code: np.ndarray
-    """int32 per code point: ``letter << 2 | kind`` (kind 0: not walked yet)."""
+    """int16 (a small alphabet) or int32 per code point: ``letter << 2 | kind`` (kind 0: not
+    walked yet)."""
     chars: np.ndarray
     """Code point of each letter (int64; ``chars[0]`` is unused)."""
     single: np.ndarray
@@ -101,7 +104,8 @@ def build_alphabet(tables: UgmTables, token_hash: TokenHash, unk_id: int) -> Alp
     seen[tables.token_cps] = True  # letter in no trie token has the unknown token alone, as it should
     chars = np.flatnonzero(seen)
     size = int(chars.size)
-    code = np.zeros(CODE_POINTS, dtype=np.int32)
+    # int16 while ``letter << 2`` fits: the first gather of a text's codes is half the size
+    code: np.ndarray = np.zeros(CODE_POINTS, dtype=np.int16 if size < _CODE16_MAX else np.int32)
     code[chars] = (np.arange(size, dtype=np.int32) + 1) << 2
     single = np.full(size + 1, unk_id, dtype=np.int32)
     found = token_hash.find(chars, [(1, np.arange(size, dtype=np.int64))])[0]

@@ -189,7 +189,7 @@ class TextIds:
 
     def encode(self, text: bytes, tables: UgmTables, token_hash: TokenHash, *, unk_id: int) -> list[int] | None:
         """Token ids of one raw fragment, or None (use another path). Full-length temporaries
-        are few and small (uint8 kinds, bool masks, one int32 array of letters changed in
+        are few and small (uint8 kinds, bool masks, one array of codes (``Alphabet.code``'s type) changed in
         place), and the text's copies are dropped before the search: on a first encode, fresh
         memory costs a page fault per 4 KB."""
         if not self.usable():
@@ -317,13 +317,13 @@ def _merge_spaces(
 
 
 def _narrow(letters: np.ndarray, letter_type: type[np.integer]) -> np.ndarray:
-    """``letters`` (int32, a separator -1) in ``Alphabet.letter_type``, where a separator wraps
+    """``letters`` (signed, a separator -1) in ``Alphabet.letter_type``, where a separator wraps
     to the type's largest value, no letter's: a byte per letter for a small alphabet, so every
     copy of the text from here to the search is a quarter of the size (fresh memory costs a
     page fault per 4 KB on a first encode)."""
-    return letters if letter_type is np.int32 else letters.astype(letter_type)
+    return letters if letters.dtype == letter_type else letters.astype(letter_type)
 
 
 def _separator(dtype: np.dtype) -> int:
     """The letter of a separator in letters of ``dtype`` (``_narrow``)."""
-    return -1 if dtype == np.int32 else int(np.iinfo(dtype).max)
+    return -1 if np.issubdtype(dtype, np.signedinteger) else int(np.iinfo(dtype).max)
