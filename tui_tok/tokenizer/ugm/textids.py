@@ -210,8 +210,10 @@ class TextIds:
         kind = np.bitwise_and(code, 3, out=np.empty(code.size, dtype=np.uint8), casting="unsafe")
         unseen = np.flatnonzero(kind == _UNSEEN)
         if unseen.size:
-            seen = np.zeros(CODE_POINTS, dtype=bool)
-            seen[cps[unseen]] = True
+            new = cps[unseen]
+            seen = np.zeros(int(new.max()) + 1, dtype=bool)  # not CODE_POINTS: reading a page faults it
+            seen[new] = True
+            del new
             self._walk_new(alphabet, np.flatnonzero(seen))
             code[unseen] = alphabet.code[cps[unseen]]
             kind[unseen] = code[unseen] & 3
