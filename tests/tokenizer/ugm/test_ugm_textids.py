@@ -137,6 +137,30 @@ def test_many_regions_grow_shrink_and_vanish_in_one_text(index32_max: int | None
     assert got == whole_ids(enc, raw)
 
 
+@pytest.mark.parametrize("code16", [True, False])
+@pytest.mark.parametrize("letter_type", [np.uint8, np.uint16, np.int32])
+@given(data=st.lists(st.sampled_from(SMALL), min_size=1, max_size=120).map("".join))
+@settings(max_examples=40, deadline=None)
+def test_codes_and_letters_in_every_width(code16: bool, letter_type: type[np.integer], data: str) -> None:
+    """The small vocab's codes in int32 as well as int16, its letters (a separator the
+    type's largest value) in every type a vocab may get, the pair indices in int32 too."""
+    from tui_tok.tokenizer.ugm import alphabet
+
+    enc = small_encoder(True, merge=True)
+    raw = data.encode()
+    with pytest.MonkeyPatch.context() as mp:
+        if not code16:
+            mp.setattr(alphabet, "_CODE16_MAX", 0)
+        mp.setattr(alphabet.Alphabet, "letter_type", property(lambda self: letter_type))
+        if letter_type is np.int32:
+            mp.setattr(alphabet.Alphabet, "pair_index", property(lambda self: np.int32))
+        got = fast_ids(enc, raw)
+        assert enc._text_ids._alphabet is not None
+        assert enc._text_ids._alphabet.code.dtype == (np.int16 if code16 else np.int32)
+    assert got is not None
+    assert got == whole_ids(enc, raw)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_int64_indices_past_the_int32_bound(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """The int64 path of ``pieces.letter_ids`` (texts of 2**29 letters or more), forced by a

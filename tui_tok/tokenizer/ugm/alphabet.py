@@ -9,7 +9,7 @@ token where there is none (llama.cpp adds the unknown edge exactly there). Wheth
 sit side by side in some token decides where pieces are cut: a bit matrix when the alphabet is
 small, else the bigram table of ``ugm/hash.py``.
 
-The same table (one int32 per code point, untouched pages cost nothing) also remembers each
+The same table (one int16 or int32 per code point, untouched pages cost nothing) also remembers each
 character's charsmap kind once ``ugm/textids.py`` has walked it (the low two bits).
 
 Does not normalise or search.
@@ -27,6 +27,8 @@ from tui_tok.tokenizer.ugm.tables import UgmTables
 CODE_POINTS = 0x110000
 _MATRIX_MAX = 2048
 """Alphabets up to this size get a bit matrix of bigrams ((A+1)**2 bytes: 4 MB at most)."""
+_CODE16_MAX = 0x1FFF
+"""Alphabets below this size keep their codes in int16."""
 _REACH_MAX = 512
 """Alphabets up to this size get a matrix of pair reaches (2 (A+1)**2 bytes: 0.5 MB at most)."""
 
@@ -36,7 +38,8 @@ class Alphabet:
     """Letters of one vocab and what a piece of them needs."""
 
     code: np.ndarray
-    """int32 per code point: ``letter << 2 | kind`` (kind 0: not walked yet)."""
+    """int16 (a small alphabet) or int32 per code point: ``letter << 2 | kind`` (kind 0: not
+    walked yet)."""
     chars: np.ndarray
     """Code point of each letter (int64; ``chars[0]`` is unused)."""
     single: np.ndarray
@@ -53,14 +56,26 @@ class Alphabet:
     """Int16 per ``a * (size + 1) + b``: the longest token starting with letters ``a b``, 0
     if none (None: a big alphabet; ``TokenHash.reach`` instead)."""
 
+    @property
+    def pair_index(self) -> type[np.integer]:
+        """The narrowest type of a pair's index into ``pairs`` and ``reach`` (fresh memory costs
+        a page fault per 4 KB on a first encode)."""
+        return np.uint16 if (self.size + 1) ** 2 <= 0x10000 else np.int32
+
+    @property
+    def letter_type(self) -> type[np.integer]:
+        """The narrowest type that holds every letter and one more value, ``LETTER_MAX`` of it
+        (what ``ugm/textids.py`` stores a separator as, before it drops them)."""
+        return np.uint8 if self.size < 0xFF else np.uint16 if self.size < 0xFFFF else np.int32
+
     def pair_reach(self, letters: np.ndarray) -> np.ndarray | None:
         """``TokenHash.reach`` of the text of ``letters`` (int64; None: no table)."""
         if self.reach is None:
             return None
         out = np.zeros(letters.size, dtype=np.int64)
         if letters.size > 1:
-            index = letters[:-1] * (self.size + 1)
-            index += letters[1:]
+            index = np.multiply(letters[:-1], self.size + 1, dtype=self.pair_index, casting="unsafe")
+            np.add(index, letters[1:], out=index, casting="unsafe")  # letters: 0 to size
             out[:-1] = self.reach[index]
         return out
 
@@ -70,8 +85,8 @@ class Alphabet:
         if letters.size < 2:
             return np.zeros(0, dtype=bool)
         if self.pairs is not None:
-            index = letters[:-1] * (self.size + 1)
-            index += letters[1:]
+            index = np.multiply(letters[:-1], self.size + 1, dtype=self.pair_index, casting="unsafe")
+            np.add(index, letters[1:], out=index, casting="unsafe")  # letters: 0 to size
             return self.pairs[index]
         known = letters != 0
         out = token_hash.joined(self.chars[letters])
@@ -89,7 +104,8 @@ def build_alphabet(tables: UgmTables, token_hash: TokenHash, unk_id: int) -> Alp
     seen[tables.token_cps] = True  # letter in no trie token has the unknown token alone, as it should
     chars = np.flatnonzero(seen)
     size = int(chars.size)
-    code = np.zeros(CODE_POINTS, dtype=np.int32)
+    # int16 while ``letter << 2`` fits: the first gather of a text's codes is half the size
+    code: np.ndarray = np.zeros(CODE_POINTS, dtype=np.int16 if size < _CODE16_MAX else np.int32)
     code[chars] = (np.arange(size, dtype=np.int32) + 1) << 2
     single = np.full(size + 1, unk_id, dtype=np.int32)
     found = token_hash.find(chars, [(1, np.arange(size, dtype=np.int64))])[0]

@@ -180,31 +180,38 @@ def _search(
     consecutive unknown tokens of a text collapsed."""
     count = lens.size
     n = int(first[-1] + lens[-1])
-    unit = np.repeat(np.arange(count, dtype=np.int64), lens)
-    local = np.arange(n, dtype=np.int64) - first[unit]
+    size = n + count
+    index = np.int32 if size < 1 << 31 else np.int64  # fresh memory costs a page fault per 4 KB
+    unit = np.repeat(np.arange(count, dtype=index), lens)
 
     # boundaries: text u has lens[u] + 1 of them, from first[u] + u on
     base = first + np.arange(count, dtype=np.int64)
-    begin = base[unit[start]] + local[start]
-    step = local[start]
-    # a stable sort of small integers is a radix sort in numpy (texts shorter than 32k here)
-    order = np.argsort(step.astype(np.int16) if lens.max() < 1 << 15 else step, kind="stable")
-    begin, length, tid, score, step = begin[order], length[order], tid[order], score[order], step[order]
-    finish = begin + length
-    cuts = np.searchsorted(step, np.arange(int(lens.max()) + 1)).tolist()
+    begin: np.ndarray = start.astype(index)
+    begin += unit[start]
+    step = start - first[unit[start]]
+    longest = int(lens.max())
+    # a stable sort of small integers is a radix sort in numpy (texts shorter than 32k here);
+    # the edges are visited in that order, known by their index in the arguments (no copy of
+    # the ids and lengths)
+    order = np.argsort(step.astype(np.int16) if longest < 1 << 15 else step, kind="stable")
+    cuts = np.zeros(longest + 1, dtype=np.int64)
+    np.cumsum(np.bincount(step, minlength=longest)[:longest], out=cuts[1:])
+    del step
+    finish = begin + length.astype(index)
+    s_begin, s_finish, s_score = begin[order], finish[order], score[order]
+    del finish
 
-    size = n + count
     best = np.full(size, -DBL_MAX)
     best[base] = 0.0
     best_edge = np.full(size, -1, dtype=np.int64)  # the edge that won each boundary
-    edge = np.arange(begin.size, dtype=np.int64)
-    for a, b in zip(cuts[:-1], cuts[1:]):
-        dst = finish[a:b]
-        cand = best[begin[a:b]] + score[a:b]
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        dst = s_finish[a:b]
+        cand = best[s_begin[a:b]] + s_score[a:b]
         old = best[dst]
         better = cand > old  # strictly: a tie keeps the earlier start
         best[dst] = np.where(better, cand, old)
-        best_edge[dst] = np.where(better, edge[a:b], best_edge[dst])
+        best_edge[dst] = np.where(better, order[a:b], best_edge[dst])
+    del s_begin, s_finish, s_score, order
     best_start = begin[best_edge]
 
     is_end = np.zeros(size, dtype=bool)

@@ -27,12 +27,26 @@ import numpy as np
 from tui_tok.tokenizer.ugm.charsmap import Charsmap
 
 
+_PREFIX = np.array([0, 0, 0xC0, 0xE0, 0xF0], dtype=np.int64)
+_SHIFT = np.array([[max(0, 6 * (w - 1 - k)) for w in range(5)] for k in range(4)], dtype=np.int64)
+"""By byte index and width: how far the code point shifts right for that byte (0 past the end)."""
+
+
 def _utf8(cps: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-    """UTF-8 width of each code point and its bytes (4 arrays, int64; unused ones garbage)."""
+    """UTF-8 width of each code point and its bytes (4 arrays, int64; unused ones garbage),
+    by table (a few steps per byte: ``CharWalk.reach`` calls this once per character step)."""
     c = cps.astype(np.int64)
-    width = 1 + (c >= 0x80).astype(np.int64) + (c >= 0x800) + (c >= 0x10000)
-    lead = np.select([width == 1, width == 2, width == 3], [c, 0xC0 | (c >> 6), 0xE0 | (c >> 12)], 0xF0 | (c >> 18))
-    rest = [0x80 | ((c >> (6 * (width - 1 - k)).clip(0)) & 0x3F) for k in range(1, 4)]
+    width = 1 + (c >= 0x80).astype(np.int64)
+    width += c >= 0x800
+    width += c >= 0x10000
+    lead = c >> _SHIFT[0][width]
+    lead |= _PREFIX[width]
+    rest = []
+    for k in range(1, 4):
+        byte = c >> _SHIFT[k][width]
+        byte &= 0x3F
+        byte |= 0x80
+        rest.append(byte)
     return width, [lead, *rest]
 
 

@@ -210,7 +210,10 @@ def letter_ids(
     else:
         del starts, sizes
     del long_at
-    out = source[_ragged(src, count)]
+    at = _ragged(src, count)
+    del src, count
+    # in place where the types agree: no second array of the text's tokens
+    out = np.take(source, at, out=at, mode="clip") if at.dtype == source.dtype else source[at]
     unk = out == unk_id
     if unk[:-1].any():  # consecutive unknown tokens collapse into one
         keep = np.ones(out.size, dtype=bool)
@@ -318,7 +321,13 @@ def _ragged(starts: np.ndarray, counts: np.ndarray, step: int = 1) -> np.ndarray
         jump = np.empty(starts.size, dtype=starts.dtype)  # from the last value of one run to the next start
         jump[0] = starts[0]
         np.subtract(starts[1:], starts[:-1], out=jump[1:])
-        jump[1:] -= (counts[:-1] - 1) * step
+        tail = jump[1:]  # minus (count - 1) * step, in place
+        if step == 1:
+            tail -= counts[:-1]
+        else:
+            tail -= counts[:-1] * step
+        tail += step
         out[first] = jump
+        del first, jump, tail
         np.cumsum(out, dtype=out.dtype, out=out)
     return out

@@ -146,7 +146,7 @@ class TextIds:
                 out = self.normalizer.chunk_text(text.encode("utf-8")).decode("utf-8")
             except UnicodeDecodeError:
                 return None
-            hit = self._regions[text] = alphabet.code[_code_points(out)] >> 2
+            hit = self._regions[text] = _narrow(alphabet.code[_code_points(out)] >> 2, alphabet.letter_type)
         return hit
 
     def regions(self, s: str, cps: np.ndarray, dirty: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -189,7 +189,7 @@ class TextIds:
 
     def encode(self, text: bytes, tables: UgmTables, token_hash: TokenHash, *, unk_id: int) -> list[int] | None:
         """Token ids of one raw fragment, or None (use another path). Full-length temporaries
-        are few and small (uint8 kinds, bool masks, one int32 array of letters changed in
+        are few and small (uint8 kinds, bool masks, one array of codes (``Alphabet.code``'s type) changed in
         place), and the text's copies are dropped before the search: on a first encode, fresh
         memory costs a page fault per 4 KB."""
         if not self.usable():
@@ -210,14 +210,17 @@ class TextIds:
         kind = np.bitwise_and(code, 3, out=np.empty(code.size, dtype=np.uint8), casting="unsafe")
         unseen = np.flatnonzero(kind == _UNSEEN)
         if unseen.size:
-            seen = np.zeros(CODE_POINTS, dtype=bool)
-            seen[cps[unseen]] = True
+            new = cps[unseen]
+            seen = np.zeros(int(new.max()) + 1, dtype=bool)  # not CODE_POINTS: reading a page faults it
+            seen[new] = True
+            del new
             self._walk_new(alphabet, np.flatnonzero(seen))
             code[unseen] = alphabet.code[cps[unseen]]
             kind[unseen] = code[unseen] & 3
         dirty = self._dirty(cps, kind)
         del kind
-        letters = np.right_shift(code, 2, out=code)
+        letters = _narrow(np.right_shift(code, 2, out=code), alphabet.letter_type)
+        del code
         space = int(alphabet.code[0x2581] >> 2)
         if dirty.size:
             bounds = self.regions(s, cps, dirty)
@@ -230,7 +233,7 @@ class TextIds:
         else:
             del cps, s
             norm = _merge_spaces(letters, None, None, space)
-        del letters, code
+        del letters
         if 4 * norm.size > tables.max_exact_bytes:  # condition 3, on a bound of the UTF-8 length
             chars = alphabet.chars[norm]  # unknown characters (letter 0) may be 4 bytes each
             width = 1 + (chars >= 0x80).astype(np.int64) + (chars >= 0x800) + ((chars >= 0x10000) | (norm == 0))
@@ -240,7 +243,11 @@ class TextIds:
 
 
 def _replace_and_merge(
-    letters: np.ndarray, starts: np.ndarray, ends: np.ndarray, reps: list[np.ndarray], space: int
+    letters: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    reps: list[np.ndarray],
+    space: int,
 ) -> np.ndarray:
     """``_merge_spaces`` of ``letters`` with region ``k`` (``[starts[k], ends[k])``) replaced by
     ``reps[k]``, with no copy of the text where no output is longer than its region: the
@@ -279,16 +286,21 @@ def _ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(starts - first, counts)
 
 
-def _merge_spaces(letters: np.ndarray, dropped: np.ndarray | None, follow: np.ndarray | None, space: int) -> np.ndarray:
+def _merge_spaces(
+    letters: np.ndarray,
+    dropped: np.ndarray | None,
+    follow: np.ndarray | None,
+    space: int,
+) -> np.ndarray:
     """The letters after llama.cpp's whitespace rules with ``merge``: every 0x20 (letter -1)
     dropped, the space string (letter ``space``) before each run of other characters (the
     rules act on bytes; a run of characters is a run of bytes): a space is kept, as the space
     string, where a non-space follows it (the caller puts one more space first). The
     positions ``dropped`` are not part of the text: each takes the kind of the position
     ``follow`` gives it (the first one after its run, which is not dropped; ``n``: the end),
-    and is left out. ``letters`` (int32) may be overwritten."""
+    and is left out. ``letters`` (of ``_narrow``) may be overwritten."""
     n = letters.size
-    word = letters >= 0
+    word = letters != _separator(letters.dtype)
     if dropped is not None and dropped.size:
         assert follow is not None
         follows = np.zeros(dropped.size, dtype=bool)
@@ -302,5 +314,18 @@ def _merge_spaces(letters: np.ndarray, dropped: np.ndarray | None, follow: np.nd
         keep[dropped] = False
     del word
     out = letters[keep]
-    np.copyto(out, np.int32(space), where=out < 0)  # the spaces left, on the shorter array
+    np.copyto(out, out.dtype.type(space), where=out == _separator(out.dtype))  # the spaces left, on the shorter array
     return out
+
+
+def _narrow(letters: np.ndarray, letter_type: type[np.integer]) -> np.ndarray:
+    """``letters`` (signed, a separator -1) in ``Alphabet.letter_type``, where a separator wraps
+    to the type's largest value, no letter's: a byte per letter for a small alphabet, so every
+    copy of the text from here to the search is a quarter of the size (fresh memory costs a
+    page fault per 4 KB on a first encode)."""
+    return letters if letters.dtype == letter_type else letters.astype(letter_type)
+
+
+def _separator(dtype: np.dtype) -> int:
+    """The letter of a separator in letters of ``dtype`` (``_narrow``)."""
+    return -1 if np.issubdtype(dtype, np.signedinteger) else int(np.iinfo(dtype).max)
