@@ -62,6 +62,24 @@ class BatchResult:
     """Number of tokens per text (int64), in input order."""
 
 
+def keep_one_unknown(ids: np.ndarray, unk: int) -> np.ndarray:
+    """Mask dropping every unknown token followed by another: consecutive unknown tokens
+    collapse into one, as in llama.cpp (the last keeps its end; the merged span starts where
+    the first did)."""
+    keep = np.ones(ids.size, dtype=bool)
+    keep[:-1] = ~((ids[:-1] == unk) & (ids[1:] == unk))
+    return keep
+
+
+def collapse_unknown(ids: np.ndarray, unk: int) -> np.ndarray:
+    """``ids`` with consecutive unknown tokens collapsed into one (``ids`` itself when no two
+    unknown tokens touch)."""
+    unknown = ids == unk
+    if not (unknown[:-1] & unknown[1:]).any():
+        return ids
+    return ids[keep_one_unknown(ids, unk)]
+
+
 def _edges(
     cps: np.ndarray,
     rem: np.ndarray,

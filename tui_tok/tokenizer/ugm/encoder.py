@@ -66,6 +66,7 @@ from tui_tok.tokenizer.ugm.charsmap import Charsmap, parse_charsmap
 from tui_tok.tokenizer.core.gc_pause import gc_paused
 from tui_tok.tokenizer.core.types import Piece, TokenAttr
 from tui_tok.tokenizer.ugm.normalize import ESCAPED_SPACE, UgmNormalizer
+from tui_tok.tokenizer.ugm.batch import keep_one_unknown
 from tui_tok.tokenizer.ugm.hash import TokenHash
 from tui_tok.tokenizer.ugm.tables import UgmTables, build_tables, byte_tables, trie_hash
 from tui_tok.tokenizer.ugm.textids import TextIds
@@ -94,14 +95,6 @@ a batch then needs a unit per this many tokens, as a unit costs ~60 us one at a 
 
 _Unit = tuple[list[int], list[int], bool, int]
 """One encoded unit: token ids, token end offsets, is_space_prepended after it, normalised length."""
-
-
-def _keep_one_unknown(ids: np.ndarray, unk: int) -> np.ndarray:
-    """Mask dropping every unknown token followed by another: consecutive unknown tokens
-    collapse into one (the last keeps its end; the merged span starts where the first did)."""
-    keep = np.ones(ids.size, dtype=bool)
-    keep[:-1] = ~((ids[:-1] == unk) & (ids[1:] == unk))
-    return keep
 
 
 class UgmEncoder:
@@ -304,7 +297,7 @@ class UgmEncoder:
             if unk not in ids:
                 return ids
             id_arr = np.array(ids, dtype=np.int64)
-            return id_arr[_keep_one_unknown(id_arr, unk)].tolist()
+            return id_arr[keep_one_unknown(id_arr, unk)].tolist()
         # C-level lists first: np.array of a list is much faster than np.fromiter of a chain
         unit_pos = np.zeros(len(words), dtype=np.int64)  # unit k > 0 starts at separator k - 1
         unit_pos[1:] = np.flatnonzero(np.frombuffer(spaced, dtype=np.uint8) == 0x20)
@@ -313,7 +306,7 @@ class UgmEncoder:
         end_arr += np.repeat(unit_pos, counts)
         if unk in ids:
             id_arr = np.array(ids, dtype=np.int64)
-            keep = _keep_one_unknown(id_arr, unk)
+            keep = keep_one_unknown(id_arr, unk)
             ids = id_arr[keep].tolist()
             end_arr = end_arr[keep]
         ends = end_arr.tolist()
@@ -373,7 +366,7 @@ class UgmEncoder:
         id_arr = np.concatenate((np.array(head, dtype=np.int64), chain_flat(occ, flat, sizes)))
         unk = self.vocab.unk_id
         if id_arr.size and (id_arr == unk).any():
-            id_arr = id_arr[_keep_one_unknown(id_arr, unk)]
+            id_arr = id_arr[keep_one_unknown(id_arr, unk)]
         return id_arr.tolist()
 
     def _fill(

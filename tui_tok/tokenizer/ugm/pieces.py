@@ -45,7 +45,7 @@ from numpy.typing import DTypeLike
 
 from tui_tok.tokenizer.arrays.chunks import hash_unique
 from tui_tok.tokenizer.ugm.alphabet import Alphabet
-from tui_tok.tokenizer.ugm.batch import BatchResult, _edges, _search
+from tui_tok.tokenizer.ugm.batch import BatchResult, _edges, _search, collapse_unknown
 from tui_tok.tokenizer.ugm.hash import TokenHash, span_keys, text_code_points
 from tui_tok.tokenizer.ugm.tables import UgmTables
 
@@ -104,12 +104,7 @@ def text_ids(cps: np.ndarray, tables: UgmTables, token_hash: TokenHash, *, unk_i
     cut[1:] = ~token_hash.joined(cps)
     _, _, index, ids, _ = _search_pieces(cps, cut, tables, token_hash, unk_id)
     out = ids[index]
-    unk = out == unk_id
-    if unk[:-1].any():  # consecutive unknown tokens collapse into one
-        keep = np.ones(out.size, dtype=bool)
-        keep[:-1] = ~(unk[:-1] & unk[1:])
-        out = out[keep]
-    return out
+    return collapse_unknown(out, unk_id)
 
 
 def viterbi_pieces(
@@ -214,12 +209,7 @@ def letter_ids(
     del src, count
     # in place where the types agree: no second array of the text's tokens
     out = np.take(source, at, out=at, mode="clip") if at.dtype == source.dtype else source[at]
-    unk = out == unk_id
-    if unk[:-1].any():  # consecutive unknown tokens collapse into one
-        keep = np.ones(out.size, dtype=bool)
-        keep[:-1] = ~(unk[:-1] & unk[1:])
-        out = out[keep]
-    return out
+    return collapse_unknown(out, unk_id)
 
 
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
