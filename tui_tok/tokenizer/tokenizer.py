@@ -234,9 +234,13 @@ class Tokenizer:
         after_special)`` (same ids as ``encode_fragment``, no spans)."""
         v = self.vocab
         bos, eos, sep = self._added(add_special)
+        parts = self._partitioner.partition(data, parse_special=parse_special)
+        if len(parts) == 1 and parts[0][2] == RAW and not (bos or eos or sep) and getattr(self.encoder, "FRESH_IDS", False):
+            # the caller may own the encoder's new list: no copy of a big text's ids (FragmentEncoder)
+            start, end, _ = parts[0]
+            return ids_only(data[start:end], after_special=True)  # type: ignore[no-any-return]
         out: list[int] = [_need(v.bos_id, "BOS", v)] if bos else []
         after_special = True
-        parts = self._partitioner.partition(data, parse_special=parse_special)
         encoded = _all_at_once(data, parts, getattr(self.encoder, "encode_fragments_ids", None))
         for start, end, tid in parts:
             if tid != RAW:

@@ -110,6 +110,11 @@ class FragmentEncoder(Protocol):
 
     The special-token partition (``special/partition.py``) has already cut the input; an encoder
     sees only the bytes between special tokens and never adds BOS/EOS itself.
+
+    An encoder whose ``encode_fragment_ids`` returns a new list on every call (never one it
+    keeps, e.g. in a cache) says so with a class attribute ``FRESH_IDS = True``: ``encode``
+    then hands a one-fragment text's list to the caller without copying it (tested for each
+    such encoder in ``tests/tokenizer/test_fresh_ids.py``).
     """
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:

@@ -130,6 +130,9 @@ class RwkvEncoder:
     or by ``prepare``.
     """
 
+    FRESH_IDS = True
+    """``encode_fragment_ids`` returns a new list on every call (``FragmentEncoder``)."""
+
     def __init__(self, vocab: Vocab) -> None:
         self.vocab = vocab
         self.unk_id = vocab.unk_id

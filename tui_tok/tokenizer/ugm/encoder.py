@@ -111,6 +111,9 @@ class UgmEncoder:
     [(3, 0, 4), (3, 4, 8), (2, 8, 9)]
     """
 
+    FRESH_IDS = True
+    """``encode_fragment_ids`` returns a new list on every call (``FragmentEncoder``)."""
+
     def __init__(self, vocab: Vocab) -> None:
         self.vocab = vocab
         self.charsmap: Charsmap | None = parse_charsmap(vocab.precompiled_charsmap)

@@ -78,6 +78,9 @@ class WpmEncoder:
     caching each word's pieces, with a dict of token bytes like llama.cpp's ``token_to_id``.
     """
 
+    FRESH_IDS = True
+    """``encode_fragment_ids`` returns a new list on every call (``FragmentEncoder``)."""
+
     def __init__(self, vocab: Vocab) -> None:
         self.vocab = vocab
         self.unk_id = vocab.unk_id
