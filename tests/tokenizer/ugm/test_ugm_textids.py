@@ -351,3 +351,25 @@ def test_piece_classes_are_exact(alphabet_size: int, data: st.DataObject) -> Non
     for i, piece in enumerate(text):
         assert text[rep[occ[i]]] == piece
     assert len(set(text)) == rep.size
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@given(data=st.data())
+@settings(max_examples=150, deadline=None)
+def test_token_sources_expand_like_ragged(dtype: type[np.integer], data: st.DataObject) -> None:
+    """Jumps only at long pieces and the pieces right after them give every token's source
+    index as the per-piece expansion: long pieces first, last, back to back, of one token."""
+    from tui_tok.tokenizer.ugm.pieces import _ragged, token_sources
+
+    pieces = data.draw(st.integers(1, 30))
+    long_at = np.array(sorted(data.draw(st.sets(st.integers(0, pieces - 1), min_size=1))), dtype=dtype)
+    count = np.array(data.draw(st.lists(st.integers(1, 5), min_size=long_at.size, max_size=long_at.size)), dtype=dtype)
+    first = np.array(data.draw(st.lists(st.integers(pieces, pieces + 40), min_size=long_at.size,
+                                        max_size=long_at.size)), dtype=dtype)  # fmt: skip
+    src = np.arange(pieces, dtype=dtype)
+    cnt = np.ones(pieces, dtype=dtype)
+    src[long_at] = first
+    cnt[long_at] = count
+    got = token_sources(pieces, long_at, count, first)
+    assert got.dtype == dtype
+    assert got.tolist() == _ragged(src, cnt).tolist()

@@ -179,8 +179,6 @@ def letter_ids(
     long_at = np.flatnonzero(sizes > 1)
     # the token of every piece as if it had one character; longer pieces' tokens follow
     source = alphabet.single[letters[starts]]
-    src = np.arange(pieces, dtype=index)
-    count = np.ones(pieces, dtype=index)
     if long_at.size:
         m_starts, m_sizes = starts[long_at], sizes[long_at]
         del starts, sizes
@@ -199,17 +197,50 @@ def letter_ids(
         tok_first = np.cumsum(tok_count)
         tok_first -= tok_count
         tok_first += pieces
-        count[long_at] = tok_count[occ]
-        src[long_at] = tok_first[occ]
+        at = token_sources(pieces, long_at.astype(index), tok_count.astype(index)[occ], tok_first.astype(index)[occ])
         source = np.concatenate((source, ids.astype(source.dtype)))
     else:
         del starts, sizes
+        at = np.arange(pieces, dtype=index)
     del long_at
-    at = _ragged(src, count)
-    del src, count
     # in place where the types agree: no second array of the text's tokens
     out = np.take(source, at, out=at, mode="clip") if at.dtype == source.dtype else source[at]
     return collapse_unknown(out, unk_id)
+
+
+def token_sources(pieces: int, long_at: np.ndarray, count: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """``_ragged(src, cnt)`` where ``src = arange(pieces)`` and ``cnt = ones(pieces)`` but for
+    the pieces ``long_at`` (sorted, distinct), whose ``src`` and ``cnt`` are ``first`` and
+    ``count`` (each at least 1): the index in ``source`` of each token of the text. Single
+    pieces run on by steps of 1, the cumulative sum's default: only the starts of long pieces
+    and of the pieces right after them take a jump, so no array per piece is built (about 6%
+    of the pieces are long in the benchmark's corpus; fresh memory costs a page fault per 4 KB
+    on a first encode). All arrays of ``long_at``'s dtype."""
+    kind = long_at.dtype
+    extra = count - 1
+    before = np.cumsum(extra, dtype=kind)  # extra tokens up to and with each long piece
+    total = pieces + int(before[-1])
+    before -= extra
+    pos = long_at + before  # where each long piece's tokens start
+    prev = long_at - 1  # the value before it: that of the single piece before it...
+    m = long_at.size
+    if m > 1:  # ...or the last token of the long piece right before it
+        after_long = np.flatnonzero(long_at[1:] == long_at[:-1] + 1) + 1
+        prev[after_long] = first[after_long - 1] + extra[after_long - 1]
+    if long_at[0] == 0:
+        prev[0] = 0  # the first token's value is its own jump (from 0)
+    out = np.ones(total, dtype=kind)
+    out[0] = 0  # the first single piece's value, unless a long piece starts there
+    last = first + extra  # each long piece's last token's value
+    follow = long_at + 1  # single pieces right after a long one: value = piece index
+    keep = follow < pieces
+    if m > 1:
+        keep[:-1] &= long_at[1:] != follow[:-1]
+    at_f = np.flatnonzero(keep)
+    out[pos[at_f] + count[at_f]] = follow[at_f] - last[at_f]
+    out[pos] = first - prev
+    np.cumsum(out, dtype=kind, out=out)
+    return out
 
 
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)

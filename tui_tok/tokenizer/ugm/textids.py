@@ -208,7 +208,8 @@ class TextIds:
         alphabet = self.alphabet(tables, token_hash, unk_id)
         code = alphabet.code[cps]
         kind = np.bitwise_and(code, 3, out=np.empty(code.size, dtype=np.uint8), casting="unsafe")
-        unseen = np.flatnonzero(kind == _UNSEEN)
+        # every character walked already (the usual case): one count, no mask of the text
+        unseen = np.flatnonzero(kind == _UNSEEN) if np.count_nonzero(kind) < kind.size else kind[:0]
         if unseen.size:
             new = cps[unseen]
             seen = np.zeros(int(new.max()) + 1, dtype=bool)  # not CODE_POINTS: reading a page faults it
