@@ -71,6 +71,23 @@ def keep_one_unknown(ids: np.ndarray, unk: int) -> np.ndarray:
     return keep
 
 
+def keep_one_unknown_per_text(ids: np.ndarray, owner: np.ndarray, unk: int) -> np.ndarray | None:
+    """``keep_one_unknown`` for the tokens of many texts in a row (``owner``: each token's text):
+    runs collapse within a text only; None when no two unknown tokens of a text touch."""
+    drop = np.zeros(ids.size, dtype=bool)
+    drop[:-1] = (ids[:-1] == unk) & (ids[1:] == unk) & (owner[:-1] == owner[1:])
+    return ~drop if drop.any() else None
+
+
+def utf8_ends(cps: np.ndarray, first: np.ndarray, owner: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Token ends in code points from their text's start (texts joined in ``cps``, text k from
+    ``first[k]``) as UTF-8 byte offsets from that start."""
+    widths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
+    at = np.zeros(cps.size + 1, dtype=np.int64)
+    np.cumsum(widths, out=at[1:])
+    return at[first[owner] + ends] - at[first[owner]]  # type: ignore[no-any-return]
+
+
 def collapse_unknown(ids: np.ndarray, unk: int) -> np.ndarray:
     """``ids`` with consecutive unknown tokens collapsed into one (``ids`` itself when no two
     unknown tokens touch)."""
@@ -169,18 +186,13 @@ def viterbi_batch(
         owner = unit[piece_first[piece]]
         ends = ends + (piece_first[piece] - first[owner])  # from the piece's start to the text's
         # consecutive unknown tokens of one text collapse (pieces of a text may both end in one)
-        drop = np.zeros(ids.size, dtype=bool)
-        drop[:-1] = (ids[:-1] == unk_id) & (ids[1:] == unk_id) & (owner[:-1] == owner[1:])
-        if drop.any():
-            keep = ~drop
+        keep = keep_one_unknown_per_text(ids, owner, unk_id)
+        if keep is not None:
             ids, ends, owner = ids[keep], ends[keep], owner[keep]
     else:
         ids, ends, owner = _search(first, lens, start, length, tid, score, unk_id)
-    if byte_ends:  # UTF-8 length of each character, summed from its text's start
-        widths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
-        at = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(widths, out=at[1:])
-        ends = at[first[owner] + ends] - at[first[owner]]
+    if byte_ends:
+        ends = utf8_ends(cps, first, owner, ends)
     return BatchResult(ids=ids, ends=ends, counts=np.bincount(owner, minlength=count).astype(np.int64))
 
 

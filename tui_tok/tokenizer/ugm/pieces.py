@@ -45,7 +45,8 @@ from numpy.typing import DTypeLike
 
 from tui_tok.tokenizer.arrays.chunks import hash_unique
 from tui_tok.tokenizer.ugm.alphabet import Alphabet
-from tui_tok.tokenizer.ugm.batch import BatchResult, _edges, _search, collapse_unknown
+from tui_tok.tokenizer.ugm.batch import (BatchResult, _edges, _search, collapse_unknown, keep_one_unknown_per_text,
+                                         utf8_ends)
 from tui_tok.tokenizer.ugm.hash import TokenHash, span_keys, text_code_points
 from tui_tok.tokenizer.ugm.tables import UgmTables
 
@@ -131,21 +132,15 @@ def viterbi_pieces(
     cut[1:] = ~token_hash.joined(cps)
     cut[first[lens > 0]] = True  # texts are searched apart
     starts, per_piece, index, ids, ends = _search_pieces(cps, cut, tables, token_hash, unk_id)
-    total = index.size
     text_of = np.searchsorted(first, starts, side="right") - 1  # empty texts share a first: the last wins
     tok_text = np.repeat(text_of, per_piece)
     out_ids = ids[index]
     out_ends = ends[index] + np.repeat(starts - first[text_of], per_piece)
-    drop = np.zeros(total, dtype=bool)  # unknown tokens of one text collapse, across pieces too
-    drop[:-1] = (out_ids[:-1] == unk_id) & (out_ids[1:] == unk_id) & (tok_text[:-1] == tok_text[1:])
-    if drop.any():
-        keep = ~drop
+    keep = keep_one_unknown_per_text(out_ids, tok_text, unk_id)  # across pieces too
+    if keep is not None:
         out_ids, out_ends, tok_text = out_ids[keep], out_ends[keep], tok_text[keep]
-    if byte_ends:  # UTF-8 length of each character, summed from its text's start
-        widths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
-        at = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(widths, out=at[1:])
-        out_ends = at[first[tok_text] + out_ends] - at[first[tok_text]]
+    if byte_ends:
+        out_ends = utf8_ends(cps, first, tok_text, out_ends)
     return BatchResult(ids=out_ids, ends=out_ends, counts=np.bincount(tok_text, minlength=count).astype(np.int64))
 
 
