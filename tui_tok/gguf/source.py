@@ -156,6 +156,17 @@ class StreamSource:
         os.close(self.fd)
 
 
+def _path_error(p: Path, exc: OSError, failed: str) -> GGUFOpenError:
+    """The one-line error for a failed stat or open of ``p`` (``failed``: what else to say)."""
+    if isinstance(exc, IsADirectoryError):
+        return GGUFOpenError(f"{p}: is a directory, not a GGUF file")
+    if isinstance(exc, FileNotFoundError):
+        return GGUFOpenError(f"{p}: no such file")
+    if isinstance(exc, PermissionError):
+        return GGUFOpenError(f"{p}: permission denied")
+    return GGUFOpenError(f"{p}: {failed}: {exc.strerror or exc}")
+
+
 def open_local(path: str | os.PathLike[str], *, fifo_wait: float = FIFO_WAIT) -> ByteSource:
     """Open ``path`` for reading without ever blocking; one-line errors say what the path is."""
     p = Path(path)
@@ -164,25 +175,15 @@ def open_local(path: str | os.PathLike[str], *, fifo_wait: float = FIFO_WAIT) ->
         raise GGUFOpenError("the path is empty: name a GGUF file")
     try:
         st = os.stat(p)
-    except FileNotFoundError:
-        raise GGUFOpenError(f"{p}: no such file") from None
-    except PermissionError:
-        raise GGUFOpenError(f"{p}: permission denied") from None
     except OSError as exc:
-        raise GGUFOpenError(f"{p}: cannot read: {exc.strerror or exc}") from None
+        raise _path_error(p, exc, "cannot read") from None
     kind = _refused_kind(st.st_mode)
     if kind is not None:
         raise GGUFOpenError(f"{p}: is {kind}, not a GGUF file")
     try:
         fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
-    except IsADirectoryError:
-        raise GGUFOpenError(f"{p}: is a directory, not a GGUF file") from None
-    except FileNotFoundError:
-        raise GGUFOpenError(f"{p}: no such file") from None
-    except PermissionError:
-        raise GGUFOpenError(f"{p}: permission denied") from None
     except OSError as exc:
-        raise GGUFOpenError(f"{p}: cannot open: {exc.strerror or exc}") from None
+        raise _path_error(p, exc, "cannot open") from None
     try:
         st = os.fstat(fd)  # what was opened (the path may have changed since the stat)
         kind = _refused_kind(st.st_mode)
