@@ -10,22 +10,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import ASSETS
+from test_wpm_fast_word import encoder  # the bundled bert-bge's encoder, built once
 
-from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.wpm.classify import class_of, classes_of, loose_word_spans, word_classes, word_spans
 from tui_tok.tokenizer.wpm.encoder import WpmEncoder
 from tui_tok.tokenizer.wpm.table import MAX_KEY, TokenTable
 
-BERT = ASSETS / "ggml-vocab-bert-bge.gguf"
 PHANTOM = "\u2581".encode()
-
-
-@cache
-def encoder() -> WpmEncoder:
-    enc = load_tokenizer(BERT).encoder
-    assert isinstance(enc, WpmEncoder)
-    return enc
 
 
 @cache
