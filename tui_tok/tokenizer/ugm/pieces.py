@@ -95,19 +95,6 @@ def _search_pieces(
     return starts, per_piece, index, ids, ends
 
 
-def text_ids(cps: np.ndarray, tables: UgmTables, token_hash: TokenHash, *, unk_id: int) -> np.ndarray:
-    """Token ids of one normalised text (code points ``cps``), as ``viterbi_pieces([text])``
-    (the caller's condition 3 of ``ugm/encoder.py`` must hold)."""
-    if not cps.size:
-        return np.zeros(0, dtype=np.int64)
-    cut = np.empty(cps.size, dtype=bool)
-    cut[0] = True
-    cut[1:] = ~token_hash.joined(cps)
-    _, _, index, ids, _ = _search_pieces(cps, cut, tables, token_hash, unk_id)
-    out = ids[index]
-    return collapse_unknown(out, unk_id)
-
-
 def viterbi_pieces(
     texts: Sequence[str],
     tables: UgmTables,
