@@ -1,9 +1,9 @@
 """One encode per tokenizer family, ours against llama.cpp's ``llama_tokenize``, measured alike.
 
 For each vocab: a fresh process imports the library's code (untimed on both sides: llama.cpp's
-is loaded by ``import llama_cpp``; ours by importing every encoder module), loads the file, builds the tables that are otherwise built on
-first use (``Tokenizer.prepare()``: llama.cpp builds the same ones at load; the time is in
-"ready"), encodes one short sentence (warm-up),
+is loaded by ``import llama_cpp``; ours by importing every encoder module), loads the file,
+builds the tables that are otherwise built on first use (``Tokenizer.prepare()``: llama.cpp
+builds the same ones at load; the time is in "ready"), encodes one short sentence (warm-up),
 then times one ``encode`` of the ~0.56 MB mixed corpus (``corpus.py``: prose, code,
 multilingual), add_special and parse_special off. llama.cpp does the same through
 llama-cpp-python (``llama_model_load_from_file`` with ``vocab_only``, then the C call
