@@ -115,7 +115,7 @@ class ChatScreen(ViewScreen):
                 yield IdStrip(id="chat-ids")
                 yield MessageSpans(id="chat-spans")
                 yield Readout("", id="chat-status")
-        yield Footer(compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#chat-tools", TextArea).border_title = "tools (JSON list, optional)"

@@ -67,7 +67,7 @@ class CompareScreen(ViewScreen):
                 yield Static("", id="cmp-rows")
             with VerticalScroll(id="cmp-vocab-scroll"):
                 yield Static("", id="cmp-vocab")
-        yield Footer(compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#cmp-input", TextArea).border_title = "Text"

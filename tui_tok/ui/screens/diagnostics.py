@@ -43,7 +43,7 @@ class DiagnosticsScreen(ViewScreen):
             yield DataTable(id="diag-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="diag-side"):
                 yield Static("", id="diag-detail")
-        yield Footer(compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#diag-table", DataTable)

@@ -70,7 +70,7 @@ class ExplainScreen(ViewScreen):
                 yield Static("Select a token in the Tokenize view and press F8.", id="ex-summary")
                 yield Input(placeholder="Why not? Hel|lo or a token, Enter", id="ex-why")
                 yield Static("", id="ex-answer")
-        yield Footer(compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#ex-text", Static).border_title = "Text · chunk cuts (b)"

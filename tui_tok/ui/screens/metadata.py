@@ -47,7 +47,7 @@ class MetadataScreen(ViewScreen):
             with Vertical(id="meta-left"):
                 yield DataTable(id="meta-table", cursor_type="row", zebra_stripes=True)
             yield LinesView(id="meta-detail")
-        yield Footer(compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         tokens = self.session.gguf.get("tokenizer.ggml.tokens") or []

@@ -68,7 +68,7 @@ class PickerScreen(Screen[str | None]):
                          "or ollama:NAME below", id="picker-hint")
             yield DataTable(id="picker-table", cursor_type="row", zebra_stripes=True)
             yield Input(placeholder="path, URL or shorthand, then Enter", id="picker-input")
-        yield Footer(compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#picker-table", DataTable)

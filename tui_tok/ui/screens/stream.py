@@ -74,7 +74,7 @@ class StreamScreen(ViewScreen):
             yield Readout("", id="stream-token")
             yield Readout("", id="stream-pending")
             yield Readout("", id="stream-player")
-        yield Footer(compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         box = self.query_one("#stream-text-box", VerticalScroll)

@@ -157,7 +157,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
                 yield Checkbox("show whitespace  ^O", self.show_whitespace, id="cb-show_whitespace")
                 yield Checkbox("pieces, not ids  ^G", self.show_pieces, id="cb-show_pieces")
                 yield Checkbox("chunk cuts  ^R", self.show_cuts, id="cb-show_cuts")
-        yield Footer(compact=True)
+        yield Footer()
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:

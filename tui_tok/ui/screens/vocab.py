@@ -75,7 +75,7 @@ class VocabScreen(ViewScreen):
                 yield VocabTable(id="vocab-table")
                 yield Readout("indexing the vocabulary…", id="vocab-status")
             yield TokenDetails("", id="vocab-details")
-        yield Footer(compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#vocab-details", TokenDetails).border_title = "Token"
