@@ -147,7 +147,7 @@ def _markers(ctx: LintContext, key: str, template: str, rendered: str) -> Iterat
             ids = _special_ids(ctx, marker)
             how = f"tokenizes as {len(ids)} tokens {ids}" if ids else "is not a special token of the vocabulary"
             yield finding("template-marker-not-special", f"{key} writes {marker!r}, which {how} with parse special.",
-                          key=key, line=_line_of(template, marker))  # fmt: skip
+                          key=key, line=_line_of(template, marker), token_id=ctx.token_to_id.get(marker))  # fmt: skip
 
 
 def _eog(ctx: LintContext) -> frozenset[int]:
