@@ -61,15 +61,15 @@ def fixed(capsys, tmp_path: Path, src: Path, code: str, keys: set[str]) -> Path:
     return out
 
 
-@pytest.mark.parametrize("pre", ["default", DROP])
+@pytest.mark.parametrize(("pre", "code"), [("default", "pre-default"), (DROP, "pre-missing")])
 @pytest.mark.parametrize(("asset", "family"), [(QWEN3, "qwen2"), (GPT2, "gpt-2")])
-def test_pre_default(capsys, tmp_path, asset, family, pre) -> None:
+def test_pre_default_or_missing(capsys, tmp_path, asset, family, pre, code) -> None:
     src = model(tmp_path, asset, alignment=64, pre=pre)
     report = lint_file(src)
-    assert "pre-missing" not in codes(report)  # pre-default names the family with certainty
-    f = only(report, "pre-default")
+    assert codes(report) & {"pre-missing", "pre-default"} == {code}
+    f = only(report, code)
     assert f.fix is not None and f.fix.as_json()["override_kv"] == f"tokenizer.ggml.pre=str:{family}"
-    out = fixed(capsys, tmp_path, src, "pre-default", {"tokenizer.ggml.pre"})
+    out = fixed(capsys, tmp_path, src, code, {"tokenizer.ggml.pre"})
     assert read_gguf(out)["tokenizer.ggml.pre"] == family
     assert load_tokenizer(out).encode(TEXT) == load_tokenizer(asset_path(asset)).encode(TEXT)
 
@@ -163,4 +163,6 @@ def test_real_vocabularies_raise_no_new_finding() -> None:
         pytest.skip(SHARED_MISSING)
     new = {"pre-default", "merges-format", "bos-missing", "eog-contains-marker"}
     found = {vf.name: codes(lint_file(vf.path)) & new for vf in vocab_files()}
-    assert {k: v for k, v in found.items() if v} == {"gpt-neox": {"pre-default"}}  # no pre: it is MPT's vocabulary
+    assert {k: v for k, v in found.items() if v} == {}
+    missing = only(lint_file(next(vf.path for vf in vocab_files() if vf.name == "gpt-neox")), "pre-missing")
+    assert missing.fix is not None and missing.fix.value == "mpt"  # no pre: it is MPT's vocabulary

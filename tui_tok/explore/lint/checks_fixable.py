@@ -55,22 +55,19 @@ GEMMA_ARCHES = ("gemma", "gemma2", "gemma3", "gemma3n", "gemma4", "gemma-embeddi
 
 
 def check_pre_default(ctx: LintContext) -> Iterator[Finding]:
-    """``pre-default``: no ``pre`` or ``default`` on a BPE vocabulary whose fingerprint is a known family's."""
-    if not ctx.is_bpe or ctx.model == "gemma4":
-        return
-    raw = ctx.metadata.get(PRE_KEY)
-    if raw not in (None, "", "default"):
+    """``pre-default``: ``default`` on a BPE vocabulary whose fingerprint is a known family's (a missing
+    ``pre`` is ``pre-missing``'s, which gets the same fix: ``fixes.fix_for``)."""
+    if not ctx.is_bpe or ctx.model == "gemma4" or ctx.metadata.get(PRE_KEY) != "default":
         return
     fp = match_family(ctx.tokens, ctx.merges)
     if fp is None:
         return
-    was = "missing" if raw is None else repr(raw)
     fix = set_edit(PRE_KEY, fp.pre, "string")
-    yield finding("pre-default", f"{PRE_KEY} is {was} but the tokens and merges are {fp.label}'s: llama.cpp splits "
+    yield finding("pre-default", f"{PRE_KEY} is 'default' but the tokens and merges are {fp.label}'s: llama.cpp splits "
                   f"text with its 'default' pre-tokenizer instead of {fp.pre!r}.",
                   hint=f"set {PRE_KEY} = {fp.pre!r}: tui-tok fix, or llama.cpp --override-kv {PRE_KEY}=str:{fp.pre} "
                   "(without it: GENERATION QUALITY WILL BE DEGRADED, llama.cpp #11341)",
-                  key=PRE_KEY if raw is not None else "tokenizer.ggml.model", fix=fix)  # fmt: skip
+                  key=PRE_KEY, fix=fix)  # fmt: skip
 
 
 def check_merges_format(ctx: LintContext) -> Iterator[Finding]:

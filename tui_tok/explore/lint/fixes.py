@@ -1,9 +1,8 @@
 """The fixes of the older lint codes: which metadata edit repairs a finding, when one edit can.
 
-``with_fixes`` runs after every check (``run.lint``): it gives ``pre-unknown`` (when the vocabulary's
-fingerprint names its family), ``special-id-out-of-range``, ``template-marker-not-special`` and
-``turn-end-not-eog`` their ``Edit``, and drops a ``pre-missing`` that ``pre-default`` already names
-with certainty. Codes with no edit that is surely right (a duplicate or empty token needs the real
+``with_fixes`` runs after every check (``run.lint``): it gives ``pre-missing`` and ``pre-unknown``
+(when the vocabulary's fingerprint names its family: ``fingerprints.py``), ``special-id-out-of-range``,
+``template-marker-not-special`` and ``turn-end-not-eog`` their ``Edit``. Codes with no edit that is surely right (a duplicate or empty token needs the real
 text; ``double-bos`` can be repaired in the template or the flag, and only the user knows which) keep
 ``fix`` None.
 """
@@ -25,13 +24,9 @@ EOM_KEY = "tokenizer.ggml.eom_token_id"
 
 
 def with_fixes(ctx: LintContext, findings: Iterable[Finding]) -> list[Finding]:
-    """``findings`` with their fixes attached (in order), ``pre-missing`` dropped where ``pre-default`` is."""
-    found = list(findings)
-    has_pre_default = any(f.code == "pre-default" for f in found)
+    """``findings`` with their fixes attached (in order)."""
     out: list[Finding] = []
-    for f in found:
-        if f.code == "pre-missing" and has_pre_default:
-            continue
+    for f in findings:
         if f.fix is None:
             fix = fix_for(ctx, f)
             if fix is not None:
@@ -42,7 +37,7 @@ def with_fixes(ctx: LintContext, findings: Iterable[Finding]) -> list[Finding]:
 
 def fix_for(ctx: LintContext, f: Finding) -> Edit | None:
     """The edit that repairs ``f``, or None."""
-    if f.code == "pre-unknown" and ctx.is_bpe:
+    if f.code in ("pre-missing", "pre-unknown") and ctx.is_bpe:
         fp = match_family(ctx.tokens, ctx.merges)
         return set_edit(PRE_KEY, fp.pre, "string") if fp is not None else None
     if f.code == "special-id-out-of-range" and f.key is not None:
