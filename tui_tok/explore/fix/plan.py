@@ -12,8 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui_tok.errors import TuiTokError
-from tui_tok.explore.fix.edits import Edit, changes_of, describe, merge_edits, modelfile_line, override_kv
+from tui_tok.explore.fix.edits import Edit, EditError, changes_of, describe, merge_edits, modelfile_line, override_kv
 from tui_tok.explore.lint import Finding, LintReport
 from tui_tok.gguf.rewrite import CopyProgress, RewriteResult, rewrite_gguf
 from tui_tok.gguf.types import GGUFFile
@@ -85,7 +84,7 @@ def plan_fixes(report: LintReport, only: Sequence[str] = ()) -> FixPlan:
 
     unknown = sorted(set(only) - set(CODES))
     if unknown:
-        raise TuiTokError(f"unknown lint code {', '.join(unknown)} (codes: {', '.join(CODES)})")
+        raise EditError(f"unknown lint code {', '.join(unknown)} (codes: {', '.join(CODES)})")
     plan = FixPlan()
     first: dict[tuple[str, int | None], Edit] = {}
     for f in report.findings:
@@ -139,5 +138,5 @@ def apply_edits(gguf: GGUFFile, edits: Sequence[Edit], out: str | os.PathLike[st
                 progress: CopyProgress | None = None) -> RewriteResult:  # fmt: skip
     """Write ``gguf``'s copy with ``edits`` to ``out`` (tensor data copied byte for byte)."""
     if not edits:
-        raise TuiTokError("nothing to change: no edit given")
+        raise EditError("nothing to change: no edit given")
     return rewrite_gguf(gguf, out, changes_of(gguf, edits), force=force, progress=progress)
