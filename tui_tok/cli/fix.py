@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tui_tok.errors import OutputError
-    from tui_tok.explore.fix.plan import apply_edits, plan_until_fixed
+    from tui_tok.explore.fix.plan import after_summary, apply_edits, plan_until_fixed
     from tui_tok.explore.lint import lint_gguf
     from tui_tok.gguf import read_gguf
     from tui_tok.gguf.export import check_target
@@ -56,26 +56,8 @@ def run(args: argparse.Namespace) -> int:
         result = apply_edits(gguf, plan.edits, args.output, force=args.force, progress=progress)
     print(f"wrote {result.path}: {len(plan.edits)} metadata change(s), {result.data_bytes:,} bytes of tensor data "
           "copied unchanged")  # fmt: skip
-    print(after_line(result.path, {p.finding.code for p in plan.fixes}))
+    print(after_summary(result.path, {p.finding.code for p in plan.fixes}))
     return 0
-
-
-def after_line(path: Any, fixed_codes: set[str]) -> str:
-    """Lint the copy: which of the fixed codes are gone, what is left."""
-    from tui_tok.explore.lint import lint_gguf
-    from tui_tok.gguf import read_gguf
-
-    report = lint_gguf(read_gguf(path, texts=("tokenizer.ggml.merges",)))
-    left = sorted({f.code for f in report.findings})
-    still = sorted(fixed_codes & set(left))
-    gone = sorted(fixed_codes - set(left))
-    text = f"lint on the copy: {report.summary()}; fixed {', '.join(gone) or 'nothing'}"
-    if still:
-        text += f"; still found: {', '.join(still)}"
-    others = [c for c in left if c not in fixed_codes]
-    if others:
-        text += f"; left: {', '.join(others)}"
-    return text
 
 
 @contextmanager

@@ -140,3 +140,21 @@ def apply_edits(gguf: GGUFFile, edits: Sequence[Edit], out: str | os.PathLike[st
     if not edits:
         raise EditError("nothing to change: no edit given")
     return rewrite_gguf(gguf, out, changes_of(gguf, edits), force=force, progress=progress)
+
+
+def after_summary(path: str | os.PathLike[str], fixed_codes: set[str]) -> str:
+    """Lint the written copy: which of ``fixed_codes`` are gone, what is still there."""
+    from tui_tok.explore.lint import lint_gguf
+    from tui_tok.gguf import read_gguf
+
+    report = lint_gguf(read_gguf(path, texts=("tokenizer.ggml.merges",)))
+    left = sorted({f.code for f in report.findings})
+    still = sorted(fixed_codes & set(left))
+    gone = sorted(fixed_codes - set(left))
+    text = f"lint on the copy: {report.summary()}; fixed {', '.join(gone) or 'nothing'}"
+    if still:
+        text += f"; still found: {', '.join(still)}"
+    others = [c for c in left if c not in fixed_codes]
+    if others:
+        text += f"; left: {', '.join(others)}"
+    return text
