@@ -47,9 +47,11 @@ class FixPlan:
     def lines(self, gguf: GGUFFile) -> list[str]:
         """Per fix: the finding, then the change; then the findings left and the zero-copy forms."""
         out: list[str] = []
+        shown: list[Edit] = []
         for p in self.fixes:
             out.append(f"fix {p.finding.code}: {p.finding.message}")
-            out.append(f"    {describe(gguf, p.edit)}")
+            out.append("    the same change" if p.edit in shown else f"    {describe(gguf, p.edit)}")
+            shown.append(p.edit)
         for f, why in self.skipped:
             out.append(f"left {f.code}: {why}")
         out += zero_copy_lines(self.edits, all_covered=bool(self.fixes))
