@@ -31,7 +31,7 @@ from tui_tok.gguf.types import GGUFFile, GGUFValue, GGUFValueType
 from tui_tok.gguf.writer import encode_kv
 
 _HEADER = 24
-CHUNK = 64 * 1024 * 1024
+CHUNK = 16 * 1024 * 1024
 """Largest single copy: memory stays at one ``CHUNK`` (the fallback copy's buffer) whatever the file size."""
 _FALLBACK_ERRNOS = {errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EBADF, errno.ETXTBSY}
 
