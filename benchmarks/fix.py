@@ -11,8 +11,8 @@ peak RSS (``wait4``):
 - the same copy with every byte read and written (``sparse=False``: the holes read as zeros), next to
   ``cp --sparse=never`` of the same file: the disk's own speed for those bytes.
 
-Target (issue 31): the dense copy within 1.5x of ``cp``'s time (the mean of the ``cp`` before and after it), peak RSS under 500 MB whatever the
-size. Everything it wrote is deleted at the end (``--keep`` keeps it).
+Target (issue 31): the dense copy within 1.5x of ``cp``'s time (the mean of the ``cp`` before and
+after it), peak RSS under 500 MB whatever the size. Everything it wrote is deleted at the end (``--keep`` keeps it).
 """
 
 from __future__ import annotations
@@ -91,7 +91,8 @@ def main(argv: list[str]) -> int:
         model = work / "model.gguf"
         data = make_model(model, args.size_gb)
         used = os.stat(model).st_blocks * 512
-        print(f"model: {model.stat().st_size / 1e9:.2f} GB ({data / 1e9:.2f} GB tensor data, {used / 1e6:.0f} MB on disk)")
+        print(f"model: {model.stat().st_size / 1e9:.2f} GB ({data / 1e9:.2f} GB tensor data, "
+              f"{used / 1e6:.0f} MB on disk)")
         rows = [("tui-tok fix (holes skipped)", [sys.executable, "-m", "tui_tok", "fix", str(model), "-o",
                                                  str(work / "fixed.gguf")])]  # fmt: skip
         if not args.no_dense:  # cp before and after: the disk's speed drifts on a shared machine

@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         a, b = conflicts[0]
         raise EditError(f"two edits change {a.key}{'' if a.token_id is None else f'[{a.token_id}]'} differently")
     if not edits:
-        raise EditError("nothing to change: give --set, --delete, --template-file, --token-type, --eog-add or --special")
+        raise EditError("nothing to change: give --set, --delete, --template-file, --token-type, --eog-add "
+                        "or --special")
     for e in edits:
         print(describe(gguf, e))
     for line in zero_copy_lines(edits):

@@ -45,16 +45,16 @@ class RewriteResult:
     """What ``rewrite_gguf`` wrote."""
 
     path: Path
-    head_bytes: int
-    """Header, metadata, tensor index and padding: everything before the tensor data."""
     data_bytes: int
     """Bytes of the data section (holes included)."""
     data_offset: int
+    """Where the data starts: the header, metadata, tensor index and padding take the bytes before."""
     alignment: int
 
 
 def rewrite_gguf(src: GGUFFile, out: str | os.PathLike[str], changes: Mapping[str, GGUFValue | None], *,
-                 force: bool = False, progress: CopyProgress | None = None, sparse: bool = True) -> RewriteResult:  # fmt: skip
+                 force: bool = False, progress: CopyProgress | None = None,
+                 sparse: bool = True) -> RewriteResult:  # fmt: skip
     """Copy ``src`` (a local file, read with ``read_gguf``) to ``out`` with ``changes`` applied:
     key -> new value (None: delete the key). ``sparse``: skip the input's holes (False copies them
     as zeros, for a benchmark of the bytes themselves)."""
@@ -175,7 +175,7 @@ def _write(path: Path, mode: int, fin: BinaryIO, head: bytes, moves: list[tuple[
         if isinstance(exc, OSError):
             raise OutputError(f"{path}: cannot write it: {exc.strerror or exc}") from None
         raise
-    return RewriteResult(path, data_offset, data_size, data_offset, alignment)
+    return RewriteResult(path, data_size, data_offset, alignment)
 
 
 def _copy(fi: int, fo: int, src: int, dst: int, n: int, done: int, total: int, progress: CopyProgress | None,
@@ -253,16 +253,4 @@ def _write_all(fo: int, data: memoryview, offset: int) -> None:
         offset += w
 
 
-def data_hash(path: str | os.PathLike[str], offset: int, *, algorithm: str = "sha256") -> str:
-    """Hex digest of a file's bytes from ``offset`` to its end (tests compare tensor data with it)."""
-    import hashlib
-
-    h = hashlib.new(algorithm)
-    with open(path, "rb") as fh:
-        fh.seek(offset)
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-__all__ = ["CHUNK", "CopyProgress", "RewriteResult", "data_hash", "rewrite_gguf"]
+__all__ = ["CHUNK", "CopyProgress", "RewriteResult", "rewrite_gguf"]

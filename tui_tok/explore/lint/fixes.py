@@ -2,8 +2,8 @@
 
 ``with_fixes`` runs after every check (``run.lint``): it gives ``pre-missing`` and ``pre-unknown``
 (when the vocabulary's fingerprint names its family: ``fingerprints.py``), ``special-id-out-of-range``,
-``template-marker-not-special`` and ``turn-end-not-eog`` their ``Edit``. Codes with no edit that is surely right (a duplicate or empty token needs the real
-text; ``double-bos`` can be repaired in the template or the flag, and only the user knows which) keep
+``template-marker-not-special`` and ``turn-end-not-eog`` their ``Edit``. Codes with no edit that is
+surely right (a duplicate or empty token needs the real text; ``double-bos`` can be repaired in the template or the flag, and only the user knows which) keep
 ``fix`` None.
 """
 
