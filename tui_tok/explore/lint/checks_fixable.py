@@ -90,11 +90,12 @@ def check_merges_format(ctx: LintContext) -> Iterator[Finding]:
                       "form) instead of 'left right' strings: llama.cpp reads only a string array.", key=MERGES_KEY,
                       fix=Edit("merges-join", MERGES_KEY))  # fmt: skip
         return
-    if not all(isinstance(m, str) for m in raw):
+    try:
+        bad = [i for i, m in enumerate(raw) if m.find(" ", 1) < 0]  # llama.cpp splits at the first space after byte 0
+    except (AttributeError, TypeError):
         yield finding("merges-format", f"{MERGES_KEY} is not an array of strings: llama.cpp cannot read it.",
                       key=MERGES_KEY)  # fmt: skip
         return
-    bad = [i for i, m in enumerate(raw) if " " not in m[1:]]
     if bad:
         yield finding("merges-format", f"{len(bad):,} of {len(raw):,} merges have no space to split at (first: rank "
                       f"{bad[0]}, {display_piece(raw[bad[0]])!r}): llama.cpp reads them as empty pairs that never "
