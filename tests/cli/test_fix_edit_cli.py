@@ -113,3 +113,13 @@ def test_edit_dry_run(capsys, tmp_path, phi3) -> None:
     code, out, _ = run_cli(capsys, "edit", str(phi3), "--dry-run", "--set", "tokenizer.ggml.pre=str:llama3")
     assert code == 0 and out.startswith("set tokenizer.ggml.pre (string): 'default' -> 'llama3'")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["phi3.gguf"]
+
+
+def test_edit_alignment_lays_the_tensors_out_again(capsys, tmp_path, phi3) -> None:
+    out_path = tmp_path / "out.gguf"
+    code, _, err = run_cli(capsys, "edit", str(phi3), "-o", str(out_path), "--set", "general.alignment=int:64")
+    assert code == 0, err
+    g = read_gguf(out_path)
+    assert g.alignment == 64 and g.fields["general.alignment"].type_name == "u32"
+    assert all(t.offset % 64 == 0 for t in g.tensors) and g.data_offset % 64 == 0
+    assert tensor_hashes(out_path) == tensor_hashes(phi3)
