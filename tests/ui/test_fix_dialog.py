@@ -74,3 +74,33 @@ async def test_a_finding_without_fix_says_so(tmp_path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, DiagnosticsScreen)
         assert any("no metadata edit repairs double-bos" in str(n.message) for n in app._notifications)
+
+
+async def test_escape_stops_a_copy_under_way(tmp_path, monkeypatch) -> None:
+    import time
+
+    from tui_tok.ui.screens import fix_dialog
+
+    def slow_copy(gguf, edits, out, *, progress):  # type: ignore[no-untyped-def]
+        for i in range(200):  # the real rewrite calls progress after each chunk the same way
+            progress(i, 200)
+            time.sleep(0.02)
+        raise AssertionError("not stopped")
+
+    monkeypatch.setattr(fix_dialog, "apply_edits", slow_copy)
+    app = make_app(gpt2_default(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await _diagnostics(app, pilot, "pre-default")
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, FixDialog)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert str(dialog.query_one("#fix-status", Static).render()) == "stopped: nothing was written"
+        assert app.screen is dialog  # stopping does not close it
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, DiagnosticsScreen)
