@@ -4,9 +4,8 @@ Nobody re-quantizes a 40 GB model to fix a token type or a chat template: the co
 byte of the input except the metadata pairs that change. Unchanged pairs and the tensor index are
 copied as raw bytes (their exact encoding, never decoded and re-encoded); changed pairs are encoded
 where they were, new ones appended, deleted ones left out. Tensor offsets are relative to the data
-section, so only the padding before it moves; the data is then copied in bounded chunks
-(``os.copy_file_range`` where the kernel has it: no user-space copy, a reflink on filesystems that
-share extents), holes skipped so a sparse input gives a sparse copy. When ``general.alignment``
+section, so only the padding before it moves; the data is then copied in bounded chunks, holes
+skipped so a sparse input gives a sparse copy. When ``general.alignment``
 itself changes, the tensors are laid out again at the new alignment, each copied to its new offset.
 
 The output is written to a temporary file beside it and renamed, never over the input (not even
@@ -32,9 +31,9 @@ from tui_tok.gguf.writer import encode_kv
 
 _HEADER = 24
 CHUNK = 1024 * 1024
-"""One copy call: memory stays at one ``CHUNK`` (the fallback copy's buffer) whatever the file size; larger
-calls to ``copy_file_range`` were up to 10x slower (measured on ext4, a 1 GB copy: 125 MB/s with 16 MB, 1.1 GB/s with 1 MB)."""
-_FALLBACK_ERRNOS = {errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EBADF, errno.ETXTBSY}
+"""Bytes per read and write: memory stays at one ``CHUNK`` whatever the file size. A plain read/write
+loop, as cp's: ``os.copy_file_range`` copied 10 GB at a quarter of cp's speed here (ext4, 128 against
+517 MB/s) where this loop kept up (415 MB/s)."""
 
 CopyProgress = Callable[[int, int], None]
 """Called with (data bytes done, data bytes in all) after each chunk; raise in it to stop the copy
@@ -219,29 +218,15 @@ def _extents(fi: int, src: int, n: int, sparse: bool) -> list[tuple[int, int, bo
 
 def _copy_data(fi: int, fo: int, src: int, dst: int, n: int, base: int, total: int,
                progress: CopyProgress | None) -> None:  # fmt: skip
-    """Copy one run of data, ``CHUNK`` at a time, calling ``progress`` after each."""
+    """Copy one run of data through one ``CHUNK`` buffer, calling ``progress`` after each chunk."""
+    buf = bytearray(min(CHUNK, n))
     copied = 0
-    use_kernel = hasattr(os, "copy_file_range")
-    buf = None
     while copied < n:
-        want = min(CHUNK, n - copied)
-        got = 0
-        if use_kernel:
-            try:
-                got = os.copy_file_range(fi, fo, want, src + copied, dst + copied)
-            except OSError as exc:
-                if exc.errno not in _FALLBACK_ERRNOS:
-                    raise
-                use_kernel = False
-        if not use_kernel:
-            if buf is None:
-                buf = bytearray(min(CHUNK, n))
-            view = memoryview(buf)[:want]
-            got = os.preadv(fi, [view], src + copied)
-            if got:
-                _write_all(fo, view[:got], dst + copied)
+        view = memoryview(buf)[: min(CHUNK, n - copied)]
+        got = os.preadv(fi, [view], src + copied)
         if got <= 0:
             raise GGUFFormatError(f"the file ends at {src + copied}, before its tensor data does (it shrank?)")
+        _write_all(fo, view[:got], dst + copied)
         copied += got
         if progress is not None and copied < n:
             progress(base + copied, total)
