@@ -43,7 +43,7 @@ from tui_tok.tokenizer.core.stream import StreamDecoder
 from tui_tok.tokenizer.core.types import (
     FragmentEncoder, Piece, PieceArrays, Token, TokenAttr, TokenKind, VocabType, piece_arrays,
 )
-from tui_tok.tokenizer.core.vocab import Vocab, vocab_from_metadata
+from tui_tok.tokenizer.core.vocab import MODEL_TYPES, Vocab, vocab_from_metadata
 
 ENCODERS: dict[VocabType, tuple[str, str]] = {
     VocabType.SPM: ("tui_tok.tokenizer.spm.encoder", "SpmEncoder"),
@@ -434,16 +434,12 @@ def _encoder_class(vocab: Vocab) -> type:
         module = importlib.import_module(module_name)
         return getattr(module, class_name)
     except (ImportError, AttributeError) as exc:
-        supported = [m for m in ("llama", "gpt2", "bert", "t5", "rwkv", "plamo2", "test") if _available(m)]
+        supported = [m for m, t in MODEL_TYPES.items() if t in ENCODERS and _available(m)]
         raise UnsupportedTokenizerError("tokenizer.ggml.model", vocab.model, supported) from exc
 
 
-_MODEL_TO_TYPE = {"llama": VocabType.SPM, "gpt2": VocabType.BPE, "bert": VocabType.WPM, "t5": VocabType.UGM,
-                  "rwkv": VocabType.RWKV, "plamo2": VocabType.PLAMO2, "test": VocabType.TEST}  # fmt: skip
-
-
 def _available(model: str) -> bool:
-    module_name, class_name = ENCODERS[_MODEL_TO_TYPE[model]]
+    module_name, class_name = ENCODERS[MODEL_TYPES[model]]
     try:
         return hasattr(importlib.import_module(module_name), class_name)
     except ImportError:

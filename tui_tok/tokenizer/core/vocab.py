@@ -112,7 +112,7 @@ class Vocab:
 
 # --- tables from llama-vocab.cpp ------------------------------------------------------------
 
-_MODEL_TYPES: dict[str, VocabType] = {
+MODEL_TYPES: Mapping[str, VocabType] = {
     "no_vocab": VocabType.NONE,
     "none": VocabType.NONE,
     "llama": VocabType.SPM,
@@ -126,6 +126,8 @@ _MODEL_TYPES: dict[str, VocabType] = {
     "test": VocabType.TEST,
     "plamo2": VocabType.PLAMO2,
 }
+"""``tokenizer.ggml.model`` -> family, as ``llama_vocab::impl::load`` maps it: the one copy of this table (the
+tokenizer and lint both read it)."""
 
 _NULL = -1
 
@@ -167,7 +169,7 @@ _ID_KEYS: tuple[tuple[str, str], ...] = (
 
 def supported_models() -> tuple[str, ...]:
     """Every ``tokenizer.ggml.model`` value llama.cpp (and so tui-tok) accepts."""
-    return tuple(_MODEL_TYPES)
+    return tuple(MODEL_TYPES)
 
 
 def vocab_from_metadata(
@@ -186,7 +188,7 @@ def vocab_from_metadata(
     model = meta_str(meta, "tokenizer.ggml.model", None)
     if model is None:
         raise VocabError("no tokenizer in this file: key 'tokenizer.ggml.model' is missing")
-    vtype = _MODEL_TYPES.get(model)
+    vtype = MODEL_TYPES.get(model)
     if vtype is None:
         raise UnsupportedTokenizerError("tokenizer.ggml.model", model, supported_models())
     raw_pre = meta_str(meta, "tokenizer.ggml.pre", "") or ""
