@@ -2,7 +2,7 @@
 
 ``Tokenizer`` follows llama.cpp's ``llama_vocab::impl::tokenize`` (llama-vocab.cpp:3418-3658):
 partition the input at special tokens (``special/partition.py``), encode each raw fragment independently
-with the family's encoder, then add BOS/EOS/SEP as llama.cpp does for that family (§4.8):
+with the family's encoder, then add BOS/EOS/SEP as llama.cpp does for that family (``llama_vocab::impl::tokenize``):
 
 =============  =========================  =======================  ==========================
 family         BOS                        EOS                      SEP
@@ -64,7 +64,7 @@ _BYTE = int(TokenAttr.BYTE)
 
 
 class TestEncoder:
-    """llama.cpp's TEST vocab (§4.7): 5-byte chunks, id = (h*31 + byte ...) mod n_vocab."""
+    """llama.cpp's TEST vocab: 5-byte chunks, id = (h*31 + byte ...) mod n_vocab."""
 
     def __init__(self, vocab: Vocab) -> None:
         self._n = vocab.n_tokens
@@ -221,7 +221,7 @@ class Tokenizer:
             yield _one(_need(v.sep_id, "SEP", v), n, n)
 
     def _added(self, add_special: bool) -> tuple[bool, bool, bool]:
-        """Whether llama.cpp adds (BOS, EOS, SEP) for this family (§4.8)."""
+        """Whether llama.cpp adds (BOS, EOS, SEP) for this family (``llama_vocab::impl::tokenize``)."""
         v = self.vocab
         if v.type in (VocabType.SPM, VocabType.UGM, VocabType.BPE):
             return add_special and v.add_bos, add_special and v.add_eos, False

@@ -3,7 +3,7 @@
 Built from plain metadata (a mapping of GGUF key -> value), never from a GGUF reader, so the
 tokenizer can be fed from any source. ``vocab_from_metadata`` applies llama.cpp's defaults per
 model, the per-``pre`` flags (from ``pretokenize.pre_spec``) and every override llama.cpp derives
-from token text (TOKENIZER-PARITY.md §1-2). Does not build algorithm tables: each algorithm
+from token text (``llama_vocab::impl::load``, llama-vocab.cpp:1939). Does not build algorithm tables: each algorithm
 module builds its own (merges ranks, tries, charsmap) lazily from this object.
 
 >>> v = vocab_from_metadata({"tokenizer.ggml.model": "llama",
@@ -99,7 +99,7 @@ class Vocab:
     pre_type: str = "DEFAULT"
     """llama.cpp's pre-tokenizer enum name (``QWEN2``, ``GEMMA4`` ...); ``DEFAULT`` for non-BPE."""
     raw_pre: str = ""
-    """``tokenizer.ggml.pre`` exactly as stored (the §2(i) overrides look at this one)."""
+    """``tokenizer.ggml.pre`` exactly as stored (the LSTRIP/RSTRIP overrides by name look at this one)."""
 
     @property
     def n_tokens(self) -> int:

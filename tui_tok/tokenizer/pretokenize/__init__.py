@@ -1,4 +1,4 @@
-"""BPE pre-tokenization exactly as llama.cpp's ``unicode_regex_split`` (TOKENIZER-PARITY §5).
+"""BPE pre-tokenization exactly as llama.cpp's ``unicode_regex_split`` (unicode.cpp).
 
 - ``table.pre_spec(pre)``: a ``tokenizer.ggml.pre`` value -> pre_type, flags and regex list
   (``regexes.py`` holds the strings verbatim).
