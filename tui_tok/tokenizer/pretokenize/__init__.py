@@ -10,5 +10,5 @@
 - ``stdregex.py``: the std::regex (collapsed categories) and std::wregex fallbacks.
 - ``offsets.py``: lenient UTF-8 decoding with byte offsets, for token spans.
 
-Checked against llama.cpp's compiled C++ in ``tests/tokenizer/test_pretokenize_oracle.py``.
+Checked against llama.cpp's compiled C++ in ``tests/tokenizer/pretokenize/test_pretokenize_oracle.py``.
 """
