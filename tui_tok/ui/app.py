@@ -22,6 +22,7 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from tui_tok.explore.lint import LintReport
+from tui_tok.explore.visible import visible
 from tui_tok.explore.vocab_index import VocabIndex, build_vocab_index
 from tui_tok.gguf import GGUFFile, read_gguf
 from tui_tok.tokenizer.tokenizer import Tokenizer
@@ -99,7 +100,7 @@ class TuiTokApp(App[int]):
         self.initial_text = text
         self.set_reactive(TuiTokApp.text, text)
         self._load = load_tokenizer
-        self.sub_title = self.session.name
+        self.sub_title = visible(self.session.name)
         self.first_paint_at: float | None = None
         """perf_counter() after the first screen was painted (for benchmarks)."""
         self.tokenizer_ready_at: float | None = None

@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Input, Static
 
 from tui_tok.explore.explain_text import lattice_rows, merge_rows, show, step_line
+from tui_tok.explore.visible import visible
 from tui_tok.tokenizer.explain import Explanation, explain, why_not
 from tui_tok.tokenizer.explain.result import Chunk
 from tui_tok.tokenizer.explain.ugm import UgmDetail
@@ -110,7 +111,7 @@ class ExplainScreen(ViewScreen):
         self.app.call_from_thread(self._show, req, expl)
 
     def _show_error(self, message: str) -> None:
-        self.query_one("#ex-summary", Static).update(Text(message, style="bold red"))
+        self.query_one("#ex-summary", Static).update(Text(visible(message, lines=True), style="bold red"))
 
     def _show(self, req: ExplainRequest, expl: Explanation) -> None:
         if req != self.request:
@@ -163,7 +164,7 @@ class ExplainScreen(ViewScreen):
             piece_step = next((s for s in chunk.steps if s.kind == "piece" and s.start <= offset < s.end), None)
             lo, hi = (piece_step.start, piece_step.end) if piece_step else (chunk.start, chunk.end)
             for row in lattice_rows(chunk.detail, lo, hi, self._piece):
-                table.add_row(*row)
+                table.add_row(*map(Text, row))  # a piece may be ``[/]``: Text, never markup
             table.display = True
 
     def _piece(self, tid: int) -> str:
