@@ -71,4 +71,18 @@ def json_dumps(value: Any, **kwargs: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, **kwargs)`` with DEL, C1 controls, format
     characters, line separators and lone surrogates escaped as ``\\uXXXX`` (same JSON value)."""
     out = json.dumps(value, ensure_ascii=False, **kwargs)
-    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+    return _JSON_RAW.sub(_json_escape, out)
+
+
+def _json_escape(match: regex.Match[str]) -> str:
+    """``\\uXXXX``; a character above U+FFFF (tag characters are format characters) as its
+    UTF-16 surrogate pair, as JSON spells it.
+
+    >>> json_dumps("\U000e0067") == json.dumps("\U000e0067")
+    True
+    """
+    cp = ord(match.group())
+    if cp < 0x10000:
+        return f"\\u{cp:04x}"
+    cp -= 0x10000
+    return f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}"
