@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -146,4 +148,32 @@ def test_list(capsys: pytest.CaptureFixture[str], tmp_path: Path, hostile: str, 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     code, out, err = run_cli(capsys, "--list")
     assert code == 0 and "phi3[/]␛]2;PWNED" in out and "x[bold]y␛]2;PWNED␛.gguf" in out
+    _clean(out, err)
+
+
+class _LyingServer(BaseHTTPRequestHandler):
+    """Answers every request with a 404 whose reason phrase and Content-Type hold escape sequences."""
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.send_response(404, "Not" + OSC_TITLE + "Found")
+        self.send_header("Content-Type", "text/\x1b[7m\x9bhtml")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_HEAD = do_GET  # noqa: N815
+
+    def log_message(self, format: str, *args: object) -> None:  # quiet
+        pass
+
+
+def test_http_error_quotes_the_server_visibly(capsys: pytest.CaptureFixture[str]) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _LyingServer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        code, out, err = run_cli(capsys, "info", f"http://127.0.0.1:{server.server_address[1]}/m.gguf")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert code == 2 and err.count("\n") == 1 and "Not␛]2;PWNED␛\\Found" in err, err
     _clean(out, err)
