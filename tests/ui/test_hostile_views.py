@@ -120,3 +120,19 @@ async def test_picker_with_hostile_names(tmp_path: Path) -> None:
         shown = app.export_screenshot()
         assert "x[bold]y[@click=app.quit]z.gguf" in shown and raw_controls(shown) == []
     assert app.return_value is None
+
+
+async def test_a_control_a_view_forgot_is_not_drawn() -> None:
+    """The last guard (``DropControls``): a widget given raw ESC and 8-bit CSI draws neither."""
+    from rich.text import Text
+    from textual.widgets import Static
+
+    from support import ASSETS
+
+    app = make_app(ASSETS / "ggml-vocab-phi-3.gguf", text="hi")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await app.screen.mount(Static(Text("left\x1b]2;PWNED\x07right\x9b7m\x85end"), id="forgot"))
+        await settle(app, pilot)
+        shown = _screen(app)
+        assert raw_controls(shown) == [] and "left]2;PWNEDright7mend" in shown

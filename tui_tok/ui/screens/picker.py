@@ -9,6 +9,7 @@ returns what to open (None when the user quits).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.filter import LineFilter
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
@@ -24,6 +26,7 @@ from tui_tok.explore.visible import visible
 from tui_tok.samples import DEFAULT_SAMPLE
 from tui_tok.sources.stores import StoredModel, find_models
 from tui_tok.sources.summary import human_size, model_facts
+from tui_tok.ui.drop_controls import DROP_CONTROLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +132,9 @@ class PickerApp(App[str | None]):
 
     def on_mount(self) -> None:
         self.push_screen(PickerScreen(self.choices, read_facts=self.read_facts), self.exit)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        return [*super().get_line_filters(), DROP_CONTROLS]  # as the explorer: no raw control is drawn
 
 
 def pick_model() -> str | None:
