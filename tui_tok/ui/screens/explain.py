@@ -137,8 +137,8 @@ class ExplainScreen(ViewScreen):
                               " …" if len(chunk.ids) > 16 else ""),
             ]
             if chunk.shortcut:
-                lines.append(Text(chunk.shortcut, style="italic"))
-        lines += [Text(n, style="dim") for n in expl.notes]
+                lines.append(Text(visible(chunk.shortcut), style="italic"))
+        lines += [Text(visible(n), style="dim") for n in expl.notes]
         self.query_one("#ex-summary", Static).update(Text("\n").join(lines))
         self._show_steps(expl, chunk, offset)
 
@@ -185,7 +185,7 @@ class ExplainScreen(ViewScreen):
             result = why_not(tok, expl, chunk, split=value)
         else:
             result = why_not(tok, expl, chunk, token=value)
-        answer.update(Text("\n").join([Text(result.verdict, style="bold"), *(Text("• " + r) for r in result.reasons)]))
+        answer.update(Text("\n").join([Text(visible(result.verdict), style="bold"), *(Text("• " + visible(r)) for r in result.reasons)]))
 
     def action_toggle_cuts(self) -> None:
         self.cuts = not self.cuts
