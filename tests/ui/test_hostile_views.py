@@ -9,6 +9,8 @@ without the last guard (``DropControls``, which would hide a view that forgot), 
 
 from __future__ import annotations
 
+import html
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -40,8 +42,9 @@ def _without_the_guard(request: pytest.FixtureRequest, monkeypatch: pytest.Monke
         monkeypatch.setattr(PickerApp, "get_line_filters", App.get_line_filters)
 
 
-def _screen(app: TuiTokApp) -> str:
-    return app.export_screenshot()
+def _screen(app: TuiTokApp | PickerApp) -> str:
+    """The screen's text as drawn (the SVG screenshot's text, its entities decoded)."""
+    return html.unescape(re.sub(r"<[^>]*>", "", app.export_screenshot())).replace("\xa0", " ")
 
 
 async def _visit(app: TuiTokApp, pilot, key: str) -> str:  # type: ignore[no-untyped-def]
@@ -84,6 +87,9 @@ async def test_every_view_of_a_hostile_file(tmp_path: Path) -> None:
         select.value = next(v for _, v in select._options if isinstance(v, str) and v.startswith("rag"))  # noqa: SLF001
         await settle(app, pilot)
         assert raw_controls(_screen(app)) == []
+        shown = await _visit(app, pilot, "ctrl+s")  # the template's source, titled with its name
+        assert "template 'rag[/]\\x1b]2;PWNED" in shown and "[/]␛]2;PWNED␛\\" in shown
+        await pilot.press("escape")
         await _visit(app, pilot, "f2")  # the stream view's BOS text
         await _visit(app, pilot, "f6")
 
@@ -128,7 +134,7 @@ async def test_picker_with_hostile_names(tmp_path: Path) -> None:
         cells = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
         assert {r[1] for r in cells} == {"x[bold]y[@click=app.quit]z.gguf", "t␛]2;PWNED␇[dim].gguf"}
         assert {r[3] for r in cells} == {"phi3[/]␛]2;PWNED␛\\␛[7m⟨009B⟩7m"}
-        shown = app.export_screenshot()
+        shown = _screen(app)
         assert "x[bold]y[@click=app.quit]z.gguf" in shown and raw_controls(shown) == []
     assert app.return_value is None
 
