@@ -78,7 +78,7 @@ def _json_escape(match: regex.Match[str]) -> str:
     """``\\uXXXX``; a character above U+FFFF (tag characters are format characters) as its
     UTF-16 surrogate pair, as JSON spells it.
 
-    >>> json_dumps("\U000e0067") == json.dumps("\U000e0067")
+    >>> json_dumps("\\U000e0067") == json.dumps("\\U000e0067")
     True
     """
     cp = ord(match.group())
