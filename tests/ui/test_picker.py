@@ -35,7 +35,7 @@ async def test_picker_lists_and_opens_a_row(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 30)) as pilot:
         await _settle(app, pilot)
         table = app.screen.query_one("#picker-table", DataTable)
-        rows = [table.get_row_at(i) for i in range(table.row_count)]
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]  # cells are Text
         assert [r[0] for r in rows] == ["sample", "ollama", "ollama", "huggingface", "lmstudio", "llama.cpp"]
         assert rows[0][3:] == ["qwen3", "gpt2/qwen2 · 151,669"]
         assert rows[1][1:2] == ["phi3:mini"] and rows[1][3] == "phi3"

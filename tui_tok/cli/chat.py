@@ -3,7 +3,8 @@
 Renders the GGUF file's chat template as transformers' ``apply_chat_template`` does (``--template
 NAME`` picks ``tokenizer.chat_template.NAME``) and prints the text; ``--json`` prints ``{"text":
 rendered, "ids": [...], "injections": [...]}`` where the ids are what llama.cpp feeds the model (BOS/EOS
-texts the vocab adds itself dropped, then tokenized with add_special and parse_special on). Message text
+texts the vocab adds itself dropped, then tokenized with add_special and parse_special on); to a terminal
+the text's controls are shown as ``␛``/``⟨009B⟩`` unless ``--raw`` is given. Message text
 that would be read as a special token is reported on stderr. ``--set KEY=VALUE`` adds a template
 variable, parsed as JSON when it parses (``enable_thinking=false``), else kept as a string. A template
 that fails is one line naming the template line, exit code 2.
@@ -17,7 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal
 from tui_tok.explore.chat.variables import ChatInputError, parse_variables
+from tui_tok.explore.visible import json_dumps, visible
 
 
 def add_parser(subparsers: Any) -> None:
@@ -33,6 +36,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--set", dest="variables", action="append", default=[], metavar="KEY=VALUE",
                    help="template variable (JSON value, else a string); repeatable")  # fmt: skip
     p.add_argument("--json", action="store_true", help='print {"text": ..., "ids": [...]} instead of the text')
+    add_raw_flag(p)
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
     p.set_defaults(run=run)
 
@@ -59,16 +63,18 @@ def run(args: argparse.Namespace) -> int:
     prompt = chat_prompt(tok, templates[name], messages, add_generation_prompt=args.add_generation_prompt,
                          tools=tools, extra=extra, locate_messages=False)  # fmt: skip
     for inj in prompt.injections:
-        print(f"tui-tok: warning: message {inj.message} ({messages[inj.message].get('role')}) {inj.field} "
+        print(f"tui-tok: warning: message {inj.message} ({visible(str(messages[inj.message].get('role')))}) {inj.field} "
               f"character {inj.start}: {inj.text!r} is read as special token {inj.token_id}", file=sys.stderr)  # fmt: skip
     if args.json:
         record = {"text": prompt.rendered, "ids": prompt.ids,
                   "injections": [{"message": i.message, "field": i.field, "start": i.start, "text": i.text,
                                   "token_id": i.token_id} for i in prompt.injections]}  # fmt: skip
-        sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_dumps(record) + "\n")
     else:
-        sys.stdout.write(prompt.rendered)
-        if not prompt.rendered.endswith("\n"):
+        # the template's text: to a terminal its controls are shown, not obeyed (--raw: as it is)
+        text = visible(prompt.rendered, lines=True) if escape_for_terminal(args) else prompt.rendered
+        sys.stdout.write(text)
+        if not text.endswith("\n"):
             sys.stdout.write("\n")
     return 0
 

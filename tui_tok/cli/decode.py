@@ -3,7 +3,8 @@
 Ids may be separate arguments or one list (``"[1, 2, 3]"``); ``-`` reads them from stdin.
 ``--remove-special`` drops a leading BOS / trailing EOS the model adds; ``--unparse-special``
 renders CONTROL tokens as their text. ``--hex`` prints the raw bytes in hex (pieces can be
-partial UTF-8; otherwise invalid bytes print as U+FFFD).
+partial UTF-8; otherwise invalid bytes print as U+FFFD). To a terminal, controls are shown as
+``␛``/``⟨009B⟩`` and invalid bytes as ``\\xNN`` unless ``--raw`` is given.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 import sys
 from typing import Any
 
+from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal, visible_bytes
 from tui_tok.errors import TuiTokError
 
 _INT = re.compile(r"-?\d+")
@@ -25,6 +27,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--remove-special", action="store_true", help="drop the BOS/EOS the model adds")
     p.add_argument("--unparse-special", action="store_true", help="show CONTROL tokens as their text")
     p.add_argument("--hex", action="store_true", help="print the bytes in hex")
+    add_raw_flag(p)
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
     p.set_defaults(run=run)
 
@@ -51,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
     data = tok.detokenize(ids, remove_special=args.remove_special, unparse_special=args.unparse_special)
     if args.hex:
         sys.stdout.write(data.hex() + "\n")
+    elif escape_for_terminal(args):  # a token may hold ESC: shown, not obeyed (--raw: as it is)
+        sys.stdout.buffer.write(visible_bytes(data) + b"\n")
+        sys.stdout.flush()
     else:
         sys.stdout.write(data.decode("utf-8", "replace") + "\n")
     return 0

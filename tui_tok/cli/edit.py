@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from tui_tok.explore.fix import specs
     from tui_tok.explore.fix.edits import Edit, EditError, describe, merge_edits
     from tui_tok.explore.fix.plan import apply_edits, zero_copy_lines
+    from tui_tok.explore.visible import visible
     from tui_tok.gguf import read_gguf
     from tui_tok.gguf.export import check_target
 
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     for text in args.eog_add:
         e = specs.eog_add(gguf, text, taken)
         if e is None:
-            print(f"note: --eog-add {text}: generation already stops at it (an eos/eot/eom id)", file=sys.stderr)
+            print(f"note: --eog-add {visible(text)}: generation already stops at it (an eos/eot/eom id)", file=sys.stderr)
         else:
             edits.append(e)
             taken[e.key] = int(e.value)
@@ -77,14 +78,12 @@ def run(args: argparse.Namespace) -> int:
     if not edits:
         raise EditError("nothing to change: give --set, --delete, --template-file, --token-type, --eog-add "
                         "or --special")
-    for e in edits:
-        print(describe(gguf, e))
-    for line in zero_copy_lines(edits):
-        print(line)
+    for line in [describe(gguf, e) for e in edits] + zero_copy_lines(edits):
+        print(visible(line))  # values and token texts come from the file and the arguments
     if args.dry_run:
         return 0
     with copy_progress() as progress:
         result = apply_edits(gguf, edits, args.output, force=args.force, progress=progress)
-    print(f"wrote {result.path}: {len(edits)} metadata change(s), {result.data_bytes:,} bytes of tensor data "
+    print(f"wrote {visible(str(result.path))}: {len(edits)} metadata change(s), {result.data_bytes:,} bytes of tensor data "
           "copied unchanged")  # fmt: skip
     return 0

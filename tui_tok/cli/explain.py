@@ -27,13 +27,13 @@ for the chunk where it occurs.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from tui_tok.cli.text_arg import jsonl_items
 from tui_tok.cli.text_arg import read_text_arg as _read_text
 from tui_tok.errors import TuiTokError
+from tui_tok.explore.visible import json_dumps, visible
 
 
 class ExplainInputError(TuiTokError):
@@ -66,12 +66,12 @@ def run(args: argparse.Namespace) -> int:
     if args.jsonl:
         for item in jsonl_items(sys.stdin.buffer, ExplainInputError):
             parse = args.parse_special if item.parse_special is None else item.parse_special
-            out.write(json.dumps(to_json(explain(tok, item.text, parse_special=parse)), ensure_ascii=False) + "\n")
+            out.write(json_dumps(to_json(explain(tok, item.text, parse_special=parse))) + "\n")
         return 0
     data = _read_text(args)
     expl = explain(tok, data, parse_special=args.parse_special)
     if args.json:
-        out.write(json.dumps(to_json(expl), ensure_ascii=False) + "\n")
+        out.write(json_dumps(to_json(expl)) + "\n")
     else:
         from tui_tok.explore.explain_text import report_lines
 
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
             return tok.token_to_piece(tid).decode("utf-8", "replace")
 
         for line in report_lines(expl, piece):
-            out.write(line + "\n")
+            out.write(visible(line) + "\n")  # pieces are the file's: ESC drawn, not sent
     if args.why_not or args.why_not_token:
         _why_not(tok, expl, args, out)
     return 0
@@ -96,6 +96,6 @@ def _why_not(tok: Any, expl: Any, args: argparse.Namespace, out: Any) -> None:
         raise ExplainInputError("the text has no raw chunk to argue about")
     chunk = next((c for c in chunks if needle in c.text or spell(tok, needle) in c.text), chunks[0])
     answer = why_not(tok, expl, chunk, split=args.why_not, token=args.why_not_token)
-    out.write(f"why not {wanted!r}? {answer.verdict}\n")
+    out.write(f"why not {wanted!r}? {visible(answer.verdict)}\n")
     for r in answer.reasons:
-        out.write(f"  - {r}\n")
+        out.write(f"  - {visible(r)}\n")

@@ -36,9 +36,11 @@ def run(args: argparse.Namespace) -> int:
         gguf, out = export_metadata(src, args.output, force=args.force)
     finally:
         src.close()
+    from tui_tok.explore.visible import visible
+
     size = out.stat().st_size
     print(
-        f"wrote {out}: {size:,} bytes, {len(gguf.fields)} metadata keys, "
+        f"wrote {visible(str(out))}: {size:,} bytes, {len(gguf.fields)} metadata keys, "
         f"0 of {len(gguf.tensors)} tensors (input {gguf.file_size:,} bytes)",
         file=sys.stderr,
     )

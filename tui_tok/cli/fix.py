@@ -36,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from tui_tok.errors import OutputError
     from tui_tok.explore.fix.plan import after_summary, apply_edits, plan_until_fixed
     from tui_tok.explore.lint import lint_gguf
+    from tui_tok.explore.visible import visible
     from tui_tok.gguf import read_gguf
     from tui_tok.gguf.export import check_target
 
@@ -45,18 +46,18 @@ def run(args: argparse.Namespace) -> int:
         check_target(args.output, force=args.force, source=Path(args.model))
     gguf = read_gguf(args.model, texts=("tokenizer.ggml.merges",))
     plan = plan_until_fixed(gguf, lint_gguf(gguf), args.only)
-    lines = plan.lines(gguf)
+    lines = [visible(line) for line in plan.lines(gguf)]  # messages quote the file: nothing raw to a terminal
     sys.stdout.write("\n".join(lines) + "\n" if lines else "")
     if not plan.fixes:
-        print(f"{gguf.path}: nothing to fix" + (" (of the codes asked for)" if args.only else ""))
+        print(f"{visible(str(gguf.path))}: nothing to fix" + (" (of the codes asked for)" if args.only else ""))
         return 0
     if args.dry_run:
         return 0
     with copy_progress() as progress:
         result = apply_edits(gguf, plan.edits, args.output, force=args.force, progress=progress)
-    print(f"wrote {result.path}: {len(plan.edits)} metadata change(s), {result.data_bytes:,} bytes of tensor data "
+    print(f"wrote {visible(str(result.path))}: {len(plan.edits)} metadata change(s), {result.data_bytes:,} bytes of tensor data "
           "copied unchanged")  # fmt: skip
-    print(after_summary(result.path, {p.finding.code for p in plan.fixes}))
+    print(visible(after_summary(result.path, {p.finding.code for p in plan.fixes})))
     return 0
 
 

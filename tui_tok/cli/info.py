@@ -9,10 +9,10 @@ imports the tokenizer package, so it works on files the tokenizer would refuse.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from tui_tok.explore.visible import json_dumps, visible
 from tui_tok.gguf import GGUFFile
 
 SPECIAL_TOKEN_KEYS = (
@@ -57,8 +57,7 @@ def run(args: argparse.Namespace) -> int:
     with stderr_progress() as progress:
         gguf = read_model(args.model, progress=progress)
     if args.json:
-        json.dump(info_json(gguf, full=args.full), sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_dumps(info_json(gguf, full=args.full), indent=1) + "\n")
     else:
         sys.stdout.write("\n".join(summary_lines(gguf)) + "\n")
     return 0
@@ -71,7 +70,7 @@ def summary_lines(gguf: GGUFFile) -> list[str]:
     from tui_tok.sources import split_info
 
     lines = [
-        f"file:            {gguf.location}",
+        f"file:            {visible(str(gguf.location))}",
         f"size:            {gguf.file_size:,} bytes ({_human(gguf.file_size)})"
         + ("" if gguf.size_known else " (implied by the tensor index: the stream was not read to its end)"),
         f"format:          GGUF v{gguf.version}, {'big' if gguf.big_endian else 'little'}-endian, "

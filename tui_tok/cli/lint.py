@@ -9,11 +9,11 @@ Works on files whose tokenizer cannot be built: the checks that need it say so a
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from tui_tok.explore.lint import LintReport, lint_gguf
+from tui_tok.explore.visible import json_dumps, visible
 from tui_tok.sources import read_model
 
 
@@ -30,12 +30,11 @@ def run(args: argparse.Namespace) -> int:
     gguf = read_model(args.model, texts=("tokenizer.ggml.merges",))
     report = lint_gguf(gguf)
     if args.json:
-        json.dump(report_json(report), sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_dumps(report_json(report), indent=1) + "\n")
     else:
         sys.stdout.write("\n".join(report_lines(report, str(gguf.path))) + "\n")
     for line in report.internal_errors:
-        print(f"tui-tok: internal error in lint check {line} (please report)", file=sys.stderr)
+        print(f"tui-tok: internal error in lint check {visible(line)} (please report)", file=sys.stderr)
     return 1 if report.has_error else 0
 
 
@@ -47,7 +46,10 @@ def report_json(report: LintReport) -> dict[str, Any]:
 
 
 def report_lines(report: LintReport, path: str) -> list[str]:
-    """``error model-unknown: message`` then an indented hint, per finding; a summary line last."""
+    """``error model-unknown: message`` then an indented hint, per finding; a summary line last.
+
+    Messages quote the file (keys, token texts, a template's ``raise_exception``): each line is
+    drawn with ``visible``, so nothing from the file reaches the terminal raw."""
     lines: list[str] = []
     for f in report.findings:
         lines.append(f"{f.severity.label:<7} {f.code}: {f.message}")
@@ -56,4 +58,4 @@ def report_lines(report: LintReport, path: str) -> list[str]:
         lines.append(f"note: the tokenizer could not be built ({report.tokenizer_error}); checks that tokenize "
                      "looked texts up in the vocabulary instead")  # fmt: skip
     lines.append(f"{path}: {report.summary()}")
-    return lines
+    return [visible(line) for line in lines]

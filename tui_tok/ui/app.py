@@ -18,13 +18,16 @@ from pathlib import Path
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.filter import LineFilter
 from textual.reactive import var
 from textual.screen import Screen
 
 from tui_tok.explore.lint import LintReport
+from tui_tok.explore.visible import visible
 from tui_tok.explore.vocab_index import VocabIndex, build_vocab_index
 from tui_tok.gguf import GGUFFile, read_gguf
 from tui_tok.tokenizer.tokenizer import Tokenizer
+from tui_tok.ui.drop_controls import DROP_CONTROLS
 from tui_tok.ui.gc_pacing import GcPacer
 from tui_tok.ui.host import ExplorerHost
 from tui_tok.ui.messages import LintDone, TokenizerLoaded, VocabIndexBuilt
@@ -99,7 +102,7 @@ class TuiTokApp(App[int]):
         self.initial_text = text
         self.set_reactive(TuiTokApp.text, text)
         self._load = load_tokenizer
-        self.sub_title = self.session.name
+        self.sub_title = visible(self.session.name)
         self.first_paint_at: float | None = None
         """perf_counter() after the first screen was painted (for benchmarks)."""
         self.tokenizer_ready_at: float | None = None
@@ -124,6 +127,10 @@ class TuiTokApp(App[int]):
 
     def on_unmount(self) -> None:
         self.gc_pacer.stop()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then ``DropControls``: no control from the file reaches the terminal."""
+        return [*super().get_line_filters(), DROP_CONTROLS]
 
     def _start_builds(self) -> None:
         self.first_paint_at = time.perf_counter()

@@ -87,7 +87,7 @@ CODES: dict[str, CodeInfo] = {
         "(llama.cpp #6772, #9606)"),
     "user-defined-whitespace": CodeInfo(W, "USER_DEFINED whitespace tokens",
         "llama.cpp matches them in the text before the model sees it, unlike the original tokenizer "
-        "(the Gemma 3 case: tui-tok seed 004, llama-vocab.cpp tokenizer_st_partition): expect different ids for runs of spaces/newlines"),
+        "(the Gemma 3 case; llama-vocab.cpp tokenizer_st_partition): expect different ids for runs of spaces/newlines"),
     "unreachable-tokens": CodeInfo(I, "normal tokens no text can produce",
         "harmless for tokenizing, but their embeddings are untrained: models may misbehave if they ever "
         "see them ('Fishing for Magikarp', Land & Bartolo 2024)"),

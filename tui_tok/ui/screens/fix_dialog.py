@@ -25,6 +25,7 @@ from tui_tok.errors import TuiTokError
 from tui_tok.explore.fix.edits import Edit, describe
 from tui_tok.explore.fix.plan import after_summary, apply_edits, zero_copy_lines
 from tui_tok.explore.lint import Finding
+from tui_tok.explore.visible import visible
 from tui_tok.gguf.types import GGUFFile
 
 
@@ -73,7 +74,7 @@ class FixDialog(ModalScreen[Path | None]):
         with Vertical(id="fix-box"):
             yield Static(self.change_text(), id="fix-change")
             yield Label("Write the repaired copy to (the file itself is never changed):")
-            yield Input(str(default_output(Path(self.gguf.path))), id="fix-path")
+            yield Input(visible(str(default_output(Path(self.gguf.path)))), id="fix-path")
             yield ProgressBar(id="fix-progress", show_eta=False)
             yield Static("", id="fix-status")
             with Horizontal(id="fix-buttons"):
@@ -86,12 +87,12 @@ class FixDialog(ModalScreen[Path | None]):
 
     def change_text(self) -> Text:
         text = Text()
-        text.append(f"{self.finding.message}\n\n")
+        text.append(f"{visible(self.finding.message)}\n\n")  # messages and values quote the file
         text.append("change\n", style="bold")
         for e in self.edits:
-            text.append(f"  {describe(self.gguf, e)}\n")
+            text.append(f"  {visible(describe(self.gguf, e))}\n")
         for line in zero_copy_lines(self.edits):
-            text.append(f"\n{line}", style="dim")
+            text.append(f"\n{visible(line)}", style="dim")
         return text
 
     @on(Button.Pressed, "#fix-write")
@@ -119,7 +120,8 @@ class FixDialog(ModalScreen[Path | None]):
             self.dismiss(self.written)
 
     def show_status(self, message: str, *, error: bool = False) -> None:
-        self.query_one("#fix-status", Static).update(Text(message, style="bold red" if error else ""))
+        self.query_one("#fix-status", Static).update(Text(visible(message, lines=True),
+                                                          style="bold red" if error else ""))  # fmt: skip
 
     def show_progress(self, done: int, total: int) -> None:
         self.query_one("#fix-progress", ProgressBar).update(total=max(total, 1), progress=done)

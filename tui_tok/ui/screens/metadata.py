@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Input
 
 from tui_tok.explore.metadata import MetaRow, array_item_line, filter_rows, full_lines, metadata_rows
+from tui_tok.explore.visible import visible
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.search_box import SearchBox
 from tui_tok.ui.widgets.info_bar import InfoBar
@@ -64,7 +65,7 @@ class MetadataScreen(ViewScreen):
         self._shown_keys = {row.key for row in rows}
         for row in rows:
             # Text, not str: values hold square brackets that would be read as markup
-            table.add_row(Text(row.key), Text(row.type_name), Text(row.summary[:120]), key=row.key)
+            table.add_row(Text(visible(row.key)), Text(row.type_name), Text(visible(row.summary[:120])), key=row.key)
         if rows:
             self._show_detail(rows[0].key)
         else:  # nothing matches: the previous key's value must not stay beside an empty table
@@ -96,7 +97,7 @@ class MetadataScreen(ViewScreen):
         field = gguf.fields[key]
         tokens = gguf.get("tokenizer.ggml.tokens") or []
         detail = self.query_one("#meta-detail", LinesView)
-        detail.border_title = f"{key}  {field.type_name}"
+        detail.border_title = Text(f"{visible(key)}  {field.type_name}")  # a key may hold [/]
         value = field.value
         if isinstance(value, str) or not hasattr(value, "__len__"):
             detail.show_lines(full_lines(key, value, tokens=tokens))

@@ -9,19 +9,24 @@ returns what to open (None when the user quits).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.filter import LineFilter
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from tui_tok.explore.visible import visible
 from tui_tok.samples import DEFAULT_SAMPLE
 from tui_tok.sources.stores import StoredModel, find_models
 from tui_tok.sources.summary import human_size, model_facts
+from tui_tok.ui.drop_controls import DROP_CONTROLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +83,8 @@ class PickerScreen(Screen[str | None]):
         table.add_column("architecture", key="arch")
         table.add_column("tokenizer", key="tok")
         for i, c in enumerate(self.choices):
-            table.add_row(c.store, c.name, human_size(c.size), "…", "…", key=str(i))
+            # Text, never str: a DataTable reads a str cell as markup, and names are the stores'
+            table.add_row(c.store, Text(visible(c.name)), human_size(c.size), "…", "…", key=str(i))
         table.focus()
         if self.read_facts:
             self.fill_facts()
@@ -98,8 +104,8 @@ class PickerScreen(Screen[str | None]):
 
     def _set_facts(self, row: int, arch: str, tok: str) -> None:
         table = self.query_one("#picker-table", DataTable)
-        table.update_cell(str(row), "arch", arch)
-        table.update_cell(str(row), "tok", tok, update_width=True)
+        table.update_cell(str(row), "arch", Text(visible(arch)))  # the file's own strings
+        table.update_cell(str(row), "tok", Text(visible(tok)), update_width=True)
 
     @on(DataTable.RowSelected, "#picker-table")
     def _chosen(self, event: DataTable.RowSelected) -> None:
@@ -126,6 +132,9 @@ class PickerApp(App[str | None]):
 
     def on_mount(self) -> None:
         self.push_screen(PickerScreen(self.choices, read_facts=self.read_facts), self.exit)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        return [*super().get_line_filters(), DROP_CONTROLS]  # as the explorer: no raw control is drawn
 
 
 def pick_model() -> str | None:
