@@ -103,10 +103,12 @@ def test_eog_fixes_change_where_llama_cpp_stops(peer, tmp_path) -> None:
     turn_end = broken_and_fixed(tmp_path, "qwen3-vocab.gguf", "turn", tokenizer__chat_template=template)
     marker = broken_and_fixed(tmp_path, "qwen3-vocab.gguf", "marker", eos_token_id=151644,
                               tokenizer__chat_template=CHATML)  # fmt: skip
-    got = peer([*turn_end, *marker], eog=(151644, 151645, 151646))
+    opener = broken_and_fixed(tmp_path, "qwen3-vocab.gguf", "opener", eot_token_id=151657)  # <tool_call>
+    got = peer([*turn_end, *marker, *opener], eog=(151644, 151645, 151646, 151657))
     assert (got[0]["eog"]["151646"], got[1]["eog"]["151646"]) == (False, True)
     assert (got[2]["eog"]["151644"], got[3]["eog"]["151644"]) == (True, False)
     assert got[3]["eog"]["151645"]
+    assert (got[4]["eog"]["151657"], got[5]["eog"]["151657"]) == (True, False)
 
 
 def test_marker_type_and_bos_fixes(peer, tmp_path) -> None:
