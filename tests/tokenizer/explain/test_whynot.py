@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from support import ASSETS
 
+from tui_tok.explore.explain_text import merge_rows
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.explain import explain, why_not
 
@@ -12,7 +13,7 @@ from tui_tok.tokenizer.explain import explain, why_not
 @pytest.fixture(scope="module")
 def toks():  # type: ignore[no-untyped-def]
     names = {"bpe": "ggml-vocab-gpt-2.gguf", "spm": "ggml-vocab-phi-3.gguf", "ugm": "t5-botchan-en-unigram-1000.gguf",
-             "wpm": "ggml-vocab-bert-bge.gguf", "rwkv": "rwkv-world-vocab.gguf"}  # fmt: skip
+             "wpm": "ggml-vocab-bert-bge.gguf", "rwkv": "rwkv-world-vocab.gguf", "qwen3": "qwen3-vocab.gguf"}  # fmt: skip
     return {k: load_tokenizer(ASSETS / v) for k, v in names.items()}
 
 
@@ -67,3 +68,71 @@ def test_token_that_cannot_come_from_the_text(toks) -> None:  # type: ignore[no-
     e, chunk = _first(tok, "Hello")
     assert "cannot come from" in why_not(tok, e, chunk, token="world").verdict
     assert "not a token" in why_not(tok, e, chunk, token="qzqzqzqz").verdict
+
+
+def test_a_piece_built_then_absorbed_says_so(toks) -> None:  # type: ignore[no-untyped-def]
+    """qwen3 builds 'ation' (step 7, 'at' + 'ion') and then merges it into 'ization' (step 9):
+    "Why not?" must tell that story, not claim the merge that built it never ran."""
+    tok = toks["qwen3"]
+    e, chunk = _first(tok, " tokenization")
+    built, absorbed = chunk.steps[6], chunk.steps[8]
+    assert (built.left, built.right, absorbed.left, absorbed.right) == ("at", "ion", "iz", "ation")
+    for w in (why_not(tok, e, chunk, token="ation"), why_not(tok, e, chunk, split="Ġtokeniz|ation")):
+        assert any("'ation' was built at step 7: 'at' + 'ion' (rank 111), then absorbed into 'ization' by step 9" in r
+                   for r in w.reasons), w  # fmt: skip
+        assert not any("would need" in r for r in w.reasons), w
+
+
+def test_an_empty_piece_is_one_message(toks) -> None:  # type: ignore[no-untyped-def]
+    tok = toks["qwen3"]
+    e, chunk = _first(tok, " tokenization")
+    for split in ("|", "Ġtoken|", "Ġtoken||ization"):
+        w = why_not(tok, e, chunk, split=split)
+        assert "empty piece" in w.verdict and w.reasons == (), w
+
+
+@pytest.mark.parametrize("family", ["bpe", "qwen3", "spm"])
+def test_every_story_matches_the_merge_trace(toks, family: str) -> None:  # type: ignore[no-untyped-def]
+    """For every token inside each chunk that is no final symbol, the answer agrees with the
+    trace the view shows: built by the step that made it there, never built if no step did."""
+    tok = toks[family]
+    e = explain(tok, "Hello tokenization, unbelievable internationalization")
+    checked = 0
+    for chunk in (c for f in e.fragments for c in f.chunks):
+        made = {}  # (start, end) -> step number that made that symbol
+        for n, row in enumerate(merge_rows(chunk)[:-1], 1):
+            start = sum(len(s) for s in row.symbols[: row.at])
+            made[(start, start + len(row.symbols[row.at]) + len(row.symbols[row.at + 1]))] = n
+        finals = {(sum(len(s) for s in chunk.final[:k]), sum(len(s) for s in chunk.final[: k + 1])) for k in range(len(chunk.final))}
+        for a in range(len(chunk.text)):
+            for b in range(a + 2, len(chunk.text) + 1):
+                piece = chunk.text[a:b]
+                if piece not in tok.vocab.token_to_id or (a, b) in finals or chunk.text.find(piece) != a:
+                    continue
+                story = next(r for r in why_not(tok, e, chunk, split=piece).reasons if r.startswith(repr(piece)))
+                if (a, b) in made:
+                    assert story.startswith(f"{piece!r} was built at step {made[(a, b)]}:"), (piece, story)
+                else:
+                    assert f"{piece!r} was never built" in story, (piece, story)
+                checked += 1
+    assert checked > 10
+
+
+def test_the_engines_own_split_is_confirmed_in_every_family(toks) -> None:  # type: ignore[no-untyped-def]
+    ok = {"bpe": "the engine made this split", "qwen3": "the engine made this split", "spm": "the engine made this split",
+          "ugm": "this split is on a best path", "wpm": "the greedy matches agree", "rwkv": "the greedy matches agree"}  # fmt: skip
+    for family, want in ok.items():
+        tok = toks[family]
+        e = explain(tok, "Hello tokenization world")
+        for chunk in (c for f in e.fragments for c in f.chunks if c.ids):
+            if chunk.final:
+                pieces = list(chunk.final)
+            else:
+                pieces = [s.token for s in chunk.steps if s.kind in ("piece", "match")]
+            w = why_not(tok, e, chunk, split="|".join(pieces))
+            assert w.verdict.startswith(want), (family, pieces, w)
+    tok = toks["wpm"]  # a word no token starts inside is [UNK] whole (llama.cpp's WPM gives up on it)
+    e, chunk = _first(tok, "ab\U0001d518\U0001d52b")
+    assert chunk.ids == (tok.vocab.unk_id,)
+    w = why_not(tok, e, chunk, split="▁ab|\U0001d518")
+    assert "[UNK]" in w.verdict and "byte 5" in w.verdict, w
