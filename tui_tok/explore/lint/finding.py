@@ -74,8 +74,11 @@ CODES: dict[str, CodeInfo] = {
     "template-error": CodeInfo(E, "chat template fails on a basic conversation",
         "fix the template or override it with --chat-template (llama.cpp #6772)"),
     "double-bos": CodeInfo(W, "BOS added twice",
-        "the vocab adds BOS and the template writes it too: drop bos_token from the template or set "
-        "tokenizer.ggml.add_bos_token false (llama.cpp #7107, PR #7332)"),
+        "llama.cpp's chat code drops only one leading BOS text when the vocab adds BOS: write bos_token once, "
+        "at the very start of the template (llama.cpp PR #15086, #7107)"),
+    "bos-text-dropped": CodeInfo(I, "template writes the BOS text the vocab adds",
+        "nothing to change for llama-server's chat endpoints, which drop it; a client that renders the template "
+        "itself must tokenize the text without adding BOS (llama.cpp PR #15086, #7107)"),
     "template-marker-not-special": CodeInfo(W, "template marker is not one special token",
         "mark the marker's token CONTROL/USER_DEFINED (or add it) so parse special makes it one token "
         "(llama.cpp #6551, PR #8506)"),
