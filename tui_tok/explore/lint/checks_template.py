@@ -3,8 +3,10 @@
 
 Each template the file carries (``tokenizer.chat_template`` and the named ones) is rendered with the
 chat renderer (jinja2 set up as transformers does) on a basic conversation; named ``tool_use`` and
-``rag`` templates get sample tools and documents. Marker and turn-end checks tokenize with parse
-special as llama.cpp does when the tokenizer can be built, else look the texts up in the vocabulary.
+``rag`` templates get sample tools and documents. A template that renders it is also rendered on the
+shapes in ``conversations.py`` (ending with an assistant turn, tools, thinking off, several turns).
+Marker and turn-end checks tokenize with parse special as llama.cpp does when the tokenizer can be
+built, else look the texts up in the vocabulary.
 Does not judge what the template says, only what llama.cpp will make of it.
 """
 
@@ -18,6 +20,7 @@ from tui_tok.explore.chat.render import TEMPLATE_KEY, ChatTemplateError, render_
 from tui_tok.explore.display import display_piece
 from tui_tok.explore.lint.checks_bos import bos_findings
 from tui_tok.explore.lint.context import LintContext
+from tui_tok.explore.lint.conversations import conversation_errors
 from tui_tok.explore.lint.finding import Finding, finding
 from tui_tok.explore.lint.tables import ADDS_BOS_PRES, CONTROL, EOG_TEXTS, USER_DEFINED
 
@@ -70,6 +73,7 @@ def check_templates(ctx: LintContext) -> Iterator[Finding]:
             yield finding("template-error", f"{key} fails on a basic conversation: {error}.", key=key,
                           line=error.line, context=error.context)  # fmt: skip
             continue
+        yield from conversation_errors(key, template, bos_text, eos_text, SAMPLE_TOOLS, documents, always_tools="tool" in name)
         yield from bos_findings(key, rendered, bos_text, adds_bos=_adds_bos(ctx), token_id=bos_id,
                                 special=bool(bos_text) and _one_special(ctx, bos_text))  # fmt: skip
         yield from _markers(ctx, key, template, rendered)

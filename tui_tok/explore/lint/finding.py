@@ -71,7 +71,7 @@ CODES: dict[str, CodeInfo] = {
     "vocab-size-mismatch": CodeInfo(E, "token count differs from the embedding rows",
         "llama.cpp refuses the tensor ('wrong shape'); pad or trim the vocabulary to the embedding rows "
         "(llama.cpp #5910)"),
-    "template-error": CodeInfo(E, "chat template fails on a basic conversation",
+    "template-error": CodeInfo(E, "chat template fails on a conversation",
         "fix the template or override it with --chat-template (llama.cpp #6772)"),
     "double-bos": CodeInfo(W, "BOS added twice",
         "llama.cpp's chat code drops only one leading BOS text when the vocab adds BOS: write bos_token once, "
