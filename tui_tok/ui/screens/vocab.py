@@ -67,7 +67,7 @@ class VocabScreen(ViewScreen):
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
         with Horizontal(id="vocab-bar"):
-            yield SearchBox(placeholder="text or /regex/ (both match decoded text: ' the' finds Ġthe), #id", id="vocab-search")
+            yield SearchBox(placeholder="text, /regex/ (both on decoded text), #id", id="vocab-search")
             yield Select(TYPE_OPTIONS, prompt="any type", id="vocab-type", allow_blank=True)
         with Horizontal(id="vocab-main"):
             with Vertical(id="vocab-left"):
