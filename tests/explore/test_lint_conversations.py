@@ -55,3 +55,15 @@ def test_a_refused_system_message_is_not_an_error(tmp_path) -> None:  # type: ig
     template = "{% if messages[0].role == 'system' %}{{ raise_exception('no system role') }}{% endif %}" + CHATML
     report = lint_file(broken(tmp_path, QWEN3, tokenizer__chat_template=template))
     assert "template-error" not in {f.code for f in report.findings}
+
+
+def test_one_full_stop_and_no_internal_references(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 27: jinja2's "... is unsafe." ended a message in "unsafe.."; a hint cited "seed 004"."""
+    from tui_tok.explore.lint.finding import CODES
+
+    for template in ("{{ messages.pop() }}" + CHATML, "{% if not add_generation_prompt %}{{ messages.pop() }}{% endif %}" + CHATML):
+        report = lint_file(broken(tmp_path, QWEN3, tokenizer__chat_template=template))
+        [f] = [f for f in report.findings if f.code == "template-error"]
+        assert f.message.endswith("is unsafe.") and ".." not in f.message, f.message
+    for info in CODES.values():
+        assert "seed" not in info.hint.lower() and "seed" not in info.title.lower(), info

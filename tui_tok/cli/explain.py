@@ -31,6 +31,7 @@ import json
 import sys
 from typing import Any
 
+from tui_tok.cli.model_arg import MODEL_HELP
 from tui_tok.cli.text_arg import jsonl_items
 from tui_tok.cli.text_arg import read_text_arg as _read_text
 from tui_tok.errors import TuiTokError
@@ -44,7 +45,7 @@ class ExplainInputError(TuiTokError):
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("explain", help="explain how a text becomes its tokens", description=__doc__.splitlines()[0])
-    p.add_argument("model", help="GGUF file")
+    p.add_argument("model", help=MODEL_HELP)
     p.add_argument("text", nargs="?", help="text to explain (default: stdin)")
     p.add_argument("--file", "-f", type=__import__("pathlib").Path, help="read the text (raw bytes) from this file")
     p.add_argument("--parse-special", action="store_true", help="match CONTROL tokens in the text (default: off)")

@@ -21,7 +21,7 @@ from tui_tok.explore.display import display_piece
 from tui_tok.explore.lint.checks_bos import bos_findings
 from tui_tok.explore.lint.context import LintContext
 from tui_tok.explore.lint.conversations import conversation_errors
-from tui_tok.explore.lint.finding import Finding, finding
+from tui_tok.explore.lint.finding import Finding, finding, sentence
 from tui_tok.explore.lint.tables import ADDS_BOS_PRES, CONTROL, EOG_TEXTS, USER_DEFINED
 
 ASSISTANT_TEXT = "Sure thing"
@@ -70,7 +70,7 @@ def check_templates(ctx: LintContext) -> Iterator[Finding]:
         rendered, error = _render_any(template, bos_text, eos_text, tools, documents)
         if rendered is None:
             assert error is not None
-            yield finding("template-error", f"{key} fails on a basic conversation: {error}.", key=key,
+            yield finding("template-error", f"{key} fails on a basic conversation: {sentence(str(error))}", key=key,
                           line=error.line, context=error.context)  # fmt: skip
             continue
         yield from conversation_errors(key, template, bos_text, eos_text, SAMPLE_TOOLS, documents, always_tools="tool" in name)

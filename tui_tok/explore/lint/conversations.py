@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui_tok.explore.chat.render import ChatTemplateError, render_chat
-from tui_tok.explore.lint.finding import Finding, finding
+from tui_tok.explore.lint.finding import Finding, finding, sentence
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
@@ -106,5 +106,6 @@ def conversation_errors(key: str, template: str, bos: str, eos: str, tool_forms:
     found = failures(template, bos_token=bos, eos_token=eos, tool_forms=tool_forms, always_tools=always_tools,
                      documents=documents)  # fmt: skip
     for names, error in grouped(found):
-        yield finding("template-error", f"{key} renders a basic conversation but fails {describe(names)}: {error}.",
+        yield finding("template-error", f"{key} renders a basic conversation but fails {describe(names)}: "
+                      f"{sentence(str(error))}",
                       key=key, line=error.line, context=error.context)  # fmt: skip

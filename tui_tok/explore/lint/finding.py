@@ -87,7 +87,7 @@ CODES: dict[str, CodeInfo] = {
         "(llama.cpp #6772, #9606)"),
     "user-defined-whitespace": CodeInfo(W, "USER_DEFINED whitespace tokens",
         "llama.cpp matches them in the text before the model sees it, unlike the original tokenizer "
-        "(the Gemma 3 case: tui-tok seed 004, llama-vocab.cpp tokenizer_st_partition): expect different ids for runs of spaces/newlines"),
+        "(the Gemma 3 case; llama-vocab.cpp tokenizer_st_partition): expect different ids for runs of spaces/newlines"),
     "unreachable-tokens": CodeInfo(I, "normal tokens no text can produce",
         "harmless for tokenizing, but their embeddings are untrained: models may misbehave if they ever "
         "see them ('Fishing for Magikarp', Land & Bartolo 2024)"),
@@ -130,6 +130,16 @@ class Finding:
         if self.context:
             out["context"] = self.context
         return out
+
+
+def sentence(text: str) -> str:
+    """``text`` ending in one full stop: an error quoted at the end of a message may have its own
+    (jinja2's "... is unsafe.").
+
+    >>> sentence("is unsafe."), sentence("no end")
+    ('is unsafe.', 'no end.')
+    """
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def finding(code: str, message: str, *, hint: str | None = None, key: str | None = None,
