@@ -153,7 +153,7 @@ def _merges(tok, chunk: Chunk, cuts, reasons: list[str], fam: str) -> WhyNot:  #
 
     def merge(n: int) -> str:
         step = chunk.steps[n - 1]
-        return f"step {n}: {step.left!r} + {step.right!r} ({key} {step.rank if fam == 'bpe' else step.score:g})"
+        return f"step {n} ({step.left!r} + {step.right!r}, {key} {step.rank if fam == 'bpe' else step.score:g})"
 
     erased: dict[int, int] = {}  # char offset -> the step that erased the cut there
     starts = [0]
