@@ -19,7 +19,7 @@ BROKEN = {
     "a conversation ending with an assistant turn":
         "{% if not add_generation_prompt %}{{ messages[-1].reasoning_content.strip() }}{% endif %}\n" + CHATML,
     "a request with tools": "{% if tools %}{{ tools[0].function.parameters.properties.city.enum[0] }}{% endif %}\n" + CHATML,
-    "enable_thinking false":
+    "a request with enable_thinking false":
         "{% if enable_thinking is defined and not enable_thinking %}{{ messages[-1].thinking.strip() }}{% endif %}\n" + CHATML,
     "a system message and several turns":
         "{% if messages|length > 4 %}{{ messages[0].content + messages[3] }}{% endif %}\n" + CHATML,

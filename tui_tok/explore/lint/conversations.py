@@ -1,14 +1,14 @@
 """Conversations beyond the basic one that a chat template must also render, for ``template-error``.
 
-The basic check (``checks_template.py``) renders a conversation ending with a user message. Many
-template bugs show only on other shapes llama-server sends: a conversation ending with an assistant
-turn (``add_generation_prompt`` off: a prefilled reply, and llama.cpp's own template probing in
-common/chat.cpp renders ``[user, assistant]``), a request with tools and a tool call answered by a
-tool message, ``enable_thinking`` false (llama-server sets ``enable_thinking`` for every render,
-common/chat.cpp ``extra_context["enable_thinking"]``), and a system message with several turns. Each
-is rendered on its own; a failure is reported with the conversation that triggered it. (A tool call
-answered by a tool message is not tried: llama.cpp probes the template for that and rewrites such
-messages when the template cannot take them.)
+The basic check (``checks_template.py``) renders a conversation ending with a user message. Some
+template bugs show only on other shapes llama.cpp renders: a conversation ending with an assistant
+turn (``add_generation_prompt`` off: llama-cli renders its chat history so to find what a new
+message adds, common/chat.cpp ``common_chat_format_single``), a request with tools, ``enable_thinking``
+false (llama-server passes ``enable_thinking`` to every render, common/chat.cpp
+``extra_context["enable_thinking"]``; ``chat_template_kwargs`` or ``--reasoning-budget 0`` make it
+false), and a system message with several turns. Each is rendered on its own; a failure is reported
+with the conversation(s) that triggered it. A tool call answered by a tool message is not tried:
+llama.cpp probes a template for those and rewrites such messages when it cannot take them.
 
 A template that refuses a system message is not an error (many do, on purpose): a conversation with
 one is retried without it, as the basic check does.
@@ -22,6 +22,7 @@ from typing import Any
 
 from tui_tok.explore.chat.render import ChatTemplateError, render_chat
 from tui_tok.explore.lint.finding import Finding, finding, sentence
+
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
@@ -44,7 +45,7 @@ _USER2 = {"role": "user", "content": "Thanks a lot"}
 CONVERSATIONS: tuple[Conversation, ...] = (
     Conversation("a conversation ending with an assistant turn", (_USER, _ASSISTANT), add_generation_prompt=False),
     Conversation("a request with tools", (_SYSTEM, _USER), tools=True),
-    Conversation("enable_thinking false", (_USER,), extra={"enable_thinking": False}),
+    Conversation("a request with enable_thinking false", (_USER,), extra={"enable_thinking": False}),
     Conversation("a system message and several turns", (_SYSTEM, _USER, _ASSISTANT, _USER2, _ASSISTANT, _USER2)),
 )
 """The shapes tried, each alone (the basic one is the template check's)."""
