@@ -20,8 +20,8 @@ end, rival = the longest prefix tried beyond the match}, ``unknown`` {token, id,
 RWKV ``match`` {token, id, start, end}; PLaMo2 ``piece`` {token, id, start, end, score},
 ``bytes`` {ids, start, end}.
 
-``--why-not SPLIT`` (e.g. ``Hel|lo``) or ``--why-not-token TOKEN`` adds what decided against it,
-for the chunk where it occurs.
+``--why-not SPLIT`` (e.g. ``Hel|lo``; ``\\|`` is a bar inside a piece) or ``--why-not-token TOKEN``
+adds what decided against it, for the chunk where it occurs.
 """
 
 from __future__ import annotations
@@ -88,10 +88,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _why_not(tok: Any, expl: Any, args: argparse.Namespace, out: Any) -> None:
     from tui_tok.tokenizer.explain import why_not
-    from tui_tok.tokenizer.explain.whynot import spell
+    from tui_tok.tokenizer.explain.whynot import spell, split_pieces
 
     wanted = args.why_not_token or args.why_not
-    needle = wanted.replace("|", "")
+    needle = wanted if args.why_not_token or wanted in tok.vocab.token_to_id else "".join(split_pieces(wanted))
     chunks = [c for f in expl.fragments for c in f.chunks]
     if not chunks:
         raise ExplainInputError("the text has no raw chunk to argue about")

@@ -35,6 +35,30 @@ class WhyNot:
     reasons: tuple[str, ...] = ()
 
 
+def split_pieces(split: str) -> list[str]:
+    r"""The pieces of a proposed split: ``Hel|lo`` is ``Hel``, ``lo``; ``\|`` is a bar and ``\\`` a
+    backslash inside a piece (any other backslash is itself).
+
+    >>> split_pieces("Hel|lo"), split_pieces("a\\||b"), split_pieces("|"), split_pieces("\\\\|x")
+    (['Hel', 'lo'], ['a|', 'b'], ['', ''], ['\\', 'x'])
+    """
+    pieces, piece, i = [], [], 0
+    while i < len(split):
+        c = split[i]
+        if c == "\\" and i + 1 < len(split) and split[i + 1] in "|\\":
+            piece.append(split[i + 1])
+            i += 2
+            continue
+        if c == "|":
+            pieces.append("".join(piece))
+            piece = []
+        else:
+            piece.append(c)
+        i += 1
+    pieces.append("".join(piece))
+    return pieces
+
+
 def spell(tok, text: str) -> str:  # noqa: ANN001
     """Plain text in the model's spelling of chunks (what ``Chunk.text`` holds)."""
     v = tok.vocab
@@ -48,8 +72,14 @@ def spell(tok, text: str) -> str:  # noqa: ANN001
 
 
 def why_not(tok, expl: Explanation, chunk: Chunk, *, split: str | None = None, token: str | int | None = None) -> WhyNot:  # noqa: ANN001
-    """Why the engine did not cut ``chunk`` as ``split`` ("Hel|lo") or emit ``token``."""
+    """Why the engine did not cut ``chunk`` as ``split`` ("Hel|lo") or emit ``token``.
+
+    A bar inside a piece is written ``\\|`` (a backslash ``\\\\``); a split that is itself the text of a token in the
+    chunk (``<|im_start|>``, ``||``) asks about that token."""
     v = tok.vocab
+    if token is None and split is not None and "|" in split and split in v.token_to_id and split in chunk.text:
+        token, split = split, None
+    pieces: list[str] | None = None
     if token is not None:
         if isinstance(token, int) or (isinstance(token, str) and token.isdigit() and token not in v.token_to_id):
             tid = int(token)
@@ -65,10 +95,11 @@ def why_not(tok, expl: Explanation, chunk: Chunk, *, split: str | None = None, t
         if text not in chunk.text:
             where = "this text" if text not in "".join(c.text for f in expl.fragments for c in f.chunks) else "this chunk"
             return WhyNot(f"{text!r} cannot come from {where}: its text does not occur in it", (f"the chunk reads {chunk.text!r}",))
-        split = text
-    if not split:
+        pieces = [text]
+    elif not split:
         return WhyNot("nothing proposed")
-    pieces = split.split("|")
+    else:
+        pieces = split_pieces(split)
     if not all(pieces):
         return WhyNot(f"{split!r} has an empty piece: write the pieces between the bars, as in Hel|lo")
     joined = "".join(pieces)
@@ -91,7 +122,7 @@ def why_not(tok, expl: Explanation, chunk: Chunk, *, split: str | None = None, t
     if fam == "ugm" and isinstance(chunk.detail, UgmDetail):
         return _ugm(tok, chunk.detail, cuts, reasons)
     if fam in ("wpm", "rwkv"):
-        return _greedy(chunk, cuts, reasons)
+        return _greedy(chunk, cuts, reasons, expl.text if fam == "rwkv" else None)
     return WhyNot("the engine's path differs" if reasons else "no explanation for this family", tuple(reasons))
 
 
@@ -212,12 +243,15 @@ def _ugm(tok, d: UgmDetail, cuts, reasons: list[str]) -> WhyNot:  # noqa: ANN001
         if back[b] > -DBL_MAX and back[b] + w > back[a]:
             back[a] = back[b] + w
     tables = tok.encoder.tables
+    unknown = {e[0]: e[3] for e in d.edges if e[2] == d.unk_id and e[1] == e[0] + 1}  # position -> its unk edge's score
     total = d.best[cuts[0][0]]
     for a, b, p in cuts:
         tid = tables.ids.get(p)
         if tid is None or not tables.in_trie[tid]:
-            if len(p) == 1 and not any(e[0] == a and e[1] == b and e[2] != d.unk_id for e in d.edges):
-                total += tables.unk_score
+            if all(i in unknown for i in range(a, b)):  # a run of unknown characters: llama.cpp emits one [UNK]
+                total += sum(unknown[i] for i in range(a, b))
+                reasons.append(f"{p!r}: unknown ({b - a} character{'s' * (b - a != 1)} of score {unknown[a]:.4f}; "
+                               "a run of them is one unknown token)")  # fmt: skip
                 continue
             reasons.append(f"{p!r} is not a token the search can use")
             return WhyNot("the proposal cannot be a path of the lattice", tuple(reasons))
@@ -231,12 +265,20 @@ def _ugm(tok, d: UgmDetail, cuts, reasons: list[str]) -> WhyNot:  # noqa: ANN001
     return WhyNot(f"Viterbi keeps the higher total: yours is {best - total:.4f} lower", tuple(reasons))
 
 
-def _greedy(chunk: Chunk, cuts, reasons: list[str]) -> WhyNot:  # noqa: ANN001
-    """The first proposed piece the greedy longest match did not take, and what it took."""
+def _greedy(chunk: Chunk, cuts, reasons: list[str], data: bytes | None) -> WhyNot:  # noqa: ANN001
+    """The first proposed piece the greedy longest match did not take, and what it took.
+
+    WPM matches are spelled as the ``▁``-word is (``chunk.text``); RWKV tokens are stored escaped
+    (``\\n``), so their spans come from the input bytes they cover (``data``: the whole text)."""
     matches = [s for s in chunk.steps if s.kind == "match"]
     pos = 0
     spans = []
     for s in matches:
+        if data is not None:  # characters of chunk.text before the step's bytes, and within them
+            a = len(data[chunk.start : s.start].decode("utf-8", "replace"))
+            text = data[s.start : s.end].decode("utf-8", "replace")
+            spans.append((a, a + len(text), text))
+            continue
         spans.append((pos, pos + len(s.token), s.token))
         pos += len(s.token)
     unknown = next((s for s in chunk.steps if s.kind == "unknown"), None)
