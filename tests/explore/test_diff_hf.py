@@ -108,7 +108,7 @@ def test_missing_tokenizers_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None
     from tui_tok.explore.diff.hf import load_hf
 
     monkeypatch.setitem(sys.modules, "tokenizers", None)
-    with pytest.raises(TuiTokError, match=r"pip install tui-tok\[hf\]"):
+    with pytest.raises(TuiTokError, match=r"pip install 'tui-tok\[hf\]' \(in a clone: pip install -e '\.\[hf\]'\)"):
         load_hf("whatever")
 
 
