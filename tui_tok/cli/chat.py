@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal
+from tui_tok.cli.model_arg import MODEL_HELP
 from tui_tok.explore.chat.variables import ChatInputError, parse_variables
 from tui_tok.explore.visible import json_dumps, visible
 
@@ -26,7 +27,7 @@ from tui_tok.explore.visible import json_dumps, visible
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("chat", help="render a conversation with the model's chat template",
                               description=__doc__.splitlines()[0])  # fmt: skip
-    p.add_argument("model", help="GGUF file")
+    p.add_argument("model", help=MODEL_HELP)
     p.add_argument("--messages", required=True, metavar="FILE|-",
                    help='JSON list of {"role", "content"} messages ("-": stdin)')  # fmt: skip
     p.add_argument("--tools", metavar="FILE", help="JSON list of tool definitions")

@@ -74,11 +74,14 @@ CODES: dict[str, CodeInfo] = {
     "vocab-size-mismatch": CodeInfo(E, "token count differs from the embedding rows",
         "llama.cpp refuses the tensor ('wrong shape'); pad or trim the vocabulary to the embedding rows "
         "(llama.cpp #5910)"),
-    "template-error": CodeInfo(E, "chat template fails on a basic conversation",
+    "template-error": CodeInfo(E, "chat template fails on a conversation",
         "fix the template or override it with --chat-template (llama.cpp #6772)"),
     "double-bos": CodeInfo(W, "BOS added twice",
-        "the vocab adds BOS and the template writes it too: drop bos_token from the template or set "
-        "tokenizer.ggml.add_bos_token false (llama.cpp #7107, PR #7332)"),
+        "llama.cpp's chat code drops only one leading BOS text when the vocab adds BOS: write bos_token once, "
+        "at the very start of the template (llama.cpp PR #15086, #7107)"),
+    "bos-text-dropped": CodeInfo(I, "template writes the BOS text the vocab adds",
+        "nothing to change for llama-server's chat endpoints, which drop it; a client that renders the template "
+        "itself must tokenize the text without adding BOS (llama.cpp PR #15086, #7107)"),
     "template-marker-not-special": CodeInfo(W, "template marker is not one special token",
         "mark the marker's token CONTROL/USER_DEFINED (or add it) so parse special makes it one token "
         "(llama.cpp #6551, PR #8506)"),
@@ -146,6 +149,16 @@ class Finding:
             out["context"] = self.context
         out["fix"] = None if self.fix is None else self.fix.as_json()
         return out
+
+
+def sentence(text: str) -> str:
+    """``text`` ending in one full stop: an error quoted at the end of a message may have its own
+    (jinja2's "... is unsafe.").
+
+    >>> sentence("is unsafe."), sentence("no end")
+    ('is unsafe.', 'no end.')
+    """
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def finding(code: str, message: str, *, hint: str | None = None, key: str | None = None,

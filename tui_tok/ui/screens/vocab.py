@@ -67,7 +67,7 @@ class VocabScreen(ViewScreen):
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
         with Horizontal(id="vocab-bar"):
-            yield SearchBox(placeholder="search: text, /regex/, #id", id="vocab-search")
+            yield SearchBox(placeholder="text, /regex/ (both on decoded text), #id", id="vocab-search")
             yield Select(TYPE_OPTIONS, prompt="any type", id="vocab-type", allow_blank=True)
         with Horizontal(id="vocab-main"):
             with Vertical(id="vocab-left"):
@@ -163,7 +163,7 @@ class VocabScreen(ViewScreen):
     @on(VocabTable.Resized)
     def _update_header(self) -> None:
         table = self.query_one("#vocab-table", VocabTable)
-        header = header_text(value_label=table.value_label, piece_width=table.piece_width)
+        header = header_text(value_label=table.value_label, piece_width=table.piece_width, text_width=table.text_width)
         if header != self._header:  # Static.update costs a layout pass: only when it changes
             self._header = header
             self.query_one("#vocab-header", Static).update(Text(header))
