@@ -1,4 +1,8 @@
-"""``TuiTokApp``: six views of one GGUF file, switched with F1-F6 (or 1-6 outside text boxes).
+"""``TuiTokApp``: six views of one GGUF file, switched with F1-F6 (or 1-6 where nothing is typed).
+
+No printable key quits: a person may be typing (the picker's path, a search, a message), and a
+stray ``q`` lost the text and a built conversation. ``ctrl+q`` quits (Textual's own binding).
+What is typed on a table with a search box goes to that box (``widgets/search_box.py``).
 
 The chosen colour theme is remembered between runs (``ui/settings.py``).
 The file is read before the app starts (a file that is not GGUF fails there, with one line).
@@ -15,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import var
@@ -38,6 +42,7 @@ from tui_tok.ui.screens.tokenize import TokenizeScreen
 from tui_tok.ui.screens.vocab import VocabScreen
 from tui_tok.ui.session import Session
 from tui_tok.ui.settings import load_settings, save_setting
+from tui_tok.ui.widgets.search_box import type_to_search
 
 SAMPLE_TEXT = "Hello world! The tokenizer splits text into pieces.\n日本語 🙂 naïve café\n\tx = 42  # tab, spaces"
 """What the tokenize view shows first."""
@@ -64,7 +69,6 @@ class TuiTokApp(App[int]):
         # the footer names F9, which works everywhere: '?' types into text boxes
         Binding("f9", "toggle_keys", "Keys", priority=True),
         Binding("question_mark", "toggle_keys", "Keys", show=False),
-        Binding("q", "quit", "Quit", show=False),
     ]
 
     tokenizer: var[Tokenizer | None] = var(None)
@@ -124,6 +128,11 @@ class TuiTokApp(App[int]):
 
     def on_unmount(self) -> None:
         self.gc_pacer.stop()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and type_to_search(self, event):
+            return
+        await super().on_event(event)
 
     def _start_builds(self) -> None:
         self.first_paint_at = time.perf_counter()
