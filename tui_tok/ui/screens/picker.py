@@ -184,7 +184,7 @@ class PickerScreen(Screen[Picked | None]):
 
     def _failed(self, error: str) -> None:
         self._status(error, error=True)
-        self.bell()
+        self.app.bell()
 
     def action_quit_picker(self) -> None:
         self.dismiss(None)

@@ -87,9 +87,13 @@ class Editor(TextArea, inherit_bindings=False):
         **kwargs: object,
     ) -> None:
         kwargs.setdefault("tab_behavior", "indent")
-        self._loading = text  # TextArea.__init__ builds a Document of it: swapped for an ExactDocument
-        super().__init__(text, **kwargs)  # type: ignore[arg-type]
+        # TextArea.__init__ builds and wraps a Document of its text with Textual's wrapper:
+        # given none, and the text is set by _set_document below (a 10 MB --text took seconds)
+        self._loading = ""
+        super().__init__("", **kwargs)  # type: ignore[arg-type]
         self._loading = None
+        if text:
+            self._set_document(text, self.language)
         self.indent_type = "tabs"  # Tab types a tab: tokenizers see tabs, not 4 spaces
         self.on_edit = on_edit
         """Called inside each edit, as soon as the document has changed."""
@@ -190,11 +194,19 @@ class Editor(TextArea, inherit_bindings=False):
     """The text ``_set_document`` is loading (its ``Document`` is swapped for an ``ExactDocument``)."""
 
     def _set_document(self, text: str, language: str | None) -> None:
-        self._loading = text
+        # TextArea wraps the Document it builds with Textual's own wrapper, in Python, tab widths
+        # line by line (measured: ~10 s for a 10 MB --text, twice, before the first paint of the
+        # views): it gets an empty text, and the ExactDocument is wrapped by the setter below
+        # (numpy, char_wrap), at the width TextArea wraps at
+        self._loading = ""
         try:
-            super()._set_document(text, language)
+            super()._set_document("", language)
         finally:
             self._loading = None
+        if text:
+            self.__dict__["document"] = ExactDocument(text)
+            self.wrapped_document = self.wrapped_document  # the setter re-wraps for the new document
+            self._rewrap_and_refresh_virtual_size()
 
     @property
     def document(self) -> DocumentBase:
