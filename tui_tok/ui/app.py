@@ -158,6 +158,9 @@ class TuiTokApp(App[int]):
     ids: var[Sequence[int]] = var(())
     """Ids of the text in the tokenize view (the stream view replays them): a tuple, or
     ``TokenIds`` (an array read as one) from the tokenize view."""
+    keep_cr_in_pastes: var[bool] = var(False)
+    """Keep a paste's CR (the terminal's newline) instead of making it LF (``widgets/editor.py``);
+    the tokenize view's toggle, remembered between runs."""
     text: var[str] = var("")
     """The text: what the tokenize view shows, also the compare view's (each edits it; ``ui/host.py``)."""
 
@@ -181,6 +184,8 @@ class TuiTokApp(App[int]):
         """The name to show for it (None: its file name)."""
         self.initial_text = text
         self.opening = opening
+        # before the views are made: the tokenize view's check box starts from it
+        self.set_reactive(TuiTokApp.keep_cr_in_pastes, load_settings().get("keep_cr_in_pastes") is True)
         self.load_error: TuiTokError | None = None
         """Why ``opening`` could not be read (the app has exited; ``run_app`` raises it)."""
         if gguf is not None:
@@ -342,6 +347,9 @@ class TuiTokApp(App[int]):
 
     def on_lint_done(self, message: LintDone) -> None:
         self.lint_report = message.report
+
+    def watch_keep_cr_in_pastes(self, value: bool) -> None:
+        save_setting("keep_cr_in_pastes", value)
 
     def action_toggle_keys(self) -> None:
         if self.screen.query("HelpPanel"):
