@@ -32,7 +32,7 @@ from textual.containers import Center, Middle
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui_tok.errors import TuiTokError
 from tui_tok.ui.gc_pacing import GcPacer
@@ -112,6 +112,7 @@ class LoadingScreen(Screen[None]):
 
     DEFAULT_CSS = """
     LoadingScreen #loading { width: auto; color: $text-muted; }
+    LoadingScreen #info-state { display: none; }
     """
 
     def __init__(self, name: str) -> None:
@@ -122,7 +123,6 @@ class LoadingScreen(Screen[None]):
         yield InfoBar(self.file_name, "Loading")
         with Middle(), Center():
             yield Static(f"loading {self.file_name}…", id="loading", markup=False)
-        yield Footer()
 
     def show(self, line: str) -> None:
         loading = self.query_one("#loading", Static)
