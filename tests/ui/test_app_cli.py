@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -92,7 +93,7 @@ async def test_the_explorer_paints_before_it_reads() -> None:
         assert app.sub_title == "qwen3-vocab.gguf" and app.tokenizer is not None
 
 
-async def test_a_file_that_cannot_be_read_ends_the_explorer_with_its_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_a_file_that_cannot_be_read_ends_the_explorer_with_its_error(tmp_path: Path) -> None:
     from tui_tok.cli.app import opening
     from tui_tok.gguf.reader import GGUFFormatError
     from tui_tok.ui.app import TuiTokApp

@@ -12,8 +12,10 @@ from tui_tok.ui.settings import load_settings
 from tui_tok.ui.widgets.editor import Editor
 from tui_tok.ui.widgets.readout import Readout
 
-FUNCTION = 'def greet(name):\n    """Say hello."""\n    if not name:\n\treturn None\n    return f"Hello, {name}!"\n# end\n'
-"""Six lines, as in the file (LF), with a tab and a ZWJ-free body."""
+FUNCTION = (
+    'def greet(name):\n    """Say hello."""\n    if not name:\n\treturn None\n    return f"Hello, {name}!"\n# end\n'
+)
+"""Six lines as the file has them (LF), one indented with a tab."""
 
 
 async def _paste(app, pilot, text: str) -> None:  # type: ignore[no-untyped-def]
