@@ -67,13 +67,13 @@ async def test_fix_writes_the_repaired_copy(tmp_path) -> None:
 async def test_a_finding_without_fix_says_so(tmp_path) -> None:
     from support import ASSETS
 
-    app = make_app(ASSETS / "ggml-vocab-phi-3.gguf")  # double-bos: no edit is surely right
+    app = make_app(ASSETS / "ggml-vocab-phi-3.gguf")  # bos-text-dropped: nothing in the metadata to repair
     async with app.run_test(size=SIZE) as pilot:
-        await _diagnostics(app, pilot, "double-bos")
+        await _diagnostics(app, pilot, "bos-text-dropped")
         await pilot.press("ctrl+e")
         await pilot.pause()
         assert isinstance(app.screen, DiagnosticsScreen)
-        assert any("no metadata edit repairs double-bos" in str(n.message) for n in app._notifications)
+        assert any("no metadata edit repairs bos-text-dropped" in str(n.message) for n in app._notifications)
 
 
 async def test_escape_stops_a_copy_under_way(tmp_path, monkeypatch) -> None:
