@@ -88,7 +88,7 @@ class PickerScreen(Screen[str | None]):
         for i, c in enumerate(self.choices):
             facts = model_facts(c.path)
             if facts.error is not None:
-                arch, tok = "?", "unreadable"
+                arch, tok = "?", f"unreadable: {facts.reason}"
             else:
                 arch = facts.architecture
                 tok = facts.tokenizer + (f" · {facts.n_tokens:,}" if facts.n_tokens else "")
