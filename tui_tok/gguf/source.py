@@ -173,6 +173,8 @@ def open_local(path: str | os.PathLike[str], *, fifo_wait: float = FIFO_WAIT) ->
     name = str(p)
     if name == "":
         raise GGUFOpenError("the path is empty: name a GGUF file")
+    if "\0" in name:
+        raise GGUFOpenError(f"{name!r}: a path cannot hold a NUL character")
     try:
         st = os.stat(p)
     except OSError as exc:
