@@ -20,7 +20,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TextIO
 
 import numpy as np
 
@@ -98,9 +98,11 @@ def _shape(raw: bytes) -> tuple[int, int]:
     return int(np.cumsum(steps).max()), int(np.count_nonzero(opening))
 
 
-def read_stream(stream: BinaryIO, *, max_bytes: int = MAX_BYTES) -> bytes:
+def read_stream(stream: BinaryIO | TextIO, *, max_bytes: int = MAX_BYTES) -> bytes:
     """All of ``stream`` (stdin), refused past ``max_bytes`` without reading on."""
     data = stream.read(max_bytes + 1)
+    if isinstance(data, str):  # a text stream (a test's StringIO): characters, about as many bytes
+        data = data.encode("utf-8", "surrogateescape")
     if len(data) > max_bytes:
         raise JSONInputError(f"more than the {max_bytes:,} bytes allowed")
     return data
@@ -149,7 +151,7 @@ def read_json_file(path: str | os.PathLike[str], **limits: Any) -> Any:
                      **limits)
 
 
-def json_lines(stream: BinaryIO, *, max_line: int = MAX_BYTES, **limits: Any) -> Iterator[tuple[int, Any]]:
+def json_lines(stream: BinaryIO | TextIO, *, max_line: int = MAX_BYTES, **limits: Any) -> Iterator[tuple[int, Any]]:
     """(line number from 1, value) of each non-blank line; a line longer than ``max_line`` is refused
     as soon as that much of it is read. Errors: ``JSONInputError("line N: ...")``."""
     n = 0
@@ -157,6 +159,8 @@ def json_lines(stream: BinaryIO, *, max_line: int = MAX_BYTES, **limits: Any) ->
         raw = stream.readline(max_line + 2)
         if not raw:
             return
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogateescape")
         n += 1
         if len(raw) - raw.endswith(b"\n") - raw.endswith(b"\r\n") > max_line:
             raise JSONInputError(f"line {n}: longer than the {max_line:,} bytes allowed")
