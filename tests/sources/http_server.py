@@ -11,7 +11,7 @@ Hostile modes: ``away`` (302 to ``/range/NAME`` on the server ``redirect_to``; `
 does the same for the file list), ``trickle`` (one body byte each ``slow_delay`` s, for at most
 ``trickle_for`` s), ``tricklehead`` (the status line and headers that way), ``raw`` (``raw_reply``
 verbatim, then close), ``badrange`` (a 206 whose Content-Range starts 5 bytes late), ``echo`` (a 401
-whose reason phrase repeats the Authorization header).
+whose reason phrase repeats the Authorization header; ``api_echo`` for the file list).
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ class ServerState:
     slow_delay: float = 0.05
     redirect_to: str = ""
     api_redirect_to: str = ""
+    api_echo: bool = False
+    claim_size: int = 0
+    """When set, ``range`` answers claim the file has this many bytes (Content-Range's total)."""
     trickle_for: float = 6.0
     raw_reply: bytes = b""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -62,6 +65,8 @@ class _Handler(BaseHTTPRequestHandler):
         m = re.match(r"^/api/models/([^/]+/[^/]+)$", self.path)
         if m and st.api_redirect_to:
             return self._redirect(f"{st.api_redirect_to}{self.path}")
+        if m and st.api_echo:
+            return self._hostile("echo", "", Path())
         if m and m.group(1) in st.repos:
             body = json.dumps({"siblings": [{"rfilename": f} for f in st.repos[m.group(1)]]}).encode()
             return self._send(200, body, "application/json")
@@ -110,7 +115,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/octet-stream")
         self.send_header("Content-Length", str(stop - start))
         if status == 206:
-            self.send_header("Content-Range", f"bytes {start}-{stop - 1}/{size}")
+            self.send_header("Content-Range", f"bytes {start}-{stop - 1}/{st.claim_size or size}")
         self.end_headers()
         sent = 0
         with open(path, "rb") as fh:
@@ -143,7 +148,6 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _hostile(self, mode: str, name: str, path: Path) -> None:
         st = self.state
-        data = path.read_bytes()
         if mode == "away":
             return self._redirect(f"{st.redirect_to}/range/{name}")
         if mode == "echo":
@@ -151,6 +155,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return None
+        data = path.read_bytes()
         r = re.match(r"bytes=(\d+)-(\d+)$", self.headers.get("Range") or "")
         start, stop = (int(r.group(1)), min(len(data), int(r.group(2)) + 1)) if r else (0, len(data))
         late = 5 if mode == "badrange" else 0

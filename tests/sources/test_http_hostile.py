@@ -4,6 +4,7 @@ not HTTP or a 206 from the wrong offset is one line, and ``hf:`` names cannot re
 
 from __future__ import annotations
 
+import struct
 import time
 from pathlib import Path
 
@@ -144,3 +145,26 @@ def test_hf_names_are_percent_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert hf_file_url("o/r@v1.0/dir/a b#c?.gguf") == "https://hub.example/o/r/resolve/v1.0/dir/a%20b%23c%3F.gguf"
     with pytest.raises(GGUFOpenError, match="not a hub owner or repository name"):
         hf_file_url("o--x/r/x.gguf")
+
+
+def test_file_list_errors_never_hold_the_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hub's 401 repeats the Authorization header in its reason phrase: scrubbed from the error."""
+    with serve(FILES, api_echo=True) as (hub, _):
+        monkeypatch.setenv("HF_ENDPOINT", hub)
+        monkeypatch.setenv("HF_TOKEN", TOKEN)
+        with pytest.raises(GGUFOpenError) as info:
+            hf_repo_files("o", "r")
+    assert "HTTP 401" in str(info.value) and TOKEN not in str(info.value) and "<HF_TOKEN>" in str(info.value)
+
+
+def test_a_server_claiming_10_tb_and_a_2_40_byte_string(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Content-Range says 10^13 bytes, the file says its name is 2^40 bytes long: one line, and no
+    range asked for is bigger than the first read."""
+    liar = tmp_path / "liar.gguf"
+    key = b"general.name"
+    liar.write_bytes(b"GGUF" + struct.pack("<IQQQ", 3, 0, 1, len(key)) + key + struct.pack("<IQ", 8, 2**40) + bytes(300_000))
+    with serve({"liar.gguf": liar}, claim_size=10**13) as (base, state):
+        code, out, err = run_cli(capsys, "info", f"{base}/range/liar.gguf")
+    assert code == 2 and err.count("\n") == 1 and "is more than the 16777216 bytes a string may have" in err
+    spans = [int(b) - int(a) + 1 for a, b in (r[1].removeprefix("bytes=").split("-") for r in state.requests)]
+    assert max(spans) <= 1 << 20, spans

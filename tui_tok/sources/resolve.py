@@ -141,18 +141,23 @@ def hf_repo_files(owner: str, repo: str, *, env: Any = None) -> list[str]:
         data = load_json(body, max_bytes=16 << 20, max_depth=32)
     except urllib.error.HTTPError as exc:
         hint = " (a private or gated model? set HF_TOKEN)" if exc.code in (401, 403) else ""
-        raise GGUFOpenError(f"{owner}/{repo}: HTTP {exc.code} {exc.reason} from {url}{hint}") from None
+        raise GGUFOpenError(_scrub(f"{owner}/{repo}: HTTP {exc.code} {exc.reason} from {url}{hint}", token)) from None
     except TimeoutError:
         raise GGUFOpenError(f"{owner}/{repo}: {url} did not answer within {deadline:g} s") from None
     except JSONInputError as exc:
         raise GGUFOpenError(f"{owner}/{repo}: {url} did not answer with JSON: {exc}") from None
     except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
         why = getattr(exc, "reason", None) or type(exc).__name__
-        raise GGUFOpenError(f"{owner}/{repo}: cannot reach {url}: {why}") from None
+        raise GGUFOpenError(_scrub(f"{owner}/{repo}: cannot reach {url}: {why}", token)) from None
     siblings = data.get("siblings") if isinstance(data, dict) else None
     if not isinstance(siblings, list):
         raise GGUFOpenError(f"{owner}/{repo}: {url} lists no files")
     return [s["rfilename"] for s in siblings if isinstance(s, dict) and isinstance(s.get("rfilename"), str)]
+
+
+def _scrub(message: str, token: str | None) -> str:
+    """``message`` without the token (a server's reason phrase may repeat what it was sent)."""
+    return message.replace(token, "<HF_TOKEN>") if token else message
 
 
 def split_of(name: str) -> tuple[int, int] | None:
