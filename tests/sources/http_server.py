@@ -11,7 +11,8 @@ Hostile modes: ``away`` (302 to ``/range/NAME`` on the server ``redirect_to``; `
 does the same for the file list), ``trickle`` (one body byte each ``slow_delay`` s, for at most
 ``trickle_for`` s), ``tricklehead`` (the status line and headers that way), ``raw`` (``raw_reply``
 verbatim, then close), ``badrange`` (a 206 whose Content-Range starts 5 bytes late), ``echo`` (a 401
-whose reason phrase repeats the Authorization header; ``api_echo`` for the file list).
+whose reason phrase repeats the Authorization header; ``api_echo`` for the file list); ``api_trickle``
+trickles the file list's headers.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class ServerState:
     redirect_to: str = ""
     api_redirect_to: str = ""
     api_echo: bool = False
+    api_trickle: bool = False
     claim_size: int = 0
     """When set, ``range`` answers claim the file has this many bytes (Content-Range's total)."""
     trickle_for: float = 6.0
@@ -67,6 +69,16 @@ class _Handler(BaseHTTPRequestHandler):
             return self._redirect(f"{st.api_redirect_to}{self.path}")
         if m and st.api_echo:
             return self._hostile("echo", "", Path())
+        if m and st.api_trickle:
+            self.close_connection = True
+            end = time.monotonic() + st.trickle_for
+            for byte in b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + b"X-Pad: x\r\n" * 1000:
+                if time.monotonic() > end:
+                    return None
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(st.slow_delay)
+            return None
         if m and m.group(1) in st.repos:
             body = json.dumps({"siblings": [{"rfilename": f} for f in st.repos[m.group(1)]]}).encode()
             return self._send(200, body, "application/json")

@@ -168,3 +168,13 @@ def test_a_server_claiming_10_tb_and_a_2_40_byte_string(tmp_path: Path, capsys: 
     assert code == 2 and err.count("\n") == 1 and "is more than the 16777216 bytes a string may have" in err
     spans = [int(b) - int(a) + 1 for a, b in (r[1].removeprefix("bytes=").split("-") for r in state.requests)]
     assert max(spans) <= 1 << 20, spans
+
+
+def test_a_file_list_trickling_its_headers_meets_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TUI_TOK_HTTP_DEADLINE", "1")
+    with serve(FILES, api_trickle=True, slow_delay=0.02, trickle_for=6.0) as (hub, _):
+        monkeypatch.setenv("HF_ENDPOINT", hub)
+        t0 = time.monotonic()
+        with pytest.raises(GGUFOpenError, match="did not answer within 1 s"):
+            hf_repo_files("o", "r")
+        assert time.monotonic() - t0 < 4

@@ -108,6 +108,63 @@ def deadline_from_env(env: object = None) -> float:
     return seconds if seconds > 0 else DEADLINE
 
 
+class Watchdog:
+    """A deadline for blocking HTTP: once ``seconds`` have passed since ``start``, the sockets of the
+    connections it made (``connection_class``) are shut down, which wakes any read blocked on them
+    (a per-read timeout never fires on a server that sends a byte a second)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._timer: threading.Timer | None = None
+        self._conns: list[http.client.HTTPConnection] = []
+
+    def start(self) -> None:
+        if self._timer is None:
+            self._timer = threading.Timer(self.seconds, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def connection_class(self, cls: type[http.client.HTTPConnection]) -> Any:
+        """A factory like ``cls`` whose connections are watched."""
+
+        def make(host: str, **kwargs: Any) -> http.client.HTTPConnection:
+            conn = cls(host, **kwargs)
+            self._conns = [c for c in self._conns if c.sock is not None] + [conn]
+            return conn
+
+        return make
+
+    def _fire(self) -> None:
+        self.expired = True
+        for conn in self._conns:
+            sock = conn.sock
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def handlers(self) -> list[urllib.request.BaseHandler]:
+        """urllib handlers whose connections are watched."""
+        dog = self
+
+        class Http(urllib.request.HTTPHandler):
+            def http_open(self, req: Any) -> Any:
+                return self.do_open(dog.connection_class(http.client.HTTPConnection), req)
+
+        class Https(urllib.request.HTTPSHandler):
+            def https_open(self, req: Any) -> Any:
+                return self.do_open(dog.connection_class(http.client.HTTPSConnection), req,
+                                    context=self._context)  # type: ignore[attr-defined]
+
+        return [Http(), Https()]
+
+
 class TokenRedirects(urllib.request.HTTPRedirectHandler):
     """urllib's redirects, with the token kept only on its own origin (scheme, host, port): another
     host, or https -> http, never sees it; only http(s) targets are followed."""
@@ -158,8 +215,7 @@ class HttpSource:
         self.requests = 0
         self._token_origin = origin(url) if token_origin is None else token_origin
         self._sent_token = False
-        self._timer: threading.Timer | None = None
-        self._expired = False
+        self._watchdog = Watchdog(deadline)
         self._final_url = url  # after redirects: later ranges go straight there
         self._conn: http.client.HTTPConnection | None = None
         self._conn_key: tuple[str, str] | None = None
@@ -176,20 +232,24 @@ class HttpSource:
         if self.size is not None:
             n = min(n, self.size)
         if n > self._have and not self._eof:
-            self._arm()
+            self._watchdog.start()
             try:
                 if self._stream is not None:
                     self._read_body(self._stream, n - self._have, 200)
                 else:
                     self._fetch(self._have, n)
             except GGUFOpenError as exc:
-                if self._expired:
+                if self._watchdog.expired:
                     raise self._late() from None
                 if self.token and self.token in str(exc):
                     raise GGUFOpenError(str(exc).replace(self.token, "<HF_TOKEN>")) from None
                 raise
-            except (http.client.HTTPException, OSError, ValueError) as exc:
-                raise self._late() if self._expired else self._not_http(exc) from None
+            except http.client.HTTPException as exc:
+                raise self._late() if self._watchdog.expired else self._not_http(exc) from None
+            except (OSError, ValueError) as exc:
+                if self._watchdog.expired:
+                    raise self._late() from None
+                raise GGUFOpenError(f"{self.url}: {type(exc).__name__} after {self._have} bytes") from None
         if len(self._parts) != 1:
             self._data = b"".join(self._parts)
             self._parts = [self._data]
@@ -198,8 +258,7 @@ class HttpSource:
         return self._data if n >= len(self._data) else self._data[:n]
 
     def close(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        self._watchdog.cancel()
         if self._stream is not None:
             self._stream.close()
             self._stream = None
@@ -209,31 +268,15 @@ class HttpSource:
 
     # -- the deadline -------------------------------------------------------------------
 
-    def _arm(self) -> None:
-        """Start the watchdog at the first request: when it fires, the socket is shut down."""
-        if self._timer is None:
-            self._timer = threading.Timer(self.deadline, self._expire)
-            self._timer.daemon = True
-            self._timer.start()
-
-    def _expire(self) -> None:
-        self._expired = True
-        sock = getattr(self._conn, "sock", None)
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
     def _late(self) -> GGUFOpenError:
         return GGUFOpenError(f"{self.url}: the header did not arrive within {self.deadline:g} s ({self._have} bytes "
                              "came); set TUI_TOK_HTTP_DEADLINE to wait longer")
 
-    def _not_http(self, exc: BaseException) -> GGUFOpenError:
+    def _not_http(self, exc: http.client.HTTPException) -> GGUFOpenError:
+        """One line for a reply http.client cannot parse; the exception's text (server bytes) is left out."""
         host = urlsplit(self._final_url).netloc
         name = type(exc).__name__
-        what = _NOT_HTTP.get(name, "malformed headers (more than 100, or broken lines)"
-                           if isinstance(exc, http.client.HTTPException) else f"a {name}")
+        what = _NOT_HTTP.get(name, "malformed headers (more than 100, or broken lines)")
         return GGUFOpenError(f"{self.url}: the reply of {host} is not valid HTTP: {what}")
 
     # -- requests -----------------------------------------------------------------------
@@ -297,7 +340,7 @@ class HttpSource:
 
     def _request(self, scheme: str, netloc: str, path: str, headers: dict[str, str]) -> http.client.HTTPResponse:
         for attempt in range(2):  # a kept-alive connection the server has since closed: once more
-            if self._expired:  # the watchdog fired between two requests
+            if self._watchdog.expired:  # the watchdog fired between two requests
                 raise self._late()
             conn = self._connection(scheme, netloc)
             try:
@@ -313,19 +356,19 @@ class HttpSource:
                 raise GGUFOpenError(f"{self.url}: no answer within {self.timeout:g} s") from None
             except OSError as exc:
                 self._drop_connection()
-                if self._expired:
+                if self._watchdog.expired:
                     raise self._late() from None
                 raise GGUFOpenError(f"{self.url}: cannot connect to {netloc}: {exc.strerror or exc}") from None
             except http.client.HTTPException as exc:
                 self._drop_connection()
-                raise self._late() if self._expired else self._not_http(exc) from None
+                raise self._late() if self._watchdog.expired else self._not_http(exc) from None
         raise AssertionError("unreachable")
 
     def _connection(self, scheme: str, netloc: str) -> http.client.HTTPConnection:
         if self._conn is None or self._conn_key != (scheme, netloc):
             self._drop_connection()
             cls = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
-            self._conn = cls(netloc, timeout=self.timeout)
+            self._conn = self._watchdog.connection_class(cls)(netloc, timeout=self.timeout)
             self._conn_key = (scheme, netloc)
         return self._conn
 
@@ -350,7 +393,7 @@ class HttpSource:
         """Append up to ``n`` bytes of ``resp``; returns how many came (fewer: it ended or dropped)."""
         got = 0
         while got < n:
-            if self._expired:
+            if self._watchdog.expired:
                 raise self._late()
             try:
                 chunk = resp.read(min(CHUNK, n - got))

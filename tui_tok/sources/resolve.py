@@ -27,7 +27,7 @@ from tui_tok.errors import GGUFOpenError
 DEFAULT_ENDPOINT = "https://huggingface.co"
 _SPLIT = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$", re.IGNORECASE)
 _REPO_QUANT = re.compile(r"^([\w.-]+)/([\w.-]+):([\w.-]+)$")
-_REPO_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,95}")
+_REPO_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,95}")
 """An owner or repository name as the hub allows them (huggingface_hub's ``validate_repo_id``)."""
 _REVISION = re.compile(r"[A-Za-z0-9_.\-/]{1,255}")
 
@@ -121,7 +121,7 @@ def hf_repo_files(owner: str, repo: str, *, env: Any = None) -> list[str]:
     import urllib.request
 
     from tui_tok.json_input import JSONInputError, load_json
-    from tui_tok.sources.http import TokenRedirects, check_url, deadline_from_env, origin, read_until, token_for
+    from tui_tok.sources.http import TokenRedirects, Watchdog, check_url, deadline_from_env, origin, read_until, token_for
 
     env = os.environ if env is None else env
     check_repo(owner, repo, f"{owner}/{repo}")
@@ -133,8 +133,10 @@ def hf_repo_files(owner: str, repo: str, *, env: Any = None) -> list[str]:
     token = token_for(url, env.get("HF_TOKEN"), token_origin)
     if token:
         req.add_header("Authorization", f"Bearer {token}")
-    opener = urllib.request.build_opener(TokenRedirects(token_origin))
     deadline = deadline_from_env(env)
+    watchdog = Watchdog(deadline)  # a server trickling its headers meets it too
+    opener = urllib.request.build_opener(TokenRedirects(token_origin), *watchdog.handlers())
+    watchdog.start()
     try:
         with opener.open(req, timeout=min(30.0, deadline)) as resp:
             body = read_until(resp, 16 << 20, time.monotonic() + deadline)
@@ -142,13 +144,17 @@ def hf_repo_files(owner: str, repo: str, *, env: Any = None) -> list[str]:
     except urllib.error.HTTPError as exc:
         hint = " (a private or gated model? set HF_TOKEN)" if exc.code in (401, 403) else ""
         raise GGUFOpenError(_scrub(f"{owner}/{repo}: HTTP {exc.code} {exc.reason} from {url}{hint}", token)) from None
-    except TimeoutError:
-        raise GGUFOpenError(f"{owner}/{repo}: {url} did not answer within {deadline:g} s") from None
     except JSONInputError as exc:
+        if watchdog.expired:  # the watchdog cut the reply short
+            raise GGUFOpenError(f"{owner}/{repo}: {url} did not answer within {deadline:g} s") from None
         raise GGUFOpenError(f"{owner}/{repo}: {url} did not answer with JSON: {exc}") from None
     except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
+        if watchdog.expired or isinstance(exc, TimeoutError):  # read_until's deadline, or the watchdog's
+            raise GGUFOpenError(f"{owner}/{repo}: {url} did not answer within {deadline:g} s") from None
         why = getattr(exc, "reason", None) or type(exc).__name__
         raise GGUFOpenError(_scrub(f"{owner}/{repo}: cannot reach {url}: {why}", token)) from None
+    finally:
+        watchdog.cancel()
     siblings = data.get("siblings") if isinstance(data, dict) else None
     if not isinstance(siblings, list):
         raise GGUFOpenError(f"{owner}/{repo}: {url} lists no files")
