@@ -178,3 +178,16 @@ def test_a_file_list_trickling_its_headers_meets_the_deadline(monkeypatch: pytes
         with pytest.raises(GGUFOpenError, match="did not answer within 1 s"):
             hf_repo_files("o", "r")
         assert time.monotonic() - t0 < 4
+
+
+def test_ranges_are_asked_in_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """However much the reader wants, one request asks for WINDOW bytes at most."""
+    from tui_tok.sources import http
+
+    monkeypatch.setattr(http, "WINDOW", 1 << 20)
+    with serve(FILES) as (base, state):
+        src = http.HttpSource(f"{base}/range/q.gguf")
+        assert len(src.prefix(5_000_000)) == 5_000_000
+        src.close()
+    spans = [int(b) - int(a) + 1 for a, b in (r[1].removeprefix("bytes=").split("-") for r in state.requests)]
+    assert max(spans) == 1 << 20 and sum(spans) == 5_000_000

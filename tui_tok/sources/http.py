@@ -39,6 +39,8 @@ from tui_tok.gguf.source import Progress
 FIRST_READ = 256 * 1024
 """The first request's size; each later one at least doubles what is held."""
 CHUNK = 64 * 1024
+WINDOW = 32 * 1024 * 1024
+"""The most one range request asks for (the reader's caps bound the total)."""
 MAX_REDIRECTS = 10
 DEADLINE = 300.0
 """Seconds for a whole header (``$TUI_TOK_HTTP_DEADLINE`` changes it): Gemma 4's 16 MB at 60 KB/s."""
@@ -234,10 +236,11 @@ class HttpSource:
         if n > self._have and not self._eof:
             self._watchdog.start()
             try:
-                if self._stream is not None:
-                    self._read_body(self._stream, n - self._have, 200)
-                else:
-                    self._fetch(self._have, n)
+                while self._have < n and not self._eof:
+                    if self._stream is not None:  # a server that ignored Range: read on, to n or its end
+                        self._read_body(self._stream, n - self._have, 200)
+                        break
+                    self._fetch(self._have, min(n, self._have + WINDOW))  # one range of WINDOW at most
             except GGUFOpenError as exc:
                 if self._watchdog.expired:
                     raise self._late() from None
