@@ -118,6 +118,21 @@ def test_caps_leave_room_for_every_real_vocab() -> None:
             assert max(map(len, tokens.value)) * 1000 < MAX_STRING_BYTES
 
 
+def test_a_run_of_zeros_costs_the_plain_loop() -> None:
+    """512k empty strings (4 MiB of zero bytes): every offset is a candidate for the vectorised scan,
+    which must then give way to the plain loop (about 1.5 µs a string) instead of stepping each by
+    hand (ten times that): decoded and skipped (``--list``) alike."""
+    count = 1 << 19
+    data = header(0, 1) + kv("z", T.ARRAY, array(T.STRING, count, bytes(8 * count)))
+    t0 = time.perf_counter()
+    f = gguf_reader.parse_gguf_bytes(data)
+    assert len(f["z"]) == count and f["z"][-1] == ""
+    skipped = gguf_strings.skip_string_array(data, 24 + 8 + 1 + 4 + 12, count, len(data), big_endian=False,
+                                             fail=lambda m, o: pytest.fail(m))
+    assert skipped == len(data)
+    assert time.perf_counter() - t0 < 4.0
+
+
 @pytest.mark.skipif(not hasattr(os, "getuid") or sys.platform != "linux", reason="needs RLIMIT_AS and sparse files")
 def test_sparse_file_claiming_a_20_gib_string(tmp_path: Path) -> None:
     """21 GiB on disk (a hole), a 20 GiB ``general.name``: refused before any buffer is made for it.

@@ -24,7 +24,8 @@ Every length is checked against the bytes left, and against ``MAX_STRING_BYTES``
 used: a lying length ends the fast path and the plain loop reports it (``fail`` raises). The scan
 looks at most ``_MAX_WINDOW`` bytes at a time: its arrays cost about 25 bytes per byte scanned
 when every offset is a candidate (a run of zero bytes), so a hostile array costs a bounded window,
-not 25 times the file.
+not 25 times the file; and candidates that dense hand the array to the plain loop (steps by hand
+would cost ten times more).
 
 On request the decoded text is kept too, as ``"\\0" + "\\0".join(strings) + "\\0"`` (when no
 string holds NUL): step 3 had it before splitting, and a caller that searches the whole array
@@ -96,10 +97,10 @@ def read_string_array_text(
             window_end = min(avail, pos + int(remaining * bytes_per_string * _WINDOW_SLACK) + 65536,
                              pos + _MAX_WINDOW, MAX_HEADER_BYTES)
             found = _chain(buf, pos, window_end, remaining, big_endian=big_endian)
-        if found is None:  # the last few, or a first string that is long or broken (reports errors)
+        if not found:  # the last few, a first string that is long or broken (reports errors), or all when dense
             some, pos = read_strings_plain(
-                buf, pos, remaining if remaining < _FAST_MIN else 1, end, big_endian=big_endian, fail=fail,
-                avail=avail, more=more,
+                buf, pos, remaining if remaining < _FAST_MIN or found is False else 1, end, big_endian=big_endian,
+                fail=fail, avail=avail, more=more,
             )
             out += some
             run_text = _joined(some) if runs is not None else None
@@ -138,8 +139,8 @@ def skip_string_array(
         if left >= _FAST_MIN:
             found = _chain(buf, pos, min(avail, pos + left * 24 + 65536, pos + _MAX_WINDOW, MAX_HEADER_BYTES), left,
                            big_endian=big_endian)
-        if found is None:
-            n = left if left < _FAST_MIN else 1
+        if not found:
+            n = left if left < _FAST_MIN or found is False else 1
             pos = _skip_plain(buf, pos, n, end, big_endian=big_endian, fail=fail, avail=avail, more=more)
             left -= n
         else:
@@ -210,11 +211,13 @@ def read_strings_plain(
 
 def _chain(
     buf: Any, start: int, window_end: int, limit: int, *, big_endian: bool
-) -> tuple[np.ndarray, int] | None:
+) -> tuple[np.ndarray, int] | None | bool:
     """Field offsets of up to ``limit`` consecutive complete strings in [start, window_end).
 
-    Returns (absolute field offsets, offset after the last string), or None when not even
-    the first string lies whole in the window.
+    Returns (absolute field offsets, offset after the last string), None when not even the
+    first string lies whole in the window, or False when the candidates are too dense to chain
+    (a run of zero bytes makes every offset one, and each would be a step by hand, ten times the
+    plain loop's cost): the caller reads the rest with the plain loop.
     """
     size = window_end - start
     if size < 8:
@@ -223,7 +226,10 @@ def _chain(
     cand = np.flatnonzero(u < 256)
     nxt = cand + 8 + u[cand].astype(np.int64)
     n_cand = int(cand.size)
-    breaks = np.flatnonzero(nxt[:-1] != cand[1:]).tolist()
+    break_at = np.flatnonzero(nxt[:-1] != cand[1:])
+    if n_cand > 4096 and 2 * break_at.size > n_cand:
+        return False
+    breaks = break_at.tolist()
     breaks.append(n_cand - 1)
     pieces: list[np.ndarray] = []
     taken = 0
