@@ -39,7 +39,7 @@ from __future__ import annotations
 import codecs
 import struct
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 import numpy as np
 
@@ -211,7 +211,7 @@ def read_strings_plain(
 
 def _chain(
     buf: Any, start: int, window_end: int, limit: int, *, big_endian: bool
-) -> tuple[np.ndarray, int] | None | bool:
+) -> tuple[np.ndarray, int] | None | Literal[False]:
     """Field offsets of up to ``limit`` consecutive complete strings in [start, window_end).
 
     Returns (absolute field offsets, offset after the last string), None when not even the
