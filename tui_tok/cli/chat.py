@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal
@@ -93,12 +92,12 @@ def read_messages(source: str) -> list[dict[str, Any]]:
 
 
 def _read_json(source: str, what: str) -> Any:
+    from tui_tok.json_input import JSONInputError, load_json, read_file, read_stream
+
     where = "stdin" if source == "-" else source
-    try:
-        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ChatInputError(f"{where}: cannot read the {what}: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ChatInputError(f"{where}: the {what} are not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    try:  # bounded: size, nesting and count of arrays and objects (tui_tok/json_input.py)
+        raw = read_stream(getattr(sys.stdin, "buffer", sys.stdin)) if source == "-" else read_file(source, regular_only=False)
+        return load_json(raw)
+    except JSONInputError as exc:
+        verb = " are" if str(exc).startswith("not JSON") else ":"
+        raise ChatInputError(f"{where}: the {what}{verb} {exc}") from None

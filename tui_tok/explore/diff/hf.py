@@ -14,7 +14,6 @@ Does not read ``tokenizer.model`` (SentencePiece) files, only ``tokenizer.json``
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -150,8 +149,14 @@ def decode_utf8(data: bytes) -> str:
         raise ComparisonError(f"text: byte {exc.start}: not UTF-8, which a Hugging Face tokenizer cannot take") from None
 
 
+_MAX_TOKENIZER_JSON = 256 * 1024 * 1024
+"""Gemma 3's tokenizer.json is 33 MB."""
+
+
 def load_hf(source: str | Path) -> HfTokenizer:
     """Read a ``tokenizer.json`` (or a folder holding one, with its tokenizer_config.json)."""
+    from tui_tok.json_input import JSONInputError, load_json, read_file
+
     try:
         from tokenizers import Tokenizer as HfRaw
     except ImportError:
@@ -159,12 +164,16 @@ def load_hf(source: str | Path) -> HfTokenizer:
     path = Path(source)
     if path.is_dir():
         path = path / "tokenizer.json"
+    try:  # bounded: a FIFO, a huge or deeply nested file is one line (128 deep: serde_json's own limit)
+        raw = read_file(path, max_bytes=_MAX_TOKENIZER_JSON)
+    except JSONInputError as exc:
+        raise ComparisonError(f"{path}: {exc}") from None
     try:
-        raw_text = path.read_text(encoding="utf-8")
-        spec = json.loads(raw_text)
-    except OSError as exc:
-        raise ComparisonError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw_text = raw.decode("utf-8")
+        spec = load_json(raw, max_bytes=_MAX_TOKENIZER_JSON, max_depth=128, max_containers=1 << 24)
+    except UnicodeDecodeError as exc:
+        raise ComparisonError(f"{path}: not a tokenizer.json: {exc}") from None
+    except JSONInputError as exc:
         raise ComparisonError(f"{path}: not a tokenizer.json: {exc}") from None
     try:
         tk = HfRaw.from_str(raw_text)
@@ -174,8 +183,8 @@ def load_hf(source: str | Path) -> HfTokenizer:
     cfg = path.with_name("tokenizer_config.json")
     if cfg.is_file():
         try:
-            config = json.loads(cfg.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            config = load_json(read_file(cfg))
+        except JSONInputError:
             config = {}
     return HfTokenizer(path, tk, spec if isinstance(spec, dict) else {}, config)
 
