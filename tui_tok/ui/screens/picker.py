@@ -133,7 +133,7 @@ class PickerScreen(Screen[Picked | None]):
             if facts.error is not None:
                 # the start of the reason (the whole of it made the table scroll sideways):
                 # in full under the table when the row is highlighted
-                reason = facts.reason or facts.error.removeprefix(f"{c.path}: ")
+                reason = facts.error.removeprefix(f"{c.path}: ")  # with the offset and key
                 arch, tok = "-", f"cannot open: {reason[:40]}…" if len(reason) > 40 else f"cannot open: {reason}"
                 self.app.call_from_thread(self.errors.__setitem__, i, facts.error)
             else:
