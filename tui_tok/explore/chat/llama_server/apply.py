@@ -164,7 +164,7 @@ def apply(
 
     def render(with_gen: bool) -> str:
         return direct_apply(src, override if override is not None else normalize(messages_json, caps), tools_json,
-                            context, with_gen, thinking, bos_token, eos_token, add_bos, add_eos)  # fmt: skip
+                            context, with_gen, thinking, bos_token, eos_token, add_bos, add_eos, now)  # fmt: skip
 
     prompt = render(agp)
     fmt = family.format if family else "peg-native"
@@ -196,7 +196,7 @@ def generation_prompt(without: str, with_gen: str) -> str:
 
 def direct_apply(src: str, messages: list[dict[str, Any]], tools: list[Any] | None, context: Mapping[str, Any],
                  add_generation_prompt: bool, enable_thinking: bool, bos: str, eos: str, add_bos: bool,
-                 add_eos: bool) -> str:  # fmt: skip
+                 add_eos: bool, now: datetime) -> str:  # fmt: skip
     """``common_chat_template_direct_apply_impl``: the variables, the render, BOS/EOS texts dropped."""
     variables: dict[str, Any] = {"messages": messages, "bos_token": bos, "eos_token": eos,
                                  "enable_thinking": enable_thinking}  # fmt: skip
@@ -212,7 +212,9 @@ def direct_apply(src: str, messages: list[dict[str, Any]], tools: list[Any] | No
     effort = variables.get("reasoning_effort")
     if isinstance(effort, str) and effort:
         variables.update(reasoning_effort=effort, reasoning_strength=effort)
-    result = dialect.compile_template(src).render(**_fresh(variables))
+    variables = _fresh(variables)
+    variables["strftime_now"] = now.strftime
+    result = dialect.compile_template(src).render(**variables)
     if add_bos and result.startswith(bos):
         result = result[len(bos) :]
     if add_eos and result.endswith(eos):

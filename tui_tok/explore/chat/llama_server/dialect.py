@@ -36,6 +36,15 @@ _DICT_METHODS = frozenset("get keys values items".split())
 """Python methods that are also llama.cpp builtins of the type (value.cpp ``get_builtins``)."""
 
 
+_UNDEFINED_BUILTINS: dict[str, Callable[[], Any]] = {
+    **dict.fromkeys("capitalize join lower replace safe string strip title truncate upper".split(), str),
+    **dict.fromkeys("items list map reject rejectattr reverse select selectattr sort".split(), list),
+    **dict.fromkeys("length sum wordcount".split(), int),
+}
+"""What llama.cpp's undefined value answers to its builtins (``value_undefined_t::get_builtins``):
+empty values (``first``/``last``/``min``/``max`` stay undefined)."""
+
+
 class LlamaError(Exception):
     """A render llama.cpp's engine refuses (its ``std::runtime_error``)."""
 
@@ -45,6 +54,14 @@ class LlamaUndefined(jinja2.ChainableUndefined):
     concatenates with a string as the empty string (``workaround_concat_null_with_str``)."""
 
     __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        if name[:2] == "__":
+            raise AttributeError(name)
+        empty = _UNDEFINED_BUILTINS.get(name)
+        if empty is not None:
+            return lambda *args, **kwargs: empty()
+        return self
 
     def __add__(self, other: Any) -> Any:
         if isinstance(other, str):
@@ -154,6 +171,8 @@ def _json_into(out: list[str], value: Any, level: int, indent: int, sep: str, ke
                 out.append(newline)
             out.append(pad)
         out.append("}")
+    elif isinstance(value, Iterator):  # a filter's generator (map, select ...) is an array in llama.cpp
+        _json_into(out, list(value), level, indent, sep, key_sep)
     else:
         out.append("null")
 
@@ -269,7 +288,7 @@ class LlamaEnvironment(SandboxedEnvironment):
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if isinstance(obj, Mapping) and not isinstance(obj, jinja2.Undefined):
-            if attribute in obj:
+            if attribute in obj and attribute not in _DICT_METHODS:
                 value = obj[attribute]
                 note_used(value)
                 note_used(obj)
@@ -286,7 +305,11 @@ class LlamaEnvironment(SandboxedEnvironment):
     def getitem(self, obj: Any, argument: Any) -> Any:
         if isinstance(obj, Mapping) and not isinstance(obj, jinja2.Undefined):
             if isinstance(argument, str) and argument in obj:
-                return self.getattr(obj, argument)
+                value = obj[argument]
+                note_used(value)
+                note_used(obj)
+                note_op(obj, "object_access")
+                return value
             if not isinstance(argument, str):
                 return self.undefined(obj=obj, name=argument)
         if isinstance(obj, (list, str)) and isinstance(argument, str) and argument.isdigit():
@@ -352,6 +375,7 @@ def environment() -> LlamaEnvironment:
     env.filters = {name: _tracking_filter(name, fn) for name, fn in env.filters.items()}
     env.filters["tojson"] = _tracking_filter("tojson", _tojson)
     env.filters["string"] = _tracking_filter("string", as_string)
+    env.filters["safe"] = _tracking_filter("safe", as_string)  # a plain string: no Markup escaping after
     env.tests = {name: _tracking_test(name, fn) for name, fn in env.tests.items()}
     env.globals["raise_exception"] = _raise_exception
     env.globals["strftime_now"] = _strftime_now

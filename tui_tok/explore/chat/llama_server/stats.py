@@ -94,10 +94,12 @@ def tracked(value: Any) -> Any:
     return value
 
 
+_TRACKED = (TrackedStr, TrackedList, TrackedDict)
+
+
 def note_used(value: Any, *, deep: bool = False) -> None:
-    stats = getattr(value, "stats", None)
-    if isinstance(stats, Stats):
-        stats.used = True
+    if isinstance(value, _TRACKED):
+        value.stats.used = True
         if deep:
             children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
             for child in list.__iter__(children) if isinstance(children, list) else children:
@@ -105,11 +107,9 @@ def note_used(value: Any, *, deep: bool = False) -> None:
 
 
 def note_op(value: Any, op: str) -> None:
-    stats = getattr(value, "stats", None)
-    if isinstance(stats, Stats):
-        stats.ops.add(op)
+    if isinstance(value, _TRACKED):
+        value.stats.ops.add(op)
 
 
 def stats_of(value: Any) -> Stats:
-    stats = getattr(value, "stats", None)
-    return stats if isinstance(stats, Stats) else Stats()
+    return value.stats if isinstance(value, _TRACKED) else Stats()
