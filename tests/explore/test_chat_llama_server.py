@@ -52,7 +52,7 @@ def ours(vocab: Path, template: Path | None, case: str, now: datetime | None = N
     request = LlamaServerRequest(enable_thinking=req.get("enable_thinking", True), now=now)
     try:
         p = chat_prompt(tok, default, req["messages"], add_generation_prompt=req.get("add_generation_prompt", True),
-                        tools=req.get("tools"), locate_messages=False, runtime="llama-server",
+                        tools=req.get("tools"), extra=req.get("kwargs"), locate_messages=False, runtime="llama-server",
                         tool_use_template=tool_use, request=request)  # fmt: skip
     except ChatTemplateError as exc:
         return {"error": str(exc)}

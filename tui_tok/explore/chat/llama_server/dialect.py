@@ -28,7 +28,7 @@ import jinja2
 import jinja2.ext
 from jinja2.sandbox import SandboxedEnvironment
 
-from tui_tok.explore.chat.llama_server.stats import note_op, note_used
+from tui_tok.explore.chat.llama_server.stats import note_op, note_used, quiet
 
 _STR_METHODS = frozenset("upper lower strip rstrip lstrip title capitalize startswith endswith split rsplit replace format".split())
 _LIST_METHODS = frozenset("append pop sort reverse".split())
@@ -221,7 +221,8 @@ def _add(left: Any, right: Any) -> Any:
     if isinstance(left, list) and isinstance(right, list):
         return [*left, *right]
     if isinstance(left, str) or isinstance(right, str):
-        return as_string(left) + as_string(right)
+        with quiet():
+            return as_string(left) + as_string(right)
     raise LlamaError(f'Unknown operator "+" between {_type(left)} and {_type(right)}')
 
 
@@ -340,7 +341,8 @@ def _tracking_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     def run(value: Any, *args: Any, **kwargs: Any) -> Any:
         note_used(value)
         note_op(value, name)
-        return fn(value, *args, **kwargs)
+        with quiet():
+            return fn(value, *args, **kwargs)
 
     run.__name__ = fn.__name__
     run.__doc__ = fn.__doc__
@@ -361,7 +363,8 @@ def _tracking_test(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _finalize(value: Any) -> str:
     note_used(value)
-    return as_string(value)
+    with quiet():
+        return as_string(value)
 
 
 class _Namespace(jinja2.utils.Namespace):

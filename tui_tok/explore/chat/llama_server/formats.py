@@ -64,7 +64,7 @@ def _ministral_blocks(messages: list[dict[str, Any]], src: str) -> list[dict[str
             if isinstance(msg["content"], str):
                 content.append({"type": "text", "text": msg["content"]})
             elif isinstance(msg["content"], list):
-                content.append(msg["content"])
+                content.extend(msg["content"])  # common_json::insert of an array: its items
         adjusted = {k: v for k, v in msg.items() if k != "reasoning_content"}
         adjusted["content"] = content
         out.append(adjusted)

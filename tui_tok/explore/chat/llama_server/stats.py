@@ -11,6 +11,7 @@ does to them; nothing is recorded outside a probe.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,19 @@ from typing import Any
 class Stats:
     used: bool = False
     ops: set[str] = field(default_factory=set)
+
+
+_quiet: list[bool] = []
+"""Non-empty while a builtin (filter, printing, tojson) runs: its own iteration is not the template's."""
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    _quiet.append(True)
+    try:
+        yield
+    finally:
+        _quiet.pop()
 
 
 class TrackedStr(str):
@@ -60,8 +74,9 @@ class TrackedList(list[Any]):
         self.stats = Stats()
 
     def __iter__(self) -> Iterator[Any]:
-        self.stats.used = True
-        self.stats.ops.add("array_access")
+        if not _quiet:  # a template's for loop; a builtin iterating records its own name instead
+            self.stats.used = True
+            self.stats.ops.add("array_access")
         return super().__iter__()
 
     def __bool__(self) -> bool:
