@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -273,6 +273,15 @@ class LlamaEnvironment(SandboxedEnvironment):
             return left * right
         raise LlamaError(f'Unknown operator "*" between {_type(left)} and {_type(right)}')
 
+    def _parse(self, source: str, name: str | None, filename: str | None) -> jinja2.nodes.Template:
+        """The template's tree with every ``for`` iterable wrapped in ``_for_iterable`` (jinja2 has
+        no hook for the iteration itself)."""
+        tree = super()._parse(source, name, filename)
+        for node in tree.find_all(jinja2.nodes.For):
+            pairs = jinja2.nodes.Const(isinstance(node.target, jinja2.nodes.Tuple))
+            node.iter = jinja2.nodes.Call(jinja2.nodes.Name(_FOR_ITERABLE, "load"), [node.iter, pairs], [], None, None)
+        return tree
+
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
         if attr.startswith("_"):
             return False
@@ -331,10 +340,22 @@ class LlamaEnvironment(SandboxedEnvironment):
         return super().getitem(obj, argument)
 
 
-def _iter_tracked(value: Any) -> Iterator[Any]:
+def _for_iterable(value: Any, pairs: bool) -> Any:
+    """What a ``for`` loop runs over (``for_statement::execute_impl``): undefined is empty, an object
+    gives its keys (``for k, v in obj``: its pairs), anything but an array or object fails."""
     note_used(value)
     note_op(value, "array_access")
-    return iter(value)
+    if isinstance(value, jinja2.Undefined):
+        return []
+    if isinstance(value, Mapping):
+        return list(value.items()) if pairs else list(value.keys())
+    if isinstance(value, Iterable) and not isinstance(value, str):  # arrays (and range, items(), generators)
+        return value
+    raise LlamaError(f"Expected iterable or object type in for loop: got {_type(value)}")
+
+
+_FOR_ITERABLE = "llama_for_iterable"
+"""The global a ``for`` loop's iterable is passed through (see ``LlamaEnvironment._parse``)."""
 
 
 def _tracking_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -380,6 +401,7 @@ def environment() -> LlamaEnvironment:
     env.filters["string"] = _tracking_filter("string", as_string)
     env.filters["safe"] = _tracking_filter("safe", as_string)  # a plain string: no Markup escaping after
     env.tests = {name: _tracking_test(name, fn) for name, fn in env.tests.items()}
+    env.globals[_FOR_ITERABLE] = _for_iterable
     env.globals["raise_exception"] = _raise_exception
     env.globals["strftime_now"] = _strftime_now
     env.globals["namespace"] = jinja2.utils.Namespace

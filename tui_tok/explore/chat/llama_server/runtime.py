@@ -19,6 +19,13 @@ from tui_tok.explore.chat.llama_server.apply import LlamaServerRender, LlamaServ
 from tui_tok.explore.chat.llama_server.dialect import LlamaError
 from tui_tok.explore.chat.render import ChatTemplateError, error_context
 
+class LlamaServerRefusal(ChatTemplateError):
+    """A request llama-server refuses before rendering (its message parsing, its request checks)."""
+
+    def __str__(self) -> str:
+        return f"llama-server: {self.message}"
+
+
 RUNTIMES = ("llama-server", "transformers")
 """The chat runtimes, the default (GGUF files are run by llama.cpp) first."""
 
@@ -95,5 +102,5 @@ def _template_line(tb: Any) -> int | None:
 def _error(template: str, message: str, line: int | None) -> ChatTemplateError:
     lines = template.split("\n")
     if line is None or not 1 <= line <= len(lines):
-        return ChatTemplateError(message, line=None, column=None, context="")
+        return LlamaServerRefusal(message, line=None, column=None, context="")
     return ChatTemplateError(message, line=line, column=None, context=error_context(lines, line, None))
