@@ -18,7 +18,7 @@ Does not render (``render.py``) nor read GGUF files.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,10 +124,11 @@ def chat_prompt(
     bos, eos = token_texts(tokenizer)
     vocab = tokenizer.vocab
 
-    def render(msgs: Sequence[Mapping[str, Any]], agp: bool) -> str:
+    def render_transformers(msgs: Sequence[Mapping[str, Any]], agp: bool) -> str:
         return render_chat(template, msgs, bos_token=bos, eos_token=eos, add_generation_prompt=agp,
                            tools=tools, documents=documents, extra=extra)  # fmt: skip
 
+    render: Callable[[Sequence[Mapping[str, Any]], bool], str] = render_transformers
     fmt = ""
     if runtime == "llama-server":  # BOS/EOS texts are dropped by the runtime itself
         render, rendered, fmt = llama_server_renderer(template, messages, tool_use_template, tools, bos, eos, vocab.add_bos,

@@ -321,16 +321,16 @@ class LlamaEnvironment(SandboxedEnvironment):
                 note_op(obj, "object_access")
                 return value
             if not isinstance(argument, str):
-                return self.undefined(obj=obj, name=argument)
+                return self.undefined(obj=obj, name=str(argument))
         if isinstance(obj, (list, str)) and isinstance(argument, str) and argument.isdigit():
             argument = int(argument)
         if isinstance(obj, (list, str)) and isinstance(argument, int):
             if isinstance(obj, str) and argument < 0:
-                return self.undefined(obj=obj, name=argument)
+                return self.undefined(obj=obj, name=str(argument))
             try:
                 value = obj[argument]
             except IndexError:
-                return self.undefined(obj=obj, name=argument)
+                return self.undefined(obj=obj, name=str(argument))
             note_used(value)
             note_used(obj)
             note_op(obj, "array_access")
@@ -400,7 +400,7 @@ def environment() -> LlamaEnvironment:
     env.filters["tojson"] = _tracking_filter("tojson", _tojson)
     env.filters["string"] = _tracking_filter("string", as_string)
     env.filters["safe"] = _tracking_filter("safe", as_string)  # a plain string: no Markup escaping after
-    env.tests = {name: _tracking_test(name, fn) for name, fn in env.tests.items()}
+    env.tests = {name: _tracking_test(name, fn) for name, fn in env.tests.items()}  # type: ignore[arg-type]
     env.globals[_FOR_ITERABLE] = _for_iterable
     env.globals["raise_exception"] = _raise_exception
     env.globals["strftime_now"] = _strftime_now
