@@ -214,7 +214,7 @@ def direct_apply(src: str, messages: list[dict[str, Any]], tools: list[Any] | No
         variables.update(reasoning_effort=effort, reasoning_strength=effort)
     variables = _fresh(variables)
     variables["strftime_now"] = now.strftime
-    result = dialect.compile_template(src).render(**variables)
+    result = dialect.render(src, variables)
     if add_bos and result.startswith(bos):
         result = result[len(bos) :]
     if add_eos and result.endswith(eos):

@@ -67,7 +67,7 @@ def _probe(source: str, messages: list[Any], tools: list[Any] | None = None,
     }  # fmt: skip
     variables.update(extra or {})
     try:
-        output = dialect.compile_template(source).render(**variables)
+        output = dialect.render(source, variables)
         return _Probe(True, output, variables)
     except Exception:  # noqa: BLE001 - llama.cpp ignores every exception of a probe (caps.cpp)
         return _Probe(False, "", variables)

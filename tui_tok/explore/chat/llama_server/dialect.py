@@ -265,6 +265,8 @@ class LlamaEnvironment(SandboxedEnvironment):
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         if operator == "+":
             return _add(left, right)
+        if operator != "*":
+            return super().call_binop(context, operator, left, right)
         if isinstance(left, str) and isinstance(right, int) and not isinstance(right, bool):
             return left * max(right, 0)
         if isinstance(right, str) and isinstance(left, int) and not isinstance(left, bool):
@@ -396,7 +398,8 @@ class _Namespace(jinja2.utils.Namespace):
 def environment() -> LlamaEnvironment:
     env = LlamaEnvironment(trim_blocks=True, lstrip_blocks=True, undefined=LlamaUndefined, finalize=_finalize,
                            extensions=[_GenerationTag, jinja2.ext.loopcontrols])  # fmt: skip
-    env.filters = {name: _tracking_filter(name, fn) for name, fn in env.filters.items()}
+    for name, fn in list(env.filters.items()):  # in place: a subclass may guard what is set here
+        env.filters[name] = _tracking_filter(name, fn)
     env.filters["tojson"] = _tracking_filter("tojson", _tojson)
     env.filters["string"] = _tracking_filter("string", as_string)
     env.filters["safe"] = _tracking_filter("safe", as_string)  # a plain string: no Markup escaping after
@@ -413,3 +416,9 @@ def environment() -> LlamaEnvironment:
 def compile_template(source: str) -> jinja2.Template:
     """The compiled template; raises ``jinja2.TemplateSyntaxError``."""
     return environment().from_string(source)
+
+
+def render(source: str, variables: Mapping[str, Any]) -> str:
+    """``source`` rendered on ``variables``: every render of this runtime (probes included) goes
+    through here."""
+    return compile_template(source).render(**variables)
