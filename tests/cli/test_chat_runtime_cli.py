@@ -77,6 +77,17 @@ def test_continue_final_message(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     messages = _file(tmp_path, "m.json", [*SYSTEM_USER, {"role": "assistant", "content": "Hel"}])
     code, out, _ = run_cli(capsys, "chat", PHI3, "--messages", messages, "--continue")
     assert code == 0 and out == "<|user|>\nYou are terse.\nHi there<|end|>\n<|assistant|>\nHel\n"
+    # the server's default --prefill-assistant continues a last assistant message too
+    assert run_cli(capsys, "chat", PHI3, "--messages", messages)[1] == out
+    code, closed, _ = run_cli(capsys, "chat", PHI3, "--messages", messages, "--no-prefill-assistant")
+    assert closed == "<|user|>\nYou are terse.\nHi there<|end|>\n<|assistant|>\nHel<|end|>\n"
+
+
+def test_two_assistant_messages_at_the_end_are_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    last = [{"role": "assistant", "content": "A"}, {"role": "assistant", "content": "B"}]
+    messages = _file(tmp_path, "m.json", [*SYSTEM_USER, *last])
+    code, _, err = run_cli(capsys, "chat", PHI3, "--messages", messages)
+    assert code == 2 and "Cannot have 2 or more assistant messages at the end of the list." in err
 
 
 @pytest.mark.parametrize(("args", "message"), [

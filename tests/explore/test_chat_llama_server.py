@@ -49,7 +49,8 @@ def ours(vocab: Path, template: Path | None, case: str, now: datetime | None = N
         templates = templates_of(read_gguf(vocab).metadata)
         default, tool_use = templates.get("default", ""), templates.get("tool_use")
     req = CASES[case]
-    request = LlamaServerRequest(enable_thinking=req.get("enable_thinking", True), now=now)
+    # the oracle calls common_chat_templates_apply directly: no server prefill of a last assistant message
+    request = LlamaServerRequest(enable_thinking=req.get("enable_thinking", True), now=now, prefill_assistant=False)
     try:
         p = chat_prompt(tok, default, req["messages"], add_generation_prompt=req.get("add_generation_prompt", True),
                         tools=req.get("tools"), extra=req.get("kwargs"), locate_messages=False, runtime="llama-server",

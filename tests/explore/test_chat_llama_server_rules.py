@@ -73,7 +73,10 @@ def test_system_folded_into_the_first_user_message_without_a_system_role() -> No
 def test_tool_call_arguments_parsed_for_a_template_reading_them_as_objects() -> None:
     assert caps_of(OBJECT_ARGS).supports_object_arguments
     call = {"type": "function", "function": {"name": "w", "arguments": '{"city": "Oslo"}'}}
-    assert render(OBJECT_ARGS, [{"role": "assistant", "content": None, "tool_calls": [call]}]) == "w(city=Oslo);"
+    messages = [{"role": "assistant", "content": None, "tool_calls": [call]}]
+    assert render(OBJECT_ARGS, messages, prefill_assistant=False) == "w(city=Oslo);"
+    with pytest.raises(ChatTemplateError, match="Cannot continue an assistant message that contains tool calls"):
+        render(OBJECT_ARGS, messages)  # the server prefills a last assistant message
 
 
 def test_string_content_as_typed_parts_for_a_template_reading_parts() -> None:
@@ -86,7 +89,7 @@ def test_developer_is_system_and_null_content_is_empty() -> None:
     t = "{% for m in messages %}{{ m.role }}:{{ m.content | tojson }};{% endfor %}"
     call = {"type": "function", "function": {"name": "w", "arguments": {"a": 1}}}
     messages = [{"role": "developer", "content": "d"}, {"role": "assistant", "content": None, "tool_calls": [call]}]
-    assert render(t, messages) == 'system:"d";assistant:"";'
+    assert render(t, messages, prefill_assistant=False) == 'system:"d";assistant:"";'
 
 
 def test_round_trip_keeps_llama_cpp_fields_only() -> None:
@@ -94,7 +97,7 @@ def test_round_trip_keeps_llama_cpp_fields_only() -> None:
     message = {"role": "assistant", "content": "x", "extra": 1, "reasoning_content": "",
                "tool_calls": [{"type": "function", "id": "c1", "function": {"name": "w", "arguments": {"a": 1}}}]}  # fmt: skip
     # tojson reads the arguments deeply: llama.cpp finds the template reads them as objects and parses them
-    assert render(t, [message]) == ('{"role": "assistant", "content": "x", "tool_calls": [{"type": "function", '
+    assert render(t, [message], prefill_assistant=False) == ('{"role": "assistant", "content": "x", "tool_calls": [{"type": "function", '
                                     '"function": {"name": "w", "arguments": {"a": 1}}, "id": "c1"}]}')  # fmt: skip
 
 

@@ -47,6 +47,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--continue", dest="continue_final_message", nargs="?", const="auto", choices=CONTINUATIONS,
                    help="continue the last message (llama-server's continue_final_message; implies "
                         "--no-generation-prompt)")  # fmt: skip
+    p.add_argument("--no-prefill-assistant", dest="prefill_assistant", action="store_false",
+                   help="llama-server: do not continue a last assistant message (its --no-prefill-assistant)")  # fmt: skip
     p.add_argument("--thinking", choices=("on", "off"),
                    help="enable_thinking (llama-server's default: on; transformers: the template's default)")  # fmt: skip
     p.add_argument("--reasoning-effort", metavar="LEVEL",
@@ -73,13 +75,10 @@ def run(args: argparse.Namespace) -> int:
     extra = kwargs_of(args)
     gguf = read_model(args.model, texts=("tokenizer.ggml.merges",))
     template, tool_use = pick_templates(args, templates_of(gguf.metadata))
-    request = LlamaServerRequest(add_generation_prompt=args.add_generation_prompt,
+    request = LlamaServerRequest(add_generation_prompt=args.add_generation_prompt and args.continue_final_message is None,
                                  enable_thinking=args.thinking != "off", reasoning_effort=args.reasoning_effort,
-                                 continue_final_message=args.continue_final_message)  # fmt: skip
-    if args.continue_final_message is not None:
-        request = LlamaServerRequest(add_generation_prompt=False, enable_thinking=request.enable_thinking,
-                                     reasoning_effort=request.reasoning_effort,
-                                     continue_final_message=request.continue_final_message)  # fmt: skip
+                                 continue_final_message=args.continue_final_message,
+                                 prefill_assistant=args.prefill_assistant)  # fmt: skip
     tok = load_tokenizer(gguf)
 
     def build(runtime: str, locate: bool = False) -> Any:

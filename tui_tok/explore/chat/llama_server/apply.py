@@ -54,6 +54,9 @@ class LlamaServerRequest:
     """None, ``"auto"``, ``"content"`` or ``"reasoning_content"``."""
     now: datetime | None = None
     """The time the date variables and ``strftime_now`` read (None: now)."""
+    prefill_assistant: bool = True
+    """The server's ``--prefill-assistant`` (on by default): a conversation ending with an assistant
+    message continues it. Off is ``common_chat_templates_apply`` called directly (the oracle)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +132,10 @@ def apply(
     thinking, kwargs = server_inputs(request)
     agp = request.add_generation_prompt
     cont = request.continue_final_message
+    if cont is None and request.prefill_assistant and msgs and msgs[-1].role == "assistant":
+        if len(msgs) >= 2 and msgs[-2].role == "assistant":
+            raise LlamaError("Cannot have 2 or more assistant messages at the end of the list.")
+        cont, agp = "auto", False
     if cont is not None and agp:
         raise LlamaError("Cannot set both add_generation_prompt and continue_final_message to true.")
     if cont is not None and msgs and msgs[-1].role == "assistant" and msgs[-1].tool_calls:

@@ -66,7 +66,7 @@ def llama_server_renderer(
     kwargs: Mapping[str, object] | None, request: LlamaServerRequest | None,
 ) -> tuple[Callable[[Sequence[Mapping[str, Any]], bool], str], str, str]:
     """For ``prompt.chat_prompt``: a render function of (messages, add_generation_prompt) for the
-    prefix renders, the prompt of ``messages`` and its format name. ``kwargs`` are added to the
+    prefix renders (nothing continued), the prompt of ``messages`` and its format name. ``kwargs`` are added to the
     request's ``chat_template_kwargs``."""
     base = request or LlamaServerRequest()
     if kwargs:
@@ -74,8 +74,8 @@ def llama_server_renderer(
     full = replace(base, add_generation_prompt=add_generation_prompt)
 
     def render(msgs: Sequence[Mapping[str, Any]], agp: bool) -> str:
-        req = full if agp == full.add_generation_prompt else replace(full, add_generation_prompt=agp,
-                                                                      continue_final_message=None)  # fmt: skip
+        # a prefix of the conversation: its messages closed, nothing continued
+        req = replace(full, add_generation_prompt=agp, continue_final_message=None, prefill_assistant=False)
         return render_llama_server(template, msgs, tool_use_template=tool_use_template, tools=tools, bos_token=bos,
                                    eos_token=eos, add_bos=add_bos, add_eos=add_eos, request=req).prompt  # fmt: skip
 
