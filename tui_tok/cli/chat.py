@@ -62,9 +62,9 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui_tok.explore.chat.llama_server.differ import runtimes_differ
+    from tui_tok.explore.chat.llama_server.differ import with_other_runtime
     from tui_tok.explore.chat.prompt import chat_prompt
-    from tui_tok.explore.chat.render import ChatTemplateError, templates_of
+    from tui_tok.explore.chat.render import templates_of
     from tui_tok.loader import load_tokenizer
     from tui_tok.sources import read_model
 
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
                            tools=tools, extra=extra, locate_messages=locate, runtime=runtime,
                            tool_use_template=tool_use, request=request)  # fmt: skip
 
-    prompt = build(args.runtime)
+    prompt, differ = with_other_runtime(build, args.runtime) if args.json else (build(args.runtime), None)
     for inj in prompt.injections:
         print(f"tui-tok: warning: message {inj.message} ({messages[inj.message].get('role')}) {inj.field} "
               f"character {inj.start}: {inj.text!r} is read as special token {inj.token_id}", file=sys.stderr)  # fmt: skip
@@ -104,12 +104,6 @@ def run(args: argparse.Namespace) -> int:
         record: dict[str, Any] = {"runtime": args.runtime, "text": prompt.rendered, "ids": prompt.ids,
                                   "injections": [{"message": i.message, "field": i.field, "start": i.start,
                                                   "text": i.text, "token_id": i.token_id} for i in prompt.injections]}  # fmt: skip
-        other_name = next(r for r in RUNTIMES if r != args.runtime)
-        try:
-            other: Any = build(other_name)
-        except (ChatTemplateError, ChatInputError) as exc:
-            other = str(exc)
-        differ = runtimes_differ({args.runtime: prompt, other_name: other})
         if differ is not None:
             record["runtimes_differ"] = differ
         sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")

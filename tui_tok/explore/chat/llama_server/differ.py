@@ -3,7 +3,11 @@ differing token of the ids, with what each runtime has there."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+from tui_tok.errors import TuiTokError
+from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
 
 SNIPPET = 24
 """Characters shown from the first difference on."""
@@ -15,6 +19,9 @@ class _Prompt(Protocol):
 
     @property
     def ids(self) -> list[int]: ...
+
+
+_P = TypeVar("_P", bound=_Prompt)
 
 
 def first_difference(a: str, b: str) -> int | None:
@@ -64,3 +71,37 @@ def first_difference_ids(a: list[int], b: list[int]) -> int | None:
 def _side(p: _Prompt, char: int, token: int) -> dict[str, Any]:
     return {"text": p.text[char : char + SNIPPET], "token_id": p.ids[token] if token < len(p.ids) else None,
             "chars": len(p.text), "tokens": len(p.ids)}  # fmt: skip
+
+
+def with_other_runtime(build: Callable[[str], _P], runtime: str) -> tuple[_P, dict[str, Any] | None]:
+    """``build(runtime)``'s prompt and where ``build`` of the other runtime differs from it (its
+    refusal as the other side's ``error``). ``build`` raises for the asked runtime; the other
+    runtime's ``TuiTokError`` is recorded, not raised."""
+    prompt = build(runtime)
+    other = next(r for r in RUNTIMES if r != runtime)
+    try:
+        theirs: _P | str = build(other)
+    except TuiTokError as exc:
+        theirs = str(exc)
+    return prompt, runtimes_differ({runtime: prompt, other: theirs})
+
+
+def describe(differ: dict[str, Any] | None, runtime: str) -> str:
+    """One line for a view: where the other runtime's prompt differs, or that it does not.
+
+    >>> describe(None, "llama-server")
+    'transformers gives the same ids'
+    """
+    other = next(r for r in RUNTIMES if r != runtime)
+    if differ is None:
+        return f"{other} gives the same ids"
+    theirs = differ[other]
+    if "error" in theirs:
+        return f"{other} refuses: {theirs['error']}"
+    ours = differ[runtime]
+    return f"{other} differs at char {differ['char']}, token {differ['token']}: {_cut(ours['text'])} vs {_cut(theirs['text'])}"
+
+
+def _cut(text: str, width: int = 10) -> str:
+    """A short quoted snippet, control characters escaped (repr)."""
+    return repr(text[:width] + ("…" if len(text) > width else ""))

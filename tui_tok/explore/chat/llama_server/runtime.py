@@ -7,6 +7,7 @@ llama.cpp refuses a conversation with one message (a parse error of the request,
 
 from __future__ import annotations
 
+import re
 import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -99,8 +100,23 @@ def _template_line(tb: Any) -> int | None:
     return line
 
 
+_QUOTED = re.compile(r"'([^']+)'")
+
+
+def _column(line_text: str, message: str) -> int | None:
+    """Where on the line the error is: the first quoted name of the message found there, else the
+    ``raise_exception`` call (as the transformers runtime guesses it: jinja2 gives no columns)."""
+    for name in reversed(_QUOTED.findall(message)):
+        at = line_text.find(name) if name not in ("dict object", "list object", "str object") else -1
+        if at >= 0:
+            return at + 1
+    at = line_text.find("raise_exception")
+    return at + 1 if at >= 0 else None
+
+
 def _error(template: str, message: str, line: int | None) -> ChatTemplateError:
     lines = template.split("\n")
     if line is None or not 1 <= line <= len(lines):
         return LlamaServerRefusal(message, line=None, column=None, context="")
-    return ChatTemplateError(message, line=line, column=None, context=error_context(lines, line, None))
+    column = _column(lines[line - 1], message)
+    return ChatTemplateError(message, line=line, column=column, context=error_context(lines, line, column))
