@@ -29,7 +29,11 @@ def render(template: str, messages: list[dict] = USER, **request: object) -> str
 
 
 @pytest.mark.parametrize(("template", "expected"), [
-    ("{{ 'a' + 1 }}|{{ 1 + 2.5 }}|{{ 'x' + none }}|{{ none }}|{{ true }}", "a1|3.5|x|None|True"),
+    ("{{ 'a' + 1 }}|{{ 1 + 2.5 }}|{{ 'x' + none }}|{{ none }}|{{ true }}|{{ 2.0 }}", "a1|3.5|x||True|2.0"),
+    ("{{ [1, 'a', none, [2.0, true]] }}|{{ {'a': 1} }}|{{ 3.0 | string }}|{{ [1, 'a'] | string }}", "1a2.0True||3|[1, 'a']"),
+    ("{{ 'x' ~ none ~ 1 }}|{{ none | default('d') }}|{{ '' | default('e') }}|{{ '' | default('e', true) }}", "x1|d||e"),
+    ("{{ 'a' in ('a', 'b') }}{{ 'b' in 'abc' }}{{ 'k' in {'k': 1} }}{{ 1 in nothing }}{{ 'z' not in ['a'] }}", "TrueTrueTrueFalseTrue"),
+    ("{% for k in {'a': 1, 'b': 2} %}{{ k }}{% endfor %}{% for k, v in {'a': 1} %}{{ k }}={{ v }}{% endfor %}", "aba=1"),
     ("{% set l = [] %}{% set _ = l.append(3) %}{{ l | tojson }}", "[3]"),  # transformers' sandbox refuses
     ("{{ nothing.items() | length }}{% for k in nothing.keys %}x{% endfor %}", "0"),
     ('{{ {"b": [1, "é"], "a": {}} | tojson }}', '{"b": [1, "é"], "a": {}}'),
@@ -47,6 +51,10 @@ def test_dialect(template: str, expected: str) -> None:
     ("{{ [1] | tojson(sort_keys=true) }}", "tojson sort_keys=true not implemented"),
     ("\n{{ raise_exception('No system role') }}", "template line 2, column 4: No system role"),
     ("{{ 'a'.find('a') }}", "template line 1, column 8: access to attribute 'find'"),  # llama.cpp's methods only
+    ("{{ 1 ~ 2 }}", 'Unknown operator "~" between Integer and Integer'),
+    ("{{ nothing in ['a'] }}", "Cannot perform operation in on undefined values"),
+    ("{{ ['a'] in ['a'] }}", 'Unknown operator "in" between Array and Array'),
+    ("{% for c in 'abc' %}{% endfor %}", "Expected iterable or object type in for loop: got String"),
 ])  # fmt: skip
 def test_dialect_refusals_are_one_line(template: str, message: str) -> None:
     with pytest.raises(ChatTemplateError) as info:
@@ -111,7 +119,7 @@ def test_request_controls() -> None:
     assert render(THINK, add_generation_prompt=False) == "True||False|"  # not set at all, as llama.cpp
     assert render(THINK, reasoning_effort="high") == "True|high|True|"
     assert render(THINK, reasoning_effort="none") == "False||True|"
-    assert render(THINK, chat_template_kwargs={"enable_thinking": False, "custom": [1]}) == "False||True|[1]"
+    assert render(THINK, chat_template_kwargs={"enable_thinking": False, "custom": [1, "a"]}) == "False||True|1a"
     with pytest.raises(ChatTemplateError, match="invalid type for \"enable_thinking\""):
         render(THINK, chat_template_kwargs={"enable_thinking": "no"})
 

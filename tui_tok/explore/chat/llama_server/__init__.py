@@ -4,6 +4,6 @@ template capability probes and message rewrites, its per-family fixes). The ``tr
 is ``render.py``; ``prompt.py`` tokenizes either."""
 
 from tui_tok.explore.chat.llama_server.apply import LlamaServerRender, LlamaServerRequest, apply
-from tui_tok.explore.chat.llama_server.dialect import LlamaError
+from tui_tok.explore.chat.llama_server.values import LlamaError
 
 __all__ = ["LlamaError", "LlamaServerRender", "LlamaServerRequest", "apply"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui_tok.explore.chat.llama_server.caps import Caps
-from tui_tok.explore.chat.llama_server.dialect import LlamaError
+from tui_tok.explore.chat.llama_server.values import LlamaError
 
 
 @dataclass(slots=True)

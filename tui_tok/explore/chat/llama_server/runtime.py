@@ -17,7 +17,7 @@ from typing import Any
 import jinja2
 
 from tui_tok.explore.chat.llama_server.apply import LlamaServerRender, LlamaServerRequest, apply
-from tui_tok.explore.chat.llama_server.dialect import LlamaError
+from tui_tok.explore.chat.llama_server.values import LlamaError
 from tui_tok.explore.chat.render import ChatTemplateError, error_context
 
 class LlamaServerRefusal(ChatTemplateError):
