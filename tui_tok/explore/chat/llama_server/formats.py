@@ -198,17 +198,22 @@ def family_of(src: str) -> Family | None:
 
 
 def continuation(family: Family | None, gen_prompt: str, msg: Msg, kind: str) -> str:
-    """What a continued final message appends: the generation prompt, the reasoning opened (and
-    closed for ``content``), then the content (``generate_parser`` and each parsers/*.cpp)."""
-    start, end = family.think if family else ("", "")
-    if family is None or family.name in ("Gemma4", "GPT-OSS", "Kimi K2 Thinking"):
-        head = family.gen_prompt if family and family.gen_prompt else gen_prompt
-        if family is not None:
-            text = head + start + msg.reasoning_content
-            return text + (end + msg.render_content() if kind == "content" else "")
-    else:
-        head = gen_prompt
-    text = head
-    if start and start in head:
-        text = head[: head.find(start)] + start + msg.reasoning_content + (end if kind == "content" else "")
-    return text + (msg.render_content() if kind == "content" else "")
+    """What a continued final message appends (``kind``: ``content`` or ``reasoning_content``).
+
+    GPT-OSS, Kimi K2 and Gemma 4 write their own generation prompt (``gen_prompt`` is Gemma 4's model
+    turn opener, or "") then the reasoning block (closed before the content); the others take the
+    rendered generation prompt up to its reasoning start tag, then the reasoning (closed for content),
+    then the content (``peg_generator::generate_parser``; the tags are the family's, ``<think>`` for
+    the generic path, where llama.cpp's template analysis finds them). Not checked against the oracle
+    (it has no continuation).
+    """
+    content = msg.render_content() if kind == "content" else ""
+    if family is not None and family.name in ("GPT-OSS", "Kimi K2 Thinking", "Gemma4"):
+        start, end = family.think
+        head = family.gen_prompt or gen_prompt
+        return head + start + msg.reasoning_content + (end + content if kind == "content" else "")
+    start, end = family.think if family is not None else ("<think>", "</think>")
+    if start in gen_prompt:
+        head = gen_prompt[: gen_prompt.find(start)] + start + msg.reasoning_content
+        return head + (end + content if kind == "content" else "")
+    return gen_prompt + content
