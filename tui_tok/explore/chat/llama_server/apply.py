@@ -140,15 +140,16 @@ def apply(
         raise LlamaError("Cannot set both add_generation_prompt and continue_final_message to true.")
     if cont is not None and msgs and msgs[-1].role == "assistant" and msgs[-1].tool_calls:
         raise LlamaError("Cannot continue an assistant message that contains tool calls.")
+    rendered_msgs = msgs
     if "You have access to the following functions in JSONSchema format" in src:
-        msgs = [_trimmed(m) for m in msgs]  # StepFun (issue #24181)
+        rendered_msgs = [_trimmed(m) for m in msgs]  # StepFun (issue #24181)
     caps = caps_of(src)
-    messages_json = normalize([to_json(m) for m in msgs], caps)
+    messages_json = normalize([to_json(m) for m in rendered_msgs], caps)
     continued: Msg | None = None
     if cont is not None:
         agp = False
         if msgs:
-            continued = msgs[-1]
+            continued = msgs[-1]  # as the request has it (not trimmed)
             messages_json.pop()
             if cont == "auto":
                 cont = "content"
