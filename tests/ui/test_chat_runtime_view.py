@@ -25,10 +25,10 @@ async def test_runtime_selector_and_difference_line() -> None:
         assert screen.prompt.runtime == "llama-server"
         assert screen.prompt.text.startswith("<|user|>\nYou are a helpful assistant.\nWhat is 2+2?<|end|>")
         line = str(screen.query_one("#chat-differ", Static).render())
-        assert line == "transformers differs at char 9, token 2: 'You are a …' vs 'What is 2+…'"
+        assert line == "≠ transformers from char 9 (token 2): 'You are a…' vs 'What is 2…'"
         screen.query_one("#chat-runtime", Select).value = "transformers"
         await settle(app, pilot)
         assert screen.prompt.runtime == "transformers"
         assert screen.prompt.text.startswith("<|user|>\nWhat is 2+2?<|end|>")  # transformers drops it
         line = str(screen.query_one("#chat-differ", Static).render())
-        assert line == "llama-server differs at char 9, token 2: 'What is 2+…' vs 'You are a …'"
+        assert line == "≠ llama-server from char 9 (token 2): 'What is 2…' vs 'You are a…'"

@@ -99,9 +99,9 @@ def describe(differ: dict[str, Any] | None, runtime: str) -> str:
     if "error" in theirs:
         return f"{other} refuses: {theirs['error']}"
     ours = differ[runtime]
-    return f"{other} differs at char {differ['char']}, token {differ['token']}: {_cut(ours['text'])} vs {_cut(theirs['text'])}"
+    return f"≠ {other} from char {differ['char']} (token {differ['token']}): {_cut(ours['text'])} vs {_cut(theirs['text'])}"
 
 
-def _cut(text: str, width: int = 10) -> str:
+def _cut(text: str, width: int = 9) -> str:
     """A short quoted snippet, control characters escaped (repr)."""
     return repr(text[:width] + ("…" if len(text) > width else ""))
