@@ -26,6 +26,8 @@ SUBCOMMANDS: dict[str, str] = {
     "chat": "tui_tok.cli.chat",
     "diff": "tui_tok.cli.diff",
     "explain": "tui_tok.cli.explain",
+    "fix": "tui_tok.cli.fix",
+    "edit": "tui_tok.cli.edit",
 }
 
 
@@ -80,18 +82,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args) or 0)
     except TuiTokError as exc:
+        from tui_tok.explore.visible import visible
+
         if args.debug:
             traceback.print_exc()
-        print(f"tui-tok: error: {exc}", file=sys.stderr)
+        # messages quote files, templates and servers: their controls are drawn, never sent
+        print(f"tui-tok: error: {visible(str(exc), lines=True)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug: still one line unless --debug
+        from tui_tok.explore.visible import visible
+
         if args.debug:
             traceback.print_exc()
-        print(f"tui-tok: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
+        print(f"tui-tok: internal error: {type(exc).__name__}: {visible(str(exc), lines=True)} (rerun with --debug)",
+              file=sys.stderr)
         return 1
 
 

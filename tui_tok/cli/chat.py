@@ -6,7 +6,8 @@ on where the template can think, the file's ``tool_use`` template when tools are
 message folded into the first user message where the template has no system role ...);
 ``--runtime transformers`` renders as transformers' ``apply_chat_template`` does. Either way the ids
 are what llama.cpp feeds the model (BOS/EOS texts the vocab adds itself dropped, then tokenized with
-add_special and parse_special on).
+add_special and parse_special on); to a terminal the text's controls are shown as ``␛``/``⟨009B⟩``
+unless ``--raw`` is given.
 
 Prints the text; ``--json`` prints ``{"runtime", "text", "ids", "injections", "runtimes_differ"}``,
 ``runtimes_differ`` saying where the other runtime's prompt parts from this one (first differing
@@ -25,15 +26,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal
+from tui_tok.cli.model_arg import MODEL_HELP
 from tui_tok.explore.chat.llama_server.apply import CONTINUATIONS, LlamaServerRequest
 from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
 from tui_tok.explore.chat.variables import ChatInputError, parse_variables
+from tui_tok.explore.visible import json_dumps, visible
 
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("chat", help="render a conversation with the model's chat template",
                               description=__doc__.splitlines()[0])  # fmt: skip
-    p.add_argument("model", help="GGUF file")
+    p.add_argument("model", help=MODEL_HELP)
     p.add_argument("--messages", required=True, metavar="FILE|-",
                    help='JSON list of {"role", "content"} messages ("-": stdin)')  # fmt: skip
     p.add_argument("--tools", metavar="FILE", help="JSON list of tool definitions")
@@ -57,6 +61,7 @@ def add_parser(subparsers: Any) -> None:
                    help="template variable / chat_template_kwargs entry (JSON value, else a string); repeatable")  # fmt: skip
     p.add_argument("--kwargs", metavar="JSON", help="chat_template_kwargs as a JSON object")
     p.add_argument("--json", action="store_true", help='print {"runtime", "text", "ids", ...} instead of the text')
+    add_raw_flag(p)
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
     p.set_defaults(run=run)
 
@@ -98,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
 
     prompt, differ = with_other_runtime(build, args.runtime) if args.json else (build(args.runtime), None)
     for inj in prompt.injections:
-        print(f"tui-tok: warning: message {inj.message} ({messages[inj.message].get('role')}) {inj.field} "
+        print(f"tui-tok: warning: message {inj.message} ({visible(str(messages[inj.message].get('role')))}) {inj.field} "
               f"character {inj.start}: {inj.text!r} is read as special token {inj.token_id}", file=sys.stderr)  # fmt: skip
     if args.json:
         record: dict[str, Any] = {"runtime": args.runtime, "text": prompt.rendered, "ids": prompt.ids,
@@ -106,10 +111,12 @@ def run(args: argparse.Namespace) -> int:
                                                   "text": i.text, "token_id": i.token_id} for i in prompt.injections]}  # fmt: skip
         if differ is not None:
             record["runtimes_differ"] = differ
-        sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_dumps(record) + "\n")
     else:
-        sys.stdout.write(prompt.rendered)
-        if not prompt.rendered.endswith("\n"):
+        # the template's text: to a terminal its controls are shown, not obeyed (--raw: as it is)
+        text = visible(prompt.rendered, lines=True) if escape_for_terminal(args) else prompt.rendered
+        sys.stdout.write(text)
+        if not text.endswith("\n"):
             sys.stdout.write("\n")
     return 0
 

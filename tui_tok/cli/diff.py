@@ -2,7 +2,7 @@
 
 Compares two GGUF tokenizers on a text (tokens as start byte, end byte and piece; ids may differ
 where pieces agree), their vocabularies and metadata (``--vocab``), or a GGUF with the
-Hugging Face ``tokenizer.json`` it came from (``--hf``, needs ``pip install tui-tok[hf]``; ids
+Hugging Face ``tokenizer.json`` it came from (``--hf``, needs ``pip install 'tui-tok[hf]'``; ids
 compared, special tokens always matched as HF does). ``--fuzz N`` compares N generated texts
 (llama.cpp's test-tokenizer-random.py families) and shrinks each mismatch to a minimal text.
 Exit status as diff(1): 0 the same, 1 different, 2 an error.
@@ -11,19 +11,20 @@ Exit status as diff(1): 0 the same, 1 different, 2 an error.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from tui_tok.cli.model_arg import MODEL_HELP
 from tui_tok.cli.text_arg import jsonl_items, read_text_arg
 from tui_tok.errors import ComparisonError, TuiTokError
+from tui_tok.explore.visible import json_dumps, visible
 
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("diff", help="compare two tokenizers (exit 0 same, 1 different)",
                               description=__doc__.splitlines()[0])  # fmt: skip
-    p.add_argument("a", help="GGUF file A")
-    p.add_argument("b", nargs="?", help="GGUF file B (not with --hf)")
+    p.add_argument("a", help="model A: " + MODEL_HELP)
+    p.add_argument("b", nargs="?", help="model B, the same forms (not with --hf)")
     p.add_argument("text", nargs="?", help="text to compare on (default: stdin)")
     p.add_argument("--file", "-f", type=_path, help="read the text (raw bytes) from this file")
     p.add_argument("--jsonl", action="store_true", help='{"text": ...} lines in on stdin, one JSON result per line out')
@@ -95,7 +96,7 @@ def _run_jsonl(args: argparse.Namespace, compare: Any) -> int:
         parse = args.parse_special if item.parse_special is None else item.parse_special
         diff = compare(text.encode("utf-8", "surrogatepass"), add, parse)
         differ |= not diff.same
-        sys.stdout.write(json.dumps(diff.to_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(json_dumps(diff.to_json()) + "\n")
     return 1 if differ else 0
 
 
@@ -107,9 +108,9 @@ def _print_diff(args: argparse.Namespace, diff: Any, name_a: str, name_b: str, k
         doc = diff.to_json()
         if known is not None:
             doc["known"] = known.to_json()
-        out.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        out.write(json_dumps(doc) + "\n")
         return
-    out.write(f"A: {name_a}  ({len(diff.a)} tokens)\nB: {name_b}  ({len(diff.b)} tokens)\n")
+    out.write(f"A: {visible(name_a)}  ({len(diff.a)} tokens)\nB: {visible(name_b)}  ({len(diff.b)} tokens)\n")
     for line in render_rows(diff, width=args.width):
         out.write(line + "\n")
     first = diff.first
@@ -122,7 +123,7 @@ def _print_diff(args: argparse.Namespace, diff: Any, name_a: str, name_b: str, k
 
     out.write(f"first difference at byte {first.byte} (token {first.index}): A {tok(first.a)}  B {tok(first.b)}\n")
     if known is not None:
-        out.write(f"known difference ({known.name}): {known.detail}\n")
+        out.write(f"known difference ({known.name}): {visible(known.detail)}\n")
 
 
 def _run_vocab(args: argparse.Namespace) -> int:
@@ -131,9 +132,9 @@ def _run_vocab(args: argparse.Namespace) -> int:
 
     diff = diff_vocabs(read_model(args.a).metadata, read_model(args.b).metadata)
     if args.json:
-        sys.stdout.write(json.dumps(diff.to_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(json_dumps(diff.to_json()) + "\n")
     else:
-        sys.stdout.write(f"A: {args.a}\nB: {args.b}\n" + "\n".join(diff.report_lines()) + "\n")
+        sys.stdout.write(f"A: {visible(args.a)}\nB: {visible(args.b)}\n" + "\n".join(diff.report_lines()) + "\n")
     return 0 if diff.same else 1
 
 
@@ -172,11 +173,11 @@ def _print_fuzz(args: argparse.Namespace, report: Any) -> None:
 
     out = sys.stdout
     if args.json:
-        out.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+        out.write(json_dumps(report.to_json()) + "\n")
         return
     out.write(f"{report.tested} texts compared, {report.failing} differ, {len(report.mismatches)} minimal mismatches\n")
     for m in report.mismatches:
-        name = f"known: {m.known.name}: {m.known.detail}" if m.known is not None else "not a known difference"
+        name = f"known: {m.known.name}: {visible(m.known.detail)}" if m.known is not None else "not a known difference"
         out.write(f"\n{m.minimal!r}  ({name})\n")
         for line in render_rows(m.diff, width=args.width):
             out.write("  " + line + "\n")

@@ -14,7 +14,8 @@ line pasted after ``tui-tok encode MODEL`` prints the same bytes:
   ``add_special = add_bos && !--no-bos`` (so a model that only adds EOS gets none);
 - output: ``%6d -> 'piece'`` lines with the piece's raw bytes (cut at a NUL, as ``printf("%s")``
   does), or with ``--ids`` a Python-style list ``[1, 2, 3]``; ``--show-count`` adds
-  ``Total number of tokens: N``. ``-m/--model`` and ``--log-disable`` are accepted.
+  ``Total number of tokens: N``. ``-m/--model`` and ``--log-disable`` are accepted. To a
+  terminal, controls in pieces are shown as ``␛``/``⟨009B⟩`` unless ``--raw`` is given.
 
 Extras: ``--pieces`` (the piece lines, the default), ``--jsonl`` (one JSON value per stdin line,
 a string or ``{"text": ..., "add_special": ..., "parse_special": ...}``, answered by one
@@ -30,8 +31,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from tui_tok.errors import TuiTokError
+from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal, visible_bytes
+from tui_tok.cli.model_arg import MODEL_HELP
 from tui_tok.cli.text_arg import jsonl_items
+from tui_tok.errors import TuiTokError
 
 DESCRIPTION = (
     "Print llama.cpp token ids for a text, as llama-tokenize does: same flags, same defaults "
@@ -48,9 +51,9 @@ STDIN_NOTE = "tui-tok encode: reading the text from stdin (end it with Ctrl-D; o
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("encode", help="print llama.cpp token ids for a text (like llama-tokenize)",
                               description=DESCRIPTION, epilog=EPILOG)
-    p.add_argument("model", nargs="?", help="GGUF file (or -m FILE)")
+    p.add_argument("model", nargs="?", help=MODEL_HELP + " (or -m MODEL)")
     p.add_argument("text", nargs="?", help="text to encode, same as -p")
-    p.add_argument("-m", "--model", dest="model_option", metavar="FNAME", help="GGUF file, as llama-tokenize takes it")
+    p.add_argument("-m", "--model", dest="model_option", metavar="FNAME", help="MODEL, as llama-tokenize takes it")
     p.add_argument("-p", "--prompt", metavar="PROMPT", help="text to encode")
     p.add_argument("-f", "--file", metavar="FNAME", help="read the text (raw bytes) from this file; - for stdin")
     p.add_argument("--stdin", action="store_true", help="read the text from stdin (wins over -f and -p)")
@@ -70,6 +73,7 @@ def add_parser(subparsers: Any) -> None:
     output.add_argument("--pieces", action="store_true", help="print 'id -> piece' lines (the default)")
     output.add_argument("--jsonl", action="store_true", help="JSON lines in on stdin, {\"ids\": [...]} lines out")
     p.add_argument("--show-count", action="store_true", help="also print the number of tokens")
+    add_raw_flag(p)
     p.add_argument("--log-disable", action="store_true", help="accepted for llama-tokenize compatibility (tui-tok does not log)")
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
     p.set_defaults(run=run)
@@ -106,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
     out: BinaryIO = sys.stdout.buffer
     if args.ids:
         out.write(("[" + ", ".join(map(str, ids)) + "]\n").encode())
+    elif escape_for_terminal(args):  # a piece may hold ESC: shown to a terminal, not obeyed
+        _write_chunks(out, (visible_bytes(line[:-1]) + b"\n" for line in piece_lines(tok, ids)))
     else:
         _write_chunks(out, piece_lines(tok, ids))
     if args.show_count:

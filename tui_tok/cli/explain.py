@@ -20,20 +20,21 @@ end, rival = the longest prefix tried beyond the match}, ``unknown`` {token, id,
 RWKV ``match`` {token, id, start, end}; PLaMo2 ``piece`` {token, id, start, end, score},
 ``bytes`` {ids, start, end}.
 
-``--why-not SPLIT`` (e.g. ``Hel|lo``) or ``--why-not-token TOKEN`` adds what decided against it,
-for the chunk where it occurs.
+``--why-not SPLIT`` (e.g. ``Hel|lo``; ``\\|`` is a bar inside a piece) or ``--why-not-token TOKEN``
+adds what decided against it, for the chunk where it occurs.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from tui_tok.cli.model_arg import MODEL_HELP
 from tui_tok.cli.text_arg import jsonl_items
 from tui_tok.cli.text_arg import read_text_arg as _read_text
 from tui_tok.errors import TuiTokError
+from tui_tok.explore.visible import json_dumps, visible
 
 
 class ExplainInputError(TuiTokError):
@@ -44,7 +45,7 @@ class ExplainInputError(TuiTokError):
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("explain", help="explain how a text becomes its tokens", description=__doc__.splitlines()[0])
-    p.add_argument("model", help="GGUF file")
+    p.add_argument("model", help=MODEL_HELP)
     p.add_argument("text", nargs="?", help="text to explain (default: stdin)")
     p.add_argument("--file", "-f", type=__import__("pathlib").Path, help="read the text (raw bytes) from this file")
     p.add_argument("--parse-special", action="store_true", help="match CONTROL tokens in the text (default: off)")
@@ -66,12 +67,12 @@ def run(args: argparse.Namespace) -> int:
     if args.jsonl:
         for item in jsonl_items(sys.stdin.buffer, ExplainInputError):
             parse = args.parse_special if item.parse_special is None else item.parse_special
-            out.write(json.dumps(to_json(explain(tok, item.text, parse_special=parse)), ensure_ascii=False) + "\n")
+            out.write(json_dumps(to_json(explain(tok, item.text, parse_special=parse))) + "\n")
         return 0
     data = _read_text(args)
     expl = explain(tok, data, parse_special=args.parse_special)
     if args.json:
-        out.write(json.dumps(to_json(expl), ensure_ascii=False) + "\n")
+        out.write(json_dumps(to_json(expl)) + "\n")
     else:
         from tui_tok.explore.explain_text import report_lines
 
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             return tok.token_to_piece(tid).decode("utf-8", "replace")
 
         for line in report_lines(expl, piece):
-            out.write(line + "\n")
+            out.write(visible(line) + "\n")  # pieces are the file's: ESC drawn, not sent
     if args.why_not or args.why_not_token:
         _why_not(tok, expl, args, out)
     return 0
@@ -87,15 +88,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _why_not(tok: Any, expl: Any, args: argparse.Namespace, out: Any) -> None:
     from tui_tok.tokenizer.explain import why_not
-    from tui_tok.tokenizer.explain.whynot import spell
+    from tui_tok.tokenizer.explain.whynot import spell, split_pieces
 
     wanted = args.why_not_token or args.why_not
-    needle = wanted.replace("|", "")
+    needle = wanted if args.why_not_token or wanted in tok.vocab.token_to_id else "".join(split_pieces(wanted))
     chunks = [c for f in expl.fragments for c in f.chunks]
     if not chunks:
         raise ExplainInputError("the text has no raw chunk to argue about")
     chunk = next((c for c in chunks if needle in c.text or spell(tok, needle) in c.text), chunks[0])
     answer = why_not(tok, expl, chunk, split=args.why_not, token=args.why_not_token)
-    out.write(f"why not {wanted!r}? {answer.verdict}\n")
+    out.write(f"why not {wanted!r}? {visible(answer.verdict)}\n")
     for r in answer.reasons:
-        out.write(f"  - {r}\n")
+        out.write(f"  - {visible(r)}\n")

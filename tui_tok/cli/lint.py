@@ -9,18 +9,19 @@ Works on files whose tokenizer cannot be built: the checks that need it say so a
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from tui_tok.cli.model_arg import MODEL_HELP
 from tui_tok.explore.lint import LintReport, lint_gguf
+from tui_tok.explore.visible import json_dumps, visible
 from tui_tok.sources import read_model
 
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("lint", help="find tokenizer mistakes that break the model in llama.cpp",
                               description=__doc__.splitlines()[0])  # fmt: skip
-    p.add_argument("model", help="GGUF file")
+    p.add_argument("model", help=MODEL_HELP)
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
     p.set_defaults(run=run)
@@ -30,12 +31,11 @@ def run(args: argparse.Namespace) -> int:
     gguf = read_model(args.model, texts=("tokenizer.ggml.merges",))
     report = lint_gguf(gguf)
     if args.json:
-        json.dump(report_json(report), sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_dumps(report_json(report), indent=1) + "\n")
     else:
         sys.stdout.write("\n".join(report_lines(report, str(gguf.path))) + "\n")
     for line in report.internal_errors:
-        print(f"tui-tok: internal error in lint check {line} (please report)", file=sys.stderr)
+        print(f"tui-tok: internal error in lint check {visible(line)} (please report)", file=sys.stderr)
     return 1 if report.has_error else 0
 
 
@@ -47,7 +47,10 @@ def report_json(report: LintReport) -> dict[str, Any]:
 
 
 def report_lines(report: LintReport, path: str) -> list[str]:
-    """``error model-unknown: message`` then an indented hint, per finding; a summary line last."""
+    """``error model-unknown: message`` then an indented hint, per finding; a summary line last.
+
+    Messages quote the file (keys, token texts, a template's ``raise_exception``): each line is
+    drawn with ``visible``, so nothing from the file reaches the terminal raw."""
     lines: list[str] = []
     for f in report.findings:
         lines.append(f"{f.severity.label:<7} {f.code}: {f.message}")
@@ -56,4 +59,4 @@ def report_lines(report: LintReport, path: str) -> list[str]:
         lines.append(f"note: the tokenizer could not be built ({report.tokenizer_error}); checks that tokenize "
                      "looked texts up in the vocabulary instead")  # fmt: skip
     lines.append(f"{path}: {report.summary()}")
-    return lines
+    return [visible(line) for line in lines]

@@ -65,9 +65,11 @@ PLAIN_TABLE: dict[int, str] = _plain_table()
 
 PIECE_TABLE: dict[int, str] = {
     **VISIBLE_TABLE,
+    **{cp: f"⟨{cp:04X}⟩" for cp in range(0x80, 0xA0)},  # C1 controls (0x9B is CSI to a terminal)
     **{cp: f"\\x{cp - 0xDC00:02X}" for cp in range(0xDC80, 0xDD00)},  # surrogateescape bytes
 }
-"""For vocabulary pieces: also shows bytes that were not valid UTF-8 as ``\\xNN``."""
+"""For vocabulary pieces: also shows C1 controls as ``⟨0085⟩`` and bytes that were not valid
+UTF-8 as ``\\xNN``."""
 
 
 def visible_text(text: str, *, show_whitespace: bool = True) -> str:

@@ -2,7 +2,7 @@
 
 ``Tokenizer`` follows llama.cpp's ``llama_vocab::impl::tokenize`` (llama-vocab.cpp:3418-3658):
 partition the input at special tokens (``special/partition.py``), encode each raw fragment independently
-with the family's encoder, then add BOS/EOS/SEP as llama.cpp does for that family (§4.8):
+with the family's encoder, then add BOS/EOS/SEP as llama.cpp does for that family (``llama_vocab::impl::tokenize``):
 
 =============  =========================  =======================  ==========================
 family         BOS                        EOS                      SEP
@@ -43,7 +43,7 @@ from tui_tok.tokenizer.core.stream import StreamDecoder
 from tui_tok.tokenizer.core.types import (
     FragmentEncoder, Piece, PieceArrays, Token, TokenAttr, TokenKind, VocabType, piece_arrays,
 )
-from tui_tok.tokenizer.core.vocab import Vocab, vocab_from_metadata
+from tui_tok.tokenizer.core.vocab import MODEL_TYPES, Vocab, vocab_from_metadata
 
 ENCODERS: dict[VocabType, tuple[str, str]] = {
     VocabType.SPM: ("tui_tok.tokenizer.spm.encoder", "SpmEncoder"),
@@ -64,7 +64,7 @@ _BYTE = int(TokenAttr.BYTE)
 
 
 class TestEncoder:
-    """llama.cpp's TEST vocab (§4.7): 5-byte chunks, id = (h*31 + byte ...) mod n_vocab."""
+    """llama.cpp's TEST vocab: 5-byte chunks, id = (h*31 + byte ...) mod n_vocab."""
 
     def __init__(self, vocab: Vocab) -> None:
         self._n = vocab.n_tokens
@@ -221,7 +221,7 @@ class Tokenizer:
             yield _one(_need(v.sep_id, "SEP", v), n, n)
 
     def _added(self, add_special: bool) -> tuple[bool, bool, bool]:
-        """Whether llama.cpp adds (BOS, EOS, SEP) for this family (§4.8)."""
+        """Whether llama.cpp adds (BOS, EOS, SEP) for this family (``llama_vocab::impl::tokenize``)."""
         v = self.vocab
         if v.type in (VocabType.SPM, VocabType.UGM, VocabType.BPE):
             return add_special and v.add_bos, add_special and v.add_eos, False
@@ -434,16 +434,12 @@ def _encoder_class(vocab: Vocab) -> type:
         module = importlib.import_module(module_name)
         return getattr(module, class_name)
     except (ImportError, AttributeError) as exc:
-        supported = [m for m in ("llama", "gpt2", "bert", "t5", "rwkv", "plamo2", "test") if _available(m)]
+        supported = [m for m, t in MODEL_TYPES.items() if t in ENCODERS and _available(m)]
         raise UnsupportedTokenizerError("tokenizer.ggml.model", vocab.model, supported) from exc
 
 
-_MODEL_TO_TYPE = {"llama": VocabType.SPM, "gpt2": VocabType.BPE, "bert": VocabType.WPM, "t5": VocabType.UGM,
-                  "rwkv": VocabType.RWKV, "plamo2": VocabType.PLAMO2, "test": VocabType.TEST}  # fmt: skip
-
-
 def _available(model: str) -> bool:
-    module_name, class_name = ENCODERS[_MODEL_TO_TYPE[model]]
+    module_name, class_name = ENCODERS[MODEL_TYPES[model]]
     try:
         return hasattr(importlib.import_module(module_name), class_name)
     except ImportError:

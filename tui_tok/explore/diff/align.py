@@ -24,6 +24,7 @@ import bisect
 from dataclasses import dataclass
 
 from tui_tok.explore.diff.text_diff import DiffToken, TextDiff
+from tui_tok.explore.visible import visible
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +72,7 @@ def align(diff: TextDiff) -> list[Column]:
 def show_piece(piece: bytes) -> str:
     """A piece as one line of text: control characters visible, bad UTF-8 as \\xHH."""
     text = piece.decode("utf-8", "backslashreplace")
-    return text.replace("\n", "↵").replace("\t", "→").replace("\r", "␍").replace(" ", "·")
+    return visible(text.replace("\n", "↵").replace("\t", "→").replace("\r", "␍").replace(" ", "·"))
 
 
 def cell_texts(tokens: tuple[DiffToken, ...], idx: tuple[int, ...]) -> list[str]:

@@ -1,7 +1,7 @@
 """A Hugging Face ``tokenizer.json`` as the other side of a comparison, through the optional ``tokenizers`` package.
 
 ``tokenizers`` is not a run-time dependency: ``load_hf`` raises a one-line ``TuiTokError`` naming
-``pip install tui-tok[hf]`` when it is missing. The GGUF and its original share one id space, so
+``pip install 'tui-tok[hf]'`` when it is missing. The GGUF and its original share one id space, so
 tokens are compared by id (``CompareBy = "id"``); spans come from the encoding's character
 offsets turned into byte offsets, and pieces are the tokenizer.json's own token texts (``Ġ``/``▁``
 and ``<0xHH>`` turned back into bytes), so a token stored differently in the two files shows.
@@ -24,7 +24,10 @@ from typing import Any
 from tui_tok.errors import ComparisonError
 from tui_tok.explore.diff.text_diff import DiffToken
 
-MISSING = "comparing with Hugging Face needs the 'tokenizers' package: pip install tui-tok[hf]"
+MISSING = ("comparing with Hugging Face needs the 'tokenizers' package: pip install 'tui-tok[hf]' "
+           "(in a clone: pip install -e '.[hf]')")
+"""Quoted so that shells that glob ``[...]`` (zsh) take it as typed; an installed tui-tok (editable
+or not) satisfies the first form, which then only adds the extra's ``tokenizers``."""
 NORMAL_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 

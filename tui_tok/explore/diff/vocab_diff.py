@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from tui_tok.explore.visible import visible
+
 EXAMPLES = 8
 """How many examples of each kind of change a report keeps."""
 
@@ -106,7 +108,7 @@ class VocabDiff:
         for title, keys in (("metadata only in A", self.metadata_only_a), ("metadata only in B", self.metadata_only_b),
                             ("metadata changed", self.metadata_changed)):  # fmt: skip
             lines.append(f"{title}: {len(keys)}")
-            lines += [f"    {k}" for k in keys]
+            lines += [f"    {visible(k)}" for k in keys]  # the files' keys: ESC drawn, not sent
         return lines
 
 

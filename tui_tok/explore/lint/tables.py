@@ -1,38 +1,27 @@
 """llama.cpp's own tables that lint compares a file with (llama-vocab.cpp of llama-cpp-python 0.3.36).
 
-Kept here, not imported from the tokenizer, so lint reads them even where the tokenizer cannot be
-built and states exactly what llama.cpp's loader accepts. Leaves out the per-``pre`` flags (the
-tokenizer's ``vocab`` module applies those).
+The model -> family table and the pre-tokenizer table are the engine's own (``tokenizer/core/vocab.py``,
+``tokenizer/pretokenize/table.py``): one copy each, so lint accepts exactly what the tokenizer loads. Reading
+them builds no tokenizer, so lint still runs on files whose tokenizer cannot be built. The rest (special id keys,
+EOG texts, token types) is what the loader reads and lint alone needs.
 """
 
 from __future__ import annotations
 
-KNOWN_MODELS = frozenset({"no_vocab", "none", "llama", "bert", "gpt2", "hybriddna", "whitespace", "t5",
-                          "rwkv", "test", "plamo2", "gemma4"})  # fmt: skip
+from tui_tok.tokenizer.core.vocab import MODEL_TYPES, VocabType
+from tui_tok.tokenizer.pretokenize import table as pretokenizers
+
+KNOWN_MODELS = frozenset(MODEL_TYPES)
 """``tokenizer.ggml.model`` values ``llama_vocab::impl::load`` accepts; anything else: 'unknown tokenizer'."""
 
-BPE_MODELS = frozenset({"gpt2", "hybriddna", "whitespace", "gemma4"})
+BPE_MODELS = frozenset(m for m, family in MODEL_TYPES.items() if family is VocabType.BPE)
 """Models llama.cpp runs as BPE (the only ones whose ``pre`` it reads)."""
 
-KNOWN_PRES = frozenset({
-    "default", "minicpm5", "llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0",
-    "lfm2", "jina-v5-nano", "deepseek-llm", "deepseek-coder", "deepseek-v3", "spark2_5", "youtu", "falcon",
-    "mpt", "starcoder", "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de",
-    "a.x-4.0", "mellum", "modern-bert", "jais-2", "gemma4", "granite-embed-multi-311m", "sarvam-moe",
-    "jina-v1-en", "jina-v2-code", "roberta-bpe", "whitespace", "refact", "command-r", "qwen2",
-    "deepseek-r1-qwen", "kormo", "f2llmv2", "qwen35", "stablelm2", "olmo", "dbrx", "smaug-bpe", "poro-chat",
-    "chatglm-bpe", "glm4", "glm5", "viking", "jais", "tekken", "smollm", "codeshell", "bloom", "gpt3-finnish",
-    "exaone", "exaone4", "exaone-moe", "chameleon", "minerva-7b", "megrez", "gpt-4o", "llama4", "kanana2",
-    "talkie", "granite-embed-multi-97m", "tiny_aya", "cohere2moe", "superbpe", "trillion", "granite-docling",
-    "bailingmoe", "bailingmoe2", "llada-moe", "seed-coder", "hunyuan", "hunyuan-dense", "hy_v4", "joyai-llm",
-    "kimi-k2", "ufakzeka", "grok-2", "afmoe", "laguna", "minimax-m2", "solar-open", "mellum2",
-})  # fmt: skip
+KNOWN_PRES = frozenset(pretokenizers.SUPPORTED)
 """``tokenizer.ggml.pre`` values a BPE vocab may carry; any other: 'unknown pre-tokenizer type'."""
 
-ADDS_BOS_PRES = frozenset({"llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0",
-                           "lfm2", "jina-v5-nano", "tekken", "chameleon", "gemma4",
-                           "granite-embed-multi-311m"})  # fmt: skip
-"""BPE ``pre`` values whose default (or forced, for Gemma 4) ``add_bos`` is true."""
+ADDS_BOS_PRES = frozenset(p for p in pretokenizers.SUPPORTED if pretokenizers.pre_spec(p).add_bos)
+"""BPE ``pre`` values whose default (or forced, for Gemma 4's pre-tokenizer) ``add_bos`` is true."""
 
 SPECIAL_ID_KEYS: tuple[tuple[str, str], ...] = (
     ("BOS", "tokenizer.ggml.bos_token_id"),

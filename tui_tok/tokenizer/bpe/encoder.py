@@ -1,7 +1,7 @@
 """Byte-level BPE exactly as llama.cpp's ``llm_tokenizer_bpe_session`` (llama-vocab.cpp:577-774).
 
-Per raw fragment (TOKENIZER-PARITY.md §4.2): escape ' ' -> U+2581 if the vocab says so; decode
-leniently (§5.5); cut into words with the pre's regexes (``pretokenize``); map each word's bytes
+Per raw fragment (``llm_tokenizer_bpe_session``, llama-vocab.cpp:577): escape ' ' -> U+2581 if the vocab says so; decode
+leniently (``unicode_cpts_from_utf8``); cut into words with the pre's regexes (``pretokenize``); map each word's bytes
 through GPT-2's byte map unless the pre works on raw UTF-8 (gemma4, sarvam-moe, whitespace);
 then per word:
 - ignore_merges and the whole word is a token -> that token; gemma4 and an all-'\\n' token -> it;

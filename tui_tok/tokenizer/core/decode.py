@@ -2,7 +2,7 @@
 
 llama.cpp caches one piece per token at load (built with ``special=true``); ``token_to_piece``
 then returns "" for CONTROL/UNKNOWN tokens when ``special`` is off and strips up to ``lstrip``
-leading spaces. The cached piece depends on the family (TOKENIZER-PARITY.md §6):
+leading spaces. The cached piece depends on the family (``llama_vocab::impl::token_to_piece``, llama-vocab.cpp:3660):
 
 - SPM/UGM/WPM: CONTROL/UNKNOWN/USER_DEFINED -> raw text; NORMAL -> ▁ becomes ' ';
   BYTE -> the byte ``<0xHH>`` names; anything else (UNUSED only, UNDEFINED) -> "".

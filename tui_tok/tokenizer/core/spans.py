@@ -1,7 +1,7 @@
 """Where code points and pieces sit in the input bytes: shared by the WPM, RWKV, PLaMo2 and BPE paths.
 
 Token spans are byte offsets into the user's UTF-8 input, but the algorithms work on code
-points (decoded leniently, TOKENIZER-PARITY §5.5) or on chunks of the text. These helpers keep
+points (decoded leniently, as ``unicode_cpts_from_utf8`` does) or on chunks of the text. These helpers keep
 the map between the two:
 
 * ``decode_spans`` / ``decode_with_offsets``: llama.cpp's lenient decode plus each code point's
@@ -67,7 +67,7 @@ def decode_spans(data: bytes) -> tuple[list[int], list[int]]:
 
 
 def decode_with_offsets(data: bytes) -> tuple[list[int], list[int]]:
-    """llama.cpp's lenient UTF-8 decode (§5.5) plus each code point's start byte.
+    """llama.cpp's lenient UTF-8 decode (``unicode_cpts_from_utf8``) plus each code point's start byte.
 
     Returns ``(cps, offsets)`` with ``len(offsets) == len(cps) + 1`` and ``offsets[-1] == len(data)``.
 

@@ -3,7 +3,7 @@
 Built from plain metadata (a mapping of GGUF key -> value), never from a GGUF reader, so the
 tokenizer can be fed from any source. ``vocab_from_metadata`` applies llama.cpp's defaults per
 model, the per-``pre`` flags (from ``pretokenize.pre_spec``) and every override llama.cpp derives
-from token text (TOKENIZER-PARITY.md §1-2). Does not build algorithm tables: each algorithm
+from token text (``llama_vocab::impl::load``, llama-vocab.cpp:1939). Does not build algorithm tables: each algorithm
 module builds its own (merges ranks, tries, charsmap) lazily from this object.
 
 >>> v = vocab_from_metadata({"tokenizer.ggml.model": "llama",
@@ -99,7 +99,7 @@ class Vocab:
     pre_type: str = "DEFAULT"
     """llama.cpp's pre-tokenizer enum name (``QWEN2``, ``GEMMA4`` ...); ``DEFAULT`` for non-BPE."""
     raw_pre: str = ""
-    """``tokenizer.ggml.pre`` exactly as stored (the §2(i) overrides look at this one)."""
+    """``tokenizer.ggml.pre`` exactly as stored (the LSTRIP/RSTRIP overrides by name look at this one)."""
 
     @property
     def n_tokens(self) -> int:
@@ -112,7 +112,7 @@ class Vocab:
 
 # --- tables from llama-vocab.cpp ------------------------------------------------------------
 
-_MODEL_TYPES: dict[str, VocabType] = {
+MODEL_TYPES: Mapping[str, VocabType] = {
     "no_vocab": VocabType.NONE,
     "none": VocabType.NONE,
     "llama": VocabType.SPM,
@@ -126,6 +126,8 @@ _MODEL_TYPES: dict[str, VocabType] = {
     "test": VocabType.TEST,
     "plamo2": VocabType.PLAMO2,
 }
+"""``tokenizer.ggml.model`` -> family, as ``llama_vocab::impl::load`` maps it: the one copy of this table (the
+tokenizer and lint both read it)."""
 
 _NULL = -1
 
@@ -167,7 +169,7 @@ _ID_KEYS: tuple[tuple[str, str], ...] = (
 
 def supported_models() -> tuple[str, ...]:
     """Every ``tokenizer.ggml.model`` value llama.cpp (and so tui-tok) accepts."""
-    return tuple(_MODEL_TYPES)
+    return tuple(MODEL_TYPES)
 
 
 def vocab_from_metadata(
@@ -186,7 +188,7 @@ def vocab_from_metadata(
     model = meta_str(meta, "tokenizer.ggml.model", None)
     if model is None:
         raise VocabError("no tokenizer in this file: key 'tokenizer.ggml.model' is missing")
-    vtype = _MODEL_TYPES.get(model)
+    vtype = MODEL_TYPES.get(model)
     if vtype is None:
         raise UnsupportedTokenizerError("tokenizer.ggml.model", model, supported_models())
     raw_pre = meta_str(meta, "tokenizer.ggml.pre", "") or ""

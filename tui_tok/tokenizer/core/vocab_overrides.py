@@ -1,4 +1,4 @@
-"""llama.cpp's attribute fixes derived from token texts and names (TOKENIZER-PARITY.md §2 (a)-(i)).
+"""llama.cpp's attribute fixes derived from token texts and names (``llama_vocab::impl::load``).
 
 Applied by ``vocab_from_metadata`` in llama.cpp's load order: auto-detected EOT/EOM/FIM ids,
 "unused" CONTROL tokens, the end-of-generation set, gpt-oss/solar-open/gemma4/plamo fixes, the
@@ -54,7 +54,7 @@ _SPECIAL_MASK = _CONTROL | _USER_DEFINED | _UNKNOWN
 
 def apply_text_overrides(tokens: list[str], token_to_id: dict[str, int], attrs: np.ndarray,
                           ids: dict[str, int]) -> set[int]:  # fmt: skip
-    """§2 (a)-(g): auto-detected ids, unused, EOG, gpt-oss, </s>; returns the EOG set.
+    """Auto-detected ids, unused, EOG, gpt-oss, </s>; returns the EOG set.
 
     (a) walks llama.cpp's ``std::unordered_map`` in hash-table order, which depends on libstdc++'s
     hash and rehash history; among several matching texts we take the highest id. Recently
@@ -118,7 +118,7 @@ def special_cache(tokens: list[str], attrs: np.ndarray) -> list[int]:
 
 def apply_name_overrides(raw_pre: str, arch: str, name: str, token_to_id: dict[str, int],
                           attrs: np.ndarray, special: list[int]) -> None:  # fmt: skip
-    """§2(i): LSTRIP/RSTRIP by tokenizer/architecture/model name (V:3108-3135)."""
+    """LSTRIP/RSTRIP by tokenizer/architecture/model name (V:3108-3135)."""
     lname = name.encode("utf-8", "surrogateescape").lower().decode("utf-8", "surrogateescape")
     tid: int | None  # a token id; None where a text lookup finds no token
     if any(s in raw_pre for s in ("jina-v2-de", "jina-v2-es", "jina-v2-code")) or any(

@@ -1,6 +1,6 @@
 """PLaMo2 as llama.cpp runs it: a best-cost path over code points, byte tokens for the rest.
 
-llama.cpp's ``llm_tokenizer_plamo2`` (llama-vocab.cpp:1367-1646, TOKENIZER-PARITY.md §4.6)
+llama.cpp's ``llm_tokenizer_plamo2`` (llama-vocab.cpp:1367-1646)
 builds a suffix table only to list, at each position, the tokens that are prefixes of the rest
 of the text. This module lists them with a code-point trie instead and keeps the rest exactly:
 
@@ -9,7 +9,7 @@ of the text. This module lists them with a code-point trie instead and keeps the
 * Every other token is a candidate, CONTROL and UNUSED included, with the integer score
   ``R(score * 1e4)``: ``std::round`` (half away from zero) in double, then a cast to int32
   (out of range -> INT32_MIN on x86). Non-finite scores and scores <= -20,000,000 never match.
-* The text is decoded leniently (§5.5) and one leading U+FEFF is dropped. From the end,
+* The text is decoded leniently (``unicode_cpts_from_utf8``) and one leading U+FEFF is dropped. From the end,
   ``cost[i] = min(cost[i + len(t)] - score(t))`` over matching tokens, longest first, replacing
   only when strictly smaller; then an unknown one-code-point step costing +10,000,000.
   A token whose score is exactly -10,000,000 (e.g. the ``[PADn]`` padding tokens, score

@@ -1,4 +1,4 @@
-"""BPE pre-tokenization exactly as llama.cpp's ``unicode_regex_split`` (TOKENIZER-PARITY §5).
+"""BPE pre-tokenization exactly as llama.cpp's ``unicode_regex_split`` (unicode.cpp).
 
 - ``table.pre_spec(pre)``: a ``tokenizer.ggml.pre`` value -> pre_type, flags and regex list
   (``regexes.py`` holds the strings verbatim).
@@ -10,5 +10,5 @@
 - ``stdregex.py``: the std::regex (collapsed categories) and std::wregex fallbacks.
 - ``offsets.py``: lenient UTF-8 decoding with byte offsets, for token spans.
 
-Checked against llama.cpp's compiled C++ in ``tests/tokenizer/test_pretokenize_oracle.py``.
+Checked against llama.cpp's compiled C++ in ``tests/tokenizer/pretokenize/test_pretokenize_oracle.py``.
 """

@@ -18,7 +18,7 @@ enough to state as "where are the cuts", from per-code-point class bits:
 A later step only cuts inside the words of the earlier ones, so the words are the text between
 all cuts. Classes are read on llama.cpp's views: non-ASCII whitespace is U+000B there (in no class
 but ``\\s``) and ``\\p{..}`` is the collapsed category. Tested against ``split_spans`` in
-``tests/tokenizer/test_pretokenize_onepass.py``.
+``tests/tokenizer/pretokenize/test_pretokenize_onepass.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Decoding a fragment as llama.cpp does, keeping where every code point came from.
 
-llama.cpp decodes leniently (TOKENIZER-PARITY §5.5: each bad byte becomes U+FFFD), may escape
+llama.cpp decodes leniently (``unicode_cpts_from_utf8``, unicode.cpp:1130: each bad byte becomes U+FFFD), may escape
 ' ' as U+2581 first (gemma4, sarvam-moe), and later re-encodes words to UTF-8; byte lengths
 change on the way. These helpers give the code points as a ``str`` plus a map from byte offsets
 of the re-encoding back to offsets in the input, so token spans point at the user's bytes.

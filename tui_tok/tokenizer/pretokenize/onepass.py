@@ -31,7 +31,7 @@ The custom splitters and the hand-derived forms are safe to cut at ``tiled``'s b
 ``\\n`` and before any non-space (``\\n`` is only consumed by whitespace runs and ``[\\r\\n]*``
 tails, which stop there); TEKKEN only before an ASCII letter or digit (its ``[\\r\\n/]*`` tail
 can take ``\\n/``). Tested against ``split_spans`` (and llama.cpp's C++ ports) in
-``tests/tokenizer/test_pretokenize_onepass.py``.
+``tests/tokenizer/pretokenize/test_pretokenize_onepass.py``.
 
 Leaves out the other lists (digit splitters, DEEPSEEK3, YOUTU, ...): ``split._split_keyed`` runs them.
 """

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class PreSpec:
-    """llama.cpp's ``pre_type`` for one ``tokenizer.ggml.pre`` string (TOKENIZER-PARITY.md §5.1)."""
+    """llama.cpp's ``pre_type`` for one ``tokenizer.ggml.pre`` string (llama-vocab.cpp:2155-2429)."""
 
     pre_type: str
     """llama.cpp enum name without prefix, e.g. ``QWEN2``, ``LLAMA3``, ``DEFAULT``."""

@@ -1,4 +1,4 @@
-"""Emulation of llama.cpp's std::regex fallback (unicode.cpp:1236-1389), TOKENIZER-PARITY.md §5.4.
+"""Emulation of llama.cpp's std::regex fallback (unicode.cpp:1236-1389).
 
 Two paths, chosen per regex string:
 - collapsed: the regex names a Unicode category (``\\p{L}``, ``\\p{Lu}`` ...). llama.cpp maps each

@@ -1,7 +1,7 @@
 """``tokenizer.ggml.pre`` -> llama.cpp's pre_type, regex list and per-pre flags.
 
 Mirrors llama-vocab.cpp:2155-2429 (string -> pre_type and flags) and 284-569 (pre_type ->
-regexes), TOKENIZER-PARITY.md §5.1. ``pre_spec('')`` and ``pre_spec('default')`` give DEFAULT,
+regexes). ``pre_spec('')`` and ``pre_spec('default')`` give DEFAULT,
 as llama.cpp does for a missing key. The model string ``gemma4`` forces pre ``gemma4``
 (V:2149); that is the caller's job (``vocab_from_metadata``), not this table's.
 

@@ -1,6 +1,6 @@
 r"""RWKV "world" tokenizer as llama.cpp runs it: escaped token texts, greedy longest match.
 
-llama.cpp (llama-vocab.cpp:1258-1365, TOKENIZER-PARITY.md §4.5) stores RWKV tokens as escaped
+llama.cpp (llama-vocab.cpp:1258-1365) stores RWKV tokens as escaped
 text and unescapes them at load (``unescape_token``). Every token, CONTROL ones included, goes
 into one byte trie (a later id with the same bytes wins). Encoding takes, from each offset, the
 longest token that is a prefix of the rest; a byte that starts no token at all becomes the unk

@@ -1,6 +1,6 @@
 """WordPiece (BERT) as llama.cpp runs it: normalise, cut into words, greedy longest match.
 
-llama.cpp's ``llm_tokenizer_wpm_session`` (llama-vocab.cpp:784-897, TOKENIZER-PARITY.md §4.3):
+llama.cpp's ``llm_tokenizer_wpm_session`` (llama-vocab.cpp:784-897):
 
 1. Decode leniently (one U+FFFD per bad byte). With ``strip_accents`` every code point is
    replaced by the *first* code point of its NFD (so accents vanish and Hangul syllables

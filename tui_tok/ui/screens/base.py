@@ -7,6 +7,7 @@ from typing import cast
 from textual.screen import Screen
 
 from tui_tok.explore.metadata import header_line
+from tui_tok.explore.visible import visible
 from tui_tok.ui.host import ExplorerHost
 from tui_tok.ui.session import Session
 
@@ -26,4 +27,5 @@ class ViewScreen(Screen[None]):
         return self.tui.session
 
     def facts(self) -> str:
-        return header_line(self.session.gguf.metadata, file_name=self.session.name)
+        # the architecture and name are the file's: drawn visibly, never as escape sequences
+        return visible(header_line(self.session.gguf.metadata, file_name=self.session.name))

@@ -37,6 +37,7 @@ from tui_tok.explore.chat.render import ChatTemplateError, templates_of
 from tui_tok.explore.chat.variables import ChatInputError, parse_variables, split_variables
 from tui_tok.explore.display import display_bytes
 from tui_tok.explore.layout import TokenLayout, kind_codes, layout_tokens
+from tui_tok.explore.visible import visible
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.chat_messages import ChatMessages
@@ -111,7 +112,8 @@ class ChatScreen(ViewScreen):
         yield InfoBar(self.facts(), self.VIEW)
         with Horizontal(id="chat-bar"):
             names = list(self.templates) or ["(none)"]
-            yield Select([(n, n) for n in names], value=names[0], allow_blank=False, id="chat-template")
+            # a template's name is the file's: Text, never markup (``rag[/]``)
+            yield Select([(Text(visible(n)), n) for n in names], value=names[0], allow_blank=False, id="chat-template")
             yield Select([(r, r) for r in RUNTIMES], value=RUNTIMES[0], allow_blank=False, id="chat-runtime")
             yield Checkbox("add generation prompt ^G", True, id="chat-agp")
             yield Input(placeholder="variables: enable_thinking=false", id="chat-vars")
@@ -276,7 +278,7 @@ class ChatScreen(ViewScreen):
         self.set_class(True, "-error")
         for editor in self.query_one("#chat-messages", ChatMessages).editors:
             editor.border_subtitle = ""  # the spans of the last good render no longer hold
-        self.query_one("#chat-error", Static).update(Text(text))
+        self.query_one("#chat-error", Static).update(Text(visible(text, lines=True)))
         self.query_one("#chat-status", Readout).show("the template did not render" if self.templates else "no chat template")
 
     @on(TokenView.Selected, "#chat-view")

@@ -27,6 +27,7 @@ from textual.widgets import Footer, Static, TextArea
 from tui_tok.explore.diff.align import wrap_cells
 from tui_tok.explore.diff.text_diff import TextDiff, diff_texts
 from tui_tok.explore.diff.vocab_diff import VocabDiff, diff_vocabs
+from tui_tok.explore.visible import visible
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.editor import Editor, load_text
 from tui_tok.ui.widgets.info_bar import InfoBar
@@ -131,7 +132,7 @@ class CompareScreen(ViewScreen):
             return
         tok_a, tok_b = self.tui.tokenizer, self.tokenizer_b
         if self.error_b or self.tui.tokenizer_error:
-            self._show_rows(Text(f"cannot tokenize: {self.error_b or self.tui.tokenizer_error}", style="bold red"))
+            self._show_rows(Text(visible(f"cannot tokenize: {self.error_b or self.tui.tokenizer_error}", lines=True), style="bold red"))
             return
         if tok_a is None or tok_b is None:
             self._show_rows(Text("building the tokenizers…", style="italic"))
@@ -145,8 +146,8 @@ class CompareScreen(ViewScreen):
         width = max(20, self.query_one("#cmp-scroll").size.width - 4)
         name_a, name_b = self.session.name, getattr(self.tui, "compare_label", None) or Path(self.other.path).name
         out = Text()
-        out.append(f"A  {name_a}: {len(diff.a)} tokens\n", style="bold")
-        out.append(f"B  {name_b}: {len(diff.b)} tokens\n", style="bold")
+        out.append(f"A  {visible(name_a)}: {len(diff.a)} tokens\n", style="bold")
+        out.append(f"B  {visible(name_b)}: {len(diff.b)} tokens\n", style="bold")
         if diff.first is None:
             out.append("same tokenization\n\n", style="green")
         else:

@@ -1,6 +1,7 @@
 """The diagnostics view: the lint findings of the open file, worst first, with the highlighted one's
 message, hint and context; Enter jumps to its template line or metadata key (metadata view) or its
-token (vocabulary view), ``k`` to its metadata key.
+token (vocabulary view), ``k`` to its metadata key, ctrl+e ("Fix…") shows the finding's fix and writes
+a repaired copy (``fix_dialog.py``).
 
 The findings come from the app's lint worker (``TuiTokApp.lint_report``); this screen only shows them.
 """
@@ -17,6 +18,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
 from tui_tok.explore.lint import Finding, LintReport, Severity
+from tui_tok.explore.visible import visible
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.info_bar import InfoBar
 
@@ -30,6 +32,7 @@ class DiagnosticsScreen(ViewScreen):
     BINDINGS = [
         Binding("enter", "jump", "Go to", show=True),
         Binding("k", "jump_key", "Metadata key"),
+        Binding("ctrl+e", "fix", "Fix…", show=True),
     ]
 
     def __init__(self) -> None:
@@ -61,9 +64,9 @@ class DiagnosticsScreen(ViewScreen):
             return
         self.findings = report.findings
         note = f"  (tokenizer unavailable: {report.tokenizer_error})" if report.tokenizer_error else ""
-        summary.update(Text(f"{report.summary()}{note}" if report.findings else f"no findings{note}"))
+        summary.update(Text(visible(f"{report.summary()}{note}" if report.findings else f"no findings{note}")))
         for i, f in enumerate(report.findings):
-            table.add_row(Text(f.severity.label, style=SEVERITY_STYLE[f.severity]), Text(f.code), Text(f.message),
+            table.add_row(Text(f.severity.label, style=SEVERITY_STYLE[f.severity]), Text(f.code), Text(visible(f.message)),
                           key=str(i))  # fmt: skip
         self._show_detail(0)
 
@@ -83,15 +86,22 @@ class DiagnosticsScreen(ViewScreen):
         f = self.findings[row]
         text = Text()
         text.append(f"{f.severity.label} {f.code}\n", style=SEVERITY_STYLE[f.severity])
-        text.append(f"{f.message}\n\n")
+        # messages, hints and context quote the file (keys, token texts, template lines)
+        text.append(f"{visible(f.message, lines=True)}\n\n")
         text.append("hint: ", style="bold")
-        text.append(f"{f.hint}\n")
+        text.append(f"{visible(f.hint, lines=True)}\n")
         where = [w for w in (f.key and f"key {f.key}", f.line and f"line {f.line}",
                              f.token_id is not None and f"token {f.token_id}") if w]  # fmt: skip
         if where:
-            text.append("\n" + ", ".join(where) + "  (enter: go to it)\n", style="dim")
+            text.append("\n" + visible(", ".join(where)) + "  (enter: go to it)\n", style="dim")
+        if f.fix is not None:
+            from tui_tok.explore.fix.edits import describe
+
+            text.append("\nfix: ", style="bold")
+            text.append(visible(describe(self.session.gguf, f.fix)))
+            text.append("  (ctrl+e: Fix…)\n", style="dim")
         if f.context:
-            text.append("\n" + f.context, style="italic")
+            text.append("\n" + visible(f.context, lines=True), style="italic")
         detail.update(text)
 
     def current(self) -> Finding | None:
@@ -113,5 +123,18 @@ class DiagnosticsScreen(ViewScreen):
         elif f.key is not None and f.key in self.session.gguf.fields:
             self.tui.show_key_in_metadata(f.key, f.line)
 
+    def action_fix(self) -> None:
+        """Show the highlighted finding's fix and offer to write the repaired copy."""
+        f = self.current()
+        if f is None:
+            return
+        if f.fix is None:
+            self.notify(f"no metadata edit repairs {f.code}: see its hint", severity="warning")
+            return
+        from tui_tok.ui.screens.fix_dialog import FixDialog
+
+        self.app.push_screen(FixDialog(self.session.gguf, f, [f.fix]))
+
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Go to the finding's target", "enter", self.action_jump)
+        yield SystemCommand("Fix… the finding: write a repaired copy", "ctrl+e", self.action_fix)

@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Input, Static
 
 from tui_tok.explore.explain_text import lattice_rows, merge_rows, show, step_line
+from tui_tok.explore.visible import visible
 from tui_tok.tokenizer.explain import Explanation, explain, why_not
 from tui_tok.tokenizer.explain.result import Chunk
 from tui_tok.tokenizer.explain.ugm import UgmDetail
@@ -110,7 +111,7 @@ class ExplainScreen(ViewScreen):
         self.app.call_from_thread(self._show, req, expl)
 
     def _show_error(self, message: str) -> None:
-        self.query_one("#ex-summary", Static).update(Text(message, style="bold red"))
+        self.query_one("#ex-summary", Static).update(Text(visible(message, lines=True), style="bold red"))
 
     def _show(self, req: ExplainRequest, expl: Explanation) -> None:
         if req != self.request:
@@ -136,8 +137,8 @@ class ExplainScreen(ViewScreen):
                               " …" if len(chunk.ids) > 16 else ""),
             ]
             if chunk.shortcut:
-                lines.append(Text(chunk.shortcut, style="italic"))
-        lines += [Text(n, style="dim") for n in expl.notes]
+                lines.append(Text(visible(chunk.shortcut), style="italic"))
+        lines += [Text(visible(n), style="dim") for n in expl.notes]
         self.query_one("#ex-summary", Static).update(Text("\n").join(lines))
         self._show_steps(expl, chunk, offset)
 
@@ -163,7 +164,7 @@ class ExplainScreen(ViewScreen):
             piece_step = next((s for s in chunk.steps if s.kind == "piece" and s.start <= offset < s.end), None)
             lo, hi = (piece_step.start, piece_step.end) if piece_step else (chunk.start, chunk.end)
             for row in lattice_rows(chunk.detail, lo, hi, self._piece):
-                table.add_row(*row)
+                table.add_row(*map(Text, row))  # a piece may be ``[/]``: Text, never markup
             table.display = True
 
     def _piece(self, tid: int) -> str:
@@ -184,7 +185,7 @@ class ExplainScreen(ViewScreen):
             result = why_not(tok, expl, chunk, split=value)
         else:
             result = why_not(tok, expl, chunk, token=value)
-        answer.update(Text("\n").join([Text(result.verdict, style="bold"), *(Text("• " + r) for r in result.reasons)]))
+        answer.update(Text("\n").join([Text(visible(result.verdict), style="bold"), *(Text("• " + visible(r)) for r in result.reasons)]))
 
     def action_toggle_cuts(self) -> None:
         self.cuts = not self.cuts

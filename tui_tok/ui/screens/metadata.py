@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Input
 
 from tui_tok.explore.metadata import MetaRow, array_item_line, filter_rows, full_lines, metadata_rows
+from tui_tok.explore.visible import visible
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.search_box import SearchBox
 from tui_tok.ui.widgets.info_bar import InfoBar
@@ -23,12 +24,16 @@ class MetadataScreen(ViewScreen):
     """Browse GGUF metadata."""
 
     VIEW = "Metadata"
+    # priority: the focus moves before the app hands on the next keys of a burst (ctrl+f ctrl+u text)
     BINDINGS = [
-        Binding("ctrl+f", "focus_search", "Search"),
-        Binding("ctrl+l", "focus_table", "Table"),
+        Binding("ctrl+f", "focus_search", "Search", priority=True),
+        Binding("ctrl+l", "focus_table", "Table", priority=True),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     """Below 100 columns the value pane goes under the table (beside it, it hid the value column)."""
+    SEARCH_BOX = "meta-search"
+    TYPED_FROM = frozenset({"meta-table", "meta-detail"})
+    """What is typed on the table or the value goes to the filter box (``widgets/search_box.py``)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -64,7 +69,7 @@ class MetadataScreen(ViewScreen):
         self._shown_keys = {row.key for row in rows}
         for row in rows:
             # Text, not str: values hold square brackets that would be read as markup
-            table.add_row(Text(row.key), Text(row.type_name), Text(row.summary[:120]), key=row.key)
+            table.add_row(Text(visible(row.key)), Text(row.type_name), Text(visible(row.summary[:120])), key=row.key)
         if rows:
             self._show_detail(rows[0].key)
         else:  # nothing matches: the previous key's value must not stay beside an empty table
@@ -96,7 +101,7 @@ class MetadataScreen(ViewScreen):
         field = gguf.fields[key]
         tokens = gguf.get("tokenizer.ggml.tokens") or []
         detail = self.query_one("#meta-detail", LinesView)
-        detail.border_title = f"{key}  {field.type_name}"
+        detail.border_title = Text(f"{visible(key)}  {field.type_name}")  # a key may hold [/]
         value = field.value
         if isinstance(value, str) or not hasattr(value, "__len__"):
             detail.show_lines(full_lines(key, value, tokens=tokens))
@@ -130,10 +135,10 @@ class MetadataScreen(ViewScreen):
         table.focus()
 
     def action_focus_search(self) -> None:
-        self.query_one("#meta-search", Input).focus()
+        self.set_focus(self.query_one("#meta-search", Input))  # at once (Widget.focus waits a turn)
 
     def action_focus_table(self) -> None:
-        self.query_one("#meta-table", DataTable).focus()
+        self.set_focus(self.query_one("#meta-table", DataTable))
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Filter metadata", "ctrl+f", self.action_focus_search)

@@ -23,6 +23,7 @@ from textual.widgets import Footer, Static
 from tui_tok.explore.counts import counted
 from tui_tok.explore.display import NULL_PIECE, display_bytes, hex_bytes, visible_text
 from tui_tok.explore.stream import StreamTrace, describe_pending, replay
+from tui_tok.explore.visible import visible
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
@@ -161,10 +162,11 @@ class StreamScreen(ViewScreen):
         before = shown[: len(shown) - len(emitted)]
         if len(before) > TAIL_CHARS:
             before = "…" + before[-TAIL_CHARS:]
-        text = Text(before)
-        text.append(emitted, style="reverse")
+        # decoded text: a BOS text or a piece may hold ESC, drawn visibly (lines kept)
+        text = Text(visible(before, lines=True))
+        text.append(visible(emitted, lines=True), style="reverse")
         if step == len(trace) - 1 and trace.flushed:
-            text.append(trace.flushed, style="bold red")
+            text.append(visible(trace.flushed, lines=True), style="bold red")
         self.query_one("#stream-text", Static).update(text)
         self.query_one("#stream-text-box", VerticalScroll).scroll_end(animate=False)
         token = self.query_one("#stream-token", Readout)
@@ -176,10 +178,10 @@ class StreamScreen(ViewScreen):
         else:
             piece = trace.pieces[step]
             shown = display_bytes(piece) if trace.ids[step] >= 0 else NULL_PIECE  # the null id: no piece
-            token.show(Text(
+            token.show(Text(visible(
                 f"token {step + 1:,}/{len(trace):,} · id {trace.ids[step]} · piece “{shown}” · "
                 f"bytes {hex_bytes(piece) or '(none)'} · emitted “{visible_text(emitted)}”"
-            ))
+            )))
             held = trace.pending[step]
             pending.show(Text(describe_pending(held)))
             self.set_class(bool(held), "-holding")

@@ -19,12 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+from rich.text import Text
 from textual.message import Message
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.chunk_marks import ChunkMarks, chunk_marks
+from tui_tok.explore.visible import visible
 from tui_tok.tokenizer.explain import explain
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.screens.base import ViewScreen
@@ -130,5 +132,6 @@ class ChunkCuts:
 
     def _title(self, title: str) -> None:
         view = self._view()
-        if view.border_title != title:
-            view.border_title = title
+        shown = Text(visible(title))  # an error may quote the file's regex: its [ ] are not markup
+        if view.border_title != shown.markup:  # the title reads back as markup
+            view.border_title = shown

@@ -6,10 +6,14 @@ column so the error's context can be read in full. Escape closes it.
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import TextArea
+
+from tui_tok.explore.display import editor_text
+from tui_tok.explore.visible import visible_repr
 
 
 class TemplateSource(ModalScreen[None]):
@@ -19,8 +23,9 @@ class TemplateSource(ModalScreen[None]):
 
     def __init__(self, name: str, source: str, *, line: int | None = None, column: int | None = None) -> None:
         super().__init__()
-        self._title = f"template {name!r} · {len(source):,} characters · Esc closes"
-        self._source = source
+        self._title = Text(f"template {visible_repr(name)} · {len(source):,} characters · Esc closes")
+        # controls drawn one character each, so the error's line and column still point right
+        self._source = "\n".join(map(editor_text, source.split("\n")))
         self._at = (max(0, (line or 1) - 1), max(0, (column or 1) - 1))
 
     def compose(self) -> ComposeResult:

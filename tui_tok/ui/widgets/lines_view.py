@@ -12,6 +12,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui_tok.explore.visible import visible
+
 
 class LinesView(ScrollView, can_focus=True):
     """``count`` lines, line ``i`` being ``line_of(i)``."""
@@ -53,5 +55,6 @@ class LinesView(ScrollView, can_focus=True):
         style = self.rich_style
         if row >= self.count:
             return Strip.blank(width, style)
-        strip = Strip([RichSegment(self.line_of(row), style)])
+        # lines are the file's (a template, a string value): controls drawn, never sent
+        strip = Strip([RichSegment(visible(self.line_of(row)), style)])
         return strip.extend_cell_length(scroll_x + width, style).crop(scroll_x, scroll_x + width)

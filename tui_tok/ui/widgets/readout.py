@@ -21,6 +21,8 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tui_tok.explore.visible import visible
+
 
 class Readout(Widget):
     """Shows one renderable; give it a fixed height in app.tcss."""
@@ -36,8 +38,9 @@ class Readout(Widget):
         return self._content
 
     def show(self, content: RenderableType) -> None:
-        """Replace what is shown (repainting only the rows that changed); plain strings are never read as markup."""
-        self._content = Text(content) if isinstance(content, str) else content
+        """Replace what is shown (repainting only the rows that changed); plain strings are never read as
+        markup, and their controls are drawn (they may quote the file: an error, a search's message)."""
+        self._content = Text(visible(content, lines=True)) if isinstance(content, str) else content
         key = self._strips_key
         size = self.content_size
         if key is None or not self.is_mounted or key[0] != size.width or size.height <= 1:

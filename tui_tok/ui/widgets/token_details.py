@@ -15,6 +15,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from tui_tok.explore.visible import visible
 from tui_tok.ui.widgets.readout import Readout
 
 LABEL_STYLE = Style(bold=True)
@@ -34,6 +35,7 @@ class TokenDetails(Readout):
         """Strips of each label/value pair by (label, value, label width, width, style)."""
 
     def show_rows(self, rows: list[tuple[str, str]], *, title: str = "Token") -> None:
+        rows = [(label, visible(value, lines=True)) for label, value in rows]  # pieces are the file's
         if rows == self.rows and title == self.border_title:
             return  # typing keeps the same token selected: skip the re-render
         self.rows = rows

@@ -7,6 +7,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import LoadingIndicator, Static
 
+from tui_tok.explore.visible import visible
+
 
 class TokenizerStatus(Vertical):
     """Shown where a view needs the tokenizer; hidden (class ``-ready``) once it is built."""
@@ -25,7 +27,7 @@ class TokenizerStatus(Vertical):
         text = self.query_one("#status-text", Static)
         if error:
             text.update(Text(
-                f"The tokenizer of this file cannot be built:\n{error}\n\n"
+                f"The tokenizer of this file cannot be built:\n{visible(error, lines=True)}\n\n"
                 "Metadata (F4) and vocabulary (F3) can still be browsed."
             ))
         self.set_class(bool(error), "-error")
