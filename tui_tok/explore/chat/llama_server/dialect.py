@@ -28,7 +28,7 @@ import jinja2.ext
 from jinja2.sandbox import SandboxedEnvironment
 
 from tui_tok.explore.chat.llama_server.operators import add, globals_for_rewrite, rewrite
-from tui_tok.explore.chat.llama_server.stats import note_op, note_used, quiet
+from tui_tok.explore.chat.llama_server.stats import note_op, note_used
 from tui_tok.explore.chat.llama_server.values import LlamaError, as_string, printed, string_filter, tojson, type_name
 
 _STR_METHODS = frozenset("upper lower strip rstrip lstrip title capitalize startswith endswith split rsplit replace format".split())
@@ -187,8 +187,7 @@ def _tracking_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     def run(value: Any, *args: Any, **kwargs: Any) -> Any:
         note_used(value)
         note_op(value, name)
-        with quiet():
-            return fn(value, *args, **kwargs)
+        return fn(value, *args, **kwargs)
 
     run.__name__ = fn.__name__
     run.__doc__ = fn.__doc__
@@ -209,8 +208,7 @@ def _tracking_test(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _finalize(value: Any) -> str:
     note_used(value)
-    with quiet():
-        return printed(value)
+    return printed(value)
 
 
 def _default(value: Any, default_value: Any = "", boolean: bool = False) -> Any:

@@ -18,7 +18,7 @@ import jinja2
 from jinja2 import nodes
 from jinja2.visitor import NodeTransformer
 
-from tui_tok.explore.chat.llama_server.stats import note_op, note_used, quiet
+from tui_tok.explore.chat.llama_server.stats import note_op, note_used
 from tui_tok.explore.chat.llama_server.values import LlamaError, as_string, type_name
 
 _type = type_name
@@ -44,8 +44,7 @@ def add(left: Any, right: Any) -> Any:
     if isinstance(left, list) and isinstance(right, list):
         return [*left, *right]
     if isinstance(left, str) or isinstance(right, str):
-        with quiet():
-            return as_string(left) + as_string(right)
+        return as_string(left) + as_string(right)
     raise LlamaError(f'Unknown operator "+" between {_type(left)} and {_type(right)}')
 
 
@@ -81,8 +80,7 @@ def concat(*values: Any) -> str:
                                  or isinstance(value, jinja2.Undefined) else "Cannot perform operation on null values")  # fmt: skip
             acc = ("" if _null(acc) else acc) + ("" if _null(value) else value)
         elif isinstance(acc, str) or isinstance(value, str):
-            with quiet():
-                acc = as_string(acc) + as_string(value)
+            acc = as_string(acc) + as_string(value)
         else:
             raise LlamaError(f'Unknown operator "~" between {_type(acc)} and {_type(value)}')
     if not isinstance(acc, str):

@@ -10,8 +10,6 @@ does to them; nothing is recorded outside a probe.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,19 +18,6 @@ from typing import Any
 class Stats:
     used: bool = False
     ops: set[str] = field(default_factory=set)
-
-
-_quiet: list[bool] = []
-"""Non-empty while a builtin (filter, printing, tojson) runs: its own iteration is not the template's."""
-
-
-@contextmanager
-def quiet() -> Iterator[None]:
-    _quiet.append(True)
-    try:
-        yield
-    finally:
-        _quiet.pop()
 
 
 class TrackedStr(str):
@@ -65,19 +50,14 @@ class TrackedStr(str):
 
 
 class TrackedList(list[Any]):
-    """A probe array; iterating it is an ``array_access``."""
+    """A probe array. A template's ``for`` over it is an ``array_access`` (``operators._for_iterable``
+    notes it); Python iterating it (a builtin, printing, a size check) is not."""
 
     stats: Stats
 
     def __init__(self, items: Any = ()) -> None:
         super().__init__(items)
         self.stats = Stats()
-
-    def __iter__(self) -> Iterator[Any]:
-        if not _quiet:  # a template's for loop; a builtin iterating records its own name instead
-            self.stats.used = True
-            self.stats.ops.add("array_access")
-        return super().__iter__()
 
     def __bool__(self) -> bool:
         self.stats.used = True
