@@ -27,7 +27,8 @@ def messages_file(tmp_path: Path) -> Path:
 
 
 def test_prints_the_rendered_text(capsys: pytest.CaptureFixture[str], messages_file: Path) -> None:
-    code, out, err = run_cli(capsys, "chat", QWEN3, "--messages", str(messages_file), "--set", "enable_thinking=false")
+    code, out, err = run_cli(capsys, "chat", QWEN3, "--messages", str(messages_file), "--set", "enable_thinking=false",
+                             "--runtime", "transformers")  # fmt: skip
     template = templates_of(read_gguf(QWEN3).metadata)["default"]
     assert code == 0
     assert out == render_chat(template, MESSAGES, extra={"enable_thinking": False})
@@ -49,7 +50,7 @@ def test_json_ids_are_the_tokenizers_with_parse_special(capsys: pytest.CaptureFi
 
 
 def test_leading_bos_text_is_dropped_when_the_vocab_adds_bos(capsys: pytest.CaptureFixture[str], messages_file: Path) -> None:
-    code, out, _ = run_cli(capsys, "chat", PHI3, "--messages", str(messages_file), "--json")
+    code, out, _ = run_cli(capsys, "chat", PHI3, "--messages", str(messages_file), "--json", "--runtime", "transformers")
     record = json.loads(out)
     tok = load_tokenizer(PHI3)
     assert code == 0 and tok.vocab.add_bos
@@ -67,12 +68,14 @@ def test_messages_from_stdin_and_set_strings(capsys: pytest.CaptureFixture[str],
 def test_tools_file(capsys: pytest.CaptureFixture[str], messages_file: Path, tmp_path: Path) -> None:
     tools = tmp_path / "tools.json"
     tools.write_text(json.dumps([{"type": "function", "function": {"name": "zap", "description": "Zürich"}}]))
-    code, out, _ = run_cli(capsys, "chat", QWEN3, "--messages", str(messages_file), "--tools", str(tools))
+    code, out, _ = run_cli(capsys, "chat", QWEN3, "--messages", str(messages_file), "--tools", str(tools),
+                           "--runtime", "transformers")  # fmt: skip
     assert code == 0 and '{"type": "function", "function": {"name": "zap", "description": "Zürich"}}' in out
 
 
 def test_file_without_template_says_so(capsys: pytest.CaptureFixture[str], messages_file: Path) -> None:
-    code, out, err = run_cli(capsys, "chat", str(ASSETS / "ggml-vocab-gpt-2.gguf"), "--messages", str(messages_file))
+    code, out, err = run_cli(capsys, "chat", str(ASSETS / "ggml-vocab-gpt-2.gguf"), "--messages", str(messages_file),
+                             "--runtime", "transformers")  # fmt: skip
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and "no chat template (tokenizer.chat_template is not set)" in err
 
@@ -86,7 +89,7 @@ def test_failing_template_is_one_line_naming_the_line(capsys: pytest.CaptureFixt
     # phi-3's template adds message["content"] to strings: a number fails
     path = tmp_path / "bad.json"
     path.write_text(json.dumps([{"role": "user", "content": 3}]))
-    code, out, err = run_cli(capsys, "chat", PHI3, "--messages", str(path))
+    code, out, err = run_cli(capsys, "chat", PHI3, "--messages", str(path), "--runtime", "transformers")
     assert (code, out) == (2, "")
     # the concatenation with message["content"] is on the template's line 3 (its strings hold newlines)
     assert err.startswith("tui-tok: error: template line 3: TypeError: can only concatenate str") and err.count("\n") == 1

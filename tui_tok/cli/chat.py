@@ -1,13 +1,21 @@
 """``tui-tok chat MODEL --messages FILE|-``: a conversation through the model's chat template.
 
-Renders the GGUF file's chat template as transformers' ``apply_chat_template`` does (``--template
-NAME`` picks ``tokenizer.chat_template.NAME``) and prints the text; ``--json`` prints ``{"text":
-rendered, "ids": [...], "injections": [...]}`` where the ids are what llama.cpp feeds the model (BOS/EOS
-texts the vocab adds itself dropped, then tokenized with add_special and parse_special on); to a terminal
-the text's controls are shown as ``␛``/``⟨009B⟩`` unless ``--raw`` is given. Message text
-that would be read as a special token is reported on stderr. ``--set KEY=VALUE`` adds a template
-variable, parsed as JSON when it parses (``enable_thinking=false``), else kept as a string. A template
-that fails is one line naming the template line, exit code 2.
+Two runtimes render it. ``--runtime llama-server`` (the default: GGUF files are run by llama.cpp)
+builds the prompt as ``llama-server --jinja`` does (llama.cpp's Jinja engine and chat code: thinking
+on where the template can think, the file's ``tool_use`` template when tools are given, a system
+message folded into the first user message where the template has no system role ...);
+``--runtime transformers`` renders as transformers' ``apply_chat_template`` does. Either way the ids
+are what llama.cpp feeds the model (BOS/EOS texts the vocab adds itself dropped, then tokenized with
+add_special and parse_special on); to a terminal the text's controls are shown as ``␛``/``⟨009B⟩``
+unless ``--raw`` is given.
+
+Prints the text; ``--json`` prints ``{"runtime", "text", "ids", "injections", "runtimes_differ"}``,
+``runtimes_differ`` saying where the other runtime's prompt parts from this one (first differing
+character and token, what each has there), or its refusal; absent when both give the same ids.
+Message text that would be read as a special token is reported on stderr. ``--set KEY=VALUE`` adds a
+template variable (llama-server: a ``chat_template_kwargs`` entry), parsed as JSON when it parses
+(``enable_thinking=false``), else kept as a string; ``--kwargs JSON`` adds several. A template that
+fails, or a conversation llama.cpp refuses, is one line (naming the template line), exit code 2.
 """
 
 from __future__ import annotations
@@ -19,6 +27,8 @@ from typing import Any
 
 from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal
 from tui_tok.cli.model_arg import MODEL_HELP
+from tui_tok.explore.chat.llama_server.apply import CONTINUATIONS, LlamaServerRequest
+from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
 from tui_tok.explore.chat.variables import ChatInputError, parse_variables
 from tui_tok.explore.visible import json_dumps, visible
 
@@ -30,45 +40,76 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--messages", required=True, metavar="FILE|-",
                    help='JSON list of {"role", "content"} messages ("-": stdin)')  # fmt: skip
     p.add_argument("--tools", metavar="FILE", help="JSON list of tool definitions")
+    p.add_argument("--runtime", choices=RUNTIMES, default=RUNTIMES[0],
+                   help="who renders the template (default: llama-server, as llama.cpp runs GGUF files)")  # fmt: skip
     p.add_argument("--template", metavar="NAME", help="use tokenizer.chat_template.NAME (default: the default one)")
+    p.add_argument("--template-file", metavar="FILE",
+                   help="use this template instead of the file's (as llama-server's --chat-template-file)")  # fmt: skip
     p.add_argument("--no-generation-prompt", dest="add_generation_prompt", action="store_false",
                    help="do not add the assistant header that asks for an answer")  # fmt: skip
+    p.add_argument("--continue", dest="continue_final_message", nargs="?", const="auto", choices=CONTINUATIONS,
+                   help="continue the last message (llama-server's continue_final_message; implies "
+                        "--no-generation-prompt)")  # fmt: skip
+    p.add_argument("--no-prefill-assistant", dest="prefill_assistant", action="store_false",
+                   help="llama-server: do not continue a last assistant message (its --no-prefill-assistant)")  # fmt: skip
+    p.add_argument("--thinking", choices=("on", "off"),
+                   help="enable_thinking (llama-server's default: on; transformers: the template's default)")  # fmt: skip
+    p.add_argument("--reasoning-effort", metavar="LEVEL",
+                   help="the request's reasoning_effort (llama-server: 'none' turns thinking off)")  # fmt: skip
     p.add_argument("--set", dest="variables", action="append", default=[], metavar="KEY=VALUE",
-                   help="template variable (JSON value, else a string); repeatable")  # fmt: skip
-    p.add_argument("--json", action="store_true", help='print {"text": ..., "ids": [...]} instead of the text')
+                   help="template variable / chat_template_kwargs entry (JSON value, else a string); repeatable")  # fmt: skip
+    p.add_argument("--kwargs", metavar="JSON", help="chat_template_kwargs as a JSON object")
+    p.add_argument("--json", action="store_true", help='print {"runtime", "text", "ids", ...} instead of the text')
     add_raw_flag(p)
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from tui_tok.explore.chat.llama_server.differ import with_other_runtime
     from tui_tok.explore.chat.prompt import chat_prompt
     from tui_tok.explore.chat.render import templates_of
-    from tui_tok.sources import read_model
     from tui_tok.loader import load_tokenizer
+    from tui_tok.sources import read_model
 
     messages = read_messages(args.messages)
     tools = _read_json(args.tools, "tools") if args.tools else None
     if tools is not None and not isinstance(tools, list):
         raise ChatInputError(f"{args.tools}: expected a JSON list of tools")
-    extra = parse_variables(args.variables)
+    extra = kwargs_of(args)
     gguf = read_model(args.model, texts=("tokenizer.ggml.merges",))
-    templates = templates_of(gguf.metadata)
-    name = args.template or "default"
-    if name not in templates:
-        if not templates:
-            raise ChatInputError(f"{args.model}: no chat template (tokenizer.chat_template is not set)")
-        raise ChatInputError(f"{args.model}: no chat template named {name!r}; it has: {', '.join(templates)}")
+    template, tool_use = pick_templates(args, templates_of(gguf.metadata))
+    request = LlamaServerRequest(add_generation_prompt=args.add_generation_prompt and args.continue_final_message is None,
+                                 enable_thinking=args.thinking != "off", reasoning_effort=args.reasoning_effort,
+                                 continue_final_message=args.continue_final_message,
+                                 prefill_assistant=args.prefill_assistant)  # fmt: skip
     tok = load_tokenizer(gguf)
-    prompt = chat_prompt(tok, templates[name], messages, add_generation_prompt=args.add_generation_prompt,
-                         tools=tools, extra=extra, locate_messages=False)  # fmt: skip
+
+    def build(runtime: str, locate: bool = False) -> Any:
+        if runtime == "transformers":
+            if template is None:
+                raise ChatInputError(f"{args.model}: no chat template (tokenizer.chat_template is not set)")
+            variables = dict(extra)
+            if args.thinking is not None:
+                variables.setdefault("enable_thinking", args.thinking == "on")
+            if args.reasoning_effort is not None:
+                variables.setdefault("reasoning_effort", args.reasoning_effort)
+            return chat_prompt(tok, template, messages, add_generation_prompt=request.add_generation_prompt, tools=tools,
+                               extra=variables, locate_messages=locate)  # fmt: skip
+        return chat_prompt(tok, template or "", messages, add_generation_prompt=request.add_generation_prompt,
+                           tools=tools, extra=extra, locate_messages=locate, runtime=runtime,
+                           tool_use_template=tool_use, request=request)  # fmt: skip
+
+    prompt, differ = with_other_runtime(build, args.runtime) if args.json else (build(args.runtime), None)
     for inj in prompt.injections:
         print(f"tui-tok: warning: message {inj.message} ({visible(str(messages[inj.message].get('role')))}) {inj.field} "
               f"character {inj.start}: {inj.text!r} is read as special token {inj.token_id}", file=sys.stderr)  # fmt: skip
     if args.json:
-        record = {"text": prompt.rendered, "ids": prompt.ids,
-                  "injections": [{"message": i.message, "field": i.field, "start": i.start, "text": i.text,
-                                  "token_id": i.token_id} for i in prompt.injections]}  # fmt: skip
+        record: dict[str, Any] = {"runtime": args.runtime, "text": prompt.rendered, "ids": prompt.ids,
+                                  "injections": [{"message": i.message, "field": i.field, "start": i.start,
+                                                  "text": i.text, "token_id": i.token_id} for i in prompt.injections]}  # fmt: skip
+        if differ is not None:
+            record["runtimes_differ"] = differ
         sys.stdout.write(json_dumps(record) + "\n")
     else:
         # the template's text: to a terminal its controls are shown, not obeyed (--raw: as it is)
@@ -77,6 +118,43 @@ def run(args: argparse.Namespace) -> int:
         if not text.endswith("\n"):
             sys.stdout.write("\n")
     return 0
+
+
+def kwargs_of(args: argparse.Namespace) -> dict[str, object]:
+    """``--kwargs`` (a JSON object) then the ``--set`` items."""
+    out: dict[str, object] = {}
+    if args.kwargs is not None:
+        try:
+            value = json.loads(args.kwargs)
+        except json.JSONDecodeError as exc:
+            raise ChatInputError(f"--kwargs: not JSON: column {exc.colno}: {exc.msg}") from None
+        if not isinstance(value, dict):
+            raise ChatInputError("--kwargs: expected a JSON object")
+        out.update(value)
+    out.update(parse_variables(args.variables))
+    return out
+
+
+def pick_templates(args: argparse.Namespace, templates: dict[str, str]) -> tuple[str | None, str | None]:
+    """(template, tool_use template) as the options choose them: ``--template-file`` or a named one
+    replaces the file's templates (llama.cpp then ignores its ``tool_use`` one); None for none."""
+    if args.template_file is not None:
+        path = Path(args.template_file)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ChatInputError(f"{path}: cannot read the template: {getattr(exc, 'strerror', None) or exc}") from None
+        return text, None
+    name = args.template or "default"
+    if args.template is not None and name not in templates:
+        if not templates:
+            raise ChatInputError(f"{args.model}: no chat template (tokenizer.chat_template is not set)")
+        raise ChatInputError(f"{args.model}: no chat template named {name!r}; it has: {', '.join(templates)}")
+    if not templates and args.runtime == "transformers":
+        raise ChatInputError(f"{args.model}: no chat template (tokenizer.chat_template is not set)")
+    if args.template is not None and name != "default":
+        return templates[name], None
+    return templates.get("default"), templates.get("tool_use")
 
 
 def read_messages(source: str) -> list[dict[str, Any]]:

@@ -18,10 +18,12 @@ Does not render (``render.py``) nor read GGUF files.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tui_tok.explore.chat.llama_server.apply import LlamaServerRequest
+from tui_tok.explore.chat.llama_server.runtime import llama_server_renderer
 from tui_tok.explore.chat.render import ChatTemplateError, render_chat
 from tui_tok.tokenizer import Token, TokenAttr, Tokenizer
 
@@ -78,6 +80,10 @@ class ChatPrompt:
     generation_start: int
     """Index of the first token after the last message (the generation prompt), == len(tokens) if none."""
     injections: tuple[Injection, ...]
+    runtime: str = "transformers"
+    """Who rendered ``rendered``: ``transformers`` or ``llama-server`` (see ``llama_server/``)."""
+    format: str = ""
+    """llama-server's ``common_chat_format_name`` for the template ("" for transformers)."""
 
     @property
     def ids(self) -> list[int]:
@@ -105,20 +111,34 @@ def chat_prompt(
     documents: list[Any] | None = None,
     extra: Mapping[str, object] | None = None,
     locate_messages: bool = True,
+    runtime: str = "transformers",
+    tool_use_template: str | None = None,
+    request: LlamaServerRequest | None = None,
 ) -> ChatPrompt:
     """Render ``messages`` and tokenize them as llama.cpp does; raises ``ChatTemplateError``.
 
-    ``locate_messages=False`` skips the prefix renders (``messages`` is then empty).
+    ``runtime="llama-server"`` renders as llama-server does (``llama_server/``: ``request`` is what the
+    request sets, ``extra`` its ``chat_template_kwargs``). ``locate_messages=False`` skips the prefix
+    renders (``messages`` is then empty).
     """
     bos, eos = token_texts(tokenizer)
     vocab = tokenizer.vocab
 
-    def render(msgs: Sequence[Mapping[str, Any]], agp: bool) -> str:
+    def render_transformers(msgs: Sequence[Mapping[str, Any]], agp: bool) -> str:
         return render_chat(template, msgs, bos_token=bos, eos_token=eos, add_generation_prompt=agp,
                            tools=tools, documents=documents, extra=extra)  # fmt: skip
 
-    rendered = render(messages, add_generation_prompt)
-    text, dropped_bos, dropped_eos = strip_added(rendered, bos, eos, add_bos=vocab.add_bos, add_eos=vocab.add_eos)
+    render: Callable[[Sequence[Mapping[str, Any]], bool], str] = render_transformers
+    fmt = ""
+    if runtime == "llama-server":  # BOS/EOS texts are dropped by the runtime itself
+        render, rendered, fmt = llama_server_renderer(template, messages, tool_use_template, tools, bos, eos, vocab.add_bos,
+                                                      vocab.add_eos, add_generation_prompt, extra, request)  # fmt: skip
+        text, dropped_bos, dropped_eos = rendered, False, False
+    elif runtime == "transformers":
+        rendered = render(messages, add_generation_prompt)
+        text, dropped_bos, dropped_eos = strip_added(rendered, bos, eos, add_bos=vocab.add_bos, add_eos=vocab.add_eos)
+    else:
+        raise ValueError(f"unknown chat runtime {runtime!r}")
     tokens = tuple(tokenizer.tokenize(text, add_special=True, parse_special=True))
     spans: tuple[MessageSpan, ...] = ()
     generation_start = len(tokens)
@@ -127,7 +147,7 @@ def chat_prompt(
         spans, generation_start = _spans(text, tokens, messages, bounds, exact)
     found = _content_offsets(text, messages)
     return ChatPrompt(rendered=rendered, text=text, dropped_bos=dropped_bos, dropped_eos=dropped_eos, tokens=tokens,
-                      messages=spans, generation_start=generation_start,
+                      messages=spans, generation_start=generation_start, runtime=runtime, format=fmt,
                       injections=tuple(find_injections(tokenizer, messages, found)))  # fmt: skip
 
 

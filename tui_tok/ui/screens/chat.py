@@ -6,7 +6,9 @@ variables and an optional tools list are rendered and tokenized as llama.cpp's c
 a result older than the newest request is dropped. The prompt's tokens are coloured as in the Tokenize
 view (special tokens stand out), each message's border says where its tokens start and how many there
 are, a table lists them with injections (special-token text typed in a message), and a template error
-shows its line, column and the source around it. Ctrl+S shows the template source.
+shows its line, column and the source around it. Ctrl+S shows the template source. The runtime
+selector picks who renders (llama-server as llama.cpp does, or transformers); a line says where the
+other runtime's prompt differs.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from textual.widgets import Footer, Input, Select, Static, TextArea
 from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
+from tui_tok.explore.chat.llama_server.differ import describe, with_other_runtime
+from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
 from tui_tok.explore.chat.prompt import ChatPrompt, chat_prompt
 from tui_tok.explore.chat.render import ChatTemplateError, templates_of
 from tui_tok.explore.chat.variables import ChatInputError, parse_variables, split_variables
@@ -61,6 +65,9 @@ class ChatRequest:
     add_generation_prompt: bool
     variables: str
     tools: str
+    runtime: str = RUNTIMES[0]
+    tool_use: str | None = None
+    """The file's ``tool_use`` template (llama-server renders tools with it)."""
 
 
 class ChatScreen(ViewScreen):
@@ -87,6 +94,8 @@ class ChatScreen(ViewScreen):
         layout: TokenLayout | None
         seconds: float
         error: TuiTokError | None = None
+        differ: dict[str, Any] | None = None
+        """Where the other runtime's prompt differs (``differ.runtimes_differ``)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -104,6 +113,7 @@ class ChatScreen(ViewScreen):
             names = list(self.templates) or ["(none)"]
             # a template's name is the file's: Text, never markup (``rag[/]``)
             yield Select([(Text(visible(n)), n) for n in names], value=names[0], allow_blank=False, id="chat-template")
+            yield Select([(r, r) for r in RUNTIMES], value=RUNTIMES[0], allow_blank=False, id="chat-runtime")
             yield Checkbox("add generation prompt ^G", True, id="chat-agp")
             yield Input(placeholder="variables: enable_thinking=false", id="chat-vars")
         with Horizontal(id="chat-main"):
@@ -115,6 +125,7 @@ class ChatScreen(ViewScreen):
                 yield TokenView(id="chat-view")
                 yield IdStrip(id="chat-ids")
                 yield MessageSpans(id="chat-spans")
+                yield Static("", id="chat-differ")
                 yield Readout("", id="chat-status")
         yield Footer()
 
@@ -143,6 +154,7 @@ class ChatScreen(ViewScreen):
     @on(TextArea.Changed, "#chat-tools")
     @on(Checkbox.Changed, "#chat-agp")
     @on(Select.Changed, "#chat-template")
+    @on(Select.Changed, "#chat-runtime")
     def _edited(self) -> None:
         self.rerender()
 
@@ -196,6 +208,8 @@ class ChatScreen(ViewScreen):
             add_generation_prompt=self.query_one("#chat-agp", Checkbox).value,
             variables=self.query_one("#chat-vars", Input).value,
             tools=self.query_one("#chat-tools", TextArea).text,
+            runtime=str(self.query_one("#chat-runtime", Select).value),
+            tool_use=self.templates.get("tool_use") if self.template_name == "default" else None,
         ))  # fmt: skip
 
     @work(thread=True, exclusive=True, group="chat", description="rendering the chat template")
@@ -211,14 +225,19 @@ class ChatScreen(ViewScreen):
             with self.session.lock:
                 if worker.is_cancelled:
                     return
-                prompt = chat_prompt(tok, request.template, request.messages,
-                                     add_generation_prompt=request.add_generation_prompt, tools=tools, extra=extra)  # fmt: skip
+
+                def build(runtime: str) -> ChatPrompt:  # the other runtime's render only for the difference
+                    return chat_prompt(tok, request.template, request.messages, runtime=runtime, tools=tools,
+                                       add_generation_prompt=request.add_generation_prompt, extra=extra,
+                                       tool_use_template=request.tool_use, locate_messages=runtime == request.runtime)  # fmt: skip
+
+                prompt, differ = with_other_runtime(build, request.runtime)
                 layout = layout_tokens(prompt.text, prompt.tokens, kinds_by_id=self._kinds_by_id(tok))
         except TuiTokError as exc:
             self.post_message(self.Rendered(request.generation, None, None, 0.0, exc))
             return
         if not worker.is_cancelled:
-            self.post_message(self.Rendered(request.generation, prompt, layout, time.perf_counter() - start))
+            self.post_message(self.Rendered(request.generation, prompt, layout, time.perf_counter() - start, differ=differ))
 
     def _kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
         if self._kinds is None or self._kinds[0] is not tok:
@@ -241,6 +260,7 @@ class ChatScreen(ViewScreen):
         self.query_one("#chat-ids", IdStrip).show(layout.ids, layout.kinds, phases=layout.phases)
         self.query_one("#chat-spans", MessageSpans).show(prompt)
         self._annotate_messages(prompt)
+        self.query_one("#chat-differ", Static).update(Text(describe(message.differ, prompt.runtime)))
         timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
         warn = f" · ⚠ {len(prompt.injections)} special token(s) typed in messages" if prompt.injections else ""
         self.query_one("#chat-status", Readout).show(f"{len(prompt.tokens)} tokens · {len(prompt.text):,} characters{warn}{timing}")
