@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal
