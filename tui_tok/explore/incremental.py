@@ -20,6 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from tui_tok.tokenizer.core.types import PieceArrays, Token
+from tui_tok.tokenizer.cut_edit import plan_cut_edit, table_for
+from tui_tok.tokenizer.cuts import CutTable
+from tui_tok.tokenizer.edit import Splice, plan_edit
+from tui_tok.tokenizer.tokenizer import Tokenizer
 
 _CUT = re.compile(r"\n(?=\S)")
 
@@ -173,3 +177,28 @@ def chunkable(*, is_bpe: bool, special_texts: Sequence[str], any_lstrip: bool) -
     reach across a cut).
     """
     return is_bpe and not any_lstrip and not any("\n" in t for t in special_texts)
+
+
+class EditPlanner:
+    """Exact splices of an edit for every family: ``tokenizer.edit`` for BPE with a one-pass
+    pre-tokenizer, ``tokenizer.cut_edit`` (proven cuts) for SPM, UGM, WPM and RWKV.
+
+    The cut table costs up to seconds to build (UGM reads its whole charsmap): ``prepare`` builds
+    it in a worker; ``plan`` only uses a table already built (else None: a full tokenize).
+    """
+
+    def __init__(self) -> None:
+        self._tables: tuple[Tokenizer, CutTable | None] | None = None
+
+    def prepare(self, tok: Tokenizer) -> None:
+        """Build the cut table of ``tok`` (in a worker, holding the session lock)."""
+        if self._tables is None or self._tables[0] is not tok:
+            self._tables = (tok, table_for(tok))
+
+    def plan(
+        self, tok: Tokenizer, old: bytes, old_tokens: PieceArrays, new: bytes, *, parse_special: bool, max_bytes: int
+    ) -> Splice | None:
+        splice = plan_edit(tok, old, old_tokens, new, parse_special=parse_special, max_bytes=max_bytes)
+        if splice is not None or self._tables is None or self._tables[0] is not tok or self._tables[1] is None:
+            return splice
+        return plan_cut_edit(tok, self._tables[1], old, old_tokens, new, parse_special=parse_special, max_bytes=max_bytes)
