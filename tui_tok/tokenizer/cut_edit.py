@@ -59,6 +59,13 @@ def cut_from(table: CutTable, data: bytes, start: int) -> int:
     return len(data)
 
 
+def _empty_at(starts: np.ndarray, ends: np.ndarray, cuts: tuple[int, ...]) -> bool:
+    """Does a token with an empty span sit on a cut (a normalisation that grew a character: which
+    side it belongs to cannot be told from its span)?"""
+    empty = starts == ends
+    return bool(empty.any()) and bool(np.isin(starts[empty], cuts).any())
+
+
 def _char_len_before(data: bytes, k: int) -> int:
     i = k - 1
     while i > 0 and data[i] & 0xC0 == 0x80:
@@ -94,18 +101,31 @@ def plan_cut_edit(
     b_old = b - (len(new) - len(old))
     if max_bytes is not None and b - a > max_bytes:
         return None
-    a_ctx = a - _char_len_before(new, a) if a else 0
-    b_ctx = b + _char_len_at(new, b) if b < len(new) else b
     _, starts, ends = old_tokens
-    first = int(np.searchsorted(starts, starts.dtype.type(a), side="left"))
-    stop = int(np.searchsorted(starts, starts.dtype.type(b_old), side="left"))
+    first = int(np.searchsorted(starts, starts.dtype.type(a), side="left")) if a else 0
+    stop = int(np.searchsorted(starts, starts.dtype.type(b_old), side="left")) if b < len(new) else len(starts)
     if first and int(ends[:first].max()) > a or stop < first or stop and int(ends[:stop].max()) > b_old:
         return None  # an old token crosses a cut: not the tokens of `old` after all
-    ids, m_starts, m_ends = tok.tokenize_arrays(new[a_ctx:b_ctx], add_special=False, parse_special=parse_special)
+    if _empty_at(starts[max(0, first - 8) : first + 8], ends[max(0, first - 8) : first + 8], (a,) if a else ()) or _empty_at(
+        starts[max(0, stop - 8) : stop + 8], ends[max(0, stop - 8) : stop + 8], (b_old,) if b_old < len(old) else ()
+    ):
+        return None
+    mid = encode_between(tok, new, a, b, parse_special=parse_special)
+    return None if mid is None else Splice(a, b, b_old, first, stop, mid)
+
+
+def encode_between(tok: Tokenizer, data: bytes, a: int, b: int, *, parse_special: bool) -> PieceArrays | None:
+    """The tokens of ``data[a:b]`` between two allowed cuts (0 and ``len(data)`` count as cuts)
+    as in the whole text, offsets relative to ``a``: encoded with the character before ``a`` and
+    the one after ``b`` in view, whose tokens are dropped (module doc). None when a token of
+    that stretch crosses ``a`` or ``b`` (the cuts' premises do not hold: never for real cuts)."""
+    a_ctx = a - _char_len_before(data, a) if a else 0
+    b_ctx = b + _char_len_at(data, b) if b < len(data) else b
+    ids, m_starts, m_ends = tok.tokenize_arrays(data[a_ctx:b_ctx], add_special=False, parse_special=parse_special)
     lo, hi = a - a_ctx, b - a_ctx
-    i = int(np.searchsorted(m_starts, m_starts.dtype.type(lo), side="left"))
-    j = int(np.searchsorted(m_starts, m_starts.dtype.type(hi), side="left"))
-    if i and int(m_ends[:i].max()) > lo or j < i or j and int(m_ends[:j].max()) > hi:
-        return None  # a token of the stretch crosses a cut: the proof's premises do not hold
+    i = int(np.searchsorted(m_starts, m_starts.dtype.type(lo), side="left")) if a else 0
+    j = int(np.searchsorted(m_starts, m_starts.dtype.type(hi), side="left")) if b < len(data) else len(ids)
+    if i and int(m_ends[:i].max()) > lo or j < i or j and int(m_ends[:j].max()) > hi or _empty_at(m_starts, m_ends, (lo,) * bool(a) + (hi,) * (b < len(data))):
+        return None
     shift = np.int64(lo)
-    return Splice(a, b, b_old, first, stop, (ids[i:j], m_starts[i:j].astype(np.int64) - shift, m_ends[i:j].astype(np.int64) - shift))
+    return ids[i:j], m_starts[i:j].astype(np.int64) - shift, m_ends[i:j].astype(np.int64) - shift
