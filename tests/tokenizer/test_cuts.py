@@ -154,3 +154,36 @@ def test_gemma3_table_is_cheap() -> None:
     t0 = time.perf_counter()
     table = table_for(tok)
     assert table is not None and time.perf_counter() - t0 < 2.0
+
+
+@pytest.mark.parametrize("v", [p for p in VOCABS if p.values[0].name in ("t5-botchan-en-unigram-1000", "nomic-bert-moe")])
+def test_charsmap_ends_match_every_key(v) -> None:
+    """The vectorised walk of ``charsmap_ends`` against ``Charsmap.mapping`` (every key listed)."""
+    from tui_tok.tokenizer.cuts import charsmap_ends
+    from tui_tok.tokenizer.ugm.charsmap import parse_charsmap
+
+    charsmap = parse_charsmap(_loaded(str(v.path))[0].vocab.precompiled_charsmap)
+    assert charsmap is not None
+    mapping = charsmap.mapping()
+    assert mapping
+    cross = np.zeros((256, 256), dtype=bool)
+    last, first = np.eye(256, dtype=bool), np.eye(256, dtype=bool)
+    bad_last, bad_first = np.zeros(256, dtype=bool), np.zeros(256, dtype=bool)
+    grow = 1
+    for key, value in mapping.items():
+        for i in range(len(key) - 1):
+            cross[key[i], key[i + 1]] = True
+        if not value or value[-1] == 0x20:
+            bad_last[key[-1]] = True
+        else:
+            last[key[-1], value[-1]] = True
+        if not value or value[0] == 0x20:
+            bad_first[key[0]] = True
+        else:
+            first[key[0], value[0]] = True
+        grow = max(grow, -(-len(value) // len(key)))
+    got = charsmap_ends(charsmap)
+    assert got is not None
+    for mine, want in zip(got[:5], (cross, last, first, bad_last, bad_first)):
+        assert np.array_equal(mine, want)
+    assert got[5] == grow

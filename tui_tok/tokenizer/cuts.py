@@ -209,28 +209,14 @@ def _ugm_table(vocab: Vocab, charsmap: Charsmap | None) -> CutTable | None:
 
     if charsmap is None:
         charsmap = parse_charsmap(vocab.precompiled_charsmap)
-    mapping = charsmap.mapping() if charsmap is not None else {}
-    if mapping is None:
+    summary = charsmap_ends(charsmap) if charsmap is not None else _NO_CHARSMAP
+    if summary is None:
         return None
+    keys_cross, last, first, bad_last, bad_first, grow = summary
     user = [vocab.tokens[int(i)].encode("utf-8", "surrogateescape") for i in np.flatnonzero(vocab.attrs & int(TokenAttr.USER_DEFINED))]
-    keys_cross = byte_pairs([*mapping.keys(), *user])
-    # L[x, b]: b can end the normalisation of a match ending in byte x; F[y, b] likewise for starts
-    last = np.eye(256, dtype=bool)
-    first = np.eye(256, dtype=bool)
-    bad_last = np.zeros(256, dtype=bool)
-    bad_first = np.zeros(256, dtype=bool)
+    keys_cross = keys_cross | byte_pairs(user)
+    bad_last, bad_first = bad_last.copy(), bad_first.copy()
     bad_last[0x20] = bad_first[0x20] = True
-    for key, value in mapping.items():
-        if not key:
-            continue
-        if not value or value[-1] == 0x20:
-            bad_last[key[-1]] = True
-        else:
-            last[key[-1], value[-1]] = True
-        if not value or value[0] == 0x20:
-            bad_first[key[0]] = True
-        else:
-            first[key[0], value[0]] = True
     texts = [t.encode("utf-8", "surrogateescape") for t in vocab.tokens]
     in_tokens = byte_pairs(texts).astype(np.int32)
     crossing = (last.astype(np.int32) @ in_tokens @ first.astype(np.int32).T) > 0
@@ -245,9 +231,86 @@ def _ugm_table(vocab: Vocab, charsmap: Charsmap | None) -> CutTable | None:
     ok &= safe_last[:, None] | safe_first[None, :]
     # a byte becomes at most `grow` characters of normalised text, plus one inserted ▁ (the lattice
     # has a node per character)
-    grow = max([1, *(-(-len(v) // len(k)) for k, v in mapping.items() if k)])
     limit = exact_sums(vocab, search_scores(vocab))
     return CutTable("ugm", bytes_ok=ok, max_bytes=None if limit is None else limit // (grow + 1) - 1)
+
+
+CharsmapEnds = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]
+_NO_CHARSMAP: CharsmapEnds = (
+    np.zeros((256, 256), dtype=bool), np.eye(256, dtype=bool), np.eye(256, dtype=bool),
+    np.zeros(256, dtype=bool), np.zeros(256, dtype=bool), 1,
+)  # fmt: skip
+
+
+def charsmap_ends(charsmap: Charsmap) -> CharsmapEnds | None:
+    """What the cuts need of a charsmap, by a breadth-first walk of its XCDA (as
+    ``Charsmap._enumerate``, without building the keys): ``(cross, last, first, bad_last,
+    bad_first, grow)``: ``cross[i, j]``: some key holds bytes i j side by side; ``last[x, b]``: a
+    character ending in byte x normalises to something ending in b (itself when no key matches);
+    ``first`` likewise for starts; ``bad_*``: a key ending (starting) in that byte has an empty
+    replacement, or one ending (starting) with a space; ``grow``: the most replacement bytes per
+    key byte. None when a walk could fail (llama.cpp would throw): then no UGM cuts."""
+    cross = np.zeros((256, 256), dtype=bool)
+    last, first = np.eye(256, dtype=bool), np.eye(256, dtype=bool)
+    bad_last, bad_first = np.zeros(256, dtype=bool), np.zeros(256, dtype=bool)
+    if not charsmap.xcda:
+        return cross, last, first, bad_last, bad_first, 1
+    x = charsmap.array().astype(np.uint64)
+    size = x.shape[0]
+    base = (x >> np.uint64(10)) << np.where(x & np.uint64(0x200), 8, 0).astype(np.uint64)
+    lcheck = x & np.uint64(0x800000FF)
+    leaf = ((x >> np.uint64(8)) & np.uint64(1)).astype(bool)
+    value = (x & np.uint64(0x7FFFFFFF)).astype(np.int64)
+    pool = np.frombuffer(charsmap.replacements, dtype=np.uint8)
+    nuls = np.flatnonzero(pool == 0)
+    # entry c is the child of state c ^ l by label l = its LCHECK (1..255): group entries by parent
+    lab = lcheck.astype(np.int64)
+    valid = (lab >= 1) & (lab <= 255)
+    entries = np.flatnonzero(valid).astype(np.uint64)
+    parent = entries ^ lab[valid].astype(np.uint64)
+    order = np.argsort(parent, kind="stable")
+    entries, parent = entries[order], parent[order]
+    states = np.array([int(base[0])], dtype=np.uint64)
+    firsts = np.zeros(1, dtype=np.int64)  # first byte of each state's key
+    lasts = np.full(1, -1, dtype=np.int64)  # last byte (-1: the root)
+    grow, depth = 1, 0
+    while states.size:
+        if bool(((states | np.uint64(0xFF)) >= size).any()):
+            return None  # a byte could index past the array: llama.cpp throws
+        lo = np.searchsorted(parent, states, side="left")
+        hi = np.searchsorted(parent, states, side="right")
+        counts = hi - lo
+        rows = np.repeat(np.arange(len(states)), counts)
+        kids = entries[np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))]
+        label = lab[kids.astype(np.int64)]
+        new_states = kids ^ base[kids.astype(np.int64)]
+        new_first = label if depth == 0 else firsts[rows]
+        if depth:
+            cross[lasts[rows], label] = True
+        is_leaf = leaf[kids.astype(np.int64)]
+        if bool((new_states[is_leaf] >= size).any()):
+            return None
+        off = value[new_states[is_leaf].astype(np.int64)]
+        at = np.searchsorted(nuls, off)
+        if bool((off >= len(pool)).any()) or bool((at >= len(nuls)).any()):
+            return None
+        end = nuls[np.minimum(at, len(nuls) - 1)]
+        empty = end == off
+        k_first, k_last = new_first[is_leaf], label[is_leaf]
+        r_first = pool[np.minimum(off, len(pool) - 1)]
+        r_last = pool[np.maximum(end - 1, 0)]
+        bad_first[k_first[empty | (r_first == 0x20)]] = True
+        bad_last[k_last[empty | (r_last == 0x20)]] = True
+        ok_f, ok_l = ~empty & (r_first != 0x20), ~empty & (r_last != 0x20)
+        first[k_first[ok_f], r_first[ok_f]] = True
+        last[k_last[ok_l], r_last[ok_l]] = True
+        if len(off):
+            grow = max(grow, int(np.max(-(-(end - off) // (depth + 1)))))
+        states, firsts, lasts = new_states, new_first, label
+        depth += 1
+        if depth > 1024:  # a cycle: only a corrupt array has one
+            return None
+    return cross, last, first, bad_last, bad_first, grow
 
 
 def exact_sums(vocab: Vocab, scores32: np.ndarray) -> int | None:
