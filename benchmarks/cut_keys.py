@@ -56,7 +56,7 @@ def _keys(path: Path, size: int, n: int) -> None:
             times.append((time.perf_counter() - t0) * 1000)
             assert got is not None
         check = tok.tokenize_arrays(current, add_special=True)[0]
-        assert got[0].ids.tolist() == check.tolist(), "spliced result differs from the whole text's"
+        assert got is not None and got[0].ids.tolist() == check.tolist(), "spliced result differs from the whole text's"
         results[mode] = (first, times, engine.spliced)
     print(f"{path.name} ({tok.vocab.type.name}), {len(text.encode()) / 1000:.0f} KB, {n} keys:")
     for mode, (first, times, spliced) in results.items():

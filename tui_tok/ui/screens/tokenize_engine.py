@@ -91,6 +91,10 @@ class TokenizeEngine:
             return None
         return self._chunks[1]
 
+    def splices(self, tok: Tokenizer | None) -> bool:
+        """Will an edit of the last exact text most likely be spliced (no wait for a pause in typing)?"""
+        return tok is not None and self._exact is not None and self._exact.tok is tok and self._planner.ready(tok)
+
     def check_chunking(self, tok: Tokenizer) -> None:
         """In a worker, holding the lock: build the line cache if this vocabulary allows it."""
         if self._chunks is not None and self._chunks[0] is tok:
