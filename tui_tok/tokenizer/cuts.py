@@ -42,7 +42,8 @@ Why each cut is exact (x: the character before the cut, y: the one after; X, Y t
   score sums are exact in double (``exact_sums``): the right side's comparisons are then those
   of the whole shifted by one constant, so the same ties and the same winners.
 
-Tables are built once per vocab with numpy (gemma3's 262k tokens: see ``benchmarks/cuts``).
+Tables are built once per vocab with numpy: ~0.1 s for gemma3 (262k tokens), t5 and nomic (their
+charsmaps walked in bulk, ``charsmap_ends``), ~0.05 s for rwkv-world.
 """
 
 from __future__ import annotations
