@@ -19,7 +19,7 @@ from tui_tok.tokenizer.cuts import CutTable
 from tui_tok.tokenizer.tokenizer import Tokenizer
 
 CUT_FAMILIES = (VocabType.SPM, VocabType.UGM, VocabType.WPM, VocabType.RWKV)
-EXTRA = ("gemma3-270m-vocab", "nomic-bert-moe", "mistral-spm-v1", "llama-spm", "t5-botchan-en-unigram-1000")
+EXTRA = ("gemma-4", "gemma3-270m-vocab", "nomic-bert-moe", "mistral-spm-v1", "llama-spm", "t5-botchan-en-unigram-1000")
 
 
 @cache
@@ -38,8 +38,8 @@ def _vocabs() -> list:
 
 def _cut_vocab(v) -> tuple[Tokenizer, CutTable]:
     tok, table = _loaded(str(v.path))
-    if tok.vocab.type not in CUT_FAMILIES:
-        pytest.skip(f"{v.name}: {tok.vocab.type.name} is not a cut family")
+    if tok.vocab.type not in CUT_FAMILIES and table is None:
+        pytest.skip(f"{v.name}: {tok.vocab.type.name} with this pre-tokenizer has no proven cuts here")
     assert table is not None
     return tok, table
 

@@ -1,4 +1,4 @@
-"""``plan_cut_edit``: an edit of SPM, UGM, WPM or RWKV text re-encoded between proven cuts.
+"""``plan_cut_edit``: an edit of SPM, UGM, WPM, RWKV (or GEMMA4 BPE) text re-encoded between proven cuts.
 
 The families of ``tokenizer.cuts`` (whose module doc proves the cuts). With ``p`` the common
 prefix of the old and new text and the common suffix after it:
@@ -32,7 +32,8 @@ _FIRST_WINDOW = 256
 
 def table_for(tok: Tokenizer) -> CutTable | None:
     """``cut_table`` of the tokenizer's vocab, with its encoder's charsmap for UGM."""
-    return cut_table(tok.vocab, getattr(tok.encoder, "charsmap", None))
+    spec = getattr(tok.encoder, "spec", None)
+    return cut_table(tok.vocab, getattr(tok.encoder, "charsmap", None), tuple(getattr(spec, "regexes", ())))
 
 
 def cut_before(table: CutTable, data: bytes, limit: int) -> int:
