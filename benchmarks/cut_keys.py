@@ -6,7 +6,8 @@ once, then ``--keys`` characters are typed at spread-out places. Each key is tim
 layout of the new text, twice: ``full`` with splicing off (what SPM, UGM, WPM and RWKV did before
 ``tokenizer/cut_edit.py``: the whole text re-tokenized) and ``cut`` (re-encoding only between the
 proven cuts around the key). Prints ms per key (p50 / max) and whether every result was spliced.
-Defaults: phi-3 (SPM), bert-bge (WPM), rwkv-world, t5 (UGM) from assets/, gemma3 from ../shared.
+Defaults: phi-3 (SPM), bert-bge (WPM), rwkv-world, t5 (UGM) from assets/, gemma3 (SPM) and gemma-4
+(BPE, newline-run pre-tokenizer) from ../shared.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = [
     ROOT / "assets" / "ggml-vocab-phi-3.gguf",
     ROOT.parent / "shared" / "data" / "gemma3-270m-vocab.gguf",
+    ROOT.parent / "shared" / "vocabs" / "ggml-vocab-gemma-4.gguf",
     ROOT / "assets" / "ggml-vocab-bert-bge.gguf",
     ROOT / "assets" / "rwkv-world-vocab.gguf",
     ROOT / "assets" / "t5-botchan-en-unigram-1000.gguf",
