@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tui_tok.errors import TuiTokError
 from tui_tok.tokenizer.core.types import PieceArrays, Token
 from tui_tok.tokenizer.cut_edit import plan_cut_edit, table_for
 from tui_tok.tokenizer.cuts import CutTable
@@ -196,7 +197,10 @@ class EditPlanner:
     def prepare(self, tok: Tokenizer) -> None:
         """Build the cut table of ``tok`` (in a worker, holding the session lock)."""
         if self._tables is None or self._tables[0] is not tok:
-            table = table_for(tok)
+            try:
+                table = table_for(tok)
+            except TuiTokError:  # a table the vocab's own encoder would refuse too: no cuts
+                table = None
             self._tables = (tok, table, table is not None or edit_margin(tok) is not None)
 
     def ready(self, tok: Tokenizer) -> bool:
