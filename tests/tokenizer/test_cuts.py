@@ -50,6 +50,7 @@ ATOMS = [
     " ", "  ", "\n", "\n\n", "\t", "\r\n", "a", "Z", "the", "ing", "tokenizer", "1", "2024", "'s", ".", ",", "!", "?",
     "(", ")", "-", "é", "ü", "ñ", "Ж", "日本", "語", "中文", "🙂", "🦙", "\u2581", "\u00a0", "\u3000", "ﬁ", "Å", "e\u0301",
     "<s>", "</s>", "<unk>", "<start_of_turn>", "<b>", "[CLS]", "<|endoftext|>", "<mask>", "    ", "\\x41", "ＡＢ",
+    "<|assistant|>", "<|end|>", " <|user|> ", "<start_of_image>", "[multimodal]", "\t\t",
 ]  # fmt: skip
 LONG_TEXT = st.lists(st.sampled_from(ATOMS), min_size=0, max_size=600).map("".join)
 TEXT = st.one_of(LONG_TEXT, st.text(max_size=200))
