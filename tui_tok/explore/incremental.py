@@ -6,6 +6,8 @@ pre-tokenizers such a point is a word boundary in every regex we know, but that 
 proven for all of them (and SPM, UGM, WPM merge across lines), so the result is only
 *provisional*: the UI shows it at once and replaces it with a full ``tokenize`` of the
 whole text when typing pauses. ``chunkable`` says when the shortcut may be tried at all.
+``EditPlanner`` is the exact path, for every family: an edit of the last exact text is
+re-encoded only between proven cuts around it (``tokenizer.edit``, ``tokenizer.cut_edit``).
 
 >>> split_chunks("a\\nb\\n\\n  c\\nd")
 ['a\\n', 'b\\n\\n  c\\n', 'd']
@@ -19,7 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tui_tok.errors import TuiTokError
 from tui_tok.tokenizer.core.types import PieceArrays, Token
+from tui_tok.tokenizer.cut_edit import plan_cut_edit, table_for
+from tui_tok.tokenizer.cuts import CutTable
+from tui_tok.tokenizer.edit import Splice, edit_margin, plan_edit
+from tui_tok.tokenizer.tokenizer import Tokenizer
 
 _CUT = re.compile(r"\n(?=\S)")
 
@@ -173,3 +180,37 @@ def chunkable(*, is_bpe: bool, special_texts: Sequence[str], any_lstrip: bool) -
     reach across a cut).
     """
     return is_bpe and not any_lstrip and not any("\n" in t for t in special_texts)
+
+
+class EditPlanner:
+    """Exact splices of an edit for every family: ``tokenizer.edit`` for BPE with a one-pass
+    pre-tokenizer, ``tokenizer.cut_edit`` (proven cuts) for SPM, UGM, WPM and RWKV.
+
+    The cut table is built once per vocab (0.1 s for gemma3's 262k tokens): ``prepare`` builds it
+    in a worker; ``plan`` only uses a table already built (else None: a full tokenize).
+    """
+
+    def __init__(self) -> None:
+        self._tables: tuple[Tokenizer, CutTable | None, bool] | None = None
+        """The tokenizer, its cut table, whether either kind of splice applies."""
+
+    def prepare(self, tok: Tokenizer) -> None:
+        """Build the cut table of ``tok`` (in a worker, holding the session lock)."""
+        if self._tables is None or self._tables[0] is not tok:
+            try:
+                table = table_for(tok)
+            except TuiTokError:  # a table the vocab's own encoder would refuse too: no cuts
+                table = None
+            self._tables = (tok, table, table is not None or edit_margin(tok) is not None)
+
+    def ready(self, tok: Tokenizer) -> bool:
+        """Can edits of ``tok``'s text be spliced (a cut table built, or BPE's own cuts)?"""
+        return self._tables is not None and self._tables[0] is tok and self._tables[2]
+
+    def plan(
+        self, tok: Tokenizer, old: bytes, old_tokens: PieceArrays, new: bytes, *, parse_special: bool, max_bytes: int
+    ) -> Splice | None:
+        splice = plan_edit(tok, old, old_tokens, new, parse_special=parse_special, max_bytes=max_bytes)
+        if splice is not None or self._tables is None or self._tables[0] is not tok or self._tables[1] is None:
+            return splice
+        return plan_cut_edit(tok, self._tables[1], old, old_tokens, new, parse_special=parse_special, max_bytes=max_bytes)

@@ -253,7 +253,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
             self._debounce = None
         self._sent = self.tui.text = text = self.query_one("#tok-input", TextArea).text  # _sent first: the watcher reads it
         size = len(text)
-        if size > DEBOUNCE_CHARS and self._engine.chunk_cache(self.tui.tokenizer) is None:
+        if size > DEBOUNCE_CHARS and self._engine.chunk_cache(self.tui.tokenizer) is None and not self._engine.splices(self.tui.tokenizer):
             # a long text: wait for a pause in typing (a worker stops between pieces when a newer request comes)
             self._debounce = self.set_timer(DEBOUNCE_S, self.retokenize)
         else:

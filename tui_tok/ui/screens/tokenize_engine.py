@@ -15,14 +15,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from tui_tok.explore.display import NULL_PIECE, display_bytes
-from tui_tok.explore.incremental import ChunkCache, TokenArrays, chunkable, probes_agree, split_chunks, tokenize_chunked
+from tui_tok.explore.incremental import (
+    ChunkCache, EditPlanner, TokenArrays, chunkable, probes_agree, split_chunks, tokenize_chunked,
+)
 from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_arrays
 from tui_tok.explore.layout_splice import join_shifted, splice_layout
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import VocabIndex, token_facts
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 from tui_tok.tokenizer.core.types import PieceArrays
-from tui_tok.tokenizer.edit import Splice, plan_edit
+from tui_tok.tokenizer.edit import Splice
 from tui_tok.tokenizer.tokenizer import Tokenizer, as_bytes
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 
@@ -80,6 +82,7 @@ class TokenizeEngine:
         self._chunks: tuple[Tokenizer, ChunkCache | None] | None = None
         self._exact: _Exact | None = None
         self.spliced = 0
+        self._planner = EditPlanner()
         """Exact results made by splicing an edit into the last one (tests check the fast path ran)."""
 
     def chunk_cache(self, tok: Tokenizer | None) -> ChunkCache | None:
@@ -88,10 +91,15 @@ class TokenizeEngine:
             return None
         return self._chunks[1]
 
+    def splices(self, tok: Tokenizer | None) -> bool:
+        """Will an edit of the last exact text most likely be spliced (no wait for a pause in typing)?"""
+        return tok is not None and self._exact is not None and self._exact.tok is tok and self._planner.ready(tok)
+
     def check_chunking(self, tok: Tokenizer) -> None:
         """In a worker, holding the lock: build the line cache if this vocabulary allows it."""
         if self._chunks is not None and self._chunks[0] is tok:
             return
+        self._planner.prepare(tok)
         v = tok.vocab
         special = v.attrs & int(TokenAttr.CONTROL | TokenAttr.USER_DEFINED | TokenAttr.UNKNOWN)
         cache: ChunkCache | None = None
@@ -198,7 +206,7 @@ class TokenizeEngine:
             new = text.encode("utf-8")  # fails on a lone surrogate: byte offsets would not decode back
         except UnicodeEncodeError:
             return None
-        splice = plan_edit(tok, last.data, last.inner, new, parse_special=request.parse_special, max_bytes=PIECE_CHARS)
+        splice = self._planner.plan(tok, last.data, last.inner, new, parse_special=request.parse_special, max_bytes=PIECE_CHARS)
         if splice is None:
             return None
         char_a = len(new[: splice.a].decode("utf-8"))

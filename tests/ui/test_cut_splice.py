@@ -1,0 +1,36 @@
+"""The tokenize view's engine splices an edit between proven cuts for SPM, UGM, WPM and RWKV (not
+only BPE): the result is exact at once, with no whole-text tokenize."""
+
+from __future__ import annotations
+
+import pytest
+from support import ASSETS
+
+from tui_tok.loader import load_tokenizer
+from tui_tok.ui.screens.tokenize_engine import TokenizeEngine, TokenizeRequest
+
+TEXT = "Hello, world. The quick brown fox (aged 7) jumps over the lazy dog!\n日本語 🙂 naïve\n" * 300
+
+
+@pytest.mark.parametrize(
+    "name", ["ggml-vocab-phi-3.gguf", "ggml-vocab-bert-bge.gguf", "rwkv-world-vocab.gguf", "t5-botchan-en-unigram-1000.gguf"]
+)
+@pytest.mark.parametrize("add_special", [False, True])
+def test_edit_is_spliced_and_exact(name: str, add_special: bool) -> None:
+    tok = load_tokenizer(ASSETS / name)
+    engine = TokenizeEngine()
+
+    def request(generation: int, text: str) -> TokenizeRequest:
+        return TokenizeRequest(generation=generation, text=text, add_special=add_special, parse_special=True, show_pieces=False)
+
+    assert engine.layout(tok, request(0, TEXT)) is not None
+    text = TEXT
+    for i, (at, insert, drop) in enumerate([(5000, "x", 0), (12000, " ", 0), (9000, "", 3), (100, "é🙂", 1), (len(TEXT) - 2, "!", 0)]):
+        text = text[:at] + insert + text[at + drop :]
+        got = engine.layout(tok, request(i + 1, text))
+        assert got is not None
+        layout, provisional = got
+        assert not provisional
+        assert engine.spliced == i + 1
+        want = tok.tokenize_arrays(text, add_special=add_special, parse_special=True)
+        assert layout.ids.tolist() == want[0].tolist()

@@ -1,0 +1,132 @@
+"""``plan_cut_edit``: an edit of SPM, UGM, WPM, RWKV (or GEMMA4 BPE) text re-encoded between proven cuts.
+
+The families of ``tokenizer.cuts`` (whose module doc proves the cuts). With ``p`` the common
+prefix of the old and new text and the common suffix after it:
+
+- ``a``: the last allowed cut whose two neighbours (up to 4 bytes each way) lie in the common
+  prefix, so it is a cut of both texts; old tokens before it are kept (0: the text start);
+- ``b``: the first allowed cut whose neighbours lie in the common suffix; old tokens from it on
+  are kept, shifted;
+- ``new[a:b]`` is encoded as the *middle* of a fragment: with the character before ``a`` and
+  the one after ``b`` in view (so no fragment start or end rule, SPM's space prefix or UGM's
+  dummy prefix, applies at ``a`` or ``b``), whose tokens are dropped again.
+
+The cuts also keep special and user-defined tokens apart (``cuts.SpecialCuts``), so the
+stretch is partitioned and encoded as in the whole text.
+Every check that fails gives None: the caller tokenizes the whole text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tui_tok.tokenizer.core.types import PieceArrays
+from tui_tok.tokenizer.cuts import CutTable, cut_table
+from tui_tok.tokenizer.edit import Splice, _common_prefix
+from tui_tok.tokenizer.tokenizer import Tokenizer
+
+_NEAR = 4
+"""Bytes a cut test may read on each side (one UTF-8 character)."""
+_FIRST_WINDOW = 256
+
+
+def table_for(tok: Tokenizer) -> CutTable | None:
+    """``cut_table`` of the tokenizer's vocab, with its encoder's charsmap for UGM."""
+    spec = getattr(tok.encoder, "spec", None)
+    return cut_table(tok.vocab, getattr(tok.encoder, "charsmap", None), tuple(getattr(spec, "regexes", ())))
+
+
+def cut_before(table: CutTable, data: bytes, limit: int) -> int:
+    """The last allowed cut ``k <= limit`` (0 when none)."""
+    hi, size = limit + 1, _FIRST_WINDOW
+    while hi > 1:
+        lo = max(0, hi - size)
+        found = table.allowed(data, lo, hi)
+        if len(found):
+            return int(found[-1])
+        hi, size = lo + 1, size * 4
+    return 0
+
+
+def cut_from(table: CutTable, data: bytes, start: int) -> int:
+    """The first allowed cut ``k >= start`` (the end when none)."""
+    lo, size = start - 1, _FIRST_WINDOW
+    while lo < len(data) - 1:
+        hi = min(len(data), lo + size)
+        found = table.allowed(data, lo, hi)
+        if len(found):
+            return int(found[0])
+        lo, size = hi - 1, size * 4
+    return len(data)
+
+
+def _empty_at(starts: np.ndarray, ends: np.ndarray, cuts: tuple[int, ...]) -> bool:
+    """Does a token with an empty span sit on a cut (a normalisation that grew a character: which
+    side it belongs to cannot be told from its span)?"""
+    empty = starts == ends
+    return bool(empty.any()) and bool(np.isin(starts[empty], cuts).any())
+
+
+def _char_len_before(data: bytes, k: int) -> int:
+    i = k - 1
+    while i > 0 and data[i] & 0xC0 == 0x80:
+        i -= 1
+    return k - i
+
+
+def _char_len_at(data: bytes, k: int) -> int:
+    i = k + 1
+    while i < len(data) and data[i] & 0xC0 == 0x80:
+        i += 1
+    return i - k
+
+
+def plan_cut_edit(
+    tok: Tokenizer,
+    table: CutTable,
+    old: bytes,
+    old_tokens: PieceArrays,
+    new: bytes,
+    *,
+    parse_special: bool,
+    max_bytes: int | None = None,
+) -> Splice | None:
+    """The splice of the edit from ``old`` to ``new`` (module doc); ``old_tokens`` are
+    ``tok.tokenize_arrays(old, add_special=False, parse_special=parse_special)``. None when it cannot be planned or would re-encode over ``max_bytes``."""
+    if table.max_bytes is not None and max(len(old), len(new)) > table.max_bytes:
+        return None
+    p = _common_prefix(old, new)
+    q = _common_prefix(old, new, from_end=True, limit=min(len(old), len(new)) - p)
+    a = cut_before(table, new, p - _NEAR)
+    b = cut_from(table, new, len(new) - q + _NEAR)
+    b_old = b - (len(new) - len(old))
+    if max_bytes is not None and b - a > max_bytes:
+        return None
+    _, starts, ends = old_tokens
+    first = int(np.searchsorted(starts, starts.dtype.type(a), side="left")) if a else 0
+    stop = int(np.searchsorted(starts, starts.dtype.type(b_old), side="left")) if b < len(new) else len(starts)
+    if first and int(ends[:first].max()) > a or stop < first or stop and int(ends[:stop].max()) > b_old:
+        return None  # an old token crosses a cut: not the tokens of `old` after all
+    if _empty_at(starts[max(0, first - 8) : first + 8], ends[max(0, first - 8) : first + 8], (a,) if a else ()) or _empty_at(
+        starts[max(0, stop - 8) : stop + 8], ends[max(0, stop - 8) : stop + 8], (b_old,) if b_old < len(old) else ()
+    ):
+        return None
+    mid = encode_between(tok, new, a, b, parse_special=parse_special)
+    return None if mid is None else Splice(a, b, b_old, first, stop, mid)
+
+
+def encode_between(tok: Tokenizer, data: bytes, a: int, b: int, *, parse_special: bool) -> PieceArrays | None:
+    """The tokens of ``data[a:b]`` between two allowed cuts (0 and ``len(data)`` count as cuts)
+    as in the whole text, offsets relative to ``a``: encoded with the character before ``a`` and
+    the one after ``b`` in view, whose tokens are dropped (module doc). None when a token of
+    that stretch crosses ``a`` or ``b`` (the cuts' premises do not hold: never for real cuts)."""
+    a_ctx = a - _char_len_before(data, a) if a else 0
+    b_ctx = b + _char_len_at(data, b) if b < len(data) else b
+    ids, m_starts, m_ends = tok.tokenize_arrays(data[a_ctx:b_ctx], add_special=False, parse_special=parse_special)
+    lo, hi = a - a_ctx, b - a_ctx
+    i = int(np.searchsorted(m_starts, m_starts.dtype.type(lo), side="left")) if a else 0
+    j = int(np.searchsorted(m_starts, m_starts.dtype.type(hi), side="left")) if b < len(data) else len(ids)
+    if i and int(m_ends[:i].max()) > lo or j < i or j and int(m_ends[:j].max()) > hi or _empty_at(m_starts, m_ends, (lo,) * bool(a) + (hi,) * (b < len(data))):
+        return None
+    shift = np.int64(lo)
+    return ids[i:j], m_starts[i:j].astype(np.int64) - shift, m_ends[i:j].astype(np.int64) - shift
