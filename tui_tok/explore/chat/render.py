@@ -71,8 +71,12 @@ class ChatTemplateError(TuiTokError):
 
     exit_code = 2
 
-    def __init__(self, message: str, *, line: int | None, column: int | None, context: str) -> None:
+    def __init__(self, message: str, *, line: int | None, column: int | None, context: str,
+                 exceeded: bool = False) -> None:  # fmt: skip
         self.message = message
+        self.exceeded = exceeded
+        """The template went past a bound (deadline, output, sizes, recursion, memory): trying it on
+        other inputs is pointless."""
         self.line = line
         """1-based template line of the error, None when jinja2 did not say."""
         self.column = column
@@ -171,7 +175,7 @@ def compile_template(template: str) -> jinja2.Template:
     except jinja2.TemplateSyntaxError as exc:
         raise _error(template, exc.message or str(exc), exc.lineno) from None
     except TemplateBoundError as exc:
-        raise _error(template, str(exc), exc.lineno) from None
+        raise _error(template, str(exc), exc.lineno, exceeded=True) from None
 
 
 def render_chat(
@@ -201,11 +205,11 @@ def render_chat(
     except jinja2.TemplateSyntaxError as exc:  # an {% include %} or similar compiled late
         raise _error(template, exc.message or str(exc), exc.lineno) from None
     except TemplateBoundError as exc:
-        raise _error(template, str(exc), exc.lineno or _template_line(exc.__traceback__)) from None
+        raise _error(template, str(exc), exc.lineno or _template_line(exc.__traceback__), exceeded=True) from None
     except RecursionError:
-        raise _error(template, "recursion too deep", _template_line(sys.exc_info()[2])) from None
+        raise _error(template, "recursion too deep", _template_line(sys.exc_info()[2]), exceeded=True) from None
     except MemoryError:
-        raise _error(template, "out of memory", _template_line(sys.exc_info()[2])) from None
+        raise _error(template, "out of memory", _template_line(sys.exc_info()[2]), exceeded=True) from None
     except Exception as exc:  # anything else a template makes Python raise is the template's error
         raise _error(template, _message(exc), _template_line(exc.__traceback__)) from None
 
@@ -287,12 +291,13 @@ def _column(line_text: str, message: str) -> int | None:
     return at + 1 if at >= 0 and "raise_exception" not in message else None
 
 
-def _error(template: str, message: str, line: int | None) -> ChatTemplateError:
+def _error(template: str, message: str, line: int | None, *, exceeded: bool = False) -> ChatTemplateError:
     lines = template.split("\n")
     if line is None or not 1 <= line <= len(lines):
-        return ChatTemplateError(message, line=line, column=None, context="")
+        return ChatTemplateError(message, line=line, column=None, context="", exceeded=exceeded)
     column = _column(lines[line - 1], message)
-    return ChatTemplateError(message, line=line, column=column, context=error_context(lines, line, column))
+    return ChatTemplateError(message, line=line, column=column, context=error_context(lines, line, column),
+                             exceeded=exceeded)  # fmt: skip
 
 
 def error_context(lines: Sequence[str], line: int, column: int | None) -> str:

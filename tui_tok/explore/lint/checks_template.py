@@ -5,7 +5,9 @@ Each template the file carries (``tokenizer.chat_template`` and the named ones) 
 chat renderer (jinja2 set up as transformers does) on a basic conversation; named ``tool_use`` and
 ``rag`` templates get sample tools and documents. Marker and turn-end checks tokenize with parse
 special as llama.cpp does when the tokenizer can be built, else look the texts up in the vocabulary.
-Does not judge what the template says, only what llama.cpp will make of it.
+Does not judge what the template says, only what llama.cpp will make of it. A template that
+exceeds the renderer's bounds (deadline, output and value sizes: ``chat/bounds.py``) is a
+``template-error`` saying which, after one try.
 """
 
 from __future__ import annotations
@@ -55,7 +57,11 @@ _SPECIAL_TYPES = (CONTROL, USER_DEFINED)
 
 def check_templates(ctx: LintContext) -> Iterator[Finding]:
     templates = templates_of(ctx.metadata)
-    if not templates or not ctx.tokens:
+    if not templates:
+        return
+    if not ctx.tokens:
+        yield finding("check-not-run", "the chat template checks could not run: the file has no "
+                      "tokenizer.ggml.tokens to take the BOS/EOS texts and markers from.", key=TEMPLATE_KEY)  # fmt: skip
         return
     bos_text, eos_text = _text_of(ctx, "tokenizer.ggml.bos_token_id"), _text_of(ctx, "tokenizer.ggml.eos_token_id")
     for name, template in templates.items():
@@ -88,6 +94,8 @@ def _render_any(template: str, bos: str, eos: str, tools: Sequence[Any], documen
                                    tools=tool_list, documents=documents), None  # fmt: skip
             except ChatTemplateError as exc:
                 error = error or exc
+                if exc.exceeded:  # past a bound (time, size): another conversation will not help
+                    return None, error
     return None, error
 
 

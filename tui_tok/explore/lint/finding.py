@@ -73,6 +73,8 @@ CODES: dict[str, CodeInfo] = {
         "(llama.cpp #5910)"),
     "template-error": CodeInfo(E, "chat template fails on a basic conversation",
         "fix the template or override it with --chat-template (llama.cpp #6772)"),
+    "check-not-run": CodeInfo(W, "a check could not run",
+        "the file was not fully checked: fix what the message names, or report the crash to tui-tok"),
     "double-bos": CodeInfo(W, "BOS added twice",
         "the vocab adds BOS and the template writes it too: drop bos_token from the template or set "
         "tokenizer.ggml.add_bos_token false (llama.cpp #7107, PR #7332)"),
