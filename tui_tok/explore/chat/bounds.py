@@ -171,7 +171,7 @@ def _charge(value: Any) -> Any:
         state = _RENDER
         state.spent += n
         if state.active and state.spent > state.limits.budget:
-            raise TemplateBoundError(f"builds more than {megabytes(state.limits.budget)} in all")
+            raise TemplateBoundError(f"values built exceed {megabytes(state.limits.budget)} in all")
     return value
 
 
@@ -254,7 +254,7 @@ def _check_result(value: Any, limits: Limits) -> Any:
     if isinstance(value, str):
         check_size(len(value), limits, "a string of length")
     elif isinstance(value, (list, tuple, dict)):
-        check_size(len(value), limits, f"a {type(value).__name__} of")
+        check_size(len(value), limits, f"a {type(value).__name__} of length")
     return value
 
 
@@ -349,7 +349,7 @@ class _BoundedFormatter(SandboxedFormatter):
     def format_field(self, value: Any, format_spec: str) -> Any:
         limits = _RENDER.limits
         self.total += check_format_field(value, format_spec, limits)
-        check_size(self.total, limits, "a formatted string of length up to")
+        check_size(self.total, limits, "str.format output of length up to")
         return super().format_field(value, format_spec)
 
 

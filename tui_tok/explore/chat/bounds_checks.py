@@ -78,13 +78,14 @@ def megabytes(n: int) -> str:
 
 
 def check_size(n: int, limits: Limits, what: str) -> None:
+    """``what`` (``a str repeated to length``) of ``n`` is within ``max_size``."""
     if n > limits.max_size:
-        raise TemplateBoundError(f"builds {what} of {n:,} (limit {limits.max_size:,})")
+        raise TemplateBoundError(f"{what} {n:,} exceeds the limit of {limits.max_size:,}")
 
 
 def check_int_bits(bits: int, limits: Limits) -> None:
     if bits > limits.max_int_bits:
-        raise TemplateBoundError(f"builds an integer of about {bits:,} bits (limit {limits.max_int_bits:,})")
+        raise TemplateBoundError(f"an integer of about {bits:,} bits exceeds the limit of {limits.max_int_bits:,}")
 
 
 def input_size(value: Any) -> int:
@@ -135,7 +136,7 @@ def check_text(value: Any, limits: Limits, cap: int | None = None) -> None:
         return
     limit = limits.max_size if cap is None else cap
     if text_size(value, limit) > limit:
-        raise TemplateBoundError(f"prints a value longer than {megabytes(limit)}")
+        raise TemplateBoundError(f"a value printed as text exceeds {megabytes(limit)}")
 
 
 def result_size(value: Any) -> int:
@@ -156,7 +157,7 @@ def check_binop(op: str, left: Any, right: Any, limits: Limits) -> None:
         if isinstance(left, int) and isinstance(right, _SEQUENCES):
             left, right = right, left
         if isinstance(left, _SEQUENCES) and isinstance(right, int):
-            check_size(len(left) * max(right, 0), limits, f"a {type(left).__name__} repeated to a length")
+            check_size(len(left) * max(right, 0), limits, f"a {type(left).__name__} repeated to length")
         elif isinstance(left, int) and isinstance(right, int):
             check_int_bits(left.bit_length() + right.bit_length(), limits)
     elif op == "**":
@@ -188,8 +189,8 @@ def check_percent(fmt: str, args: Any, limits: Limits) -> None:
                 widest = max([widest] + [v for v in values if isinstance(v, int) and not isinstance(v, bool)])
             elif n:
                 widest = max(widest, int(n))
-    check_size(widest, limits, "a %-format width or precision")
-    check_size(len(fmt) + fields * (widest + widest_arg), limits, "a %-formatted string of length up to")
+    check_size(widest, limits, "a %-format width or precision of")
+    check_size(len(fmt) + fields * (widest + widest_arg), limits, "%-format output of length up to")
 
 
 _SPEC_NUMBER = re.compile(r"\d+")
@@ -199,7 +200,7 @@ def check_format_field(value: Any, spec: str, limits: Limits) -> int:
     """Before ``format(value, spec)`` (one ``str.format`` field): its width, precision and text.
     Returns the field's largest possible length."""
     widest = max((int(n) for n in _SPEC_NUMBER.findall(spec)), default=0)
-    check_size(widest, limits, "a format width or precision")
+    check_size(widest, limits, "a format width or precision of")
     return widest + text_size(value, limits.max_size)
 
 
@@ -216,12 +217,12 @@ def check_method(obj: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any], lim
     if isinstance(owner, (str, bytes, bytearray)):
         n = len(owner)
         if name in _PADDING and args and isinstance(args[0], int):
-            check_size(args[0], limits, f"a string padded by {name} to a width")
+            check_size(args[0], limits, f"{name} to width")
         elif name == "expandtabs":
             tab = args[0] if args else kwargs.get("tabsize", 8)
             if isinstance(tab, int):
                 check_size(n + owner.count("\t" if isinstance(owner, str) else b"\t") * tab, limits,
-                           "a string with tabs expanded to a length up to")  # fmt: skip
+                           "expandtabs output of length up to")  # fmt: skip
         elif name == "replace" and len(args) >= 2:
             check_replace(owner, args[0], args[1], limits)
         elif name == "join" and args:
@@ -230,18 +231,18 @@ def check_method(obj: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any], lim
             return (items, *args[1:])
         elif name == "translate" and args and isinstance(args[0], Mapping):
             longest = max((text_size(v, limits.max_size) for v in args[0].values()), default=1)
-            check_size(n * max(longest, 1), limits, "a translated string of length up to")
+            check_size(n * max(longest, 1), limits, "translate output of length up to")
     elif isinstance(owner, int) and name == "to_bytes":
         length = args[0] if args else kwargs.get("length", 1)
         if isinstance(length, int):
-            check_size(length, limits, "bytes of length")
+            check_size(length, limits, "to_bytes of length")
     return args
 
 
 def check_replace(s: Any, old: Any, new: Any, limits: Limits) -> None:
     if isinstance(s, (str, bytes)) and isinstance(old, type(s)) and isinstance(new, type(s)) and len(new) > len(old):
         hits = s.count(old) if old else len(s) + 1
-        check_size(len(s) + hits * (len(new) - len(old)), limits, "a string after replace of length")
+        check_size(len(s) + hits * (len(new) - len(old)), limits, "replace output of length")
 
 
 def check_join(separator: Any, items: list[Any], limits: Limits) -> None:
@@ -250,7 +251,7 @@ def check_join(separator: Any, items: list[Any], limits: Limits) -> None:
         size += text_size(item, limits.max_size)
         if size > limits.max_size:
             break
-    check_size(size, limits, "a joined string of length")
+    check_size(size, limits, "join output of length")
 
 
 # --- filters -----------------------------------------------------------------------------------------
@@ -270,7 +271,7 @@ def check_filter(name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any], li
     value, rest = args[0], args[1:]
     for arg in (*rest, *kwargs.values()):
         if isinstance(arg, int) and not isinstance(arg, bool) and arg > limits.max_size:
-            raise TemplateBoundError(f"passes {arg:,} to the {name} filter (limit {limits.max_size:,})")
+            raise TemplateBoundError(f"{name} filter argument {arg:,} exceeds the limit of {limits.max_size:,}")
     if name in STRINGIFYING:
         check_text(value, limits)
     if name == "tojson":
@@ -283,7 +284,7 @@ def check_filter(name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any], li
         width = rest[0] if rest else kwargs.get("width", 4)
         step = len(width) if isinstance(width, str) else width if isinstance(width, int) else 0
         text = value if isinstance(value, str) else ""
-        check_size(len(text) + (text.count("\n") + 1) * step, limits, "an indented string of length up to")
+        check_size(len(text) + (text.count("\n") + 1) * step, limits, "indent output of length up to")
     elif name == "format":
         if isinstance(value, str):
             check_percent(value, kwargs if kwargs else tuple(rest), limits)
@@ -298,12 +299,12 @@ def check_filter(name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any], li
     elif name == "wordwrap":
         wrap = kwargs.get("wrapstring", rest[2] if len(rest) > 2 else None)
         if isinstance(wrap, str) and isinstance(value, str):
-            check_size(len(value) * (1 + len(wrap)), limits, "a wrapped string of length up to")
+            check_size(len(value) * (1 + len(wrap)), limits, "wordwrap output of length up to")
     elif name in ("slice", "batch") and rest and isinstance(rest[0], int):
         # slice loops over its count; batch pads the last batch to its size
         n = len(value) if isinstance(value, Sized) else 0
         if rest[0] > n + 10_000:
-            raise TemplateBoundError(f"asks {name} for {rest[0]:,} parts of {n:,} items")
+            raise TemplateBoundError(f"{name} filter asked for {rest[0]:,} parts of {n:,} items")
     elif name == "sum":
         return check_sum(value, rest, kwargs, limits)
     return args
@@ -315,6 +316,6 @@ def check_sum(value: Any, rest: tuple[Any, ...], kwargs: Mapping[str, Any], limi
     start = kwargs.get("start", rest[1] if len(rest) > 1 else 0)
     if isinstance(items, list) and isinstance(start, _SEQUENCES):
         total = len(start) + sum(len(x) for x in items if isinstance(x, _SEQUENCES))
-        check_size(total, limits, "a sum of sequences of length")
-        check_size(total * len(items) // 1000, limits, "a sum of sequences costing (thousands of copies)")
+        check_size(total, limits, "sum of sequences of length")
+        check_size(total * len(items) // 1000, limits, "sum of sequences copying (thousands of items)")
     return (items, *rest)
