@@ -221,8 +221,8 @@ def check_method(obj: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any], lim
         elif name == "expandtabs":
             tab = args[0] if args else kwargs.get("tabsize", 8)
             if isinstance(tab, int):
-                check_size(n + owner.count("\t" if isinstance(owner, str) else b"\t") * tab, limits,
-                           "expandtabs output of length up to")  # fmt: skip
+                tabs = owner.count("\t") if isinstance(owner, str) else owner.count(b"\t")
+                check_size(n + tabs * tab, limits, "expandtabs output of length up to")
         elif name == "replace" and len(args) >= 2:
             check_replace(owner, args[0], args[1], limits)
         elif name == "join" and args:
@@ -241,7 +241,8 @@ def check_method(obj: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any], lim
 
 def check_replace(s: Any, old: Any, new: Any, limits: Limits) -> None:
     if isinstance(s, (str, bytes)) and isinstance(old, type(s)) and isinstance(new, type(s)) and len(new) > len(old):
-        hits = s.count(old) if old else len(s) + 1
+        text: Any = s
+        hits = text.count(old) if old else len(s) + 1
         check_size(len(s) + hits * (len(new) - len(old)), limits, "replace output of length")
 
 
