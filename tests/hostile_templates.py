@@ -33,7 +33,6 @@ HOSTILE: dict[str, tuple[str, str]] = {
     "replace-amplified": ("{% set s = 'a' * 100000 %}{{ s.replace('', s) }}", "replace output"),
     "print-heavy-list": (_BIG + "{{ [s] * 1000 }}", "printed as text"),
     "huge-power": ("{{ 9 ** 999999999 }}", "integer"),
-    "recursive-macro": ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "recursion"),
     "list-growth": (_NS + "{% for i in range(100000) %}{% set ns.l = ns.l + [('a' * 99999) ~ i] %}{% endfor %}",
                     "in all"),  # fmt: skip
     "center-filter": ("{{ 'a'|center(2000000000) }}", "center filter"),
