@@ -25,7 +25,7 @@ from tui_tok.explore.chat.bounds import (
     TemplateBoundError,
     bounded_compile,
     bounded_render,
-    deadline,
+    with_deadline,
 )
 from tui_tok.explore.chat.render import ChatTemplateError, render_chat
 
@@ -124,11 +124,13 @@ def test_limits_are_the_callers() -> None:
 
 
 def test_deadline_stops_any_python_code() -> None:
+    def spin() -> None:
+        while True:
+            pass
+
     start = time.perf_counter()
     with pytest.raises(TemplateBoundError, match=r"^spin exceeded 0\.2 s$"):
-        with deadline(0.2, "spin"):
-            while True:
-                pass
+        with_deadline(0.2, "spin", spin)
     assert time.perf_counter() - start < 0.2 + SLACK
 
 
@@ -156,3 +158,42 @@ def test_a_render_ending_at_its_deadline_leaves_the_thread_clean() -> None:
         for i in range(20_000):  # plenty of bytecode for a stray pending exception to surface in
             total += i
     assert outcomes == {"rendered", "stopped"}
+
+
+def test_an_outer_deadline_ends_the_outer_block() -> None:
+    """Several renders under one deadline (the Chat view's prompt): when it passes inside one of
+    them, the whole block ends, not just that render (which a caller might catch and go on)."""
+    env = BoundedSandbox()
+    spin = env.from_string("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}")
+    renders = []
+
+    def prompt() -> None:
+        for _ in range(5):
+            renders.append(1)
+            try:
+                bounded_render(spin, {}, Limits(seconds=10))
+            except TemplateBoundError:
+                pass  # a caller going on with the next render
+
+    start = time.perf_counter()
+    with pytest.raises(TemplateBoundError, match="^prompt exceeded 0.3 s$"):
+        with_deadline(0.3, "prompt", prompt)
+    assert len(renders) == 1 and time.perf_counter() - start < 0.3 + SLACK
+
+
+def test_nested_deadlines_passing_together_end_the_outer_call() -> None:
+    """Inner and outer deadlines passing at about the same time (one pending exception per thread):
+    the outer call still ends, every time."""
+    env = BoundedSandbox()
+    spin = env.from_string("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}")
+
+    def prompt(inner: float) -> None:
+        while True:
+            try:
+                bounded_render(spin, {}, Limits(seconds=inner))
+            except TemplateBoundError:
+                pass
+
+    for k in range(20):
+        with pytest.raises(TemplateBoundError, match="^prompt exceeded"):
+            with_deadline(0.05, "prompt", prompt, 0.049 + k * 0.0001)

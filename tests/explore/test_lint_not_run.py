@@ -59,3 +59,12 @@ def test_a_template_past_a_bound_is_tried_once(monkeypatch: pytest.MonkeyPatch, 
     assert len(calls) == 2  # the default template once, tool_use once (not once per tool form and conversation)
     assert sum(f.code == "template-error" and "exceeded 2 s" in f.message for f in report.findings) == 2
     assert "check-not-run" not in codes(report)
+
+
+def test_templates_past_the_total_time_are_not_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A file may carry many templates that each take nearly the deadline: the checks stop at a total."""
+    monkeypatch.setattr(checks_template, "TOTAL_SECONDS", 0.0)
+    path = broken(tmp_path, PHI3, tokenizer__chat_template="{{ messages[0].content }}",
+                  tokenizer__chat_templates=["tool_use"], tokenizer__chat_template__tool_use="{{ tools }}")  # fmt: skip
+    f = only(lint_file(path), "check-not-run")
+    assert f.key == "tokenizer.chat_template.tool_use" and "not checked" in f.message

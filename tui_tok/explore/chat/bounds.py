@@ -22,8 +22,9 @@ Usage, by any renderer::
     text = bounded_render(compiled, variables, DEFAULT_LIMITS.scaled(input_size(variables)))
 
 ``bounded_render`` raises ``TemplateBoundError`` (a ``jinja2.TemplateError``) with a one-line reason when
-a bound is exceeded, and lets the template's own errors through. ``deadline(seconds)`` bounds any other
-Python code the same way (a renderer that is not jinja2). Messages read after "template: ".
+a bound is exceeded, and lets the template's own errors through. ``bounded_call(limits, what, fn, ...)``
+runs any function (several renders, a renderer that is not jinja2) under one deadline and budget,
+``with_deadline(seconds, what, fn, ...)`` under a deadline only. Messages read after "template: ".
 """
 
 from __future__ import annotations
@@ -32,10 +33,9 @@ import ctypes
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
 from functools import update_wrapper
-from typing import Any
+from typing import Any, TypeVar
 
 import jinja2
 from jinja2 import nodes
@@ -60,7 +60,11 @@ from tui_tok.explore.chat.bounds_checks import (
 )
 
 __all__ = ["DEFAULT_LIMITS", "BoundedSandbox", "BoundedSandboxMixin", "DeadlineExceeded", "Limits",
-           "TemplateBoundError", "bounded_compile", "bounded_render", "deadline", "input_size"]  # fmt: skip
+           "TemplateBoundError", "bounded_call", "bounded_compile", "bounded_render", "input_size",
+           "with_deadline"]  # fmt: skip
+
+
+T = TypeVar("T")
 
 
 class DeadlineExceeded(BaseException):
@@ -72,10 +76,20 @@ class DeadlineExceeded(BaseException):
 
 
 class _Alarm:
-    __slots__ = ("thread_id", "at", "fired")
+    __slots__ = ("thread_id", "at", "outer", "fired", "cleared")
 
-    def __init__(self, thread_id: int, at: float) -> None:
-        self.thread_id, self.at, self.fired = thread_id, at, False
+    def __init__(self, thread_id: int, at: float, outer: tuple[_Alarm, ...]) -> None:
+        self.thread_id, self.at, self.outer = thread_id, at, outer
+        """``outer``: the alarms of the ``with_deadline`` calls this one runs inside, in this thread."""
+        self.fired = self.cleared = False
+
+
+class _Alarms(threading.local):
+    active: tuple[_Alarm, ...] = ()
+    """This thread's ``with_deadline`` calls, outermost first."""
+
+
+_ACTIVE = _Alarms()
 
 
 def _raise_in(thread_id: int, exc: type[BaseException] | None) -> None:
@@ -83,62 +97,90 @@ def _raise_in(thread_id: int, exc: type[BaseException] | None) -> None:
 
 
 class _Watchdog:
-    """One daemon thread for all deadlines; it wakes at the earliest one, not once per render."""
+    """One daemon thread for all deadlines; it wakes at the earliest one, not once per render.
+
+    The rendering thread touches only C-level locks here (``threading.Lock``, whose ``with`` cannot
+    be interrupted between acquiring and protecting): an outer deadline's exception raised inside a
+    Python-level ``Condition.__enter__`` would leave its lock held and the watchdog blocked for good."""
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
+        self._signal = threading.Lock()
+        """Held while there is nothing new; released to wake the watchdog early."""
+        self._signal.acquire()
         self._alarms: set[_Alarm] = set()
         self._wake_at = float("inf")
-        self._thread: threading.Thread | None = None
+        self._started = False
 
-    def arm(self, seconds: float) -> _Alarm:
-        alarm = _Alarm(threading.get_ident(), time.monotonic() + seconds)
-        with self._cond:
+    def arm(self, alarm: _Alarm) -> None:
+        """From here on, the alarm may fire: call this inside the ``try`` that disarms it."""
+        with self._lock:
+            start, self._started = not self._started, True
+        if start:  # before the first alarm: it must not fire while this thread waits for the start
+            threading.Thread(target=self._run, name="tui-tok template deadline", daemon=True).start()
+        with self._lock:
             self._alarms.add(alarm)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="tui-tok template deadline", daemon=True)
-                self._thread.start()
-            if alarm.at < self._wake_at:
-                self._cond.notify()
-        return alarm
+            wake = alarm.at < self._wake_at
+        if wake:
+            try:
+                self._signal.release()
+            except RuntimeError:  # already released, not yet seen
+                pass
 
     def disarm(self, alarm: _Alarm) -> bool:
-        """Whether the alarm fired; if it did, its exception is no longer pending in this thread."""
-        with self._cond:
+        """The alarm will not fire, and no exception of it (or of an outer alarm that fired: a thread
+        holds one pending asynchronous exception, shared by all) is pending in this thread.
+        Returns whether an outer alarm fired, decided with the clearing: the caller then raises
+        ``DeadlineExceeded`` itself, for the outer call."""
+        with self._lock:
             self._alarms.discard(alarm)
-            if alarm.fired:
+            outer_fired = any(a.fired for a in alarm.outer)
+            if not alarm.cleared and (alarm.fired or outer_fired):
+                alarm.cleared = True
                 _raise_in(alarm.thread_id, None)
-            return alarm.fired
+            return outer_fired
 
     def _run(self) -> None:
-        with self._cond:
-            while True:
+        while True:
+            with self._lock:
                 now = time.monotonic()
                 for alarm in [a for a in self._alarms if a.at <= now]:
                     self._alarms.discard(alarm)
                     alarm.fired = True
                     _raise_in(alarm.thread_id, DeadlineExceeded)
                 self._wake_at = min((a.at for a in self._alarms), default=float("inf"))
-                self._cond.wait(None if self._wake_at == float("inf") else self._wake_at - now)
+                timeout = -1 if self._wake_at == float("inf") else self._wake_at - now
+            self._signal.acquire(timeout=timeout)
 
 
 _WATCHDOG = _Watchdog()
 
 
-@contextmanager
-def deadline(seconds: float, what: str = "render") -> Iterator[None]:
-    """Run the block for at most ``seconds``; past it, ``TemplateBoundError('<what> exceeded N s')``.
+def with_deadline(seconds: float, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)``, stopped after ``seconds``: then ``TemplateBoundError('<what> exceeded N s')``.
 
     Stops Python code only (a C call finishes first). The error's ``lineno`` is the template line the
-    render was at when a compiled template's frame is on the traceback."""
-    alarm = _WATCHDOG.arm(seconds)
+    render was at when a compiled template's frame is on the traceback. Nests: an outer deadline
+    passing inside an inner call ends the outer call (the inner one lets it through).
+
+    A call, not a ``with`` block: the watchdog's exception can be raised at any bytecode, also on the
+    way into a context manager's ``__exit__``, where no handler of the block sees it; here every
+    point until the alarm is disarmed is inside this frame's ``try``."""
+    alarm = _Alarm(threading.get_ident(), time.monotonic() + seconds, _ACTIVE.active)
     try:
         try:
-            yield
+            _ACTIVE.active = (*alarm.outer, alarm)
+            _WATCHDOG.arm(alarm)
+            return fn(*args, **kwargs)
         finally:
-            _WATCHDOG.disarm(alarm)
+            _ACTIVE.active = alarm.outer
+            if _WATCHDOG.disarm(alarm):
+                raise DeadlineExceeded  # for the outer call (its own may have been cleared)
     except DeadlineExceeded as exc:
-        _WATCHDOG.disarm(alarm)
+        outer_fired = _WATCHDOG.disarm(alarm)  # again: the exception may have come before the finally's
+        _ACTIVE.active = alarm.outer
+        if outer_fired or not alarm.fired:
+            raise  # an outer call's deadline: it wins
         raise TemplateBoundError(f"{what} exceeded {seconds:g} s", _template_line(exc.__traceback__)) from None
 
 
@@ -175,15 +217,14 @@ def _charge(value: Any) -> Any:
     return value
 
 
-@contextmanager
-def bounded(limits: Limits = DEFAULT_LIMITS, what: str = "render") -> Iterator[None]:
-    """The block's bounded environments use ``limits`` (fresh budget) and it ends by the deadline."""
+def bounded_call(limits: Limits, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)`` with the bounded environments it renders with held to ``limits``
+    (fresh budget) and within their deadline."""
     state = _RENDER
     saved = (state.limits, state.spent, state.active)
     state.limits, state.spent, state.active = limits, 0, True
     try:
-        with deadline(limits.seconds, what):
-            yield
+        return with_deadline(limits.seconds, what, fn, *args, **kwargs)
     finally:
         state.limits, state.spent, state.active = saved
 
@@ -192,8 +233,7 @@ def bounded_compile(environment: jinja2.Environment, source: str, limits: Limits
     """``environment.from_string(source)`` within the deadline; nesting too deep for the parser is a
     ``TemplateBoundError`` instead of a RecursionError (seventy nested parentheses are enough)."""
     try:
-        with bounded(limits, "compile"):
-            return environment.from_string(source)
+        return bounded_call(limits, "compile", environment.from_string, source)
     except RecursionError:
         raise TemplateBoundError("nests too deeply to compile") from None
     except MemoryError:
@@ -202,8 +242,7 @@ def bounded_compile(environment: jinja2.Environment, source: str, limits: Limits
 
 def bounded_render(template: jinja2.Template, variables: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:
     """``template.render(variables)`` within ``limits`` (deadline, sizes, output, budget)."""
-    with bounded(limits):
-        return template.render(variables)
+    return bounded_call(limits, "render", template.render, variables)
 
 
 # --- the environment -------------------------------------------------------------------------------------

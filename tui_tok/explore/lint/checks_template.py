@@ -13,6 +13,7 @@ exceeds the renderer's bounds (deadline, output and value sizes: ``chat/bounds.p
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -54,6 +55,10 @@ vocabulary holds that text as a token (Command-R writes ``<results>`` as plain t
 
 _SPECIAL_TYPES = (CONTROL, USER_DEFINED)
 
+TOTAL_SECONDS = 10.0
+"""Rendering time all of a file's templates may take together (each render has its own deadline,
+but a file can carry many templates)."""
+
 
 def check_templates(ctx: LintContext) -> Iterator[Finding]:
     templates = templates_of(ctx.metadata)
@@ -64,8 +69,13 @@ def check_templates(ctx: LintContext) -> Iterator[Finding]:
                       "tokenizer.ggml.tokens to take the BOS/EOS texts and markers from.", key=TEMPLATE_KEY)  # fmt: skip
         return
     bos_text, eos_text = _text_of(ctx, "tokenizer.ggml.bos_token_id"), _text_of(ctx, "tokenizer.ggml.eos_token_id")
+    start = time.monotonic()
     for name, template in templates.items():
         key = TEMPLATE_KEY if name == "default" else f"{TEMPLATE_KEY}.{name}"
+        if name != next(iter(templates)) and time.monotonic() - start > TOTAL_SECONDS:
+            yield finding("check-not-run", f"{key} and the templates after it were not checked: the templates "
+                          f"before took more than {TOTAL_SECONDS:g} s to render.", key=key)  # fmt: skip
+            return
         tools = SAMPLE_TOOLS if "tool" in name else (None,)
         documents = SAMPLE_DOCUMENTS if name == "rag" or "document" in name else None
         rendered, error = _render_any(template, bos_text, eos_text, tools, documents)

@@ -3,8 +3,9 @@
 The conversation (``ChatMessages``), the template (default or named), add_generation_prompt, extra
 variables and an optional tools list are rendered and tokenized as llama.cpp's chat code does
 (``explore.chat.chat_prompt``) in an exclusive worker after each edit, never on the keystroke itself,
-and without the session lock (only each tokenizer call holds it; a render is bounded by the template
-deadline); a result older than the newest request is dropped. The prompt's tokens are coloured as in the Tokenize
+one at a time, without the session lock (only each tokenizer call holds it; each render is within
+the template deadline); a result older than the newest request is dropped, and requests made
+while a render runs skip to the newest. The prompt's tokens are coloured as in the Tokenize
 view (special tokens stand out), each message's border says where its tokens start and how many there
 are, a table lists them with injections (special-token text typed in a message), and a template error
 shows its line, column and the source around it. Ctrl+S shows the template source.
@@ -13,6 +14,7 @@ shows its line, column and the source around it. Ctrl+S shows the template sourc
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -93,6 +95,7 @@ class ChatScreen(ViewScreen):
         super().__init__()
         self.templates = templates_of(self.session.metadata)
         self._generation = 0
+        self._render_lock = threading.Lock()
         self._kinds: tuple[Tokenizer, np.ndarray] | None = None
         self.prompt: ChatPrompt | None = None
         """The prompt shown (tests read it)."""
@@ -208,13 +211,16 @@ class ChatScreen(ViewScreen):
         try:
             extra = parse_variables(split_variables(request.variables))
             tools = _tools(request.tools)
-            if worker.is_cancelled:
-                return
-            # the lock around each tokenizer call only: the renders (up to the template deadline each)
-            # never make the Tokenize view wait
-            locked = cast(Tokenizer, _Locked(tok, self.session.lock))
-            prompt = chat_prompt(locked, request.template, request.messages,
-                                 add_generation_prompt=request.add_generation_prompt, tools=tools, extra=extra)  # fmt: skip
+            # one render at a time (a thread cannot be stopped early): requests made meanwhile wait
+            # here, and all but the newest give up
+            with self._render_lock:
+                if worker.is_cancelled or request.generation != self._generation:
+                    return
+                # the session lock around each tokenizer call only: the Tokenize view never waits
+                # for a render (each within the template deadline, which never interrupts the tokenizer)
+                locked = cast(Tokenizer, _Locked(tok, self.session.lock))
+                prompt = chat_prompt(locked, request.template, request.messages,
+                                     add_generation_prompt=request.add_generation_prompt, tools=tools, extra=extra)  # fmt: skip
             with self.session.lock:
                 layout = layout_tokens(prompt.text, prompt.tokens, kinds_by_id=self._kinds_by_id(tok))
         except TuiTokError as exc:
