@@ -369,7 +369,8 @@ class BoundedSandboxMixin(SandboxedEnvironment):
             return None
         f_self: str = value.__self__
         is_format_map = value.__name__ == "format_map"
-        formatter = _BoundedEscapeFormatter(self, escape=f_self.escape) if isinstance(f_self, Markup) else _BoundedFormatter(self)
+        formatter: _BoundedFormatter = (_BoundedEscapeFormatter(self, escape=f_self.escape)
+                                        if isinstance(f_self, Markup) else _BoundedFormatter(self))  # fmt: skip
 
         def wrapper(*args: Any, **kwargs: Any) -> str:
             if is_format_map:
