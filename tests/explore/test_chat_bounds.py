@@ -197,3 +197,15 @@ def test_nested_deadlines_passing_together_end_the_outer_call() -> None:
     for k in range(20):
         with pytest.raises(TemplateBoundError, match="^prompt exceeded"):
             with_deadline(0.05, "prompt", prompt, 0.049 + k * 0.0001)
+
+
+def test_filters_a_renderer_adds_are_bounded_too() -> None:
+    """Another renderer's own filters (llama-server's tojson) get the same checks, however added."""
+    env = BoundedSandbox()
+    env.filters["pad"] = lambda value, width: value.center(width)
+    env.filters.update(pad2=lambda value, width: value.center(width))
+    env.filters.setdefault("pad3", lambda value, width: value.center(width))
+    for name in ("pad", "pad2", "pad3"):
+        assert bounded_render(env.from_string("{{ 'a'|%s(3) }}" % name), {}) == " a "
+        with pytest.raises(TemplateBoundError, match="exceeds the limit"):
+            bounded_render(env.from_string("{{ 'a'|%s(2000000000) }}" % name), {})

@@ -273,6 +273,11 @@ class _Filters(dict[str, Any]):
         for name, func in dict(*args, **kwargs).items():
             self[name] = func
 
+    def setdefault(self, name: str, func: Any = None) -> Any:
+        if name not in self:
+            self[name] = func
+        return self[name]
+
 
 def _guard_filter(name: str, func: Any) -> Any:
     if getattr(func, "_tui_tok_guarded", False) or not callable(func):
