@@ -2,7 +2,7 @@
 
 One line per finding (severity, code, message) with its hint below; ``--json`` prints
 ``{"findings": [{"code", "severity", "message", "hint", ...}]}``. Exit code 1 when there is an
-error finding, else 0; 2 when the file is not readable GGUF (one line, as every subcommand).
+error finding or a check could not run, else 0; 2 when the file is not readable GGUF (one line, as every subcommand).
 Works on files whose tokenizer cannot be built: the checks that need it say so and carry on.
 """
 
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n".join(report_lines(report, str(gguf.path))) + "\n")
     for line in report.internal_errors:
         print(f"tui-tok: internal error in lint check {visible(line)} (please report)", file=sys.stderr)
-    return 1 if report.has_error else 0
+    return 1 if report.has_error or report.internal_errors else 0
 
 
 def report_json(report: LintReport) -> dict[str, Any]:

@@ -34,9 +34,17 @@ from typing import Any
 import jinja2
 import jinja2.ext
 import jinja2.nodes
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from tui_tok.errors import TuiTokError
+from tui_tok.explore.chat.bounds import (
+    DEFAULT_LIMITS,
+    BoundedSandbox,
+    Limits,
+    TemplateBoundError,
+    bounded_compile,
+    bounded_render,
+    input_size,
+)
 
 TEMPLATE_KEY = "tokenizer.chat_template"
 """The default template's metadata key; named ones are ``tokenizer.chat_template.<name>``."""
@@ -63,8 +71,12 @@ class ChatTemplateError(TuiTokError):
 
     exit_code = 2
 
-    def __init__(self, message: str, *, line: int | None, column: int | None, context: str) -> None:
+    def __init__(self, message: str, *, line: int | None, column: int | None, context: str,
+                 exceeded: bool = False) -> None:  # fmt: skip
         self.message = message
+        self.exceeded = exceeded
+        """The template went past a bound (deadline, output, sizes, recursion, memory): trying it on
+        other inputs is pointless."""
         self.line = line
         """1-based template line of the error, None when jinja2 did not say."""
         self.column = column
@@ -139,8 +151,8 @@ class _TemplateNamespace(jinja2.utils.Namespace):
 
 
 @lru_cache(maxsize=1)
-def _environment() -> ImmutableSandboxedEnvironment:
-    env = ImmutableSandboxedEnvironment(
+def _environment() -> BoundedSandbox:
+    env = BoundedSandbox(
         trim_blocks=True, lstrip_blocks=True, extensions=[_GenerationTag, jinja2.ext.loopcontrols]
     )
     env.filters["tojson"] = _tojson
@@ -155,12 +167,15 @@ def _environment() -> ImmutableSandboxedEnvironment:
 def compile_template(template: str) -> jinja2.Template:
     """The compiled template (cached: compiling gemma-4's 12 KB template takes ~20 ms).
 
-    Raises ``ChatTemplateError`` for a syntax error.
+    Raises ``ChatTemplateError`` for a syntax error, a template nesting too deeply or one that takes
+    longer than the deadline to compile.
     """
     try:
-        return _environment().from_string(template)
+        return bounded_compile(_environment(), template)
     except jinja2.TemplateSyntaxError as exc:
         raise _error(template, exc.message or str(exc), exc.lineno) from None
+    except TemplateBoundError as exc:
+        raise _error(template, str(exc), exc.lineno, exceeded=True) from None
 
 
 def render_chat(
@@ -173,23 +188,29 @@ def render_chat(
     tools: list[Any] | None = None,
     documents: list[Any] | None = None,
     extra: Mapping[str, object] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> str:
     """``template`` rendered on ``messages`` as ``apply_chat_template(..., tokenize=False)`` does.
 
     ``extra`` adds variables (``enable_thinking``, ``date_string`` ...); the named arguments win over
-    it. Raises ``ChatTemplateError`` (line, column, context) when the template fails.
+    it. Raises ``ChatTemplateError`` (line, column, context) when the template fails, and when it
+    exceeds ``limits`` (time, output, sizes; raised to fit large conversations, ``Limits.scaled``).
     """
     compiled = compile_template(template)
     variables: dict[str, Any] = dict(extra or {})
     variables.update(messages=normalize_messages(messages), tools=tools, documents=documents,
                      add_generation_prompt=add_generation_prompt, bos_token=bos_token, eos_token=eos_token)  # fmt: skip
     try:
-        return compiled.render(**variables)
+        return bounded_render(compiled, variables, limits.scaled(input_size(variables)))
     except jinja2.TemplateSyntaxError as exc:  # an {% include %} or similar compiled late
         raise _error(template, exc.message or str(exc), exc.lineno) from None
+    except TemplateBoundError as exc:
+        raise _error(template, str(exc), exc.lineno or _template_line(exc.__traceback__), exceeded=True) from None
     except RecursionError:
-        raise _error(template, "recursion too deep", _template_line(sys.exc_info()[2])) from None
-    except (jinja2.TemplateError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError) as exc:
+        raise _error(template, "recursion too deep", _template_line(sys.exc_info()[2]), exceeded=True) from None
+    except MemoryError:
+        raise _error(template, "out of memory", _template_line(sys.exc_info()[2]), exceeded=True) from None
+    except Exception as exc:  # anything else a template makes Python raise is the template's error
         raise _error(template, _message(exc), _template_line(exc.__traceback__)) from None
 
 
@@ -270,12 +291,13 @@ def _column(line_text: str, message: str) -> int | None:
     return at + 1 if at >= 0 and "raise_exception" not in message else None
 
 
-def _error(template: str, message: str, line: int | None) -> ChatTemplateError:
+def _error(template: str, message: str, line: int | None, *, exceeded: bool = False) -> ChatTemplateError:
     lines = template.split("\n")
     if line is None or not 1 <= line <= len(lines):
-        return ChatTemplateError(message, line=line, column=None, context="")
+        return ChatTemplateError(message, line=line, column=None, context="", exceeded=exceeded)
     column = _column(lines[line - 1], message)
-    return ChatTemplateError(message, line=line, column=column, context=error_context(lines, line, column))
+    return ChatTemplateError(message, line=line, column=column, context=error_context(lines, line, column),
+                             exceeded=exceeded)  # fmt: skip
 
 
 def error_context(lines: Sequence[str], line: int, column: int | None) -> str:

@@ -7,12 +7,15 @@ chat renderer (jinja2 set up as transformers does) on a basic conversation; name
 shapes in ``conversations.py`` (ending with an assistant turn, tools, thinking off, several turns).
 Marker and turn-end checks tokenize with parse special as llama.cpp does when the tokenizer can be
 built, else look the texts up in the vocabulary.
-Does not judge what the template says, only what llama.cpp will make of it.
+Does not judge what the template says, only what llama.cpp will make of it. A template that
+exceeds the renderer's bounds (deadline, output and value sizes: ``chat/bounds.py``) is a
+``template-error`` saying which, after one try.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -56,15 +59,28 @@ vocabulary holds that text as a token (Command-R writes ``<results>`` as plain t
 
 _SPECIAL_TYPES = (CONTROL, USER_DEFINED)
 
+TOTAL_SECONDS = 10.0
+"""Rendering time all of a file's templates may take together (each render has its own deadline,
+but a file can carry many templates)."""
+
 
 def check_templates(ctx: LintContext) -> Iterator[Finding]:
     templates = templates_of(ctx.metadata)
-    if not templates or not ctx.tokens:
+    if not templates:
+        return
+    if not ctx.tokens:
+        yield finding("check-not-run", "the chat template checks could not run: the file has no "
+                      "tokenizer.ggml.tokens to take the BOS/EOS texts and markers from.", key=TEMPLATE_KEY)  # fmt: skip
         return
     bos_text, eos_text = _text_of(ctx, "tokenizer.ggml.bos_token_id"), _text_of(ctx, "tokenizer.ggml.eos_token_id")
     bos_id = ctx.special_id("tokenizer.ggml.bos_token_id")
+    start = time.monotonic()
     for name, template in templates.items():
         key = TEMPLATE_KEY if name == "default" else f"{TEMPLATE_KEY}.{name}"
+        if name != next(iter(templates)) and time.monotonic() - start > TOTAL_SECONDS:
+            yield finding("check-not-run", f"{key} and the templates after it were not checked: the templates "
+                          f"before took more than {TOTAL_SECONDS:g} s to render.", key=key)  # fmt: skip
+            return
         tools = SAMPLE_TOOLS if "tool" in name else (None,)
         documents = SAMPLE_DOCUMENTS if name == "rag" or "document" in name else None
         rendered, error = _render_any(template, bos_text, eos_text, tools, documents)
@@ -92,6 +108,8 @@ def _render_any(template: str, bos: str, eos: str, tools: Sequence[Any], documen
                                    tools=tool_list, documents=documents), None  # fmt: skip
             except ChatTemplateError as exc:
                 error = error or exc
+                if exc.exceeded:  # past a bound (time, size): another conversation will not help
+                    return None, error
     return None, error
 
 

@@ -76,6 +76,8 @@ CODES: dict[str, CodeInfo] = {
         "(llama.cpp #5910)"),
     "template-error": CodeInfo(E, "chat template fails on a conversation",
         "fix the template or override it with --chat-template (llama.cpp #6772)"),
+    "check-not-run": CodeInfo(W, "a check could not run",
+        "the file was not fully checked: fix what the message names, or report the crash to tui-tok"),
     "double-bos": CodeInfo(W, "BOS added twice",
         "llama.cpp's chat code drops only one leading BOS text when the vocab adds BOS: write bos_token once, "
         "at the very start of the template (llama.cpp PR #15086, #7107)"),

@@ -2,8 +2,9 @@
 
 Metadata checks never need the tokenizer; the template and reachability checks build it once, on
 first use, and carry on without it when it cannot be built (``LintReport.tokenizer_error`` says
-why). A check that crashes on input nobody foresaw is reported as an internal error line instead
-of hiding the other checks' findings.
+why). A check that crashes on input nobody foresaw is reported as an internal error line and a
+``check-not-run`` finding instead of hiding the other checks' findings (a report with a check that
+did not run is never clean).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from tui_tok.explore.lint.checks_reach import check_reachable
 from tui_tok.explore.lint.checks_template import check_templates
 from tui_tok.explore.lint.checks_vocab import check_model_fit, check_texts, check_types, check_user_defined_whitespace
 from tui_tok.explore.lint.context import UNSET, LintContext, shapes_of
-from tui_tok.explore.lint.finding import Finding, Severity
+from tui_tok.explore.lint.finding import Finding, Severity, finding
 from tui_tok.explore.lint.fixes import with_fixes
 
 CHECKS: tuple[Callable[[LintContext], Iterator[Finding]], ...] = (
@@ -30,6 +31,10 @@ CHECKS: tuple[Callable[[LintContext], Iterator[Finding]], ...] = (
     check_reachable,  # reachability (tokenizer for ignore_merges vocabularies)
     check_pre_default, check_merges_format, check_bos_missing, check_eog_markers,  # with their fixes
 )  # fmt: skip
+
+
+_CHECK_NAMES = {check.__name__: check.__name__.removeprefix("check_").replace("_", " ") for check in CHECKS}
+"""What a finding calls each check (``check_templates``: ``templates``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +77,12 @@ def lint(metadata: Mapping[str, Any], *, tensors: Any = (), tokenizer: Any = UNS
     for check in CHECKS:
         try:
             found.extend(check(ctx))
-        except Exception as exc:  # a bug in a check: keep the others' findings
-            internal.append(f"{check.__name__}: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # a bug in a check: keep the others' findings, and say this one did not run
+            reason = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+            internal.append(f"{check.__name__}: {reason}")
+            found.append(finding("check-not-run", f"the {_CHECK_NAMES.get(check.__name__, check.__name__)} check "
+                                 f"could not run ({reason}): its findings are missing.",
+                                 hint="this is a bug in tui-tok: please report it with the file"))  # fmt: skip
     found = with_fixes(ctx, found)
     found.sort(key=lambda f: -f.severity)
     return LintReport(tuple(found), ctx.load_error, tuple(internal))

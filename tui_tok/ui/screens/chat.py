@@ -2,8 +2,10 @@
 
 The conversation (``ChatMessages``), the template (default or named), add_generation_prompt, extra
 variables and an optional tools list are rendered and tokenized as llama.cpp's chat code does
-(``explore.chat.chat_prompt``) in an exclusive worker after each edit, never on the keystroke itself;
-a result older than the newest request is dropped. The prompt's tokens are coloured as in the Tokenize
+(``explore.chat.chat_prompt``) in an exclusive worker after each edit, never on the keystroke itself,
+one at a time, without the session lock (only each tokenizer call holds it; each render is within
+the template deadline); a result older than the newest request is dropped, and requests made
+while a render runs skip to the newest. The prompt's tokens are coloured as in the Tokenize
 view (special tokens stand out), each message's border says where its tokens start and how many there
 are, a table lists them with injections (special-token text typed in a message), and a template error
 shows its line, column and the source around it. Ctrl+S shows the template source. The runtime
@@ -13,10 +15,11 @@ other runtime's prompt differs.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from rich.text import Text
@@ -101,6 +104,7 @@ class ChatScreen(ViewScreen):
         super().__init__()
         self.templates = templates_of(self.session.metadata)
         self._generation = 0
+        self._render_lock = threading.Lock()
         self._kinds: tuple[Tokenizer, np.ndarray] | None = None
         self.prompt: ChatPrompt | None = None
         """The prompt shown (tests read it)."""
@@ -222,19 +226,29 @@ class ChatScreen(ViewScreen):
         try:
             extra = parse_variables(split_variables(request.variables))
             tools = _tools(request.tools)
-            with self.session.lock:
-                if worker.is_cancelled:
+            # one render at a time (a thread cannot be stopped early): requests made meanwhile wait
+            # here, and all but the newest give up
+            with self._render_lock:
+                if worker.is_cancelled or request.generation != self._generation:
                     return
+                # the session lock around each tokenizer call only: the Tokenize view never waits
+                # for a render (each within the template deadline, which never interrupts the tokenizer)
+                locked = cast(Tokenizer, _Locked(tok, self.session.lock))
 
                 def build(runtime: str) -> ChatPrompt:  # the other runtime's render only for the difference
-                    return chat_prompt(tok, request.template, request.messages, runtime=runtime, tools=tools,
+                    return chat_prompt(locked, request.template, request.messages, runtime=runtime, tools=tools,
                                        add_generation_prompt=request.add_generation_prompt, extra=extra,
                                        tool_use_template=request.tool_use, locate_messages=runtime == request.runtime)  # fmt: skip
 
                 prompt, differ = with_other_runtime(build, request.runtime)
+            with self.session.lock:
                 layout = layout_tokens(prompt.text, prompt.tokens, kinds_by_id=self._kinds_by_id(tok))
         except TuiTokError as exc:
             self.post_message(self.Rendered(request.generation, None, None, 0.0, exc))
+            return
+        except Exception as exc:  # a bug in tui-tok: say so in the view, keep the app
+            error = TuiTokError(f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+            self.post_message(self.Rendered(request.generation, None, None, 0.0, error))
             return
         if not worker.is_cancelled:
             self.post_message(self.Rendered(request.generation, prompt, layout, time.perf_counter() - start, differ=differ))
@@ -298,6 +312,26 @@ class ChatScreen(ViewScreen):
         yield SystemCommand("Chat: change the message's role", "ctrl+r", self.action_cycle_role)
         yield SystemCommand("Chat: toggle add_generation_prompt", "ctrl+g", self.action_toggle_generation_prompt)
         yield SystemCommand("Chat: show the template source", "ctrl+s", self.action_show_source)
+
+
+class _Locked:
+    """A tokenizer (or its partitioner) whose method calls each hold ``lock``; data passes through."""
+
+    def __init__(self, target: Any, lock: Any) -> None:
+        self._target, self._lock = target, lock
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._target, name)
+        if name == "partitioner":
+            return _Locked(value, self._lock)
+        if not callable(value):
+            return value
+
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return value(*args, **kwargs)
+
+        return locked
 
 
 def _tools(text: str) -> list[Any] | None:
