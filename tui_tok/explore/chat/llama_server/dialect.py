@@ -27,6 +27,13 @@ import jinja2
 import jinja2.ext
 from jinja2.sandbox import SandboxedEnvironment
 
+from tui_tok.explore.chat.bounds import (
+    DEFAULT_LIMITS,
+    BoundedSandboxMixin,
+    bounded_compile,
+    bounded_render,
+    input_size,
+)
 from tui_tok.explore.chat.llama_server.operators import add, globals_for_rewrite, rewrite
 from tui_tok.explore.chat.llama_server.stats import note_op, note_used
 from tui_tok.explore.chat.llama_server.values import LlamaError, as_string, printed, string_filter, tojson, type_name
@@ -217,9 +224,14 @@ def _default(value: Any, default_value: Any = "", boolean: bool = False) -> Any:
     return default_value if missing else value
 
 
+class BoundedLlamaEnvironment(BoundedSandboxMixin, LlamaEnvironment):
+    """llama.cpp's dialect within the renderer's bounds (``chat/bounds.py``): a template is untrusted
+    text, and llama-server's runtime renders it several times per request (the capability probes)."""
+
+
 @lru_cache(maxsize=1)
 def environment() -> LlamaEnvironment:
-    env = LlamaEnvironment(trim_blocks=True, lstrip_blocks=True, undefined=LlamaUndefined, finalize=_finalize,
+    env = BoundedLlamaEnvironment(trim_blocks=True, lstrip_blocks=True, undefined=LlamaUndefined, finalize=_finalize,
                            extensions=[_GenerationTag, jinja2.ext.loopcontrols])  # fmt: skip
     for name, fn in list(env.filters.items()):  # in place: a subclass may guard what is set here
         env.filters[name] = _tracking_filter(name, fn)
@@ -238,11 +250,12 @@ def environment() -> LlamaEnvironment:
 
 @lru_cache(maxsize=32)
 def compile_template(source: str) -> jinja2.Template:
-    """The compiled template; raises ``jinja2.TemplateSyntaxError``."""
-    return environment().from_string(source)
+    """The compiled template; raises ``jinja2.TemplateSyntaxError`` (``TemplateBoundError`` when it nests too
+    deeply or takes too long to compile)."""
+    return bounded_compile(environment(), source)
 
 
 def render(source: str, variables: Mapping[str, Any]) -> str:
     """``source`` rendered on ``variables``: every render of this runtime (probes included) goes
-    through here."""
-    return compile_template(source).render(**variables)
+    through here, each within the bounds (deadline, sizes) scaled to the conversation's size."""
+    return bounded_render(compile_template(source), variables, DEFAULT_LIMITS.scaled(input_size(variables)))

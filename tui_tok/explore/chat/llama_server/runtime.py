@@ -16,9 +16,15 @@ from typing import Any
 
 import jinja2
 
+from tui_tok.explore.chat.bounds import DEFAULT_LIMITS, TemplateBoundError, with_deadline
 from tui_tok.explore.chat.llama_server.apply import LlamaServerRender, LlamaServerRequest, apply
 from tui_tok.explore.chat.llama_server.values import LlamaError
 from tui_tok.explore.chat.render import ChatTemplateError, error_context
+
+REQUEST_SECONDS = DEFAULT_LIMITS.seconds
+"""Deadline of one request's probes and render together (a render's own): a template slow on every probe still
+answers within it, not after one deadline per probe."""
+
 
 class LlamaServerRefusal(ChatTemplateError):
     """A request llama-server refuses before rendering (its message parsing, its request checks)."""
@@ -50,12 +56,18 @@ def render_llama_server(
     """
     source = template or tool_use_template or ""
     try:
-        return apply(template, messages, tool_use_template=tool_use_template, tools=tools, bos_token=bos_token,
-                     eos_token=eos_token, add_bos=add_bos, add_eos=add_eos, request=request)  # fmt: skip
+        # one deadline over the probes and the render together (each render has its own as well)
+        return with_deadline(REQUEST_SECONDS, "render", apply, template, messages, tool_use_template=tool_use_template,
+                             tools=tools, bos_token=bos_token, eos_token=eos_token, add_bos=add_bos,
+                             add_eos=add_eos, request=request)  # fmt: skip
+    except TemplateBoundError as exc:
+        raise _error(source, str(exc), exc.lineno or _template_line(exc.__traceback__), exceeded=True) from None
     except jinja2.TemplateSyntaxError as exc:
         raise _error(source, exc.message or str(exc), exc.lineno) from None
     except RecursionError:
-        raise _error(source, "recursion too deep", _template_line(sys.exc_info()[2])) from None
+        raise _error(source, "recursion too deep", _template_line(sys.exc_info()[2]), exceeded=True) from None
+    except MemoryError:
+        raise _error(source, "out of memory", _template_line(sys.exc_info()[2]), exceeded=True) from None
     except (LlamaError, jinja2.TemplateError, ArithmeticError, LookupError, TypeError, ValueError,
             AttributeError) as exc:  # fmt: skip
         raise _error(source, _message(exc), _template_line(exc.__traceback__)) from None
@@ -114,9 +126,12 @@ def _column(line_text: str, message: str) -> int | None:
     return at + 1 if at >= 0 else None
 
 
-def _error(template: str, message: str, line: int | None) -> ChatTemplateError:
+def _error(template: str, message: str, line: int | None, *, exceeded: bool = False) -> ChatTemplateError:
     lines = template.split("\n")
+    if exceeded and (line is None or not 1 <= line <= len(lines)):
+        return ChatTemplateError(message, line=None, column=None, context="", exceeded=True)
     if line is None or not 1 <= line <= len(lines):
         return LlamaServerRefusal(message, line=None, column=None, context="")
     column = _column(lines[line - 1], message)
-    return ChatTemplateError(message, line=line, column=column, context=error_context(lines, line, column))
+    return ChatTemplateError(message, line=line, column=column, context=error_context(lines, line, column),
+                             exceeded=exceeded)  # fmt: skip
