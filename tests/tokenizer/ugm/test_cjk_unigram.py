@@ -9,6 +9,7 @@ import json
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -85,3 +86,29 @@ def test_whole_text_path_equals_llama_cpps_computation_on_cjk(name: str, data: s
     got = fast_ids(enc, raw)
     assert got is not None
     assert got == whole_ids(enc, raw)
+
+
+@pytest.mark.parametrize(
+    ("text", "dirty"),
+    [
+        ("かな漢字カナ、ー", []),  # every kana is guarded (U+3099 composes) and the next starts with 0xE3 too
+        ("か\u3099な", [0]),  # the voiced mark does compose: "が"
+        ("ハ\u309aン！", [0, 3]),  # "パ", and the full-width "!" (changed alone)
+        ("は𠀋", []),  # a 4-byte next character
+    ],
+)
+def test_only_characters_that_change_are_dirty(text: str, dirty: list[int]) -> None:
+    """A guarded character is dirty only where the charsmap walk goes on through the whole next
+    character, not where the next one merely shares its first byte (0xE3 for kana and the
+    voiced marks alike): each dirty position costs a region normalised in Python."""
+    from tui_tok.tokenizer.ugm.textids import _code_points
+
+    enc = encoder("ja-unigram-8000")
+    enc.prepare()
+    text_ids = enc._text_ids
+    assert enc._token_hash is not None
+    alphabet = text_ids.alphabet(enc.tables, enc._token_hash, enc.vocab.unk_id)
+    cps = _code_points(text)
+    text_ids._walk_new(alphabet, np.unique(cps).astype(np.int64))
+    kind = (alphabet.code[cps] & 3).astype(np.uint8)
+    assert text_ids._dirty(cps, kind).tolist() == dirty
