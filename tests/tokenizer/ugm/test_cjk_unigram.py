@@ -112,3 +112,24 @@ def test_only_characters_that_change_are_dirty(text: str, dirty: list[int]) -> N
     text_ids._walk_new(alphabet, np.unique(cps).astype(np.int64))
     kind = (alphabet.code[cps] & 3).astype(np.uint8)
     assert text_ids._dirty(cps, kind).tolist() == dirty
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_packed_pairs_equal_the_bigram_table(name: str) -> None:
+    """Alphabets past the bool matrix (2,078 and 3,489 letters here) answer ``joined`` from a
+    packed bit matrix: the same as the bigram hash table, boundary by boundary, for letters
+    side by side in tokens, random pairs and the unknown letter 0."""
+    enc = encoder(name)
+    enc.prepare()
+    assert enc._token_hash is not None
+    alphabet = enc._text_ids.alphabet(enc.tables, enc._token_hash, enc.vocab.unk_id)
+    assert alphabet.pairs is None and alphabet.pair_bits is not None
+    rng = np.random.default_rng(7)
+    tokens = "".join(enc.vocab.tokens[i] for i in range(3, 3000))
+    from_tokens = (alphabet.code[[ord(c) for c in tokens]] >> 2).astype(np.int64)
+    letters = np.concatenate((from_tokens, rng.integers(0, alphabet.size + 1, 200_000)))
+    letters = letters.astype(alphabet.letter_type)
+    want = enc._token_hash.joined(alphabet.chars[letters]) & (letters[:-1] != 0) & (letters[1:] != 0)
+    got = alphabet.joined(letters, enc._token_hash)
+    assert got.sum() > 1000
+    assert np.array_equal(got, want)
