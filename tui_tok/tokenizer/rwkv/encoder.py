@@ -104,7 +104,8 @@ class _Tables:
 
 def _build_tables(vocab: Vocab) -> _Tables:
     texts = vocab.tokens
-    token_ids = dict(zip(unescape_all(list(texts)), range(len(texts))))
+    every = unescape_all(list(texts))
+    token_ids = dict(zip(every, range(len(texts))))
     raws = list(token_ids)
     blob = b"".join(raws)
     sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
@@ -116,7 +117,7 @@ def _build_tables(vocab: Vocab) -> _Tables:
     unk = vocab.unk_id
     lengths = None
     if -1 <= unk < n:
-        lengths = np.append(np.fromiter(map(len, unescape_all(list(texts))), dtype=np.int64, count=n), 1)
+        lengths = np.append(np.fromiter(map(len, every), dtype=np.int64, count=n), 1)
         if unk >= 0 and lengths[unk] != 1:
             lengths = None
     return _Tables(
@@ -135,9 +136,12 @@ class RwkvEncoder:
 
     Speed: a match can only cross between two bytes if some token holds that byte pair, so
     the text is first cut wherever the pair occurs in no token (every ~4 bytes of prose with
-    rwkv-world). The pieces are independent. ``encode_fragment`` matches each distinct one once
-    (cached); ``encode_fragment_ids`` works in whole arrays: every chunk looked up whole in
-    ``rwkv/table.py``, the distinct misses matched together by ``rwkv/greedy.py``. The tables
+    rwkv-world). The pieces are independent. ``encode_fragment_ids`` works in whole arrays:
+    every chunk looked up whole in ``rwkv/table.py``, the distinct misses matched together by
+    ``rwkv/greedy.py``;
+    ``encode_fragment`` takes those ids and their spans from the token lengths (where an
+    unknown token longer than a byte makes them ambiguous: each distinct chunk walked once,
+    cached). The tables
     are built on first use (~0.03 s for rwkv-world, all in bulk: ``rwkv/unescape.py``, numpy)
     or by ``prepare``.
     """
