@@ -240,3 +240,27 @@ def test_lookup_walk_equals_trie_walk(entries: list[tuple[bytes, bool]], text: b
     else:
         assert enc.encode_fragment_ids(text) == expected
         assert [t for t, _, _ in enc.encode_fragment(text, after_special=False)] == expected
+
+
+@pytest.mark.parametrize("unk", [None, 0, 1, 4])  # NULL; "a" (1 byte); "abc" (3 bytes: spans not from lengths); "?"
+@settings(max_examples=100, deadline=None)
+@given(data=st.lists(st.sampled_from([b"a", b"ab", b"abc", b"z", b"b", b"c", b"cd", b"ac", b"?"]), max_size=40).map(b"".join))
+def test_spans_from_the_ids_path_equal_the_walk(unk: int | None, data: bytes) -> None:
+    """``encode_fragment`` takes its ids from the ids path and its spans from the token
+    lengths (an unknown byte: one); same pieces, and the same error, as the plain walk."""
+    enc = _tiny(["a", "abc", "b", "cd", "?"], unk=unk)  # "c" alone is a dead end
+    try:
+        expected = enc._walk(data)
+    except TokenizeError as exc:
+        with pytest.raises(TokenizeError, match=str(exc).split(":")[0]):
+            enc.encode_fragment(data, after_special=False)
+    else:
+        assert enc.encode_fragment(data, after_special=False) == expected
+    assert (enc._tables().lengths is None) == (unk == 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=200) | st.text(max_size=80).map(lambda s: s.encode("utf-8", "surrogatepass")) | _token_text())
+def test_world_spans_equal_the_walk(data: bytes) -> None:
+    _, enc = world()
+    assert enc.encode_fragment(data, after_special=False) == enc._walk(data)

@@ -95,11 +95,17 @@ class _Tables:
     """object[n + 1]: the Python int of every id (and -1 last, for ``take(-1)``): ``take(ids).tolist()``
     shares them, where ``ids.tolist()`` made a new int per token (~0.6 ms per 166k ids).
     None if the unk id is outside -1..n-1."""
+    lengths: np.ndarray | None
+    """int64[n + 1]: the byte length of each id's token (and 1 last, for the unk id -1), so the
+    spans of ``encode_fragment`` follow from the ids: every token consumes its own bytes, the
+    unk id one byte. None where an id's length would not say what it consumed (the unk id is
+    a token of another length, or ``id_objects`` is None)."""
 
 
 def _build_tables(vocab: Vocab) -> _Tables:
     texts = vocab.tokens
-    token_ids = dict(zip(unescape_all(list(texts)), range(len(texts))))
+    every = unescape_all(list(texts))
+    token_ids = dict(zip(every, range(len(texts))))
     raws = list(token_ids)
     blob = b"".join(raws)
     sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
@@ -108,13 +114,20 @@ def _build_tables(vocab: Vocab) -> _Tables:
     starting = np.zeros(256, dtype=bool)
     starting[data[offsets[sizes > 0]]] = True
     n = len(texts)
+    unk = vocab.unk_id
+    lengths = None
+    if -1 <= unk < n:
+        lengths = np.append(np.fromiter(map(len, every), dtype=np.int64, count=n), 1)
+        if unk >= 0 and lengths[unk] != 1:
+            lengths = None
     return _Tables(
         token_ids=token_ids,
         longest3=_longest3(raws, data, offsets, sizes),
         first_bytes=frozenset(np.flatnonzero(starting).tolist()),
         cuts=_inner_cuts(blob, sizes),
         greedy=TokenTable.from_packed(blob, sizes, np.fromiter(token_ids.values(), dtype=np.int64, count=len(raws))),
-        id_objects=np.append(np.arange(n), -1).astype(object) if -1 <= vocab.unk_id < n else None,
+        id_objects=np.append(np.arange(n), -1).astype(object) if -1 <= unk < n else None,
+        lengths=lengths,
     )
 
 
@@ -123,9 +136,12 @@ class RwkvEncoder:
 
     Speed: a match can only cross between two bytes if some token holds that byte pair, so
     the text is first cut wherever the pair occurs in no token (every ~4 bytes of prose with
-    rwkv-world). The pieces are independent. ``encode_fragment`` matches each distinct one once
-    (cached); ``encode_fragment_ids`` works in whole arrays: every chunk looked up whole in
-    ``rwkv/table.py``, the distinct misses matched together by ``rwkv/greedy.py``. The tables
+    rwkv-world). The pieces are independent. ``encode_fragment_ids`` works in whole arrays:
+    every chunk looked up whole in ``rwkv/table.py``, the distinct misses matched together by
+    ``rwkv/greedy.py``;
+    ``encode_fragment`` takes those ids and their spans from the token lengths (where an
+    unknown token longer than a byte makes them ambiguous: each distinct chunk walked once,
+    cached). The tables
     are built on first use (~0.03 s for rwkv-world, all in bulk: ``rwkv/unescape.py``, numpy)
     or by ``prepare``.
     """
@@ -165,6 +181,22 @@ class RwkvEncoder:
         """Tokenize one raw fragment; ``after_special`` does not matter for RWKV."""
         if len(text) < 2:
             return self._walk(text)
+        tables = self._tables()
+        if tables.lengths is not None and tables.id_objects is not None:
+            # the ids' fast path, spans from the token lengths (a list of distinct chunks and a
+            # tuple per chunk occurrence cost 4x the ids); a length sum that is not the text's
+            # (never, if the ids are right) leaves it to the chunk path below
+            try:
+                found = self._ids(text)
+            except TokenizeError:
+                return self._walk(text)  # raises again, with the offset in the whole fragment
+            ends = tables.lengths.take(found)
+            np.cumsum(ends, out=ends)
+            if ends.size and ends[-1] == len(text):
+                starts = np.empty_like(ends)
+                starts[0] = 0
+                starts[1:] = ends[:-1]
+                return list(zip(tables.id_objects.take(found).tolist(), starts.tolist(), ends.tolist()))
         bounds = self._bounds(text)
         edges = bounds.tolist()
         chunks = [text[a:b] for a, b in zip(edges[:-1], edges[1:])]
@@ -184,17 +216,22 @@ class RwkvEncoder:
         if len(text) < 2:
             return [tid for tid, _, _ in self._walk(text)]
         tables = self._tables()
+        found = self._ids(text)
+        if tables.id_objects is None:
+            return found.tolist()  # type: ignore[no-any-return]
+        objects = tables.id_objects.take(found)
+        del found  # one array of 8 bytes per token fewer before the list's
+        return objects.tolist()  # type: ignore[no-any-return]
+
+    def _ids(self, text: bytes) -> np.ndarray:
+        """The ids of ``encode_fragment_ids`` as an int64 array (``text`` of 2 bytes or more)."""
         words = word_view(text)
         found, miss, at, size, k1, k2 = self._whole_chunks(text, words)
         if miss.size:
             occ, first, length = distinct_misses(text, words, at, size, k1, k2)
             del at, size, k1, k2
             found = self._with_misses(text, words, occ, first, length, found, miss)
-        if tables.id_objects is None:
-            return found.tolist()  # type: ignore[no-any-return]
-        objects = tables.id_objects.take(found)
-        del found  # one array of 8 bytes per token fewer before the list's
-        return objects.tolist()  # type: ignore[no-any-return]
+        return found
 
     def _whole_chunks(self, text: bytes, words: np.ndarray) -> tuple[np.ndarray, ...]:
         """Every chunk of ``text`` looked up whole: the id of each (-1 if it is not one token),

@@ -6,8 +6,10 @@ character. A character with letter 0 can only be covered by the unknown edge (a 
 it would hold a letter), so it is a piece of its own (``ugm/pieces.py``) whose token is the
 unknown token; a piece of one known character is the single-character token, or the unknown
 token where there is none (llama.cpp adds the unknown edge exactly there). Whether two letters
-sit side by side in some token decides where pieces are cut: a bit matrix when the alphabet is
-small, else the bigram table of ``ugm/hash.py``.
+sit side by side in some token decides where pieces are cut: a bool matrix when the alphabet
+is small, a packed bit matrix up to a few thousand letters (the kana and kanji of a Japanese
+vocab of 8,000 pieces: 2,078 letters; a hash probe per boundary was 40 % of its encode), else
+the bigram table of ``ugm/hash.py``.
 
 The same table (one int16 or int32 per code point, untouched pages cost nothing) also remembers each
 character's charsmap kind once ``ugm/textids.py`` has walked it (the low two bits).
@@ -26,7 +28,10 @@ from tui_tok.tokenizer.ugm.tables import UgmTables
 
 CODE_POINTS = 0x110000
 _MATRIX_MAX = 2048
-"""Alphabets up to this size get a bit matrix of bigrams ((A+1)**2 bytes: 4 MB at most)."""
+"""Alphabets up to this size get a bool matrix of bigrams ((A+1)**2 bytes: 4 MB at most)."""
+_BITS_MAX = 8191
+"""Larger alphabets up to this size get a packed bit matrix of bigrams ((A+1)**2 / 8 bytes: 8 MB
+at most, of which a text touches the pages of the pairs it holds)."""
 _CODE16_MAX = 0x1FFF
 """Alphabets below this size keep their codes in int16."""
 _REACH_MAX = 512
@@ -46,7 +51,10 @@ class Alphabet:
     """Token of a piece made of one character, by letter (int32): its trie token, or unknown."""
     pairs: np.ndarray | None
     """Bool per ``a * (size + 1) + b``: letters ``a`` and ``b`` sit side by side in some trie
-    token (None: ask ``TokenHash.joined`` instead)."""
+    token (None: ``pair_bits``, or ask ``TokenHash.joined``)."""
+    pair_bits: np.ndarray | None
+    """The same bools packed, bit ``i & 7`` of byte ``i >> 3`` (uint8; None: ``pairs`` or
+    ``TokenHash.joined``)."""
     size: int
     """Number of letters."""
     found: np.ndarray
@@ -88,6 +96,14 @@ class Alphabet:
             index = np.multiply(letters[:-1], self.size + 1, dtype=self.pair_index, casting="unsafe")
             np.add(index, letters[1:], out=index, casting="unsafe")  # letters: 0 to size
             return self.pairs[index]
+        if self.pair_bits is not None:
+            index = np.multiply(letters[:-1], self.size + 1, dtype=np.int32, casting="unsafe")
+            np.add(index, letters[1:], out=index, casting="unsafe")
+            byte = self.pair_bits[index >> 3]
+            index &= 7
+            np.right_shift(byte, index, out=byte, casting="unsafe")
+            byte &= 1
+            return byte.view(bool)
         known = letters != 0
         out = token_hash.joined(self.chars[letters])
         out &= known[:-1]
@@ -120,11 +136,17 @@ def build_alphabet(tables: UgmTables, token_hash: TokenHash, unk_id: int) -> Alp
         b = ((keys >> np.uint64(21)) & np.uint64(0x1FFFFF)).astype(np.int64) - 1
         reach = np.zeros((size + 1) * (size + 1), dtype=np.int16)
         reach[(code[a] >> 2).astype(np.int64) * (size + 1) + (code[b] >> 2)] = token_hash.pair_reach[live]
-    pairs = None
-    if size <= _MATRIX_MAX:
+    pairs = bits = None
+    if size <= _BITS_MAX:
         keys = token_hash.bigram_keys[token_hash.bigram_keys != 0]
         a = (keys & np.uint64(0x1FFFFF)).astype(np.int64) - 1
         b = (keys >> np.uint64(21)).astype(np.int64) - 1
-        pairs = np.zeros((size + 1) * (size + 1), dtype=bool)
-        pairs[(code[a] >> 2).astype(np.int64) * (size + 1) + (code[b] >> 2)] = True
-    return Alphabet(code=code, chars=np.append(0, chars), single=single, pairs=pairs, size=size, found=one, reach=reach)
+        index = (code[a] >> 2).astype(np.int64) * (size + 1) + (code[b] >> 2)
+        if size <= _MATRIX_MAX:
+            pairs = np.zeros((size + 1) * (size + 1), dtype=bool)
+            pairs[index] = True
+        else:
+            bits = np.zeros(((size + 1) * (size + 1) + 7) >> 3, dtype=np.uint8)
+            np.bitwise_or.at(bits, index >> 3, np.left_shift(1, index & 7).astype(np.uint8))
+    return Alphabet(code=code, chars=np.append(0, chars), single=single, pairs=pairs, pair_bits=bits, size=size,
+                    found=one, reach=reach)  # fmt: skip

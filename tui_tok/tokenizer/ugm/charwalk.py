@@ -108,6 +108,32 @@ class CharWalk:
         ok, _, _, oob = self._step(node, byte)
         return ok | (oob & (byte != 0))
 
+    def enters(self, node: np.ndarray, cps: np.ndarray) -> np.ndarray:
+        """Whether the walk at each ``node`` (from ``kinds``, kind 1), going on through all the
+        bytes of the character ``cps`` (non-ASCII), matches a key inside or at that character, goes
+        out of bounds (a real walk raises) or is still going after it. False: the walk dies
+        inside it with no key matched, so the character before is its own chunk, unchanged.
+        ``extends`` (the first byte only) is not enough where a lead byte is shared: every kana
+        and most CJK start with 0xE3, as the combining voiced marks (U+3099, U+309A) that
+        compose with kana do."""
+        width, parts = _utf8(cps)
+        hit = np.zeros(cps.size, dtype=bool)
+        cur = node.copy()
+        going = np.arange(cps.size)
+        for k, byte in enumerate(parts):
+            done = width[going] <= k
+            hit[going[done]] = True  # still going after the whole character
+            at = going[~done]
+            if not at.size:
+                return hit
+            ok, nxt, leaf, oob = self._step(cur[at], byte[at])
+            hit[at[leaf | oob]] = True
+            on = ok & ~leaf
+            going = at[on]
+            cur[going] = nxt[on]
+        hit[going] = True
+        return hit
+
     def reach(self, cps: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, bool]:
         """For walks of ``cps`` from each position in ``starts``: how many characters each walk
         enters (at least 1; a chunk starting there ends within them), and whether some key

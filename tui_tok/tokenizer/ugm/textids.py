@@ -7,8 +7,9 @@ this module normalises the whole text at once and searches it by pieces:
 1. **characters**: each new character is walked alone through the charsmap, all at once
    (``CharWalk.kinds``), and its kind remembered per vocab (``ugm/alphabet.py``): *clean*
    (the walk dies inside it: its own chunk, unchanged, whatever follows), *guarded* (unchanged
-   unless the next byte extends the walk; checked per position, in bulk, for a non-ASCII next
-   character; a walk that an ASCII byte extends counts as changed) or *changed*. A separator
+   unless the walk goes on into the next character; checked per position, in bulk, through all
+   the bytes of a non-ASCII next character (``CharWalk.enters``); a walk that an ASCII byte
+   extends counts as changed) or *changed*. A separator
    (0x20, and the bytes ``tables.separators`` turns into it first) is always its own chunk
    whose output is 0x20 (condition 1 of ``ugm/encoder.py``);
 2. **dirty regions**: a chunk longer than one character starts at a *dirty* character
@@ -57,12 +58,6 @@ _ASCII = np.arange(1, 0x80, dtype=np.int64)
 def _code_points(s: str) -> np.ndarray:
     """Code points of ``s`` (uint32, no copy of the UTF-32 buffer)."""
     return np.frombuffer(s.encode("utf-32-le"), dtype="<u4")
-
-
-def _lead_bytes(cps: np.ndarray) -> np.ndarray:
-    """First UTF-8 byte of each code point (int64)."""
-    c = cps.astype(np.int64)
-    return np.select([c < 0x80, c < 0x800, c < 0x10000], [c, 0xC0 | (c >> 6), 0xE0 | (c >> 12)], 0xF0 | (c >> 18))
 
 
 @dataclass(eq=False)
@@ -133,7 +128,7 @@ class TextIds:
         at = np.flatnonzero(guarded)
         if at.size:
             assert self._walk is not None and self._node is not None
-            ext = self._walk.extends(self._node[cps[at]], _lead_bytes(cps[at + 1]))
+            ext = self._walk.enters(self._node[cps[at]], cps[at + 1])
             if ext.any():  # kinds apart: no position twice (and ``np.union1d`` is slow to start)
                 dirty = np.sort(np.concatenate((dirty, at[ext])))
         return dirty
