@@ -1,0 +1,46 @@
+"""Pilot tests of what the views draw: every token shown whole, marks and visible forms never cut,
+highlights on tokens that cover no cell of their own, views whole on small screens."""
+
+from __future__ import annotations
+
+import pytest
+from rich.cells import cell_len
+
+from tui_tok.ui.app import SAMPLE_TEXT
+from tui_tok.ui.widgets.id_strip import IdStrip
+from support import vocab_file
+from ui_support import make_app, settle
+
+JAPANESE = "私は東京に住んでいます。毎朝、電車で会社に行きます。昨日は雨が降りましたが、今日は晴れています。"
+
+
+def _rows(widget) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every row the widget would draw (scrolled through), as text."""
+    widget.scroll_to(y=0, animate=False, immediate=True)
+    out = []
+    for row in range(widget.virtual_size.height):
+        strip = widget.build_row(row)
+        assert strip.cell_length == widget.content_box.width
+        out.append(strip.text)
+    return out
+
+
+@pytest.mark.parametrize("text", [SAMPLE_TEXT, JAPANESE, "a👨\u200d👩\u200d👧b " + "=" * 90])
+async def test_pieces_show_every_token_whole(text: str) -> None:
+    """^G (pieces, not ids) at 80 columns: every label is drawn, in order, none cut at a row's
+    end; a wide piece counts its cells; a piece wider than the strip folds over rows."""
+    app = make_app(vocab_file("qwen3-vocab").path, text=text)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+g")
+        await settle(app, pilot)
+        strip = app.screen.query_one("#tok-ids", IdStrip)
+        assert strip.pieces is not None
+        labels = [strip.pieces[int(i)] for i in strip.ids.tolist()]
+        rows = _rows(strip)
+        width = strip.content_box.width
+        assert all(cell_len(row.rstrip(" ")) <= width for row in rows)
+        assert "".join(rows).replace(" ", "") == "".join(labels).replace(" ", "")
+        # each label that fits a row is on one row, whole
+        whole = [label for label in labels if cell_len(label) <= width]
+        assert all(any(label in row.split(" ") for row in rows) for label in whole)
