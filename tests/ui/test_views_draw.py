@@ -44,3 +44,28 @@ async def test_pieces_show_every_token_whole(text: str) -> None:
         # each label that fits a row is on one row, whole
         whole = [label for label in labels if cell_len(label) <= width]
         assert all(any(label in row.split(" ") for row in rows) for label in whole)
+
+
+async def test_one_vocabulary_of_marks() -> None:
+    """Explain draws a chunk's newline and tab with the Tokens panel's marks (↵ →, not ⏎ \\t),
+    and the stream view expands a tab to as many columns as the editor does."""
+    from textual.widgets import Static
+
+    from tui_tok.explore.display import NEWLINE_MARK, TAB_MARK, TAB_COLUMNS
+    from tui_tok.ui.widgets.editor import Editor
+
+    app = make_app(vocab_file("qwen3-vocab").path, text="a\n\tb c")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert app.screen.query_one("#tok-input", Editor).indent_width == TAB_COLUMNS
+        await pilot.press("f8")
+        await settle(app, pilot)
+        shown = str(app.screen.query_one("#ex-text", Static).render())
+        assert NEWLINE_MARK in shown and TAB_MARK in shown
+        assert "⏎" not in shown and "\\t" not in shown
+        await pilot.press("f2")
+        await settle(app, pilot)
+        await pilot.press("end")
+        await settle(app, pilot)
+        lines = str(app.screen.query_one("#stream-text", Static).render()).split("\n")
+        assert lines[1] == " " * TAB_COLUMNS + "b c"

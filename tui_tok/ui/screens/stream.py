@@ -21,7 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from tui_tok.explore.counts import counted
-from tui_tok.explore.display import NULL_PIECE, display_bytes, hex_bytes, visible_text
+from tui_tok.explore.display import NULL_PIECE, TAB_COLUMNS, display_bytes, hex_bytes, visible_text
 from tui_tok.explore.stream import StreamTrace, describe_pending, replay
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.info_bar import InfoBar
@@ -165,6 +165,7 @@ class StreamScreen(ViewScreen):
         text.append(emitted, style="reverse")
         if step == len(trace) - 1 and trace.flushed:
             text.append(trace.flushed, style="bold red")
+        text.expand_tabs(TAB_COLUMNS)  # a tab as wide as in the editor (Textual would take 8)
         self.query_one("#stream-text", Static).update(text)
         self.query_one("#stream-text-box", VerticalScroll).scroll_end(animate=False)
         token = self.query_one("#stream-token", Readout)
