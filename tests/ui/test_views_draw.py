@@ -69,3 +69,41 @@ async def test_one_vocabulary_of_marks() -> None:
         await settle(app, pilot)
         lines = str(app.screen.query_one("#stream-text", Static).render()).split("\n")
         assert lines[1] == " " * TAB_COLUMNS + "b c"
+
+
+async def test_small_screen_shows_every_view_key_and_the_whole_readout() -> None:
+    """80x24: the footer of every view names F1-F9 (F7 with a --compare file) inside the
+    width; the tokenize readout keeps chars/token; the keys panel (F9) floats over the view
+    instead of squeezing the text box; the token panel is wider on a wide terminal."""
+    from textual.widgets._footer import FooterKey
+
+    from tui_tok import read_gguf
+    from tui_tok.ui.app import TuiTokApp
+    from tui_tok.ui.widgets.readout import Readout
+    from tui_tok.ui.widgets.token_details import TokenDetails
+
+    gguf = read_gguf(vocab_file("qwen3-vocab").path)
+    app = TuiTokApp(gguf, show_timings=False, compare=read_gguf(vocab_file("gpt-2").path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        for key in ("f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8"):
+            await pilot.press(key)
+            await settle(app, pilot)
+            keys = list(app.screen.query(FooterKey))
+            shown = {k.key for k in keys}
+            assert {f"f{i}" for i in range(1, 10)} <= shown, (key, shown)
+            assert max(k.region.right for k in keys) <= 80
+        await pilot.press("f1")
+        await settle(app, pilot)
+        stats = app.screen.query_one("#tok-stats", Readout)
+        drawn = "".join(stats.render_line(y).text for y in range(stats.content_size.height))
+        assert "chars/token" in drawn
+        await pilot.press("f9")
+        await settle(app, pilot)
+        assert app.screen.query_one("#tok-input").content_size.width >= 30
+    app = make_app(vocab_file("qwen3-vocab").path, text="Hello")
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(app, pilot)
+        details = app.screen.query_one("#tok-details", TokenDetails)
+        drawn = [details.render_line(y).text for y in range(details.content_size.height)]
+        assert any("48 65 6c 6c 6f  (5 bytes)" in row for row in drawn)

@@ -50,6 +50,8 @@ class TuiTokApp(App[int]):
     """Explore the tokenizer of one GGUF file."""
 
     CSS_PATH = "app.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide"), (160, "-wider")]
+    """Width classes on every screen (app.tcss lays small terminals out apart)."""
     TITLE = "tui-tok"
     MODES = {"tokenize": TokenizeScreen, "stream": StreamScreen, "vocab": VocabScreen, "metadata": MetadataScreen,
              "chat": ChatScreen, "diagnostics": DiagnosticsScreen, "compare": CompareScreen,

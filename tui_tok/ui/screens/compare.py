@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.reactive import var
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from tui_tok.explore.diff.align import wrap_cells
 from tui_tok.explore.diff.text_diff import TextDiff, diff_texts
@@ -30,6 +30,7 @@ from tui_tok.explore.diff.vocab_diff import VocabDiff, diff_vocabs
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.editor import Editor, load_text
 from tui_tok.ui.widgets.info_bar import InfoBar
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 
 class CompareScreen(ViewScreen):

@@ -18,7 +18,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from tui_tok.explore.display import display_piece, marked
 from tui_tok.explore.explain_text import lattice_rows, merge_rows, show, step_line
@@ -28,6 +28,7 @@ from tui_tok.tokenizer.explain.ugm import UgmDetail
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.explain_steps import MergeStepper, chunk_text
 from tui_tok.ui.widgets.info_bar import InfoBar
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui_tok.explore.counts import counted
 from tui_tok.explore.display import NULL_PIECE, TAB_COLUMNS, display_bytes, hex_bytes, visible_text
@@ -27,6 +27,7 @@ from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 500)
 """Tokens per second the player can run at."""
