@@ -107,3 +107,23 @@ async def test_small_screen_shows_every_view_key_and_the_whole_readout() -> None
         details = app.screen.query_one("#tok-details", TokenDetails)
         drawn = [details.render_line(y).text for y in range(details.content_size.height)]
         assert any("48 65 6c 6c 6f  (5 bytes)" in row for row in drawn)
+
+
+async def test_tokens_panel_never_cuts_a_code() -> None:
+    """80 columns: ``⟨200D⟩`` (a ZWJ drawn as its code) moves to the next row whole, whatever
+    column it would start in; every character of the text is still drawn once."""
+    import re
+
+    from tui_tok.explore.display import shown_text
+    from tui_tok.ui.widgets.token_view import TokenView
+
+    text = "\n".join("a" * pad + "👨\u200d👩\u200d👧 " * 12 for pad in range(8))
+    app = make_app(vocab_file("qwen3-vocab").path, text=text)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        view = app.screen.query_one("#tok-view", TokenView)
+        rows = _rows(view)
+        for row in rows:
+            rest = re.sub(r"⟨[0-9A-F]{4}⟩", "", row)
+            assert "⟨" not in rest and "⟩" not in rest, row
+        assert "".join(r.rstrip(" ") for r in rows) == shown_text(text).replace(" ", "·")
