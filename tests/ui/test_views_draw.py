@@ -127,3 +127,32 @@ async def test_tokens_panel_never_cuts_a_code() -> None:
             rest = re.sub(r"⟨[0-9A-F]{4}⟩", "", row)
             assert "⟨" not in rest and "⟩" not in rest, row
         assert "".join(r.rstrip(" ") for r in rows) == shown_text(text).replace(" ", "·")
+
+
+@pytest.mark.parametrize(
+    ("vocab", "text", "index", "cell"),
+    [("phi-3", "Hi there", 0, "H"), ("llama-spm", "Hi there", 0, "H"), ("qwen3-vocab", "x 👋 y", 2, "👋")],
+)
+async def test_selected_token_without_a_cell_of_its_own_is_highlighted(vocab: str, text: str, index: int, cell: str) -> None:
+    """A selected BOS (``<s>``, no text) draws the character where it sits in its own style;
+    a byte token inside one character (the second of 👋's on qwen3) draws that character."""
+    from tui_tok.ui.widgets.token_view import TokenView
+
+    app = make_app(vocab_file(vocab).path, text=text)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        view = app.screen.query_one("#tok-view", TokenView)
+        view.focus()
+        view.cursor = -1
+        await settle(app, pilot)
+        plain = [(seg.text, seg.style) for seg in view.build_row(0)]
+        view.cursor = index
+        await settle(app, pilot)
+        lit = [(seg.text, seg.style) for seg in view.build_row(0)]
+        assert plain != lit
+        cursor_style = view.token_styles.of(
+            int(view.token_layout.phases[index]), int(view.token_layout.kinds[index]), cursor=True
+        )
+        assert (cell, cursor_style) in lit
+        shown = view.render_line(0)
+        assert (cell, cursor_style) in [(seg.text, seg.style) for seg in shown]
