@@ -156,3 +156,42 @@ async def test_selected_token_without_a_cell_of_its_own_is_highlighted(vocab: st
         assert (cell, cursor_style) in lit
         shown = view.render_line(0)
         assert (cell, cursor_style) in [(seg.text, seg.style) for seg in shown]
+
+
+async def test_compare_rows_wrap_together_and_name_the_text_difference(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """F7 at 80 columns: every drawn A row is followed by its B row, both as long and ending
+    on a column's bar (Japanese and emoji pieces included); when only the added BOS differs, the view
+    also says where the text itself first differs (here: nowhere)."""
+    from textual.geometry import Region
+    from textual.widgets import Static
+
+    from tui_tok import read_gguf
+    from tui_tok.gguf.writer import write_gguf
+    from tui_tok.ui.app import TuiTokApp
+
+    text = "Hello world, 日本語のテキスト 🙂👨\u200d👩\u200d👧 naïve café " * 3
+    a = read_gguf(vocab_file("qwen3-vocab").path)
+    app = TuiTokApp(a, text=text, show_timings=False, compare=read_gguf(vocab_file("gpt-2").path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f7")
+        await settle(app, pilot)
+        static = app.screen.query_one("#cmp-rows", Static)
+        size = static.size
+        rows = [s.text for s in static.render_lines(Region(0, 0, size.width, size.height * 4))]
+        drawn = [r for r in rows if r.startswith(("A ", "B ")) and "│" in r]
+        assert len(drawn) >= 4
+        for k in range(0, len(drawn), 2):
+            ra, rb = drawn[k], drawn[k + 1]
+            assert ra.startswith("A ") and rb.startswith("B "), (ra, rb)
+            assert cell_len(ra.rstrip()) == cell_len(rb.rstrip()) and ra.rstrip().endswith("│"), (ra, rb)
+    # the same vocabulary without its BOS: only the special differs
+    spm = read_gguf(vocab_file("llama-spm").path)
+    path = tmp_path / "no-bos.gguf"
+    write_gguf(path, {**dict(spm.metadata), "tokenizer.ggml.add_bos_token": False})
+    app = TuiTokApp(spm, text="Hello world", show_timings=False, compare=read_gguf(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        shown = str(app.screen.query_one("#cmp-rows", Static).render())
+        assert "first difference at byte 0" in shown
+        assert "only the added special tokens differ" in shown
