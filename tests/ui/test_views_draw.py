@@ -195,3 +195,39 @@ async def test_compare_rows_wrap_together_and_name_the_text_difference(tmp_path)
         shown = str(app.screen.query_one("#cmp-rows", Static).render())
         assert "first difference at byte 0" in shown
         assert "only the added special tokens differ" in shown
+
+
+async def test_diagnostics_enter_lands_on_the_template_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Enter on a template error opens the template as stored, numbered, at the error's line
+    with its column marked; the value pane has the focus and PageDown pages through it."""
+    from tui_tok import read_gguf
+    from tui_tok.gguf.writer import write_gguf
+    from tui_tok.ui.widgets.lines_view import LinesView
+
+    g = read_gguf(vocab_file("qwen3-vocab").path)
+    template = (
+        "{%- for m in messages %}{{ m.content }}{%- endfor %}\n"
+        "{%- if add_generation_prompt %}{{ 'x' }}{%- endif %}\n"
+        "say {{ foo | nosuchfilter }} done\n" + "\n".join(f"line {i}" for i in range(60))
+    )
+    path = tmp_path / "bad-template.gguf"
+    write_gguf(path, {**dict(g.metadata), "tokenizer.chat_template": template})
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f6")
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        detail = app.screen.query_one("#meta-detail", LinesView)
+        assert app.focused is detail
+        top = detail.scroll_offset.y
+        shown = [detail.render_line(y).text for y in range(detail.size.height)]
+        at = next(y for y, row in enumerate(shown) if "say {{ foo" in row)
+        assert shown[at].lstrip().startswith("3 │ say {{ foo")
+        caret = shown[at + 1]
+        assert caret.rstrip().endswith("^") and caret.index("^") == shown[at].index("foo") + len("foo | ")
+        assert top > 0 or at >= 2
+        await pilot.press("pagedown")
+        await settle(app, pilot)
+        assert detail.scroll_offset.y > top
