@@ -231,3 +231,20 @@ async def test_diagnostics_enter_lands_on_the_template_line(tmp_path) -> None:  
         await pilot.press("pagedown")
         await settle(app, pilot)
         assert detail.scroll_offset.y > top
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_chat_notes_are_whole(size: tuple[int, int]) -> None:
+    """The message table's notes wrap inside the table (``BOS text dropped: ...`` was cut at
+    the right edge, also at 120x40): the table is never wider than its box."""
+    from tui_tok.ui.widgets.chat_spans import MessageSpans
+
+    app = make_app(vocab_file("phi-3").path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        table = app.screen.query_one("#chat-spans", MessageSpans)
+        notes = " ".join(table.get_row("total")[-1].plain.split())
+        assert notes  # (phi-3: the template writes the BOS the vocabulary adds)
+        assert table.virtual_size.width <= table.scrollable_content_region.width

@@ -74,7 +74,7 @@ class Footer(TextualFooter):
     """Textual's footer, its keys fitted to the width (module doc)."""
 
     DEFAULT_CSS = """
-    Footer.-tight FooterKey .footer-key--description { padding: 0; }
+    Footer.-tight FooterKey.-fit .footer-key--description { padding: 0; }
     """
 
     _plan: FooterPlan | None = None
@@ -104,7 +104,7 @@ class Footer(TextualFooter):
             name = SHORT.get(description, description) if fit.short else description
             yield FooterKey(
                 key, key_display, name, binding.action,  # type: ignore[attr-defined]
-                disabled=not enabled, tooltip=tooltip or description,
+                disabled=not enabled, tooltip=tooltip or description, classes="-fit",
             ).data_bind(compact=TextualFooter.compact)
         if fit.palette:
             try:
