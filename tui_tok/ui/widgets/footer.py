@@ -93,7 +93,7 @@ class Footer(TextualFooter):
             first.setdefault(binding.action, (binding, enabled, tooltip))
         items = list(first.values())
         keys = [(b.key, self.app.get_key_display(b), b.description) for b, _, _ in items]  # type: ignore[attr-defined]
-        width = self.screen.size.width or self.app.size.width
+        width = self.size.width or self.screen.size.width or self.app.size.width  # (a split keys panel narrows it)
         palette = self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE
         fit = plan(keys, width, palette=palette)
         self._plan = fit
