@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from rich.text import Text
+from textual import events
 from textual.widgets import DataTable
 
 from tui_tok.explore.chat.prompt import ChatPrompt, Injection
@@ -25,12 +26,14 @@ class MessageSpans(DataTable[Text]):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
 
     _prompt: ChatPrompt | None = None
+    _shown_width = -1
 
     def on_mount(self) -> None:
         self.add_columns(*COLUMNS)
 
     def show(self, prompt: ChatPrompt) -> None:
         self._prompt = prompt
+        self._shown_width = self.size.width
         injected: dict[int, list[Injection]] = defaultdict(list)
         for inj in prompt.injections:
             injected[inj.message].append(inj)
@@ -66,9 +69,9 @@ class MessageSpans(DataTable[Text]):
         if 0 <= row < self.row_count:
             self.move_cursor(row=row, animate=False)
 
-    def on_resize(self) -> None:
-        if self._prompt is not None and self.is_mounted:
-            self.show(self._prompt)
+    def on_resize(self, event: events.Resize) -> None:
+        if self._prompt is not None and self.is_mounted and event.size.width != self._shown_width:
+            self.show(self._prompt)  # the notes wrap at the new width
 
 
 def _dropped(prompt: ChatPrompt) -> str:

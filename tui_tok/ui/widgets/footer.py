@@ -78,6 +78,7 @@ class Footer(TextualFooter):
     """
 
     _plan: FooterPlan | None = None
+    _keys: list[tuple[str, str, str]] = []
 
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
@@ -96,7 +97,7 @@ class Footer(TextualFooter):
         width = self.size.width or self.screen.size.width or self.app.size.width  # (a split keys panel narrows it)
         palette = self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE
         fit = plan(keys, width, palette=palette)
-        self._plan = fit
+        self._plan, self._keys = fit, keys
         self.set_class(fit.tight, "-tight")
         for (binding, enabled, tooltip), (key, key_display, description), kept in zip(items, keys, fit.keep):
             if not kept:
@@ -117,5 +118,9 @@ class Footer(TextualFooter):
             )
 
     def on_resize(self, event: events.Resize) -> None:
-        if self._plan is not None and self._bindings_ready:
+        # recomposed only when the keys shown change (a recompose mounts every key anew)
+        if self._plan is None or not self._bindings_ready:
+            return
+        palette = self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE
+        if plan(self._keys, event.size.width, palette=palette) != self._plan:
             self.call_after_refresh(self.recompose)
