@@ -30,6 +30,9 @@ def _keys(*keys: str):  # type: ignore[no-untyped-def]
         for key in keys:
             await pilot.press(key)
             await settle(pilot.app, pilot)
+        for box in pilot.app.screen.query("TextArea, Input"):  # a blinking cursor: on or off by timing
+            box.cursor_blink = False
+        await pilot.pause()
 
     return run_before
 
