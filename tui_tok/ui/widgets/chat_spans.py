@@ -64,7 +64,9 @@ class MessageSpans(DataTable[Text]):
             notes = cells[-1]
             if notes.cell_len > room:
                 lines = notes.wrap(self.app.console, room)
-                cells[-1] = Text("\n").join(line.rstrip() or line for line in lines)
+                for line in lines:
+                    line.rstrip()  # (in place) the space a line was cut at
+                cells[-1] = Text("\n").join(lines)
             self.add_row(*cells, key=key, height=None)
         if 0 <= row < self.row_count:
             self.move_cursor(row=row, animate=False)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widgets import Footer as TextualFooter
 from textual.widgets._footer import FooterKey
 
@@ -89,11 +90,11 @@ class Footer(TextualFooter):
             if binding.show
         ]
         # one key per action, as Textual's footer shows them (its groups are not used here)
-        first: dict[str, tuple[object, bool, str]] = {}
+        first: dict[str, tuple[Binding, bool, str]] = {}
         for binding, enabled, tooltip in shown:
             first.setdefault(binding.action, (binding, enabled, tooltip))
         items = list(first.values())
-        keys = [(b.key, self.app.get_key_display(b), b.description) for b, _, _ in items]  # type: ignore[attr-defined]
+        keys = [(b.key, self.app.get_key_display(b), b.description) for b, _, _ in items]
         width = self.size.width or self.screen.size.width or self.app.size.width  # (a split keys panel narrows it)
         palette = self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE
         fit = plan(keys, width, palette=palette)
@@ -104,7 +105,7 @@ class Footer(TextualFooter):
                 continue
             name = SHORT.get(description, description) if fit.short else description
             yield FooterKey(
-                key, key_display, name, binding.action,  # type: ignore[attr-defined]
+                key, key_display, name, binding.action,
                 disabled=not enabled, tooltip=tooltip or description, classes="-fit",
             ).data_bind(compact=TextualFooter.compact)
         if fit.palette:
