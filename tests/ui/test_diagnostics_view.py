@@ -91,7 +91,7 @@ async def test_k_and_template_findings_go_to_the_metadata_key(tmp_path) -> None:
         await settle(app, pilot)
         await _go(app, pilot, screen, "template-marker-not-special", "enter")
         assert _meta_key(app) == "tokenizer.chat_template"
-        assert app.screen.query_one("#meta-detail").scroll_offset.y == 61  # line 62 at the top
+        assert app.screen.query_one("#meta-detail").scroll_offset.y == 58  # line 62 fourth from the top (context above)
 
 
 async def test_lint_runs_when_the_tokenizer_cannot_load(tmp_path) -> None:

@@ -18,6 +18,10 @@ see ``layout.py``.
 'a◌b␍'
 >>> hex_bytes(b"\\xe6\\x97")
 'e6 97'
+
+The marks are one vocabulary for every view (``MARKS``): a view that shows a piece, a chunk
+or a stretch of text as tokens uses ``shown_text`` (or ``marked`` for bytes); a view that shows
+text as text (the editor, the stream's emitted text) expands a tab to ``TAB_COLUMNS``.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ SPACE_MARK = "·"
 TAB_MARK = "→"
 NEWLINE_MARK = "↵"
 CR_MARK = "␍"
+MARKS: dict[str, str] = {" ": SPACE_MARK, "\t": TAB_MARK, "\n": NEWLINE_MARK, "\r": CR_MARK}
+"""The whitespace marks every view draws (tokens, pieces, ids' pieces, explain's chunks and merges)."""
+TAB_COLUMNS = 4
+"""Columns a tab takes where text is drawn as text: the editors and the stream's emitted text."""
 
 
 def _visible_table() -> dict[int, str]:
@@ -141,6 +149,17 @@ def shown_text(text: str, *, show_whitespace: bool = True) -> str:
     if text.isascii() or INVISIBLE.search(out) is None:
         return out
     return INVISIBLE.sub(lambda m: invisible_form(m.group()), out)
+
+
+def marked(data: str | bytes) -> str:
+    """``shown_text`` of a piece, a chunk or raw bytes (bytes that are not UTF-8 as ``\\xNN``).
+
+    >>> marked(b"a\\tb\\n\\xe6")
+    'a→b↵\\\\xE6'
+    """
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", "surrogateescape")
+    return shown_text(data)
 
 
 EDITOR_BREAK = "␤"

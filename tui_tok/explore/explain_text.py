@@ -7,6 +7,7 @@ lattice around a span as a small table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tui_tok.tokenizer.explain.result import Chunk, Explanation, Step
@@ -22,7 +23,8 @@ def show(text: str | bytes) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
-def step_line(family: str, step: Step) -> str:
+def step_line(family: str, step: Step, show: Callable[[str | bytes], str] = show) -> str:
+    """One step as a line; ``show`` spells its pieces (the explorer passes ``display.marked``)."""
     k = step.kind
     if k == "merge":
         how = f"rank {step.rank}" if family == "bpe" else f"score {step.score:g}"

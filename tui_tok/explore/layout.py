@@ -24,7 +24,7 @@ every row would have to be drawn again.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import attrgetter
 
 import numpy as np
@@ -102,6 +102,9 @@ class Rows:
     """Cells of character starts per row (``width - 1``)."""
     row_starts: np.ndarray
     """int64 first row of each line, plus the total row count at the end."""
+    breaks: dict[int, np.ndarray] = field(default_factory=dict)
+    """Lines holding a character drawn wider than two cells (``⟨200D⟩``), wrapped greedily so
+    that no such code is cut at the row's end: the line -> the first character of each of its rows."""
 
     @property
     def n_rows(self) -> int:
@@ -271,7 +274,12 @@ def line_phases(starts: np.ndarray, line_starts: np.ndarray) -> np.ndarray:
 
 
 def wrap_rows(layout: TokenLayout, *, width: int) -> Rows:
-    """Wrap every line into rows of ``width`` cells."""
+    """Wrap every line into rows of ``width`` cells.
+
+    Rows hold ``width - 1`` cells of character starts (a grid, by division); a line with a
+    character drawn as a code wider than two cells is wrapped greedily instead (``Rows.breaks``),
+    so the code moves to the next row whole rather than being cut at the right edge.
+    """
     wrap = max(1, width - 1)
     starts = layout.line_starts
     ends = np.append(starts[1:], len(layout.text))
@@ -279,8 +287,49 @@ def wrap_rows(layout: TokenLayout, *, width: int) -> Rows:
     # a line's rows: where its last character starts, in rows of `wrap` cells
     last = np.maximum(ends - 1, starts)
     rows = np.where(ends > starts, (cells[last] - cells[starts]) // wrap + 1, 1)
+    breaks: dict[int, np.ndarray] = {}
+    coded = _coded_chars(layout)
+    if len(coded):
+        for line in np.unique(np.searchsorted(starts, coded, side="right") - 1).tolist():
+            breaks[line] = _greedy_breaks(layout, line, coded, width=width, wrap=wrap)
+            rows[line] = len(breaks[line])
     row_starts = np.concatenate(([0], np.cumsum(rows))).astype(np.int64)
-    return Rows(width=width, wrap=wrap, row_starts=row_starts)
+    return Rows(width=width, wrap=wrap, row_starts=row_starts, breaks=breaks)
+
+
+def _coded_chars(layout: TokenLayout) -> np.ndarray:
+    """Characters drawn wider than two cells (``display.invisible_form``), found from the cells
+    (in slices: a 10 MB text's whole difference would be a 40 MB temporary)."""
+    if layout.text.isascii():
+        return np.zeros(0, dtype=np.int64)
+    cells = layout.cells_before
+    found = [np.flatnonzero(np.diff(cells[at : at + (1 << 20) + 1]) > 2) + at for at in range(0, len(cells) - 1, 1 << 20)]
+    return np.concatenate(found).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
+
+
+def _greedy_breaks(layout: TokenLayout, line: int, coded: np.ndarray, *, width: int, wrap: int) -> np.ndarray:
+    """The first character of each row of ``line``: a row takes the characters starting in its
+    first ``wrap`` cells, and ends before a code (``coded``) that would run past ``width``."""
+    cells = layout.cells_before
+    ls, le = int(layout.line_starts[line]), layout.line_end(line)
+    out = [ls]
+    s = ls
+    while s < le:
+        c0 = int(cells[s])
+        e = min(le, int(np.searchsorted(cells, cells.dtype.type(c0 + wrap), side="left")))
+        j = int(np.searchsorted(coded, s, side="left"))
+        while j < len(coded) and coded[j] < e:
+            at = int(coded[j])
+            if int(cells[at + 1]) > c0 + width:
+                e = max(at, s + 1)
+                break
+            j += 1
+        e = max(e, s + 1)
+        if e >= le:
+            break
+        out.append(e)
+        s = e
+    return np.asarray(out, dtype=np.int64)
 
 
 def _line_of_row(layout: TokenLayout, rows: Rows, y: int) -> int:
@@ -293,6 +342,10 @@ def row_span(layout: TokenLayout, rows: Rows, y: int) -> tuple[int, int]:
     line = _line_of_row(layout, rows, y)
     k = y - int(rows.row_starts[line])
     ls, le = int(layout.line_starts[line]), layout.line_end(line)
+    b = rows.breaks.get(line)
+    if b is not None:
+        k = min(max(k, 0), len(b) - 1)
+        return int(b[k]), int(b[k + 1]) if k + 1 < len(b) else le
     starts = layout.cells_before[ls:le]
     base = int(layout.cells_before[ls])
     start = ls + int(np.searchsorted(starts, base + k * rows.wrap, side="left"))
@@ -319,6 +372,9 @@ def row_spans(layout: TokenLayout, rows: Rows, first: int, count: int) -> tuple[
     # needles of the table's type (int32 for most texts): else numpy converts the whole table per call
     start = np.minimum(np.searchsorted(cells, (base + k * rows.wrap).astype(cells.dtype), side="left"), le)
     end = np.minimum(np.searchsorted(cells, (base + (k + 1) * rows.wrap).astype(cells.dtype), side="left"), le)
+    if rows.breaks:  # the few rows of greedily wrapped lines
+        for at in np.flatnonzero(np.isin(line, list(rows.breaks))).tolist():
+            start[at], end[at] = row_span(layout, rows, int(y[at]))
     return start, np.maximum(start, end)
 
 
@@ -327,6 +383,9 @@ def row_of_char(layout: TokenLayout, rows: Rows, char: int) -> int:
     line = int(np.searchsorted(layout.line_starts, char, side="right")) - 1
     line = min(max(line, 0), layout.n_lines - 1)
     char = min(max(char, 0), len(layout.text))
+    b = rows.breaks.get(line)
+    if b is not None:
+        return int(rows.row_starts[line]) + int(np.searchsorted(b, char, side="right")) - 1
     rel = int(layout.cells_before[char] - layout.cells_before[int(layout.line_starts[line])])
     return int(rows.row_starts[line]) + rel // rows.wrap
 

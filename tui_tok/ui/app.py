@@ -136,6 +136,8 @@ class TuiTokApp(App[int]):
     """Explore the tokenizer of one GGUF file."""
 
     CSS_PATH = "app.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide"), (160, "-wider")]
+    """Width classes on every screen (app.tcss lays small terminals out apart)."""
     TITLE = "tui-tok"
     MODES = {mode: _view(mode) for mode in SCREENS}
     DEFAULT_MODE = "tokenize"
@@ -204,7 +206,7 @@ class TuiTokApp(App[int]):
         """perf_counter() when the built tokenizer (or its error) reached the app (for benchmarks)."""
         self.pending_vocab_token: int | None = None
         """A token the vocabulary view should put under its cursor when it next shows."""
-        self.pending_metadata_key: tuple[str, int | None] | None = None
+        self.pending_metadata_key: tuple[str, int | None, int | None] | None = None
         """A metadata key (and template line) the metadata view should show when it next shows."""
         self.gc_pacer = GcPacer(self)
         """Collects garbage between frames (automatic collection is off while the app runs)."""
@@ -379,9 +381,9 @@ class TuiTokApp(App[int]):
         self.pending_vocab_token = token_id
         self.switch_mode("vocab")
 
-    def show_key_in_metadata(self, key: str, line: int | None = None) -> None:
-        """Switch to the metadata view with ``key`` highlighted (and its value scrolled to ``line``)."""
-        self.pending_metadata_key = (key, line)
+    def show_key_in_metadata(self, key: str, line: int | None = None, column: int | None = None) -> None:
+        """Switch to the metadata view with ``key`` highlighted (and its value at ``line``, ``column`` marked)."""
+        self.pending_metadata_key = (key, line, column)
         self.switch_mode("metadata")
 
     async def action_switch_mode(self, mode: str) -> None:

@@ -39,11 +39,11 @@ class ExplorerHost(Protocol):
     """Show how long tokenizing and searching took (off for deterministic snapshots)."""
     keep_cr_in_pastes: bool
     """Keep a paste's CR instead of making it LF (the tokenize view's toggle)."""
-    pending_metadata_key: tuple[str, int | None] | None
+    pending_metadata_key: tuple[str, int | None, int | None] | None
     """A metadata key (and template line) the metadata view should show when it next shows."""
 
     def show_token_in_vocab(self, token_id: int) -> None:
         """Switch to the vocabulary view with ``token_id`` under the cursor."""
 
-    def show_key_in_metadata(self, key: str, line: int | None = None) -> None:
-        """Switch to the metadata view on ``key`` (and ``line`` of its value)."""
+    def show_key_in_metadata(self, key: str, line: int | None = None, column: int | None = None) -> None:
+        """Switch to the metadata view on ``key`` (and ``line`` of its value, ``column`` marked)."""

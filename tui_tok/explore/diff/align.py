@@ -23,8 +23,11 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
+from rich.cells import cell_len
+
 from tui_tok.explore.diff.text_diff import DiffToken, TextDiff
 from tui_tok.explore.visible import visible
+from tui_tok.explore.display import marked
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +73,9 @@ def align(diff: TextDiff) -> list[Column]:
 
 
 def show_piece(piece: bytes) -> str:
-    """A piece as one line of text: control characters visible, bad UTF-8 as \\xHH."""
-    text = piece.decode("utf-8", "backslashreplace")
-    return visible(text.replace("\n", "↵").replace("\t", "→").replace("\r", "␍").replace(" ", "·"))
+    """A piece as one line of text with the marks of every view (``display.marked``): whitespace
+    and controls visible, a format character as its code, bad UTF-8 as \\xHH."""
+    return visible(marked(piece))
 
 
 def cell_texts(tokens: tuple[DiffToken, ...], idx: tuple[int, ...]) -> list[str]:
@@ -89,19 +92,21 @@ class Cell:
 
 
 def wrap_cells(diff: TextDiff, *, width: int, columns: list[Column] | None = None) -> list[list[Cell]]:
-    """The columns as padded cells, cut into display rows of at most ``width`` characters
-    (a column wider than ``width`` gets a row of its own). Each cell ends with ``│``."""
+    """The columns as padded cells, cut into display rows of at most ``width`` cells (a wide
+    character counts two: A's and B's rows stay aligned) (a column wider than ``width`` gets a
+    row of its own). Each cell ends with ``│``."""
     cols = align(diff) if columns is None else columns
     rows: list[list[Cell]] = [[]]
     used = 0
     for col in cols:
         ca = "│".join(cell_texts(diff.a, col.a))
         cb = "│".join(cell_texts(diff.b, col.b))
-        w = max(len(ca), len(cb)) + 1
+        wa, wb = cell_len(ca), cell_len(cb)
+        w = max(wa, wb) + 1
         if used + w > width and rows[-1]:
             rows.append([])
             used = 0
-        rows[-1].append(Cell(ca.ljust(w - 1) + "│", cb.ljust(w - 1) + "│", col.differs))
+        rows[-1].append(Cell(ca + " " * (w - 1 - wa) + "│", cb + " " * (w - 1 - wb) + "│", col.differs))
         used += w
     return rows
 
@@ -112,7 +117,7 @@ def render_rows(diff: TextDiff, *, width: int = 100, columns: list[Column] | Non
     for row in wrap_cells(diff, width=max(width - 3, 8), columns=columns):
         lines.append(("A │" + "".join(c.a for c in row)).rstrip())
         lines.append(("B │" + "".join(c.b for c in row)).rstrip())
-        marks = "   " + "".join(("^" if c.differs else " ") * len(c.a) for c in row)
+        marks = "   " + "".join(("^" if c.differs else " ") * cell_len(c.a) for c in row)
         if marks.strip():
             lines.append(marks.rstrip())
     return lines

@@ -118,6 +118,23 @@ def first_difference(text_len: int, a: Sequence[DiffToken], b: Sequence[DiffToke
     return FirstDifference(i, text_len, a[i] if i < len(a) else None, b[i] if i < len(b) else None)
 
 
+def first_in_text(diff: TextDiff) -> FirstDifference | None:
+    """The first difference among the tokens that cover text: the added BOS/EOS (zero-width)
+    left out. When only the specials differ, ``diff.first`` is at byte 0 and this is None (the
+    text itself tokenizes the same); its ``index`` counts A's text tokens.
+
+    >>> bos = DiffToken(1, 0, 0, b"<s>")
+    >>> d = diff_tokens(b"ab", (bos, DiffToken(5, 0, 2, b"ab")), (DiffToken(5, 0, 2, b"ab"),))
+    >>> d.first.byte, first_in_text(d)
+    (0, None)
+    """
+    if diff.first is None:
+        return None
+    a = [t for t in diff.a if t.end > t.start]
+    b = [t for t in diff.b if t.end > t.start]
+    return first_difference(len(diff.text), a, b, by=diff.by)
+
+
 def diff_tokens(text: bytes, a: Sequence[DiffToken], b: Sequence[DiffToken], *, by: CompareBy = "piece") -> TextDiff:
     """Compare two token lists of ``text``."""
     return TextDiff(text, tuple(a), tuple(b), first_difference(len(text), a, b, by=by), by)

@@ -28,7 +28,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Input, Select, Static, TextArea
+from textual.widgets import Input, Select, Static, TextArea
 from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
@@ -50,6 +50,7 @@ from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.token_view import TokenView
 from tui_tok.ui.widgets.check_box import CheckBox as Checkbox
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 SAMPLE_CONVERSATION = (
     ("system", "You are a helpful assistant."),

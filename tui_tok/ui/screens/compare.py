@@ -22,15 +22,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.reactive import var
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
-from tui_tok.explore.diff.align import wrap_cells
-from tui_tok.explore.diff.text_diff import TextDiff, diff_texts
+from tui_tok.explore.diff.align import show_piece, wrap_cells
+from tui_tok.explore.diff.text_diff import DiffToken, TextDiff, diff_texts, first_in_text
 from tui_tok.explore.diff.vocab_diff import VocabDiff, diff_vocabs
 from tui_tok.explore.visible import visible
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.editor import Editor, load_text
 from tui_tok.ui.widgets.info_bar import InfoBar
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 
 class CompareScreen(ViewScreen):
@@ -143,16 +144,31 @@ class CompareScreen(ViewScreen):
         self._show_rows(self._render_diff(self.diff))
 
     def _render_diff(self, diff: TextDiff) -> Text:
-        width = max(20, self.query_one("#cmp-scroll").size.width - 4)
+        """The A and B rows wrapped together (``wrap_cells``, in cells, as ``tui-tok diff``): each
+        pair of rows fits the box, and the Static never wraps one of them on its own."""
+        scroll = self.query_one("#cmp-scroll")
+        # "A " before each row; the vertical scrollbar's room kept whether it shows or not
+        width = max(8, scroll.scrollable_content_region.width - 2 - (0 if scroll.show_vertical_scrollbar else scroll.styles.scrollbar_size_vertical))
         name_a, name_b = self.session.name, getattr(self.tui, "compare_label", None) or Path(self.other.path).name
-        out = Text()
+        out = Text(no_wrap=True, overflow="ellipsis")
         out.append(f"A  {visible(name_a)}: {len(diff.a)} tokens\n", style="bold")
         out.append(f"B  {visible(name_b)}: {len(diff.b)} tokens\n", style="bold")
         if diff.first is None:
             out.append("same tokenization\n\n", style="green")
         else:
             f = diff.first
-            out.append(f"first difference at byte {f.byte} (token {f.index})\n\n", style="bold red")
+            out.append(f"first difference at byte {f.byte} (token {f.index})\n", style="bold red")
+            if f.a is None or f.b is None or f.a.start == f.a.end or f.b.start == f.b.end:
+                # an added BOS/EOS: say where the text itself first differs
+                inner = first_in_text(diff)
+                if inner is None:
+                    out.append("only the added special tokens differ: the text tokenizes the same\n", style="green")
+                else:
+                    out.append(
+                        f"after the specials: first difference at byte {inner.byte} "
+                        f"(A {_token(inner.a)}, B {_token(inner.b)})\n", style="bold red",
+                    )
+            out.append("\n")
         for row in wrap_cells(diff, width=width):
             for side in ("a", "b"):
                 out.append("A " if side == "a" else "B ", style="bold")
@@ -171,3 +187,7 @@ class CompareScreen(ViewScreen):
 
     def action_focus_diff(self) -> None:
         self.query_one("#cmp-scroll").focus()
+
+
+def _token(t: DiffToken | None) -> str:
+    return "end of tokens" if t is None else f"'{show_piece(t.piece)}'"

@@ -8,6 +8,7 @@ The findings come from the app's lint worker (``TuiTokApp.lint_report``); this s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from rich.text import Text
@@ -15,14 +16,28 @@ from textual import on
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from tui_tok.explore.lint import Finding, LintReport, Severity
 from tui_tok.explore.visible import visible
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.info_bar import InfoBar
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "cyan"}
+
+
+def error_column(f: Finding) -> int | None:
+    """The column of a template error on ``f.line``, from its message (``ChatTemplateError`` says
+    ``template line 3, column 7: ...``); None when it names none.
+
+    >>> error_column(Finding("template-error", Severity.ERROR, "x fails: template line 3, column 7: y.", "", line=3))
+    7
+    """
+    if f.line is None:
+        return None
+    match = re.search(rf"\bline {f.line}, column (\d+)", f.message)
+    return int(match.group(1)) if match else None
 
 
 class DiagnosticsScreen(ViewScreen):
@@ -121,7 +136,7 @@ class DiagnosticsScreen(ViewScreen):
         if f.token_id is not None and f.line is None and not (prefer_key and f.key):
             self.tui.show_token_in_vocab(f.token_id)
         elif f.key is not None and f.key in self.session.gguf.fields:
-            self.tui.show_key_in_metadata(f.key, f.line)
+            self.tui.show_key_in_metadata(f.key, f.line, error_column(f))
 
     def action_fix(self) -> None:
         """Show the highlighted finding's fix and offer to write the repaired copy."""

@@ -18,8 +18,9 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
+from tui_tok.explore.display import display_piece, marked
 from tui_tok.explore.explain_text import lattice_rows, merge_rows, show, step_line
 from tui_tok.explore.visible import visible
 from tui_tok.tokenizer.explain import Explanation, explain, why_not
@@ -28,6 +29,7 @@ from tui_tok.tokenizer.explain.ugm import UgmDetail
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.explain_steps import MergeStepper, chunk_text
 from tui_tok.ui.widgets.info_bar import InfoBar
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +133,7 @@ class ExplainScreen(ViewScreen):
         if chunk is not None:
             rule = expl.rules[chunk.cut] if 0 <= chunk.cut < len(expl.rules) else "start of the fragment"
             lines += [
-                Text.assemble(("chunk ", "bold"), f"[{chunk.start}-{chunk.end}] {show(chunk.text)[:60]!r}"),
+                Text.assemble(("chunk ", "bold"), f"[{chunk.start}-{chunk.end}] '{marked(chunk.text)[:60]}'"),
                 Text.assemble(("cut by ", "bold"), show(rule)[:80]),
                 Text.assemble(("tokens ", "bold"), " ".join(f"{i}:{piece(i)!r}" for i in chunk.ids[:16]),
                               " …" if len(chunk.ids) > 16 else ""),
@@ -153,7 +155,7 @@ class ExplainScreen(ViewScreen):
         here = next((k for k, s in enumerate(steps) if s.kind in ("piece", "match") and s.start <= offset < s.end), 0)
         if len(steps) > 24:  # long fragments (UGM, RWKV): the steps around the selected token
             steps = steps[max(0, here - 6) : here + 10] + [s for s in steps if s.kind == "path"]
-        others = [Text(step_line(expl.family, s), style="bold reverse" if s.start <= offset < s.end and s.kind in ("piece", "match") else "")
+        others = [Text(step_line(expl.family, s, marked), style="bold reverse" if s.start <= offset < s.end and s.kind in ("piece", "match") else "")
                   for s in steps]  # fmt: skip
         if expl.family in ("bpe", "spm") and chunk.symbols:
             stepper.show_rows(merge_rows(chunk), expl.family, others)
@@ -171,7 +173,7 @@ class ExplainScreen(ViewScreen):
         tok = self.tui.tokenizer
         if tok is None or not 0 <= tid < tok.vocab.n_tokens:
             return str(tid)
-        return tok.vocab.tokens[tid]
+        return display_piece(tok.vocab.tokens[tid])  # the marks of every view, not '\n' escapes
 
     @on(Input.Submitted, "#ex-why")
     def _why(self, event: Input.Submitted) -> None:

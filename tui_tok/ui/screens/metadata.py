@@ -10,14 +10,18 @@ from textual import on
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Input
+from textual.widgets import DataTable, Input
 
+from rich.cells import cell_len
+
+from tui_tok.explore.display import TAB_COLUMNS, editor_text
 from tui_tok.explore.metadata import MetaRow, array_item_line, filter_rows, full_lines, metadata_rows
 from tui_tok.explore.visible import visible
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.search_box import SearchBox
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.lines_view import LinesView
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 
 class MetadataScreen(ViewScreen):
@@ -85,11 +89,14 @@ class MetadataScreen(ViewScreen):
     @on(DataTable.RowHighlighted, "#meta-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         key = event.row_key.value
+        if event.cursor_row != event.data_table.cursor_row:
+            return  # stale: the cursor moved on since (show_key's jump after the first fill's highlight)
         # a highlight posted before the last refill can arrive after it: only show shown keys
+        if self._pending_line is not None and self._pending_line[0] == key:
+            self._pending_line = None  # the highlight that show_key caused: its value stays
+            return
         if key is not None and key in self._shown_keys and key != self._detail_key:
             self._show_detail(key)  # a highlight of the key already shown would reset its scroll
-        if self._pending_line is not None and self._pending_line[0] == key:
-            self._pending_line = None  # the highlight that show_key caused: the value is final
 
     @on(DataTable.RowSelected, "#meta-table")
     def _selected(self) -> None:
@@ -105,8 +112,6 @@ class MetadataScreen(ViewScreen):
         value = field.value
         if isinstance(value, str) or not hasattr(value, "__len__"):
             detail.show_lines(full_lines(key, value, tokens=tokens))
-            if self._pending_line is not None and self._pending_line[0] == key:
-                detail.scroll_line_to_top(self._pending_line[1] - 1)
         else:
             # arrays: format an item only when it scrolls into view
             detail.show(len(value), lambda i: array_item_line(value, i))
@@ -117,9 +122,10 @@ class MetadataScreen(ViewScreen):
             self.tui.pending_metadata_key = None
             self.show_key(*pending)
 
-    def show_key(self, key: str, line: int | None = None) -> None:
-        """Highlight ``key`` (clearing the filter) and scroll its value to ``line`` (1-based) when the
-        detail shows the value's own lines (a squeezed template is re-laid out: no line to match)."""
+    def show_key(self, key: str, line: int | None = None, column: int | None = None) -> None:
+        """Highlight ``key`` (clearing the filter); with a ``line`` (1-based) of a text value, show
+        that value as stored, numbered, scrolled to the line with ``column`` marked
+        (``source_lines``), and put the focus on it (PageDown pages through it)."""
         search = self.query_one("#meta-search", Input)
         if search.value:
             search.value = ""
@@ -128,11 +134,19 @@ class MetadataScreen(ViewScreen):
         if key not in self.session.gguf.fields:
             return
         value = self.session.gguf.fields[key].value
-        if line is not None and isinstance(value, str) and full_lines(key, value) == value.split("\n"):
-            self._pending_line = (key, line)  # scrolled to once the highlight has shown the value
         table.move_cursor(row=table.get_row_index(key))
         self._show_detail(key)
-        table.focus()
+        if line is not None and isinstance(value, str):
+            detail = self.query_one("#meta-detail", LinesView)
+            lines = source_lines(value, line, column)
+            detail.border_title = f"{key} · line {line}" + (f", column {column}" if column else "") + " (as stored)"
+            detail.show_lines(lines)
+            detail.scroll_line_to_top(max(0, line - 4))
+            # the highlight the cursor move posts must not put the re-laid-out value back
+            self._pending_line = (key, line)
+            detail.focus()
+        else:
+            table.focus()
 
     def action_focus_search(self) -> None:
         self.set_focus(self.query_one("#meta-search", Input))  # at once (Widget.focus waits a turn)
@@ -142,3 +156,26 @@ class MetadataScreen(ViewScreen):
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Filter metadata", "ctrl+f", self.action_focus_search)
+
+
+def source_lines(value: str, line: int, column: int | None) -> list[Text]:
+    """``value``'s lines as stored, numbered; line ``line`` (1-based) in bold with a ``^`` line
+    under ``column`` (1-based) when known. Tabs expanded, controls drawn as pictures
+    (``display.editor_text``).
+
+    >>> [t.plain for t in source_lines("a\\n\\tbc", 2, 2)]
+    ['1 │ a', '2 │     bc', '  │     ^']
+    """
+    raw = value.split("\n")
+    digits = len(str(len(raw)))
+    out: list[Text] = []
+    for n, text in enumerate(raw, 1):
+        shown = editor_text(text.expandtabs(TAB_COLUMNS))
+        here = n == line
+        row = Text(f"{n:>{digits}} │ ", style="bold red" if here else "dim")
+        row.append(shown, style="bold" if here else "")
+        out.append(row)
+        if here and column:
+            before = editor_text(text[: column - 1].expandtabs(TAB_COLUMNS))
+            out.append(Text(" " * digits + " │ " + " " * cell_len(before) + "^", style="bold red"))
+    return out

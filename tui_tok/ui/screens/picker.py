@@ -26,7 +26,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.filter import LineFilter
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.visible import visible
@@ -36,6 +36,7 @@ from tui_tok.sources.stores import StoredModel, find_models
 from tui_tok.sources.summary import human_size, model_facts
 from tui_tok.ui.drop_controls import DROP_CONTROLS
 from tui_tok.ui.widgets.search_box import SearchBox, type_to_search
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,16 +18,17 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui_tok.explore.counts import counted
-from tui_tok.explore.display import NULL_PIECE, display_bytes, hex_bytes, visible_text
+from tui_tok.explore.display import NULL_PIECE, TAB_COLUMNS, display_bytes, hex_bytes, visible_text
 from tui_tok.explore.stream import StreamTrace, describe_pending, replay
 from tui_tok.explore.visible import visible
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 500)
 """Tokens per second the player can run at."""
@@ -167,6 +168,7 @@ class StreamScreen(ViewScreen):
         text.append(visible(emitted, lines=True), style="reverse")
         if step == len(trace) - 1 and trace.flushed:
             text.append(visible(trace.flushed, lines=True), style="bold red")
+        text.expand_tabs(TAB_COLUMNS)  # a tab as wide as in the editor (Textual would take 8)
         self.query_one("#stream-text", Static).update(text)
         self.query_one("#stream-text-box", VerticalScroll).scroll_end(animate=False)
         token = self.query_one("#stream-token", Readout)

@@ -35,7 +35,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Footer, TextArea
+from textual.widgets import TextArea
 from textual.widgets.text_area import Document
 from textual.worker import get_current_worker
 
@@ -58,6 +58,7 @@ from tui_tok.ui.widgets.token_details import TokenDetails
 from tui_tok.ui.widgets.token_view import TokenView
 from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
 from tui_tok.ui.widgets.check_box import CheckBox as Checkbox
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 SYNC_CHARS = 4_000
 DEBOUNCE_CHARS = 20_000

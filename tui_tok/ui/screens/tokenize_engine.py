@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tui_tok.explore.display import NULL_PIECE, display_bytes
+from tui_tok.explore.display import NULL_PIECE, shown_text
 from tui_tok.explore.incremental import (
     ChunkCache, EditPlanner, TokenArrays, chunkable, probes_agree, split_chunks, tokenize_chunked,
 )
@@ -115,7 +115,11 @@ class TokenizeEngine:
 
     @staticmethod
     def pieces(tok: Tokenizer, layout: TokenLayout) -> dict[int, str]:
-        return {i: display_bytes(tok.token_to_piece(i)) if i >= 0 else NULL_PIECE for i in sorted_unique(layout.ids).tolist()}
+        # as the token view draws text: a format character (U+200D) as its code, not as nothing
+        return {
+            i: shown_text(tok.token_to_piece(i).decode("utf-8", "surrogateescape")) if i >= 0 else NULL_PIECE
+            for i in sorted_unique(layout.ids).tolist()
+        }
 
     def layout(
         self,

@@ -17,7 +17,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Input, Select, Static
+from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
 from tui_tok.explore.counts import counted
@@ -31,6 +31,7 @@ from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.token_details import TokenDetails
 from tui_tok.ui.widgets.vocab_table import VocabTable, header_text
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 TYPE_OPTIONS = [(t.name.lower(), int(t)) for t in TokenType]
 

@@ -8,7 +8,8 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui_tok.explore.explain_text import MergeRow, show, step_line
+from tui_tok.explore.display import marked
+from tui_tok.explore.explain_text import MergeRow, step_line
 from tui_tok.tokenizer.explain.result import Explanation
 
 PAIR = "reverse bold"
@@ -23,9 +24,9 @@ def row_text(row: MergeRow, number: int, current: bool, family: str) -> Text:
         style = PAIR if k in (row.at, row.at + 1) and row.at >= 0 else (SYMBOL if k % 2 == 0 else SYMBOL_ALT)
         if k:
             t.append("+" if k == row.at + 1 and row.at >= 0 else " ", style="bold" if k == row.at + 1 else "")
-        t.append(show(sym), style=style)
+        t.append(marked(sym), style=style)
     if row.step is not None:
-        t.append("   " + step_line(family, row.step), style="bold" if current else "")
+        t.append("   " + step_line(family, row.step, marked), style="bold" if current else "")
     return t
 
 
@@ -89,7 +90,7 @@ def chunk_text(expl: Explanation, focus: int, *, cuts: bool, limit: int = 600) -
         if out:
             out.append("‖", style="bold magenta")
         if f.special or not f.chunks:
-            out.append(show(data[f.start : f.end]), style="bold #d7005f" if f.special else "dim")
+            out.append(marked(data[f.start : f.end]), style="bold #d7005f" if f.special else "dim")
             continue
         for k, c in enumerate(f.chunks):
             if c.end <= lo or c.start >= hi:
@@ -97,5 +98,5 @@ def chunk_text(expl: Explanation, focus: int, *, cuts: bool, limit: int = 600) -
             if k and cuts:
                 out.append("│", style="bold yellow")
             style = "underline bold" if c.start <= focus < c.end or (focus == c.end == len(data)) else ""
-            out.append(show(data[c.start : c.end]).replace("\\n", "⏎"), style=style)
+            out.append(marked(data[c.start : c.end]), style=style)
     return out

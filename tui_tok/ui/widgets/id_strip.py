@@ -4,13 +4,20 @@ Line API again: a 300k-token text builds only the rows on screen; the wrap point
 computed once per width, and after an edit only the rows it moved are flowed again
 (``reflow_rows``). Rows are repainted only when their labels, colours or cursor
 changed (``RowCache``): typing at the end of a text redraws the last row only.
+
+Labels are measured in cells (a piece ``日本`` takes four, not two), so a row never runs past
+the strip's width and no label is cut at its right edge. A label wider than the strip (a long
+piece in a narrow strip) is folded over rows of its own (``fold_label``), at unit boundaries:
+``\xE6`` or ``⟨200D⟩`` is never cut in two.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Mapping
 
 import numpy as np
+from rich.cells import cell_len
 from rich.segment import Segment as RichSegment
 from textual import events
 from textual.geometry import Size
@@ -40,8 +47,50 @@ def label_widths(ids: np.ndarray, pieces: Mapping[int, str] | None) -> np.ndarra
             power *= 10
         return widths
     unique, inverse = np.unique(ids, return_inverse=True)
-    lengths = np.array([len(pieces[int(u)]) + 1 for u in unique], dtype=np.int64)
+    lengths = np.array([cell_len(pieces[int(u)]) + 1 for u in unique], dtype=np.int64)
     return lengths[inverse.reshape(-1)] if len(unique) else np.zeros(0, dtype=np.int64)
+
+
+_UNIT = re.compile(r"⟨[0-9A-F]{4,6}⟩|\\x[0-9A-F]{2}|.", re.DOTALL)
+"""What a label is folded between: a drawn code (``display.invisible_form``) or one character."""
+
+
+def fold_label(label: str, width: int) -> list[str]:
+    """``label`` cut into rows of at most ``width`` cells, between units (``_UNIT``).
+
+    >>> fold_label("ab⟨200D⟩cd", 4)
+    ['ab', '⟨200D⟩', 'cd']
+    """
+    width = max(1, width)
+    parts: list[str] = []
+    row: list[str] = []
+    used = 0
+    for unit in _UNIT.findall(label):
+        cells = cell_len(unit)
+        if row and used + cells > width:
+            parts.append("".join(row))
+            row, used = [], 0
+        row.append(unit)
+        used += cells
+    parts.append("".join(row))
+    return parts
+
+
+def fold_rows(starts: np.ndarray, widths: np.ndarray, rows_of: Mapping[int, int]) -> np.ndarray:
+    """Row starts with each label of ``rows_of`` (label index -> rows it is folded over, each
+    alone on its rows) repeated once per extra row: row ``r`` then holds labels
+    ``starts[r] .. starts[r + 1]``, an empty range being a fold of label ``starts[r]`` that is
+    not its last.
+
+    >>> fold_rows(np.array([0, 2, 3, 4]), np.array([2, 2, 9, 2]), {2: 3}).tolist()
+    [0, 2, 2, 2, 3, 4]
+    """
+    if not rows_of:
+        return starts
+    items = np.array(sorted(rows_of), dtype=np.int64)
+    extra = np.array([rows_of[int(i)] - 1 for i in items], dtype=np.int64)
+    where = np.searchsorted(starts, items)
+    return np.insert(starts, np.repeat(where, extra), np.repeat(items, extra))
 
 
 def strip_flow(ids: np.ndarray, pieces: Mapping[int, str] | None, width: int, last: Flow | None) -> Flow:
@@ -69,6 +118,8 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         self._row_starts: np.ndarray | None = None
         self._width = -1
         self._flowed: tuple[np.ndarray, np.ndarray, int] | None = None
+        self._folds: dict[int, list[str]] = {}
+        """Labels wider than the strip by id, folded into rows (``fold_label``)."""
         self._spare: dict[int, Flow] = {}
         """Flows of the current labels made off the UI thread, by width."""
         """The last flow: label widths, row starts and width (an edit reflows only what it moved)."""
@@ -114,8 +165,35 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
             self._width = width
             spare = self._spare.get(width)
             self._flowed = spare if spare is not None else strip_flow(self.ids, self.pieces, width, self._flowed)
-            self._row_starts = self._flowed[1]
+            self._row_starts = self._fold(self._flowed, width)
         return self._row_starts
+
+    def _fold(self, flow: Flow, width: int) -> np.ndarray:
+        """The flowed rows with the labels wider than the strip folded (``fold_rows``)."""
+        self._folds = {}
+        widths, starts, _ = flow
+        pieces = self.pieces
+        if pieces is None or not len(widths) or int(widths.max()) - 1 <= width:
+            return starts
+        long = np.flatnonzero(widths - 1 > width)
+        rows_of: dict[int, int] = {}
+        for i in long.tolist():
+            token_id = int(self.ids[i])
+            parts = self._folds.get(token_id)
+            if parts is None:
+                parts = self._folds[token_id] = fold_label(pieces[token_id], width)
+            rows_of[i] = len(parts)
+        return fold_rows(starts, widths, rows_of)
+
+    def _row_labels(self, row: int, first: int, stop: int) -> list[str] | None:
+        """The part of a folded label row ``row`` shows (None: the row holds whole labels)."""
+        if not self._folds or stop - first > 1 or first >= len(self.ids):
+            return None
+        parts = self._folds.get(int(self.ids[first]))
+        if parts is None:
+            return None
+        fold = row - int(np.searchsorted(self.row_starts, first, side="left"))
+        return [parts[min(fold, len(parts) - 1)]]
 
     def label(self, i: int) -> str:
         token_id = int(self.ids[i])
@@ -136,7 +214,16 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
     def watch_cursor(self, old: int, new: int) -> None:
         starts = self.row_starts
         # only the rows of the label it leaves and the one it enters look different
-        self.refresh_rows(int(np.searchsorted(starts, i, side="right")) - 1 for i in (old, new) if 0 <= i < len(self.ids))
+        self.refresh_rows(
+            row
+            for i in (old, new)
+            if 0 <= i < len(self.ids)
+            # (every row of a folded label)
+            for row in range(
+                min(int(np.searchsorted(starts, i, side="left")), int(np.searchsorted(starts, i, side="right")) - 1),
+                int(np.searchsorted(starts, i, side="right")),
+            )
+        )
         if 0 <= self.cursor < len(self.ids):
             row = int(np.searchsorted(self.row_starts, self.cursor, side="right")) - 1
             top, height = self.scroll_offset.y, self.content_box.height
@@ -161,6 +248,12 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         cursor = self.cursor
         for y, (first, stop) in enumerate(zip(bounds, bounds[1:])):
             a, b = first - lo, stop - lo
+            folded = self._row_labels(top + y, first, stop)
+            if folded is not None:  # a fold of one long label
+                hit = first == cursor
+                look = int(self.phases[first]) % N_COLOURS + N_COLOURS * int(self.kinds[first])
+                keys[y] = (tuple(folded), (look,), 0 if hit else -1, top + y)
+                continue
             keys[y] = (tuple(labels[a:b]), tuple(looks[a:b]), cursor - first if first <= cursor < stop else -1)
         return keys
 
@@ -172,6 +265,10 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
             return Strip.blank(width, styles.base)
         out: list[RichSegment] = []
         first, stop = int(starts[row]), int(starts[row + 1])
+        folded = self._row_labels(row, first, stop)
+        if folded is not None:
+            style = styles.of(int(self.phases[first]), int(self.kinds[first]), cursor=first == self.cursor)
+            return Strip([RichSegment(folded[0], style)]).extend_cell_length(width, styles.base).crop(0, width)
         ids = self.ids[first:stop].tolist()
         kinds = self.kinds[first:stop].tolist()
         phases = self.phases[first:stop].tolist()

@@ -1,6 +1,8 @@
 """``LinesView``: a read-only list of lines produced on demand (an array of 262k items, a template).
 
-Lines come from a callable, so a huge array is never formatted as a whole.
+Lines come from a callable, so a huge array is never formatted as a whole. A line is a plain
+string (drawn in the view's style) or a rich ``Text`` (its styles over the view's: a numbered
+template with the line of an error marked).
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.segment import Segment as RichSegment
+from rich.text import Text
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -21,12 +24,12 @@ class LinesView(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.count = 0
-        self.line_of: Callable[[int], str] = lambda i: ""
+        self.line_of: Callable[[int], str | Text] = lambda i: ""
         self._width = 0
         self._want_top: int | None = None
         """A line asked to be at the top before the view knew its size (applied on resize)."""
 
-    def show(self, count: int, line_of: Callable[[int], str], *, width: int = 0) -> None:
+    def show(self, count: int, line_of: Callable[[int], str | Text], *, width: int = 0) -> None:
         self.count = count
         self.line_of = line_of
         self._width = width
@@ -45,7 +48,7 @@ class LinesView(ScrollView, can_focus=True):
         if self._want_top is not None:
             self.scroll_to(0, self._want_top, animate=False, immediate=True, force=True)
 
-    def show_lines(self, lines: list[str]) -> None:
+    def show_lines(self, lines: list[str] | list[Text]) -> None:
         self.show(len(lines), lines.__getitem__, width=max((len(s) for s in lines[:5000]), default=0))
 
     def render_line(self, y: int) -> Strip:
@@ -55,6 +58,11 @@ class LinesView(ScrollView, can_focus=True):
         style = self.rich_style
         if row >= self.count:
             return Strip.blank(width, style)
-        # lines are the file's (a template, a string value): controls drawn, never sent
-        strip = Strip([RichSegment(visible(self.line_of(row)), style)])
+        line = self.line_of(row)
+        if isinstance(line, Text):  # lines are the file's (a template, a string value): controls drawn, never sent
+            segments = [RichSegment(visible(seg.text), seg.style)
+                        for seg in line.render(self.app.console, end="") if seg.text != "\n"]  # fmt: skip
+            strip = Strip(list(RichSegment.apply_style(segments, style)))
+        else:
+            strip = Strip([RichSegment(visible(line), style)])
         return strip.extend_cell_length(scroll_x + width, style).crop(scroll_x, scroll_x + width)

@@ -64,6 +64,9 @@ class RowKey(NamedTuple):
     """The cursor's token, relative to the row's first token (-1: not on this row)."""
     cuts: tuple[int, tuple[int, ...]] | None = None
     """Chunk cuts shown: whether the row starts underlined, and where (relative) that flips."""
+    hidden: tuple[int, int] | None = None
+    """The selected token covers no cell of its own (``TokenView.hidden_cursor``): the characters
+    (relative) drawn in its style instead."""
 
 
 class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
@@ -201,6 +204,7 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         t_ends = lay.ends[lo:hi].tolist()
         t_looks = ((lay.phases[lo:hi] % N_COLOURS) + N_COLOURS * lay.kinds[lo:hi]).tolist()
         text, cursor = lay.text, self.cursor
+        hidden = self.hidden_cursor()
         marks = self.cut_marks
         cuts = row_cuts(marks.starts, lay.line_starts, starts, ends) if marks is not None else None
         for y, (start, end, first, stop) in enumerate(zip(starts.tolist(), ends.tolist(), firsts.tolist(), stops.tolist())):
@@ -212,8 +216,24 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
                 tuple(t_looks[a:b]),
                 cursor - first if first <= cursor < stop else -1,
                 None if cuts is None else cuts[y],
+                _overlap(hidden, start, end, len(text)),
             )
         return keys
+
+    def hidden_cursor(self) -> tuple[int, int] | None:
+        """Characters ``[a, b)`` to draw in the selected token's style when it covers no cell of
+        its own: a BOS/EOS (no text: the character where it sits, or one cell past the end) or a
+        byte token inside a character an earlier token already draws (id 233 inside 👋). None
+        when the selected token is drawn anyway."""
+        lay, c = self.token_layout, self.cursor
+        if not 0 <= c < lay.n_tokens:
+            return None
+        start, end = int(lay.starts[c]), int(lay.ends[c])
+        if end <= start:
+            return start, start + 1
+        if c > 0 and int(lay.ends[c - 1]) >= end and int(lay.starts[c - 1]) <= start:
+            return start, end
+        return None
 
     def build_row(self, row: int) -> Strip:
         width = self.content_box.width
@@ -236,14 +256,21 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         cursor = self.cursor
         kinds = lay.kinds
         phases = lay.phases
+        hidden = _overlap(self.hidden_cursor(), first, segments[-1].end, len(lay.text))
+        if hidden is not None:
+            segments = _split_at(segments, first + hidden[0], first + hidden[1])
         out: list[RichSegment] = []
         for seg in segments:
             token = seg.token
+            if hidden is not None and first + hidden[0] <= seg.start < first + hidden[1]:
+                token = cursor  # drawn in the selected token's style (hidden_cursor)
             kind, phase = (int(kinds[token]), int(phases[token])) if token >= 0 else (0, -1)
             part = shown[seg.start - first : seg.end - first]
             if coded:
                 part = INVISIBLE.sub(lambda m: invisible_form(m.group()), part)
             out.append(RichSegment(part, styles.of(phase, kind, cursor=token == cursor)))
+        if hidden is not None and first + hidden[0] >= segments[-1].end:  # an EOS past the text: one cell
+            out.append(RichSegment(" ", styles.of(int(phases[cursor]), int(kinds[cursor]), cursor=True)))
         return Strip(out).extend_cell_length(width, styles.base).crop(0, width)
 
     def _build_cut_row(self, segments: list[Segment], shown: str, coded: bool, width: int) -> Strip:
@@ -316,3 +343,26 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         if index >= 0 and index != self.cursor:
             self.cursor = index
 
+
+
+def _overlap(hidden: tuple[int, int] | None, start: int, end: int, n_chars: int) -> tuple[int, int] | None:
+    """``hidden`` relative to a row showing characters ``[start, end)`` (None: not on it); an
+    empty range past the text's end belongs to the row that ends the text."""
+    if hidden is None:
+        return None
+    a, b = hidden
+    if a < end and b > start:
+        return max(a, start) - start, min(b, end) - start
+    if a == end == n_chars:
+        return end - start, end - start + 1
+    return None
+
+
+def _split_at(segments: list[Segment], a: int, b: int) -> list[Segment]:
+    """``segments`` with runs cut at characters ``a`` and ``b``."""
+    out: list[Segment] = []
+    for seg in segments:
+        cuts = [x for x in (a, b) if seg.start < x < seg.end]
+        edges = [seg.start, *cuts, seg.end]
+        out.extend(Segment(x, y, seg.token) for x, y in zip(edges, edges[1:]))
+    return out
