@@ -68,6 +68,8 @@ class TuiTokApp(App[int]):
         Binding("f9", "toggle_keys", "Keys", priority=True),
         Binding("question_mark", "toggle_keys", "Keys", show=False),
         Binding("q", "quit", "Quit", show=False),
+        # outside text boxes (they copy their selection): copy the view's ids, prompt, finding, diff or trace
+        Binding("ctrl+c", "copy_view", "Copy", show=False),
     ]
 
     tokenizer: var[Tokenizer | None] = var(None)
@@ -201,6 +203,12 @@ class TuiTokApp(App[int]):
         else:
             self.switch_mode("explain")
 
+    def action_copy_view(self) -> None:
+        """ctrl+c: copy what the current view shows (``ui/clipboard.py``)."""
+        from tui_tok.ui.clipboard import copy_main
+
+        copy_main(self.screen)
+
     def show_token_in_vocab(self, token_id: int) -> None:
         """Switch to the vocabulary with ``token_id`` under the cursor."""
         self.pending_vocab_token = token_id
@@ -219,6 +227,9 @@ class TuiTokApp(App[int]):
         commands = getattr(screen, "palette_commands", None)
         if commands is not None:
             yield from commands()
+        from tui_tok.ui.clipboard import copy_commands
+
+        yield from copy_commands(screen)
 
 
 def _freeze_heap() -> None:

@@ -440,6 +440,10 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         self.query_one("#tok-ids", IdStrip).cursor = event.index
         self._describe(event.index)
 
+    @on(IdStrip.Clicked)
+    def _id_clicked(self, event: IdStrip.Clicked) -> None:
+        self.query_one("#tok-view", TokenView).cursor = event.index  # posts Selected: the strip and details follow
+
     @on(TokenView.OpenRequested)
     def _open(self, event: TokenView.OpenRequested) -> None:
         if event.token_id < 0:
