@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--text", metavar="FILE", help="open the tokenize view on this file's exact bytes ('-': stdin)"
     )
     parser.add_argument("--compare", metavar="B.gguf", help="a second GGUF file to compare with (the compare view, F7)")
+    parser.add_argument("--session", metavar="FILE",
+                        help="reopen a saved session (alt+s saves one): its text, toggles, conversation and compare "
+                             "file; --text and --compare override its own")  # fmt: skip
 
 
 def read_text(source: str) -> str:
@@ -84,19 +87,27 @@ def run(args: argparse.Namespace) -> int:
     from tui_tok.cli.progress import stderr_progress
     from tui_tok.sources import display_name, read_model
 
+    session = None
+    if getattr(args, "session", None) is not None:  # read first: a bad file fails before any download
+        from tui_tok.explore.session_file import load
+
+        session = load(args.session)
+        if args.compare is None:
+            args.compare = session.compare
     # the files first: a file that is not GGUF (or a FIFO nobody writes) says so before anything else
     with stderr_progress() as progress:
         gguf = read_model(model, texts=("tokenizer.ggml.merges",), progress=progress)
         second = None if args.compare is None else read_model(args.compare, texts=("tokenizer.ggml.merges",),
                                                                progress=progress)  # fmt: skip
     _need_terminal(model)
-    text = read_text(args.text) if args.text is not None else None
+    text = read_text(args.text) if args.text is not None else session.text if session is not None else None
     if args.text == "-" and not sys.stdin.isatty():
         _keys_from_terminal()
     from tui_tok.ui.app import run_app
 
     return run_app(gguf, text=text, compare=second, label=display_name(model, gguf),
-                   compare_label=None if second is None else display_name(args.compare, second))  # fmt: skip
+                   compare_label=None if second is None else display_name(args.compare, second),
+                   session=session)  # fmt: skip
 
 
 def _need_terminal(model: str) -> None:

@@ -47,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
     from tui_tok.sources import read_model
     from tui_tok.loader import load_tokenizer
 
-    messages = read_messages(args.messages)
-    tools = _read_json(args.tools, "tools") if args.tools else None
+    messages, file_tools = read_conversation(args.messages)
+    tools = _read_json(args.tools, "tools") if args.tools else file_tools
     if tools is not None and not isinstance(tools, list):
         raise ChatInputError(f"{args.tools}: expected a JSON list of tools")
     extra = parse_variables(args.variables)
@@ -79,9 +79,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def read_conversation(source: str) -> tuple[list[dict[str, Any]], list[Any] | None]:
+    """``--messages``: a JSON list of messages, or an object with ``"messages"`` and optionally
+    ``"tools"`` (a session file saved by the explorer, ``explore/session_file.py``)."""
+    from tui_tok.explore.session_file import conversation_of
+
+    doc = _read_json(source, "messages")
+    if isinstance(doc, dict):
+        return conversation_of(doc, "stdin" if source == "-" else source)
+    return read_messages_list(doc, source), None
+
+
 def read_messages(source: str) -> list[dict[str, Any]]:
     """The ``--messages`` list, checked: objects with a string ``role``."""
-    messages = _read_json(source, "messages")
+    return read_messages_list(_read_json(source, "messages"), source)
+
+
+def read_messages_list(messages: Any, source: str) -> list[dict[str, Any]]:
     where = "stdin" if source == "-" else source
     if not isinstance(messages, list):
         raise ChatInputError(f"{where}: expected a JSON list of messages")

@@ -23,6 +23,7 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from tui_tok.explore.lint import LintReport
+from tui_tok.explore.session_file import SessionState
 from tui_tok.explore.visible import visible
 from tui_tok.explore.vocab_index import VocabIndex, build_vocab_index
 from tui_tok.gguf import GGUFFile, read_gguf
@@ -35,6 +36,7 @@ from tui_tok.ui.screens.chat import ChatScreen
 from tui_tok.ui.screens.compare import CompareScreen
 from tui_tok.ui.screens.diagnostics import DiagnosticsScreen
 from tui_tok.ui.screens.explain import ExplainScreen
+from tui_tok.ui.screens.session_io import BINDINGS as DATA_BINDINGS
 from tui_tok.ui.screens.metadata import MetadataScreen
 from tui_tok.ui.screens.stream import StreamScreen
 from tui_tok.ui.screens.tokenize import TokenizeScreen
@@ -70,6 +72,7 @@ class TuiTokApp(App[int]):
         Binding("q", "quit", "Quit", show=False),
         # outside text boxes (they copy their selection): copy the view's ids, prompt, finding, diff or trace
         Binding("ctrl+c", "copy_view", "Copy", show=False),
+        *DATA_BINDINGS,  # alt+s/l/o/w/e/p: sessions, text files, exports (ui/screens/session_io.py)
     ]
 
     tokenizer: var[Tokenizer | None] = var(None)
@@ -85,6 +88,10 @@ class TuiTokApp(App[int]):
     ``TokenIds`` (an array read as one) from the tokenize view."""
     text: var[str] = var("")
     """The text: what the tokenize view shows, also the compare view's (each edits it; ``ui/host.py``)."""
+    pending_session: SessionState | None = None
+    """A loaded session whose parts the views take when they mount (``ui/session_io.py``)."""
+    compare_source: str | None = None
+    """The compare file as it was named (saved in sessions); None: its path."""
 
     def __init__(
         self, gguf: GGUFFile, *, text: str = SAMPLE_TEXT, load_tokenizer: bool = True, show_timings: bool = True,
@@ -209,6 +216,13 @@ class TuiTokApp(App[int]):
 
         copy_main(self.screen)
 
+    def action_data(self, action: str) -> None:
+        """alt+s/l/o/w/e/p: ask for a path, then save, load, open or export (``ui/screens/session_io.py``)."""
+        from tui_tok.ui.screens import session_io
+
+        if not isinstance(self.screen, session_io.PathPrompt):
+            session_io.run(self, action)
+
     def show_token_in_vocab(self, token_id: int) -> None:
         """Switch to the vocabulary with ``token_id`` under the cursor."""
         self.pending_vocab_token = token_id
@@ -228,8 +242,10 @@ class TuiTokApp(App[int]):
         if commands is not None:
             yield from commands()
         from tui_tok.ui.clipboard import copy_commands
+        from tui_tok.ui.screens.session_io import palette_commands
 
         yield from copy_commands(screen)
+        yield from palette_commands(self)
 
 
 def _freeze_heap() -> None:
@@ -251,12 +267,12 @@ def open_model(model_path: str | Path) -> GGUFFile:
 
 def run_app(
     model: str | GGUFFile, *, text: str | None = None, compare: str | GGUFFile | None = None,
-    label: str | None = None, compare_label: str | None = None,
+    label: str | None = None, compare_label: str | None = None, session: SessionState | None = None,
 ) -> int:
     """Open ``model`` (a file read already, or a path) in the explorer, on ``text`` when given;
     ``compare``: a second file for the compare view, which then opens first. ``label``/
-    ``compare_label``: the names to show instead of the file names. A file that is not GGUF
-    raises before the UI starts."""
+    ``compare_label``: the names to show instead of the file names; ``session``: a session file's
+    state to reopen (``--session``). A file that is not GGUF raises before the UI starts."""
     from tui_tok.ui.fast_paste import use_bulk_paste
     from tui_tok.ui.lenient_input import accept_invalid_utf8
 
@@ -266,6 +282,8 @@ def run_app(
     second = compare if compare is None or isinstance(compare, GGUFFile) else open_model(compare)
     app = TuiTokApp(first, text=SAMPLE_TEXT if text is None else text, compare=second, label=label,
                     compare_label=compare_label)  # fmt: skip
+    if session is not None:  # the views take their parts when they mount
+        app.pending_session = session
     result = app.run()
     return int(result or 0)
 

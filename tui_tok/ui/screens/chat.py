@@ -36,6 +36,7 @@ from tui_tok.explore.layout import TokenLayout, kind_codes, layout_tokens
 from tui_tok.explore.visible import visible
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.session_io import apply_pending_chat
 from tui_tok.ui.widgets.chat_messages import ChatMessages
 from tui_tok.ui.widgets.chat_source import TemplateSource
 from tui_tok.ui.widgets.chat_spans import MessageSpans
@@ -128,6 +129,8 @@ class ChatScreen(ViewScreen):
             return
         self.watch(self.app, "tokenizer", self._tokenizer_changed)
         self.call_after_refresh(self._focus_first_message)
+        for note in apply_pending_chat(self):  # the conversation of a loaded session
+            self.notify(visible(note), severity="warning", markup=False)
 
     def _focus_first_message(self) -> None:
         editors = self.query_one("#chat-messages", ChatMessages).editors

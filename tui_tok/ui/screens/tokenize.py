@@ -45,6 +45,7 @@ from tui_tok.explore.layout import TokenLayout
 from tui_tok.explore.stats import text_stats
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.paint_now import paint_now
+from tui_tok.ui.session_io import apply_pending_tokenize
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.screens.tokenize_cuts import ChunkCuts, CutsReady
 from tui_tok.ui.screens.toggles import CheckboxToggles
@@ -175,6 +176,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         self.watch(self.app, "vocab_index", self._index_changed, init=False)
         self.watch(self.app, "text", self._shared_text_changed, init=False)
         self.query_one("#tok-input", TextArea).focus()
+        apply_pending_tokenize(self)  # the toggles of a session opened with --session
 
     def _index_changed(self, _value: object = None) -> None:
         # the details gain type, score and merge rank once the index is built
