@@ -161,3 +161,18 @@ async def test_errors_are_one_line_and_escape_cancels(tmp_path: Path) -> None:
         titles = {c.title for c in app.get_system_commands(app.screen)}
         assert {"Save session…", "Load session…", "Open text file…", "Save text…", "Export tokens (JSONL)…",
                 "Export chat prompt…"} <= titles  # fmt: skip
+
+
+async def test_reopened_toggles_show_in_their_check_boxes(tmp_path: Path) -> None:
+    from tui_tok.explore.session_file import SessionState
+    from tui_tok.ui.widgets.check_box import CheckBox
+
+    app = _app("<|im_start|>hi")
+    app.pending_session = SessionState(text="<|im_start|>hi", toggles={"parse_special": True, "add_special": False})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, TokenizeScreen) and screen.parse_special and not screen.add_special
+        assert screen.query_one("#cb-parse_special", CheckBox).value
+        assert not screen.query_one("#cb-add_special", CheckBox).value
+        assert list(app.ids) == app.tokenizer.encode("<|im_start|>hi", add_special=False, parse_special=True)  # type: ignore[union-attr]

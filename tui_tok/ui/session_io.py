@@ -72,6 +72,9 @@ def apply_pending_tokenize(screen: Screen[Any]) -> None:
     for name, value in pending.toggles.items():
         if name in TOGGLES and getattr(screen, name) != value:
             setattr(screen, name, value)
+        # the view mirrors a toggle in its check box only once mounted: during on_mount, set it here
+        for box in screen.query(f"#cb-{name}").results(Checkbox):
+            box.value = value
 
 
 def apply_pending_chat(screen: Any) -> list[str]:
