@@ -37,6 +37,7 @@ from tui_tok.ui.screens.compare import CompareScreen
 from tui_tok.ui.screens.diagnostics import DiagnosticsScreen
 from tui_tok.ui.screens.explain import ExplainScreen
 from tui_tok.ui.screens.session_io import BINDINGS as DATA_BINDINGS
+from tui_tok.ui.model_switch import BINDINGS as SWITCH_BINDINGS, Relaunch
 from tui_tok.ui.screens.metadata import MetadataScreen
 from tui_tok.ui.screens.stream import StreamScreen
 from tui_tok.ui.screens.tokenize import TokenizeScreen
@@ -73,6 +74,7 @@ class TuiTokApp(App[int]):
         # outside text boxes (they copy their selection): copy the view's ids, prompt, finding, diff or trace
         Binding("ctrl+c", "copy_view", "Copy", show=False),
         *DATA_BINDINGS,  # alt+s/l/o/w/e/p: sessions, text files, exports (ui/screens/session_io.py)
+        *SWITCH_BINDINGS,  # alt+m/c: open another model, compare with one (ui/model_switch.py)
     ]
 
     tokenizer: var[Tokenizer | None] = var(None)
@@ -92,6 +94,8 @@ class TuiTokApp(App[int]):
     """A loaded session whose parts the views take when they mount (``ui/session_io.py``)."""
     compare_source: str | None = None
     """The compare file as it was named (saved in sessions); None: its path."""
+    relaunch: Relaunch | None = None
+    """Set when the app exits to open another model (``run_app`` starts the next one)."""
 
     def __init__(
         self, gguf: GGUFFile, *, text: str = SAMPLE_TEXT, load_tokenizer: bool = True, show_timings: bool = True,
@@ -223,6 +227,12 @@ class TuiTokApp(App[int]):
         if not isinstance(self.screen, session_io.PathPrompt):
             session_io.run(self, action)
 
+    def action_switch_model(self, compare: bool) -> None:
+        """alt+m / alt+c: pick another model, or the one to compare with (``ui/model_switch.py``)."""
+        from tui_tok.ui.model_switch import choose_model
+
+        choose_model(self, compare=compare)
+
     def show_token_in_vocab(self, token_id: int) -> None:
         """Switch to the vocabulary with ``token_id`` under the cursor."""
         self.pending_vocab_token = token_id
@@ -244,8 +254,11 @@ class TuiTokApp(App[int]):
         from tui_tok.ui.clipboard import copy_commands
         from tui_tok.ui.screens.session_io import palette_commands
 
+        from tui_tok.ui.model_switch import palette_commands as switch_commands
+
         yield from copy_commands(screen)
         yield from palette_commands(self)
+        yield from switch_commands(self)
 
 
 def _freeze_heap() -> None:
@@ -285,7 +298,18 @@ def run_app(
     if session is not None:  # the views take their parts when they mount
         app.pending_session = session
     result = app.run()
+    while app.relaunch is not None:  # "Open model…" / "Compare with…": the same state on the new file(s)
+        app = relaunched_app(app.relaunch)
+        result = app.run()
     return int(result or 0)
+
+
+def relaunched_app(target: Relaunch) -> TuiTokApp:
+    """The explorer on ``target``'s model(s), taking its text, toggles and conversation."""
+    app = TuiTokApp(target.gguf, text=target.session.text, compare=target.compare, label=target.label,
+                    compare_label=target.compare_label)  # fmt: skip
+    app.pending_session = target.session
+    return app
 
 
 def _is_explorer_host(app: TuiTokApp) -> ExplorerHost:
