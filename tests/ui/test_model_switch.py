@@ -114,3 +114,18 @@ async def test_a_model_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
         assert app.relaunch is None and isinstance(app.screen, TokenizeScreen)
         notes = [n.message for n in app._notifications]
         assert any("bad.gguf" in n and "\n" not in n for n in notes if not n.startswith("Opening")), notes
+
+
+async def test_compare_without_a_model_names_the_key() -> None:
+    app = TuiTokApp(read_gguf(QWEN3), text=TEXT, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f7")
+        await settle(app, pilot)
+        assert isinstance(app.screen, CompareScreen)
+        from textual.widgets import Static
+
+        shown = str(app.screen.query_one("#cmp-rows", Static).render())
+        assert "alt+c" in shown and "--compare" in shown
+        await _pick(app, pilot, "alt+c", str(PHI3))
+    assert app.relaunch is not None and app.relaunch.compare is not None
