@@ -141,8 +141,61 @@ async def test_a_view_without_copies_says_how_to_quit_and_big_copies_are_refused
     app = make_app(QWEN3, text=TEXT)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("f4", "ctrl+c")
+        await pilot.press("alt+m")  # the model picker: nothing of the text to copy
+        await settle(app, pilot)
+        await pilot.press("ctrl+c")
         assert app.clipboard == "" and any("ctrl+q" in n for n in _notes(app))
         assert not clipboard.copy_text(app, "x" * (clipboard.MAX_COPY_CHARS + 1), "text")
         await pilot.pause()
         assert app.clipboard == "" and any(n.startswith("The text is too long") for n in _notes(app))
+
+
+async def test_stream_vocab_and_metadata_copies() -> None:
+    app = make_app(QWEN3, text=TEXT)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f2")
+        await settle(app, pilot)
+        await pilot.press("ctrl+c")
+        assert json.loads(app.clipboard) == list(app.ids)
+        await pilot.press("f3")
+        await settle(app, pilot)
+        from tui_tok.ui.widgets.vocab_table import VocabTable
+
+        table = app.screen.query_one("#vocab-table", VocabTable)
+        table.focus()
+        table.cursor = 5
+        await pilot.pause()
+        await pilot.press("ctrl+c")
+        assert str(int(table.ids[5])) in app.clipboard
+        await pilot.press("f4")
+        await settle(app, pilot)
+        from tui_tok.ui.screens.metadata import MetadataScreen
+
+        screen = app.screen
+        assert isinstance(screen, MetadataScreen)
+        meta = screen.query_one("#meta-table", DataTable)
+        row = next(i for i, r in enumerate(screen.shown) if r.key == "tokenizer.chat_template")
+        meta.move_cursor(row=row)
+        await pilot.pause()
+        await pilot.press("ctrl+c")
+        assert app.clipboard == app.session.gguf.metadata["tokenizer.chat_template"]
+        row = next(i for i, r in enumerate(screen.shown) if r.key == "tokenizer.ggml.token_type")
+        meta.move_cursor(row=row)
+        await pilot.pause()
+        await _palette(app, "Copy the metadata value")
+        assert json.loads(app.clipboard) == list(app.session.gguf.metadata["tokenizer.ggml.token_type"])
+
+
+async def test_clicking_a_chat_id_selects_its_token() -> None:
+    app = make_app(QWEN3)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        strip = app.screen.query_one("#chat-ids", IdStrip)
+        labels = [strip.label(i) for i in range(3)]
+        x = sum(len(s) + 1 for s in labels[:2]) + 1
+        await pilot.click(strip, offset=(x + strip.gutter.left, strip.gutter.top))
+        await pilot.pause()
+        assert app.screen.query_one("#chat-view", TokenView).cursor == 2 and strip.cursor == 2

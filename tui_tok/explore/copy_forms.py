@@ -59,6 +59,25 @@ def pieces_list(pieces: Iterable[bytes]) -> str:
     return "[" + ", ".join(json_str(text_of(p)) for p in pieces) + "]"
 
 
+def value_text(value: object) -> str:
+    """A metadata value: a string as it is (a chat template pastes as itself), numbers and arrays as JSON.
+
+    >>> value_text("{{ x }}"), value_text(3), value_text(["a", "\\n"]), value_text([1, 2.5, True])
+    ('{{ x }}', '3', '["a", "\\\\n"]', '[1, 2.5, true]')
+    """
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "tolist"):  # numpy arrays and scalars
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)) and hasattr(value, "__len__") and hasattr(value, "__getitem__"):
+        value = [value[i] for i in range(len(value))]  # the reader's lazily decoded string arrays
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(json_str(v) if isinstance(v, str) else value_text(v) for v in value) + "]"
+    if isinstance(value, (bool, int, float)) or value is None:
+        return json.dumps(value)
+    return str(value)
+
+
 def rows_text(rows: Sequence[tuple[str, str]]) -> str:
     """A details panel's ``(label, value)`` rows as ``label: value`` lines."""
     width = max((len(label) for label, _ in rows), default=0)

@@ -46,7 +46,10 @@ def copies(screen: Screen[Any]) -> list[Copy]:
     from tui_tok.ui.screens.compare import CompareScreen
     from tui_tok.ui.screens.diagnostics import DiagnosticsScreen
     from tui_tok.ui.screens.explain import ExplainScreen
+    from tui_tok.ui.screens.metadata import MetadataScreen
+    from tui_tok.ui.screens.stream import StreamScreen
     from tui_tok.ui.screens.tokenize import TokenizeScreen
+    from tui_tok.ui.screens.vocab import VocabScreen
 
     if isinstance(screen, TokenizeScreen):
         return _tokenize_copies(screen)
@@ -62,6 +65,13 @@ def copies(screen: Screen[Any]) -> list[Copy]:
         return [("Copy the diff", "diff", lambda: _diff(screen))]
     if isinstance(screen, ExplainScreen):
         return [("Copy the explain trace", "explain trace", lambda: _trace(screen))]
+    if isinstance(screen, StreamScreen):
+        ids = getattr(screen.app, "ids")
+        return [("Copy the token ids", "token ids", lambda: copy_forms.ids_list(list(ids)) if len(ids) else None)]
+    if isinstance(screen, VocabScreen):
+        return [("Copy the token's details", "token's details", lambda: _vocab_details(screen))]
+    if isinstance(screen, MetadataScreen):
+        return [("Copy the metadata value", "metadata value", lambda: _metadata_value(screen))]
     return []
 
 
@@ -145,3 +155,32 @@ def _trace(screen: Any) -> str | None:
     if expl is None:
         return None
     return "\n".join(report_lines(expl, screen._piece))
+
+
+def _vocab_details(screen: Any) -> str | None:
+    """The Vocabulary view's token under the cursor, as its details panel lists it."""
+    from tui_tok.explore.token_info import token_rows
+    from tui_tok.explore.vocab_index import token_facts
+    from tui_tok.ui.widgets.vocab_table import VocabTable
+
+    table = screen.query_one("#vocab-table", VocabTable)
+    index, tok = screen.tui.vocab_index, screen.tui.tokenizer
+    if index is None or not 0 <= table.cursor < len(table.ids):
+        return None
+    token_id = int(table.ids[table.cursor])
+    rows = token_rows(token_id=token_id, raw=index.pieces[token_id],
+                      piece=tok.token_to_piece(token_id) if tok is not None else None,
+                      kind=tok.token_kind(token_id).value if tok is not None else "?", span=None,
+                      facts=token_facts(index, token_id))  # fmt: skip
+    return copy_forms.rows_text(rows)
+
+
+def _metadata_value(screen: Any) -> str | None:
+    """The Metadata view's key under the cursor: its whole value (a template as its source)."""
+    from textual.widgets import DataTable
+
+    row = screen.query_one("#meta-table", DataTable).cursor_row
+    shown = getattr(screen, "shown", [])
+    if not 0 <= row < len(shown):
+        return None
+    return copy_forms.value_text(screen.session.gguf.fields[shown[row].key].value)

@@ -264,6 +264,10 @@ class ChatScreen(ViewScreen):
         self.query_one("#chat-error", Static).update(Text(visible(text, lines=True)))
         self.query_one("#chat-status", Readout).show("the template did not render" if self.templates else "no chat template")
 
+    @on(IdStrip.Clicked)
+    def _id_clicked(self, event: IdStrip.Clicked) -> None:
+        self.query_one("#chat-view", TokenView).cursor = event.index  # posts Selected: the strip follows
+
     @on(TokenView.Selected, "#chat-view")
     def _token_selected(self, event: TokenView.Selected) -> None:
         self.query_one("#chat-ids", IdStrip).cursor = event.index
