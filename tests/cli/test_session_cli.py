@@ -51,6 +51,9 @@ def test_app_reopens_a_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
     assert kw["text"].encode("utf-8", "surrogateescape") == RAW
     assert kw["session"].toggles == {"parse_special": True} and kw["session"].chat.messages[0]["content"] == "Hi"
     assert kw["compare"] is not None and str(kw["compare"].path) == PHI3  # the session's compare file is opened
+    path = _session(tmp_path, model=PHI3)  # without MODEL: the session's own
+    assert main(["--session", str(path)]) == 0
+    assert seen[1]["label"] == "ggml-vocab-phi-3.gguf" and seen[1]["session"].model == PHI3
     (tmp_path / "bad.json").write_text('{"format": "tui-tok-session", "version": 1, "text": 3}')
     code = main([QWEN3, "--session", str(tmp_path / "bad.json")])
     err = capsys.readouterr().err

@@ -61,7 +61,7 @@ async def test_open_model_carries_the_text_toggles_and_conversation() -> None:
         assert isinstance(nxt.screen, ChatScreen)
         after = collect(nxt)
         assert after.chat == before.chat and after.text == TEXT
-        assert after.model == PHI3.name
+        assert after.model == str(PHI3.resolve())
 
 
 async def test_compare_with_sets_the_compare_model() -> None:

@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compare", metavar="B.gguf", help="a second GGUF file to compare with (the compare view, F7)")
     parser.add_argument("--session", metavar="FILE",
                         help="reopen a saved session (alt+s saves one): its text, toggles, conversation and compare "
-                             "file; --text and --compare override its own")  # fmt: skip
+                             "file, and its model when MODEL is not given; --text and --compare override its own")  # fmt: skip
 
 
 def read_text(source: str) -> str:
@@ -77,6 +77,10 @@ def run(args: argparse.Namespace) -> int:
 
         return run_list()
     model = args.model
+    if model is None and getattr(args, "session", None) is not None:  # the session's own model
+        from tui_tok.explore.session_file import load
+
+        model = load(args.session).model
     if model is None:  # the picker draws on the terminal too
         _need_terminal("MODEL")
         from tui_tok.ui.screens.picker import pick_model

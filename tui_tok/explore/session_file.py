@@ -2,7 +2,7 @@
 
 A session file is one JSON object (``FORMAT`` names it, ``VERSION`` its version)::
 
-    {"format": "tui-tok-session", "version": 1, "model": "qwen3-vocab.gguf",
+    {"format": "tui-tok-session", "version": 1, "model": "/models/qwen3-vocab.gguf",
      "text": "Hello\\r\\nworld",                     (or "text_base64": the bytes, see below)
      "toggles": {"add_special": true, "parse_special": false, ...},
      "messages": [{"role": "user", "content": "Hi"}, ...], "tools": [...],
@@ -16,7 +16,8 @@ character; a text holding bytes that are not UTF-8 (U+DC80-DCFF, as the explorer
 written as ``text_base64`` instead, because a lone surrogate is not valid in every JSON reader (another lone surrogate, which no
 byte read from a file or terminal becomes, is kept as its 3 UTF-8 bytes).
 ``tools_text`` is the tools box as typed (it may not be JSON yet); ``tools`` is the parsed list
-when it is. ``model`` says what the session was made with; reopening does not need it.
+when it is. ``model`` is the model the session was made with (a local file's absolute path, or
+its URL): ``tui-tok --session FILE`` without MODEL opens it.
 
 Reading is bounded: a file above ``MAX_BYTES`` is refused before it is read, nesting too deep for
 the parser is an error, and every field is checked: bad input raises ``SessionFileError`` naming

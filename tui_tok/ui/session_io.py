@@ -43,7 +43,7 @@ def collect(app: App[Any]) -> SessionState:
     compare = getattr(app, "compare_source", None) or (source_name(other) if other is not None else None)
     session = getattr(app, "session", None)
     return SessionState(text=getattr(app, "text"), toggles=toggles, chat=chat, compare=compare,
-                        model=session.name if session is not None else None)  # fmt: skip
+                        model=source_name(session.gguf) if session is not None else None)  # fmt: skip
 
 
 def apply(app: App[Any], state: SessionState) -> list[str]:

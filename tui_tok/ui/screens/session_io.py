@@ -102,7 +102,7 @@ def run(app: App[Any], action: str) -> None:
         try:
             HANDLERS[action](app, Path(path).expanduser())
         except TuiTokError as exc:
-            app.notify(str(exc), title=title.rstrip("…"), severity="error", markup=False)
+            app.notify(visible(str(exc)), title=title.rstrip("…"), severity="error", markup=False)
         except OSError as exc:
             app.notify(f"{visible(path)}: {exc.strerror or exc}", title=title.rstrip("…"), severity="error", markup=False)
 
