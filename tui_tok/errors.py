@@ -70,11 +70,14 @@ class UnsupportedTokenizerError(TuiTokError):
 
     exit_code = 2
 
-    def __init__(self, key: str, value: str, supported: list[str] | tuple[str, ...]) -> None:
+    def __init__(self, key: str, value: str, supported: list[str] | tuple[str, ...], *, where: str = "") -> None:
         self.key = key
         self.value = value
         self.supported = tuple(supported)
-        super().__init__(f"unsupported {key} {value!r}; supported: {', '.join(self.supported)}")
+        self.where = where
+        """The file (or URL) it came from, when known: the message starts with it."""
+        head = f"{where}: " if where else ""
+        super().__init__(f"{head}unsupported {key} {value!r}; supported: {', '.join(self.supported)}")
 
 
 class VocabError(TuiTokError):

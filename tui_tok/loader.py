@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from tui_tok.errors import VocabError
+from tui_tok.errors import UnsupportedTokenizerError, VocabError
 
 if TYPE_CHECKING:
     from tui_tok.gguf import GGUFFile
@@ -25,8 +25,8 @@ def load_tokenizer(source: str | os.PathLike[str] | GGUFFile) -> Tokenizer:
     ``GGUFFile``) and build its tokenizer.
 
     Raises ``GGUFFormatError``/``GGUFOpenError`` for unreadable files, ``VocabError`` (with the
-    path) when llama.cpp would refuse the vocab, ``UnsupportedTokenizerError`` for an unknown
-    ``tokenizer.ggml.model``/``pre``.
+    path) when llama.cpp would refuse the vocab, ``UnsupportedTokenizerError`` (with the path) for
+    an unknown ``tokenizer.ggml.model``/``pre``.
     """
     from tui_tok.gguf import GGUFFile, GGUFValueType
     from tui_tok.sources import read_model
@@ -45,4 +45,9 @@ def load_tokenizer(source: str | os.PathLike[str] | GGUFFile) -> Tokenizer:
         path = getattr(gguf, "location", None)
         if path is not None and str(path) not in str(exc):
             raise VocabError(f"{path}: {exc}") from exc
+        raise
+    except UnsupportedTokenizerError as exc:  # name the file, as every other load error does
+        path = getattr(gguf, "location", None)
+        if path is not None and not exc.where:
+            raise UnsupportedTokenizerError(exc.key, exc.value, exc.supported, where=str(path)) from exc
         raise

@@ -72,12 +72,12 @@ def test_hf_missing_package(capsys: pytest.CaptureFixture[str], monkeypatch: pyt
 
     monkeypatch.setitem(sys.modules, "tokenizers", None)
     code, _, err = run_cli(capsys, "diff", QWEN, "--hf", "somewhere", "x")
-    assert code == 2 and "pip install tui-tok[hf]" in err and err.count("\n") == 1
+    assert code == 2 and "pip install 'tui-tok[hf]'" in err and "pip install -e '.[hf]'" in err and err.count("\n") == 1
 
 
 @pytest.mark.skipif(not HAVE_SHARED, reason=SHARED_MISSING)
 def test_hf_text_and_fuzz(capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("tokenizers", reason="tokenizers not installed (pip install tui-tok[hf])")
+    pytest.importorskip("tokenizers", reason="tokenizers not installed (pip install 'tui-tok[hf]')")
     model, hf = str(SHARED / "data/qwen3-vocab.gguf"), str(SHARED / "data/hf/qwen3")
     code, out, _ = run_cli(capsys, "diff", model, "--hf", hf, "Hello world")
     assert code == 0 and "same tokenization" in out

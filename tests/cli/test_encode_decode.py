@@ -168,3 +168,24 @@ def test_decode_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert code != 0 and out == "" and "out of range" in err and len(err.splitlines()) == 1
     code, _, err = run_cli(capsys, "decode", str(PHI3), "1", "x")
     assert code != 0 and "integers" in err
+
+
+@pytest.mark.parametrize(("ids", "says"), [("[1,2", "'[' at column 1 is never closed"), ("1 2]", "']' at column 4 closes no '['"),
+                                           ("[[1]]", "inside the list opened at column 1")])  # fmt: skip
+def test_decode_brackets_must_balance(capsys: pytest.CaptureFixture[str], ids: str, says: str) -> None:
+    """Issue 27: ``decode MODEL "[1,2"`` printed the text of 1 and 2."""
+    code, out, err = run_cli(capsys, "decode", str(PHI3), ids)
+    assert code == 2 and out == "" and err.count("\n") == 1 and says in err, err
+
+
+@pytest.mark.parametrize(("change", "says"), [({"model": "foo"}, "unsupported tokenizer.ggml.model 'foo'"),
+                                              ({"pre": "qwen-nine"}, "unsupported tokenizer.ggml.pre 'qwen-nine'")])  # fmt: skip
+def test_an_unsupported_tokenizer_names_the_file(capsys: pytest.CaptureFixture[str], tmp_path, change, says: str) -> None:  # type: ignore[no-untyped-def]
+    """Issue 27: ``encode`` on an unsupported model did not name the file."""
+    from lint_support import broken
+
+    path = broken(tmp_path, "qwen3-vocab.gguf", **change)
+    for command in ("encode", "explain"):
+        code, out, err = run_cli(capsys, command, str(path), "hi")
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert err.startswith(f"tui-tok: error: {path}: {says}"), err

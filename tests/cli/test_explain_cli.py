@@ -43,3 +43,15 @@ def test_bad_jsonl_is_one_line(monkeypatch, capsys) -> None:  # type: ignore[no-
     assert main(["explain", GPT2, "--jsonl"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("tui-tok: error: stdin line 1: not JSON") and err.count("\n") == 1
+
+
+def test_why_not_tells_what_the_trace_did(capsys) -> None:  # type: ignore[no-untyped-def]
+    qwen3 = str(ASSETS / "qwen3-vocab.gguf")
+    assert main(["explain", qwen3, " tokenization", "--why-not-token", "ation"]) == 0
+    out = capsys.readouterr().out
+    assert "     7. merge 'at' + 'ion'  (rank 111)" in out
+    assert "'ation' was built at step 7 ('at' + 'ion', rank 111), then absorbed into 'ization' by step 9 ('iz' + 'ation', rank 1766)" in out
+    assert "would need" not in out
+    assert main(["explain", qwen3, " tokenization", "--why-not", "|"]) == 0
+    tail = capsys.readouterr().out.split("why not")[1]
+    assert "empty piece" in tail and tail.count("\n") == 1

@@ -220,3 +220,27 @@ def test_real_process(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "tui_tok", "info", str(QWEN3)], capture_output=True, text=True,
                        timeout=60, cwd=ROOT)
     assert r.returncode == 0 and "vocab size:      151,669" in r.stdout
+
+
+def test_info_lists_the_named_templates(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Issue 27: ``info`` did not list ``tool_use`` and ``rag``."""
+    meta = dict(read_gguf(QWEN3).metadata)
+    meta.update({"tokenizer.chat_templates": ["tool_use", "rag", "ghost"], "tokenizer.chat_template.tool_use": "T" * 1200,
+                 "tokenizer.chat_template.rag": "R"})  # fmt: skip
+    code, out, _ = run_cli(capsys, "info", str(write_gguf(tmp_path / "n.gguf", meta)))
+    assert code == 0
+    assert ("named templates: tool_use (1,200 characters), rag (1 character), "
+            "ghost (listed, no tokenizer.chat_template.ghost key)") in out  # fmt: skip
+    _, out, _ = run_cli(capsys, "info", str(QWEN3))
+    assert "named templates" not in out
+
+
+@pytest.mark.parametrize("command", ["chat", "lint", "decode", "explain", "encode", "info", "export-vocab"])
+def test_model_help_names_every_form(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    """Issue 27: ``chat -h`` and ``lint -h`` said "GGUF file", but every MODEL may be a URL or a name."""
+    with pytest.raises(SystemExit):
+        from tui_tok.cli import main
+
+        main([command, "-h"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "GGUF file, URL, hf:OWNER/REPO/FILE.gguf, OWNER/REPO:QUANT or ollama:NAME[:TAG]" in out, out

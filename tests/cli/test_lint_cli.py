@@ -12,20 +12,21 @@ from support import ASSETS
 PHI3 = str(ASSETS / "ggml-vocab-phi-3.gguf")
 
 
-def test_clean_file_exits_0_with_its_warning(capsys) -> None:
+def test_clean_file_exits_0_with_its_info(capsys) -> None:
+    """phi-3's template writes '<s>' and the vocab adds BOS: llama-server drops the text (one BOS)."""
     code, out, err = run_cli(capsys, "lint", PHI3)
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert lines[0].startswith("warning double-bos: ") and "'<s>'" in lines[0]
-    assert lines[1].strip().startswith("hint: ") and "#7107" in lines[1]
-    assert lines[-1] == f"{PHI3}: 0 errors, 1 warning, 0 info"
+    assert lines[0].startswith("info    bos-text-dropped: ") and "'<s>'" in lines[0] and "one BOS token" in lines[0]
+    assert lines[1].strip().startswith("hint: ") and "#15086" in lines[1]
+    assert lines[-1] == f"{PHI3}: 0 errors, 0 warnings, 1 info"
 
 
 def test_json_findings(capsys) -> None:
     code, out, _ = run_cli(capsys, "lint", "--json", PHI3)
     data = json.loads(out)
     assert code == 0
-    assert [f["code"] for f in data["findings"]] == ["double-bos"]
+    assert [f["code"] for f in data["findings"]] == ["bos-text-dropped"]
     assert set(data["findings"][0]) >= {"code", "severity", "message", "hint", "key", "line"}
 
 

@@ -41,19 +41,21 @@ def test_chat_reads_a_session_as_its_conversation(capsys: pytest.CaptureFixture[
 
 def test_app_reopens_a_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     path = _session(tmp_path, compare=PHI3)
-    seen: list[dict[str, Any]] = []
-    monkeypatch.setattr("tui_tok.ui.app.run_app", lambda model, **kw: seen.append(kw) or 0)
+    seen: list[Any] = []
+    monkeypatch.setattr("tui_tok.ui.app.run_app",
+                        lambda opening, *, session=None: seen.append((opening.read(lambda _line: None), session)) or 0)
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     from tui_tok.cli import main
 
     assert main([QWEN3, "--session", str(path)]) == 0
-    kw = seen[0]
-    assert kw["text"].encode("utf-8", "surrogateescape") == RAW
-    assert kw["session"].toggles == {"parse_special": True} and kw["session"].chat.messages[0]["content"] == "Hi"
-    assert kw["compare"] is not None and str(kw["compare"].path) == PHI3  # the session's compare file is opened
+    opened, session = seen[0]
+    assert opened.text.encode("utf-8", "surrogateescape") == RAW
+    assert session.toggles == {"parse_special": True} and session.chat.messages[0]["content"] == "Hi"
+    assert opened.compare is not None and str(opened.compare.path) == PHI3  # the session's compare file is opened
     path = _session(tmp_path, model=PHI3)  # without MODEL: the session's own
     assert main(["--session", str(path)]) == 0
-    assert seen[1]["label"] == "ggml-vocab-phi-3.gguf" and seen[1]["session"].model == PHI3
+    opened, session = seen[1]
+    assert opened.label == "ggml-vocab-phi-3.gguf" and session.model == PHI3
     (tmp_path / "bad.json").write_text('{"format": "tui-tok-session", "version": 1, "text": 3}')
     code = main([QWEN3, "--session", str(tmp_path / "bad.json")])
     err = capsys.readouterr().err

@@ -1,6 +1,6 @@
 """A GGUF against its Hugging Face tokenizer.json (the four ../shared/data/hf folders), the fuzzer and the shrinker.
 
-Needs the optional ``tokenizers`` package (``pip install tui-tok[hf]``; in the ``test`` extra).
+Needs the optional ``tokenizers`` package (``pip install 'tui-tok[hf]'``; in the ``test`` extra).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ needs_hf = pytest.mark.skipif(not HAVE_SHARED, reason=SHARED_MISSING)
 
 @cache
 def pair(name: str, add_special: bool = True):  # type: ignore[no-untyped-def]
-    pytest.importorskip("tokenizers", reason="tokenizers not installed (pip install tui-tok[hf])")
+    pytest.importorskip("tokenizers", reason="tokenizers not installed (pip install 'tui-tok[hf]')")
     from tui_tok.explore.diff.compare import HfPair
     from tui_tok.explore.diff.hf import load_hf
     from tui_tok.loader import load_tokenizer
@@ -108,7 +108,7 @@ def test_missing_tokenizers_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None
     from tui_tok.explore.diff.hf import load_hf
 
     monkeypatch.setitem(sys.modules, "tokenizers", None)
-    with pytest.raises(TuiTokError, match=r"pip install tui-tok\[hf\]"):
+    with pytest.raises(TuiTokError, match=r"pip install 'tui-tok\[hf\]' \(in a clone: pip install -e '\.\[hf\]'\)"):
         load_hf("whatever")
 
 

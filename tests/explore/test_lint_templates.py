@@ -23,7 +23,7 @@ def _template(tmp_path, asset: str, template: str, **changes):  # type: ignore[n
 
 def test_a_working_chatml_template_is_clean(tmp_path) -> None:
     report = _template(tmp_path, QWEN3, CHATML)
-    assert not {"template-error", "double-bos", "template-marker-not-special", "turn-end-not-eog"} & codes(report)
+    assert not {"template-error", "double-bos", "bos-text-dropped", "template-marker-not-special", "turn-end-not-eog"} & codes(report)
 
 
 def test_template_error_names_the_line(tmp_path) -> None:
@@ -49,11 +49,46 @@ def test_named_tool_template_gets_tools(tmp_path) -> None:
     assert only(report, "template-error").key == KEY + ".tool_use"
 
 
-def test_double_bos(tmp_path) -> None:
+def test_bos_text_the_vocab_adds(tmp_path) -> None:
+    """llama-server drops one leading BOS text when the vocab adds BOS (common/chat.cpp): a template
+    writing it once gives one BOS (info), twice or after whitespace gives two (warning)."""
     template = "{{ bos_token }}" + CHATML
-    f = only(_template(tmp_path, GPT2, template, add_bos_token=True), "double-bos")
-    assert f.severity is Severity.WARNING and "<|endoftext|>" in f.message
-    assert "double-bos" not in codes(_template(tmp_path, GPT2, template, add_bos_token=False))
+    f = only(_template(tmp_path, GPT2, template, add_bos_token=True), "bos-text-dropped")
+    assert f.severity is Severity.INFO and "<|endoftext|>" in f.message and "one BOS token" in f.message
+    assert "double-bos" not in codes(_template(tmp_path, GPT2, template, add_bos_token=True))
+    assert not {"double-bos", "bos-text-dropped"} & codes(_template(tmp_path, GPT2, template, add_bos_token=False))
+    for twice in ("{{ bos_token }}{{ bos_token }}" + CHATML, "\n{{ bos_token }}" + CHATML):
+        f = only(_template(tmp_path, GPT2, twice, add_bos_token=True), "double-bos")
+        assert f.severity is Severity.WARNING and "two BOS tokens" in f.message
+
+
+def test_lint_and_chat_count_the_same_bos(tmp_path) -> None:
+    """What lint says about BOS is what the Chat view's prompt (llama-server's) holds."""
+    from lint_support import DROP
+    from support import ASSETS
+
+    from tui_tok.explore.chat.prompt import chat_prompt
+    from tui_tok.explore.chat.render import templates_of
+    from tui_tok.gguf import read_gguf
+    from tui_tok.loader import load_tokenizer
+
+    messages = [{"role": "user", "content": "Hello there"}]
+    phi3 = ASSETS / PHI3
+    template = "{{ bos_token }}" + CHATML
+    cases = [(phi3, templates_of(read_gguf(phi3).metadata)["default"])]
+    for n, twice in enumerate((template, "{{ bos_token }}" + template)):
+        (tmp_path / str(n)).mkdir()
+        path = broken(tmp_path / str(n), GPT2, tokenizer__chat_template=twice, add_bos_token=True,
+                      tokenizer__chat_templates=DROP)  # fmt: skip
+        cases.append((path, twice))
+    for path, text in cases:
+        tok = load_tokenizer(path)
+        ids = chat_prompt(tok, text, messages).ids
+        bos = next(k for k, t in enumerate(ids) if t != tok.vocab.bos_id)
+        report = lint_file(path)
+        said = [f for f in report.findings if f.code in ("double-bos", "bos-text-dropped")]
+        assert len(said) == 1, report.findings
+        assert ("two BOS tokens" if bos == 2 else "one BOS token") in said[0].message, (path, ids[:3], said)
 
 
 def test_marker_that_is_not_in_the_vocab(tmp_path) -> None:
@@ -82,11 +117,11 @@ def test_template_checks_without_the_tokenizer(tmp_path) -> None:
     template = "{{ bos_token }}" + CHATML.replace("<|im_end|>", "<|object_ref_start|><|im_sep|>")
     report = _template(tmp_path, QWEN3, template, pre="qwen-nine", bos_token_id=151643, add_bos_token=True)
     assert report.tokenizer_error is not None
-    assert {"pre-unknown", "turn-end-not-eog", "template-marker-not-special", "double-bos"} <= codes(report)
+    assert {"pre-unknown", "turn-end-not-eog", "template-marker-not-special", "bos-text-dropped"} <= codes(report)
 
 
-def test_phi3_bundled_template_doubles_bos() -> None:
+def test_phi3_bundled_template_writes_the_bos_text() -> None:
     from support import ASSETS
 
     report = lint_file(ASSETS / PHI3)
-    assert [f.code for f in report.findings] == ["double-bos"]
+    assert [f.code for f in report.findings] == ["bos-text-dropped"]

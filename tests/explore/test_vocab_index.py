@@ -59,21 +59,48 @@ def test_byte_level_search_finds_the_tokens_holding_the_texts_bytes(qwen3, query
     assert holding and set(holding) <= set(search(qwen3, query).ids.tolist())
 
 
+def _searched_form(text: str) -> str:
+    """Decoded text as a regex sees it: spaces and tabs as they are, other whitespace visible."""
+    return "".join(c if c in " \t" else display_piece(c) for c in text)
+
+
 @pytest.fixture(scope="module")
 def qwen3_decoded() -> list[str]:
-    """What llama.cpp's token_to_piece gives for each Qwen3 token, shown as the table shows pieces."""
+    """What llama.cpp's token_to_piece gives for each Qwen3 token (specials too), as regexes see it."""
     from tui_tok import load_tokenizer
 
     tok = load_tokenizer(vocab_file("qwen3-vocab").path)
-    return [display_piece(tok.token_to_piece(i).decode("utf-8", "surrogateescape")) for i in range(tok.vocab.n_tokens)]
+    return [_searched_form(tok.token_to_piece(i, special=True).decode("utf-8", "surrogateescape"))
+            for i in range(tok.vocab.n_tokens)]  # fmt: skip
 
 
-@pytest.mark.parametrize("pattern", [r"^Ġthe$", r"ing$", r"\p{Han}{2}", r"^<\|.*\|>$", r"^\d+$", r"日本", r"\p{Han}{4}"])
+@pytest.mark.parametrize("pattern", [r"^Ġthe$", r"^ the$", r"^ hello$", r"ing$", r"\p{Han}{2}", r"^<\|.*\|>$", r"^\d+$",
+                                     r"日本", r"\p{Han}{4}", r"^\s+$", r"↵"])  # fmt: skip
 def test_regex_matches_brute_force(qwen3, qwen3_decoded, pattern: str) -> None:
-    """A regex matches a piece as shown, or (byte-level vocabulary) the text the piece decodes to."""
-    rx = regex.compile(pattern)
-    want = [i for i, p in enumerate(qwen3.pieces) if rx.search(display_piece(p)) or rx.search(qwen3_decoded[i])]
+    """A regex matches the text each piece decodes to (llama.cpp's token_to_piece), spaces as
+    spaces; a space marker typed in it (Ġ) means a space, as in substrings."""
+    rx = regex.compile(pattern.replace("Ġ", " "), regex.VERSION1)
+    want = [i for i in range(qwen3.n_tokens) if rx.search(qwen3_decoded[i])]
     assert search(qwen3, f"/{pattern}/").ids.tolist() == want
+
+
+def test_regex_and_substring_agree_on_spaces(qwen3, phi3) -> None:
+    """Issue 27: ' hello' found Ġhello but /^ hello$/ found nothing, while /^日本$/ matched decoded text."""
+    hello = qwen3.pieces.index("Ġhello")
+    assert search(qwen3, "/^ hello$/").ids.tolist() == [hello]
+    assert hello in search(qwen3, " hello").ids.tolist()
+    assert search(qwen3, "/^日本$/").ids.tolist() == [qwen3.pieces.index("æĹ¥æľ¬")]
+    the = phi3.pieces.index("▁the")
+    assert search(phi3, "/^ the$/").ids.tolist() == search(phi3, "/^▁the$/").ids.tolist() == [the]
+    assert qwen3.decoded_text(hello) == "·hello" and qwen3.decoded_text(qwen3.pieces.index("æĹ¥æľ¬")) == "日本"
+
+
+def test_an_id_query_is_never_a_substring(qwen3) -> None:
+    for query in ("#-1", "# -5", f"#{qwen3.n_tokens}"):
+        result = search(qwen3, query)
+        assert result.kind == "id" and result.ids.tolist() == [] and result.error is not None
+        assert result.error.startswith("no token #") and f"0 to {qwen3.n_tokens - 1}" in result.error
+    assert search(qwen3, "#+7").ids.tolist() == [7]
 
 
 def test_regex_finds_byte_level_pieces_by_their_text(qwen3) -> None:
@@ -93,10 +120,12 @@ def test_regex_errors_point_into_what_was_typed(qwen3, query: str, column: int) 
     assert result.error.endswith(f" at column {column}") and result.error.startswith("bad regex: ")
 
 
-def test_non_byte_level_vocab_regex_is_on_pieces_only(phi3) -> None:
-    assert phi3.decoded_view() is None
-    rx = regex.compile(r"^▁the$")
-    assert search(phi3, "/^▁the$/").ids.tolist() == _brute(phi3, lambda d: rx.search(d) is not None)
+def test_non_byte_level_vocab_regex_is_on_decoded_pieces(phi3) -> None:
+    """▁ decodes to a space; byte tokens stay as stored (<0x0A>), as substrings see them."""
+    for pattern in (r"^ the", r"^▁the$", r"^<0x0A>$", r"^\s\s+$"):
+        rx = regex.compile(pattern.replace("▁", " "))
+        want = [i for i, p in enumerate(phi3.pieces) if rx.search(_searched_form(p.replace("▁", " ")))]
+        assert search(phi3, f"/{pattern}/").ids.tolist() == want and want, pattern
 
 
 def test_space_in_query_matches_every_space_marker(phi3, qwen3) -> None:

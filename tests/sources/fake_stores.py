@@ -79,3 +79,36 @@ def home_env(home: Path) -> dict[str, str]:
            if k not in ("OLLAMA_MODELS", "HF_HOME", "HF_HUB_CACHE", "LLAMA_CACHE", "XDG_CACHE_HOME")}
     env["HOME"] = str(home)
     return env
+
+
+def sparse_liar(path: Path, *, claimed: int = 20 * 1024**3, size: int = 21 * 1024**3) -> Path | None:
+    """A GGUF file of ``size`` bytes (sparse: a hole after its header) whose ``general.name`` claims a
+    ``claimed``-byte string; None when this filesystem does not make sparse files."""
+    import struct
+
+    key = b"general.name"
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key + struct.pack("<IQ", 8, claimed)
+    with open(path, "wb") as f:
+        f.write(head)
+        f.truncate(size)
+    if path.stat().st_blocks * 512 > 64 * 1024**2:
+        path.unlink()
+        return None
+    return path
+
+
+def limited_run(args: list[str], env: dict[str, str], *, memory: int = 3 * 1024**3, timeout: float = 60):  # type: ignore[no-untyped-def]
+    """``python -m tui_tok ARGS`` with its address space capped at ``memory`` bytes, so a regression
+    that allocates what a file claims fails with MemoryError instead of taking the machine's memory."""
+    import resource
+    import subprocess
+    import sys
+
+    from support import ROOT
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    env = dict(env, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "tui_tok", *args], capture_output=True, text=True, timeout=timeout,
+                          env=env, cwd=ROOT, preexec_fn=cap)

@@ -97,6 +97,7 @@ def test_redirect_keeps_the_range(capsys: pytest.CaptureFixture[str]) -> None:
 def test_token_is_sent_and_missing_token_is_one_line(capsys: pytest.CaptureFixture[str],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     with serve({"q.gguf": QWEN3}) as (base, state):
+        monkeypatch.setenv("HF_ENDPOINT", base)
         monkeypatch.delenv("HF_TOKEN", raising=False)
         code, out, err = run_cli(capsys, "info", f"{base}/auth/q.gguf")
         assert code == 2 and out == ""

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from fake_stores import PHI3, QWEN3, build_home, home_env, ollama_model
+from fake_stores import PHI3, QWEN3, build_home, home_env, limited_run, ollama_model, sparse_liar
 from support import ROOT
 
 from tui_tok.errors import GGUFOpenError
@@ -105,3 +106,40 @@ def test_unreadable_store_entries_are_skipped(tmp_path: Path) -> None:
     manifest.parent.mkdir(parents=True)
     manifest.write_text("not json")
     assert "bad:x" not in {m.name for m in find_models(home_env(tmp_path))}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs RLIMIT_AS and sparse files")
+def test_a_lying_file_in_a_store_is_one_row(tmp_path: Path) -> None:
+    """A sparse 21 GiB file claiming a 20 GiB string, in llama.cpp's cache: ``--list`` still lists
+    every model, that row says why (run with the address space capped at 3 GiB)."""
+    build_home(tmp_path)
+    if sparse_liar(tmp_path / ".cache" / "llama.cpp" / "liar.gguf") is None:
+        pytest.skip("this filesystem does not make sparse files")
+    r = limited_run(["--list"], home_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 6 and "qwen3" in lines[1]
+    liar = [line for line in lines if "liar.gguf" in line]
+    assert len(liar) == 1 and "bytes a string may have" in liar[0]
+
+
+async def test_picker_row_says_why_a_file_is_unreadable(tmp_path: Path) -> None:
+    from textual.widgets import DataTable
+
+    from tui_tok.ui.screens.picker import PickerApp, stored_choice
+
+    build_home(tmp_path)
+    bad = tmp_path / ".cache" / "llama.cpp" / "bad.gguf"
+    head = struct.pack("<4sIQQQ1sIQ", b"GGUF", 3, 0, 1, 1, b"k", 8, 2**40)  # key 'k': a 1 TiB string
+    bad.write_bytes(head + bytes(32))
+    app = PickerApp([stored_choice(m) for m in find_models(home_env(tmp_path))])
+    async with app.run_test(size=(160, 30)) as pilot:
+        for _ in range(3):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        table = app.screen.query_one("#picker-table", DataTable)
+        rows = [table.get_row_at(i) for i in range(table.row_count)]
+        errors = dict(app.screen.errors)  # in full under the table when the row is highlighted
+    index, row = next((i, r) for i, r in enumerate(rows) if "bad.gguf" in str(r[1]))
+    assert str(row[4]).startswith("cannot open: ") and "length 1099511627776 exceeds" in errors[index]
+    assert any(str(r[3]) == "qwen3" for r in rows)

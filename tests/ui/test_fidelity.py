@@ -58,18 +58,22 @@ async def test_typed_format_characters_are_inserted() -> None:
 
 
 async def test_pasted_text_is_tokenized_exactly() -> None:
-    """NUL, CR, CR LF, VT, FF, U+0085, U+2028 and U+2029 survive a paste: the ids are those of the exact text."""
+    """NUL, VT, FF, U+0085, U+2028 and U+2029 survive a paste: the ids are those of the exact text.
+    A pasted CR or CR LF is the terminal's newline: LF, unless "keep CR in pastes" is on (issue 27)."""
     app = _qwen3()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         editor = app.screen.query_one("#tok-input", Editor)
-        editor.load_text("")
-        app.post_message(events.Paste(PASTED))
-        await settle(app, pilot)
-        assert editor.text == PASTED
-        assert list(app.ids) == _tok(app).encode(PASTED)
-        # the stream view replays the same ids
-        assert app.screen.query_one("#tok-view", TokenView).token_layout.text == PASTED
+        for keep_cr in (False, True):
+            app.keep_cr_in_pastes = keep_cr
+            editor.load_text("")
+            app.post_message(events.Paste(PASTED))
+            await settle(app, pilot)
+            text = PASTED if keep_cr else PASTED.replace("\r\n", "\n").replace("\r", "\n")
+            assert editor.text == text
+            assert list(app.ids) == _tok(app).encode(text)
+            # the stream view replays the same ids
+            assert app.screen.query_one("#tok-view", TokenView).token_layout.text == text
 
 
 async def test_pasted_invalid_utf8_is_tokenized_as_raw_bytes() -> None:

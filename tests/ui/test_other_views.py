@@ -116,13 +116,14 @@ async def test_broken_tokenizer_shows_error_but_browses(tmp_path: Path, override
         assert app.screen.query_one(TokenizerStatus).has_class("-error")
 
 
-def test_not_gguf_exits_before_the_ui(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_not_gguf_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """(Inside the explorer, which paints first: test_app_cli.py.)"""
     bad = tmp_path / "bad.gguf"
     bad.write_text("this is not a GGUF file at all\n")
-    from tui_tok.ui.app import run_app
+    from tui_tok.ui.app import open_model
 
     with pytest.raises(GGUFFormatError):
-        run_app(str(bad))
+        open_model(str(bad))
     from tui_tok.cli import main
 
     assert main([str(bad)]) == 2

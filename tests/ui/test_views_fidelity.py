@@ -130,7 +130,7 @@ async def test_narrow_terminal_shows_every_vocabulary_column(size: tuple[int, in
         details = screen.query_one("#vocab-details")
         assert await _search(app, pilot, "#279") == [279]
         line = _screen_line(table, 0).rstrip()
-        assert line.split() == ["279", "Ġthe", "normal", "23", "4"]
+        assert line.split() == ["279", "Ġthe", "·the", "normal", "23", "4"]  # piece, then its decoded text
         assert table.region.right <= size[0] and details.region.width > 0 and details.region.height > 0
         assert not table.region.overlaps(details.region)
         assert _header(screen).rstrip().endswith("bytes")

@@ -26,6 +26,8 @@ SUBCOMMANDS: dict[str, str] = {
     "chat": "tui_tok.cli.chat",
     "diff": "tui_tok.cli.diff",
     "explain": "tui_tok.cli.explain",
+    "fix": "tui_tok.cli.fix",
+    "edit": "tui_tok.cli.edit",
 }
 
 

@@ -5,6 +5,10 @@ MODEL is a path, a URL, ``hf:OWNER/REPO/FILE.gguf``, ``OWNER/REPO:QUANT`` or ``o
 (``tui_tok.sources`` resolves it). Without MODEL, a picker shows the bundled sample and the
 models found (the sample opens directly when none are found).
 
+The explorer paints first (its header and ``loading…``) and reads MODEL, ``--compare`` and
+``--text`` in a worker; a file that cannot be read ends it with one line on the shell. The
+picker reads its choice itself, and shows its errors inside.
+
 ``--text FILE`` (``-`` for stdin) opens the tokenize view on that file's exact bytes: bytes
 that are not UTF-8 stay raw (``surrogateescape``, drawn as ``\\xNN``, tokenized as the bytes
 themselves, as ``encode --file`` does). After reading stdin the explorer takes its keys from
@@ -17,8 +21,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from tui_tok.errors import TuiTokError
+
+if TYPE_CHECKING:
+    from tui_tok.gguf import GGUFFile
+    from tui_tok.ui.app import Opening
+
+MERGES = ("tokenizer.ggml.merges",)
+"""Read with their text kept, as the explorer's BPE encoder wants (``ui.app.open_model``)."""
 
 
 class NotATerminalError(TuiTokError):
@@ -51,14 +64,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def read_text(source: str) -> str:
     """The text of ``source`` (a path, or ``-`` for stdin): its bytes, undecodable ones kept raw."""
     if source == "-":
-        data = sys.stdin.buffer.read()
-    else:
+        return sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+    return text_reader(source)()
+
+
+def text_reader(source: str) -> Callable[[], str]:
+    """Open ``source`` now (a missing file is one line on the shell, before the explorer draws)
+    and return what reads it (in the explorer's loading worker)."""
+    try:
+        f = open(source, "rb")
+    except OSError as exc:
+        raise TextFileError(f"{source}: cannot read: {exc.strerror or exc}") from None
+
+    def read() -> str:
         try:
-            with open(source, "rb") as f:
+            with f:
                 data = f.read()
         except OSError as exc:
             raise TextFileError(f"{source}: cannot read: {exc.strerror or exc}") from None
-    return data.decode("utf-8", "surrogateescape")
+        return data.decode("utf-8", "surrogateescape")
+
+    return read
 
 
 def _keys_from_terminal() -> None:
@@ -76,42 +102,66 @@ def run(args: argparse.Namespace) -> int:
         from tui_tok.cli.list_models import run_list
 
         return run_list()
-    model = args.model
-    if model is None and getattr(args, "session", None) is not None:  # the session's own model
-        from tui_tok.explore.session_file import load
-
-        model = load(args.session).model
-    if model is None:  # the picker draws on the terminal too
-        _need_terminal("MODEL")
-        from tui_tok.ui.screens.picker import pick_model
-
-        model = pick_model()
-        if model is None:
-            return 0
-    from tui_tok.cli.progress import stderr_progress
-    from tui_tok.sources import display_name, read_model
-
+    model: str | None = args.model
+    gguf: GGUFFile | None = None
     session = None
-    if getattr(args, "session", None) is not None:  # read first: a bad file fails before any download
+    if getattr(args, "session", None) is not None:  # read first: a bad file fails before any model is read
         from tui_tok.explore.session_file import load
 
         session = load(args.session)
+        model = model if model is not None else session.model  # the session's own model
         if args.compare is None:
             args.compare = session.compare
-    # the files first: a file that is not GGUF (or a FIFO nobody writes) says so before anything else
-    with stderr_progress() as progress:
-        gguf = read_model(model, texts=("tokenizer.ggml.merges",), progress=progress)
-        second = None if args.compare is None else read_model(args.compare, texts=("tokenizer.ggml.merges",),
-                                                               progress=progress)  # fmt: skip
+    if model is None:  # the picker draws on the terminal too
+        _need_terminal("MODEL")
+        from tui_tok.ui.screens.picker import Picked, pick_model
+
+        picked = pick_model()
+        if picked is None:
+            return 0
+        model, gguf = (picked.spec, picked.gguf) if isinstance(picked, Picked) else (picked, None)
+    elif not sys.stdout.isatty():
+        # nothing to draw on: a file that is not GGUF (or a FIFO nobody writes) still says so first
+        from tui_tok.sources import read_model
+
+        read_model(model, texts=MERGES)
     _need_terminal(model)
-    text = read_text(args.text) if args.text is not None else session.text if session is not None else None
-    if args.text == "-" and not sys.stdin.isatty():
-        _keys_from_terminal()
+    text: str | Callable[[], str] | None = None
+    if args.text == "-":
+        text = read_text("-")
+        if not sys.stdin.isatty():
+            _keys_from_terminal()
+    elif args.text is not None:
+        text = text_reader(args.text)
+    elif session is not None:
+        text = session.text
     from tui_tok.ui.app import run_app
 
-    return run_app(gguf, text=text, compare=second, label=display_name(model, gguf),
-                   compare_label=None if second is None else display_name(args.compare, second),
-                   session=session)  # fmt: skip
+    return run_app(opening(model, gguf=gguf, text=text, compare=args.compare), session=session)
+
+
+def opening(model: str, *, gguf: GGUFFile | None = None, text: str | Callable[[], str] | None = None,
+            compare: str | None = None) -> Opening:  # fmt: skip
+    """What the explorer reads once it has painted: ``model`` (unless ``gguf`` is it, read), the
+    ``compare`` file and the text (a reader, or the text itself)."""
+    from tui_tok.ui.app import Opened, Opening
+
+    def read(progress: Callable[[str], None]) -> Opened:
+        from tui_tok.sources import display_name, read_model
+
+        def bytes_read(n: int, total: int | None) -> None:
+            of = f" of a {total / 1e9:.1f} GB file" if total else ""
+            progress(f"reading the header: {n / 1e6:.1f} MB{of}")
+
+        first = gguf if gguf is not None else read_model(model, texts=MERGES, progress=bytes_read)
+        second = None if compare is None else read_model(compare, texts=MERGES, progress=bytes_read)
+        if callable(text):
+            progress("reading the text")
+        body = text() if callable(text) else text
+        return Opened(first, body, second, label=display_name(model, first),
+                      compare_label=None if second is None else display_name(compare or "", second))  # fmt: skip
+
+    return Opening(model, read)
 
 
 def _need_terminal(model: str) -> None:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal
+from tui_tok.cli.model_arg import MODEL_HELP
 from tui_tok.explore.chat.variables import ChatInputError, parse_variables
 from tui_tok.explore.visible import json_dumps, visible
 
@@ -26,7 +26,7 @@ from tui_tok.explore.visible import json_dumps, visible
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("chat", help="render a conversation with the model's chat template",
                               description=__doc__.splitlines()[0])  # fmt: skip
-    p.add_argument("model", help="GGUF file")
+    p.add_argument("model", help=MODEL_HELP)
     p.add_argument("--messages", required=True, metavar="FILE|-",
                    help='JSON list of {"role", "content"} messages ("-": stdin)')  # fmt: skip
     p.add_argument("--tools", metavar="FILE", help="JSON list of tool definitions")
@@ -106,12 +106,12 @@ def read_messages_list(messages: Any, source: str) -> list[dict[str, Any]]:
 
 
 def _read_json(source: str, what: str) -> Any:
+    from tui_tok.json_input import JSONInputError, load_json, read_file, read_stream
+
     where = "stdin" if source == "-" else source
-    try:
-        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ChatInputError(f"{where}: cannot read the {what}: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ChatInputError(f"{where}: the {what} are not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    try:  # bounded: size, nesting and count of arrays and objects (tui_tok/json_input.py)
+        raw = read_stream(getattr(sys.stdin, "buffer", sys.stdin)) if source == "-" else read_file(source, regular_only=False)
+        return load_json(raw)
+    except JSONInputError as exc:
+        verb = " are" if str(exc).startswith("not JSON") else ":"
+        raise ChatInputError(f"{where}: the {what}{verb} {exc}") from None

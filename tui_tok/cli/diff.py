@@ -2,7 +2,7 @@
 
 Compares two GGUF tokenizers on a text (tokens as start byte, end byte and piece; ids may differ
 where pieces agree), their vocabularies and metadata (``--vocab``), or a GGUF with the
-Hugging Face ``tokenizer.json`` it came from (``--hf``, needs ``pip install tui-tok[hf]``; ids
+Hugging Face ``tokenizer.json`` it came from (``--hf``, needs ``pip install 'tui-tok[hf]'``; ids
 compared, special tokens always matched as HF does). ``--fuzz N`` compares N generated texts
 (llama.cpp's test-tokenizer-random.py families) and shrinks each mismatch to a minimal text.
 Exit status as diff(1): 0 the same, 1 different, 2 an error.
@@ -14,6 +14,7 @@ import argparse
 import sys
 from typing import Any
 
+from tui_tok.cli.model_arg import MODEL_HELP
 from tui_tok.cli.text_arg import jsonl_items, read_text_arg
 from tui_tok.errors import ComparisonError, TuiTokError
 from tui_tok.explore.visible import json_dumps, visible
@@ -22,8 +23,8 @@ from tui_tok.explore.visible import json_dumps, visible
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("diff", help="compare two tokenizers (exit 0 same, 1 different)",
                               description=__doc__.splitlines()[0])  # fmt: skip
-    p.add_argument("a", help="GGUF file A")
-    p.add_argument("b", nargs="?", help="GGUF file B (not with --hf)")
+    p.add_argument("a", help="model A: " + MODEL_HELP)
+    p.add_argument("b", nargs="?", help="model B, the same forms (not with --hf)")
     p.add_argument("text", nargs="?", help="text to compare on (default: stdin)")
     p.add_argument("--file", "-f", type=_path, help="read the text (raw bytes) from this file")
     p.add_argument("--jsonl", action="store_true", help='{"text": ...} lines in on stdin, one JSON result per line out')

@@ -31,9 +31,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from tui_tok.errors import TuiTokError
 from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal, visible_bytes
+from tui_tok.cli.model_arg import MODEL_HELP
 from tui_tok.cli.text_arg import jsonl_items
+from tui_tok.errors import TuiTokError
 
 DESCRIPTION = (
     "Print llama.cpp token ids for a text, as llama-tokenize does: same flags, same defaults "
@@ -50,9 +51,9 @@ STDIN_NOTE = "tui-tok encode: reading the text from stdin (end it with Ctrl-D; o
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("encode", help="print llama.cpp token ids for a text (like llama-tokenize)",
                               description=DESCRIPTION, epilog=EPILOG)
-    p.add_argument("model", nargs="?", help="GGUF file (or -m FILE)")
+    p.add_argument("model", nargs="?", help=MODEL_HELP + " (or -m MODEL)")
     p.add_argument("text", nargs="?", help="text to encode, same as -p")
-    p.add_argument("-m", "--model", dest="model_option", metavar="FNAME", help="GGUF file, as llama-tokenize takes it")
+    p.add_argument("-m", "--model", dest="model_option", metavar="FNAME", help="MODEL, as llama-tokenize takes it")
     p.add_argument("-p", "--prompt", metavar="PROMPT", help="text to encode")
     p.add_argument("-f", "--file", metavar="FNAME", help="read the text (raw bytes) from this file; - for stdin")
     p.add_argument("--stdin", action="store_true", help="read the text from stdin (wins over -f and -p)")

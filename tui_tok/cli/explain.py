@@ -20,8 +20,8 @@ end, rival = the longest prefix tried beyond the match}, ``unknown`` {token, id,
 RWKV ``match`` {token, id, start, end}; PLaMo2 ``piece`` {token, id, start, end, score},
 ``bytes`` {ids, start, end}.
 
-``--why-not SPLIT`` (e.g. ``Hel|lo``) or ``--why-not-token TOKEN`` adds what decided against it,
-for the chunk where it occurs.
+``--why-not SPLIT`` (e.g. ``Hel|lo``; ``\\|`` is a bar inside a piece) or ``--why-not-token TOKEN``
+adds what decided against it, for the chunk where it occurs.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import argparse
 import sys
 from typing import Any
 
+from tui_tok.cli.model_arg import MODEL_HELP
 from tui_tok.cli.text_arg import jsonl_items
 from tui_tok.cli.text_arg import read_text_arg as _read_text
 from tui_tok.errors import TuiTokError
@@ -44,7 +45,7 @@ class ExplainInputError(TuiTokError):
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("explain", help="explain how a text becomes its tokens", description=__doc__.splitlines()[0])
-    p.add_argument("model", help="GGUF file")
+    p.add_argument("model", help=MODEL_HELP)
     p.add_argument("text", nargs="?", help="text to explain (default: stdin)")
     p.add_argument("--file", "-f", type=__import__("pathlib").Path, help="read the text (raw bytes) from this file")
     p.add_argument("--parse-special", action="store_true", help="match CONTROL tokens in the text (default: off)")
@@ -87,10 +88,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _why_not(tok: Any, expl: Any, args: argparse.Namespace, out: Any) -> None:
     from tui_tok.tokenizer.explain import why_not
-    from tui_tok.tokenizer.explain.whynot import spell
+    from tui_tok.tokenizer.explain.whynot import spell, split_pieces
 
     wanted = args.why_not_token or args.why_not
-    needle = wanted.replace("|", "")
+    needle = wanted if args.why_not_token or wanted in tok.vocab.token_to_id else "".join(split_pieces(wanted))
     chunks = [c for f in expl.fragments for c in f.chunks]
     if not chunks:
         raise ExplainInputError("the text has no raw chunk to argue about")

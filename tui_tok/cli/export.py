@@ -15,11 +15,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tui_tok.cli.model_arg import MODEL_HELP
+
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("export-vocab", help="write a vocab-only GGUF (metadata, no tensors)",
                               description=__doc__.splitlines()[0])
-    p.add_argument("model", help="GGUF file, URL, hf:OWNER/REPO/FILE.gguf, OWNER/REPO:QUANT or ollama:NAME[:TAG]")
+    p.add_argument("model", help=MODEL_HELP)
     p.add_argument("-o", "--output", required=True, help="GGUF file to write")
     p.add_argument("--force", action="store_true", help="replace OUTPUT if it exists (its permissions are kept)")
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")

@@ -1,8 +1,8 @@
 """``tui-tok info MODEL``: what a GGUF file holds, without building a tokenizer.
 
 Prints a summary (format, architecture, tokenizer model/pre, vocab and merges size,
-special tokens with their text, add_* flags, chat template, tensors) or, with
-``--json``, every metadata key. Reads token texts straight from the metadata: it never
+special tokens with their text, add_* flags, chat templates: the default and the named ones,
+tensors) or, with ``--json``, every metadata key. Reads token texts straight from the metadata: it never
 imports the tokenizer package, so it works on files the tokenizer would refuse.
 """
 
@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from tui_tok.explore.visible import json_dumps, visible
+from tui_tok.cli.model_arg import MODEL_HELP
 from tui_tok.gguf import GGUFFile
 
 SPECIAL_TOKEN_KEYS = (
@@ -42,7 +43,7 @@ ADD_FLAG_KEYS = (
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("info", help="summarise a GGUF file's tokenizer and metadata",
                               description=__doc__.splitlines()[0])
-    p.add_argument("model", help="GGUF file, URL, hf:OWNER/REPO/FILE.gguf, OWNER/REPO:QUANT or ollama:NAME[:TAG]")
+    p.add_argument("model", help=MODEL_HELP)
     p.add_argument("--json", action="store_true", help="print all metadata as JSON (long values cut, lengths given)")
     p.add_argument("--full", action="store_true",
                    help="with --json: a typed dump of every key, value and tensor (schema in the README)")
@@ -95,6 +96,9 @@ def summary_lines(gguf: GGUFFile) -> list[str]:
         lines.append(f"chat template:   present ({len(template):,} characters)")
     else:
         lines.append("chat template:   none")
+    named = _named_templates(gguf)
+    if named:
+        lines.append("named templates: " + ", ".join(named))
     lines.append(f"tensors:         {len(gguf.tensors):,} ({_human(gguf.tensor_bytes)} of data)")
     split = split_info(gguf)
     if split is not None:
@@ -103,6 +107,26 @@ def summary_lines(gguf: GGUFFile) -> list[str]:
                 else "the first shard holds the model's metadata: open -00001-of- for the tokenizer")
         lines.append(f"split:           shard {shard} of {count} ({note})")
     return lines
+
+
+def _named_templates(gguf: GGUFFile) -> list[str]:
+    """``tool_use (4,911 characters)``: each ``tokenizer.chat_template.NAME`` key (what llama.cpp's
+    ``llama_model_chat_template(model, name)`` reads; llama-server takes ``tool_use`` for requests
+    with tools), then any name ``tokenizer.chat_templates`` lists without its key."""
+    prefix = "tokenizer.chat_template."
+    out = []
+    names: list[str] = []
+    for key in gguf.fields:
+        if key.startswith(prefix):
+            value = gguf.get(key)
+            names.append(key[len(prefix) :])
+            size = f"{len(value):,} character{'s' * (len(value) != 1)}" if isinstance(value, str) else "not a string"
+            out.append(f"{_text(names[-1])[1:-1]} ({size})")
+    listed = gguf.get("tokenizer.chat_templates")
+    if isinstance(listed, (list, tuple)):
+        out += [f"{_text(n)[1:-1]} (listed, no {prefix}{_text(n)[1:-1]} key)"
+                for n in listed if isinstance(n, str) and n not in names]  # fmt: skip
+    return out
 
 
 def _token_text(tokens: Any, token_id: Any) -> str:

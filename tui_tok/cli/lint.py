@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any
 
+from tui_tok.cli.model_arg import MODEL_HELP
 from tui_tok.explore.lint import LintReport, lint_gguf
 from tui_tok.explore.visible import json_dumps, visible
 from tui_tok.sources import read_model
@@ -20,7 +21,7 @@ from tui_tok.sources import read_model
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("lint", help="find tokenizer mistakes that break the model in llama.cpp",
                               description=__doc__.splitlines()[0])  # fmt: skip
-    p.add_argument("model", help="GGUF file")
+    p.add_argument("model", help=MODEL_HELP)
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
     p.set_defaults(run=run)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from tui_tok.errors import TuiTokError
+from tui_tok.json_input import JSONInputError, json_lines
 
 
 class TextArgError(TuiTokError):
@@ -56,13 +57,14 @@ def jsonl_items(stream: BinaryIO, error: type[TuiTokError] = TextArgError) -> It
     """``{"text": ..., "add_special": bool, "parse_special": bool}`` (or a bare JSON string) per
     line; blank lines skipped. A line that is not that is one ``error`` naming the line: a flag
     must be a JSON boolean (``"no"`` is not false)."""
-    for n, raw in enumerate(stream, 1):
-        if not raw.strip():
-            continue
+    lines = json_lines(stream)
+    while True:
         try:
-            item = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise error(f"stdin line {n}: not JSON: {exc}") from None
+            n, item = next(lines)
+        except StopIteration:
+            return
+        except JSONInputError as exc:
+            raise error(f"stdin {exc}") from None
         flags: dict[str, bool | None] = {"add_special": None, "parse_special": None}
         if isinstance(item, dict):
             text = item.get("text")

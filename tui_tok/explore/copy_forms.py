@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from tui_tok.explore.diff.text_diff import TextDiff
-from tui_tok.explore.lint.finding import Finding
 from tui_tok.explore.visible import visible
+
+if TYPE_CHECKING:  # the explorer imports this at start-up; the diff and lint modules load with their views
+    from tui_tok.explore.diff.text_diff import TextDiff
+    from tui_tok.explore.lint.finding import Finding
 
 _LONE = re.compile("[\ud800-\udfff]")
 """Lone surrogates: an invalid byte decoded with ``surrogateescape`` (or a lone surrogate typed)."""

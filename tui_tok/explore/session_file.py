@@ -19,9 +19,9 @@ byte read from a file or terminal becomes, is kept as its 3 UTF-8 bytes).
 when it is. ``model`` is the model the session was made with (a local file's absolute path, or
 its URL): ``tui-tok --session FILE`` without MODEL opens it.
 
-Reading is bounded: a file above ``MAX_BYTES`` is refused before it is read, nesting too deep for
-the parser is an error, and every field is checked: bad input raises ``SessionFileError`` naming
-the file and the key, in one line.
+Reading is bounded (``tui_tok.json_input``: size, nesting, count of arrays and objects, checked
+before parsing) and every field is checked: bad input raises ``SessionFileError`` naming the file
+and the key, in one line.
 """
 
 from __future__ import annotations
@@ -113,24 +113,14 @@ def save(path: str | Path, state: SessionState) -> None:
 
 
 def read_json(path: str | Path, what: str = "session") -> Any:
-    """The JSON value in ``path``, bounded: refused above ``MAX_BYTES`` and when nested too deep."""
+    """The JSON value in ``path``, bounded (``tui_tok.json_input``): refused above ``MAX_BYTES``, nested
+    deeper than its ``MAX_DEPTH`` or holding more than its ``MAX_CONTAINERS`` arrays and objects."""
+    from tui_tok.json_input import JSONInputError, read_json_file
+
     try:
-        with open(path, "rb") as f:
-            size = f.seek(0, 2)
-            if size > MAX_BYTES:
-                raise SessionFileError(f"{path}: the {what} file is {size:,} bytes; at most {MAX_BYTES:,} are read")
-            f.seek(0)
-            data = f.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise SessionFileError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
-    try:
-        return json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise SessionFileError(f"{path}: not UTF-8 at byte {exc.start}") from None
-    except json.JSONDecodeError as exc:
-        raise SessionFileError(f"{path}: not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except RecursionError:
-        raise SessionFileError(f"{path}: JSON nested too deeply") from None
+        return read_json_file(path, max_bytes=MAX_BYTES, regular_only=False)  # a pipe the user named is read
+    except JSONInputError as exc:
+        raise SessionFileError(f"{path}: the {what} file: {exc}") from None
 
 
 def load(path: str | Path) -> SessionState:

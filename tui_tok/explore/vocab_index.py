@@ -3,7 +3,8 @@
 Built straight from GGUF metadata (``tokenizer.ggml.*`` keys), not from a loaded tokenizer,
 so a file whose tokenizer cannot be built still has a browsable vocabulary. Every display
 piece is joined with ``\\n`` into one string once; a search is then one ``regex`` scan plus
-``numpy.searchsorted`` to turn match offsets into ids (a few ms over gemma-4's 262k pieces;
+``numpy.searchsorted`` to turn match offsets into ids (a regex scans the text the pieces decode to
+instead, built once on first use; a few ms over gemma-4's 262k pieces;
 a query matching most pieces costs about 1 µs per match).
 Does not tokenize anything and does not know llama.cpp's attribute overrides (see
 ``tui_tok.tokenizer.core.vocab``); types shown are the stored ``token_type`` values.
@@ -29,7 +30,7 @@ import threading
 import numpy as np
 import regex
 
-from tui_tok.explore.display import display_piece
+from tui_tok.explore.display import PIECE_TABLE, display_piece
 from tui_tok.tokenizer.core.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, byte_encode
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 from tui_tok.tokenizer.core.types import TokenType
@@ -81,19 +82,28 @@ class VocabIndex:
     byte_lengths: np.ndarray
     """int64 bytes the piece decodes to."""
     _decoded: list[tuple[str, np.ndarray]] = field(default_factory=list, repr=False)
-    """Cache of ``decoded_view`` (built on first use: ~0.1-0.25 s for Qwen3)."""
+    """Cache of ``decoded_view`` (built on first use: ~0.1-0.4 s for Qwen3)."""
     _decoded_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     """One build even when searches typed in a row all ask for it."""
 
-    def decoded_view(self) -> tuple[str, np.ndarray] | None:
-        """Byte-level vocabularies: what each piece decodes to (``æĹ¥æľ¬`` -> ``日本``), shown
-        like ``display`` and joined by newlines, with where each starts; None for the others."""
-        if self.model not in BYTE_LEVEL_MODELS:
-            return None
+    def decoded_view(self) -> tuple[str, np.ndarray]:
+        """What each piece decodes to, as regexes search it: ``æĹ¥æľ¬`` is ``日本``, ``Ġhello``
+        and ``▁hello`` are `` hello`` (spaces and tabs as they are; newlines and other controls
+        visible, as ``display`` shows them, since lines are pieces; byte tokens ``<0xE6>`` as
+        stored, as substrings see them), joined by newlines, with where each starts."""
         with self._decoded_lock:
             if not self._decoded:
-                self._decoded.append(_decoded_display(self.pieces))
+                if self.model in BYTE_LEVEL_MODELS:
+                    self._decoded.append(_decoded_display(self.pieces))
+                else:
+                    self._decoded.append(_join_display(_unescaped(self.pieces), SEARCH_TABLE))
         return self._decoded[0]
+
+    def decoded_text(self, token_id: int) -> str:
+        """What one piece decodes to, shown as ``display`` shows pieces (``·`` for a space): the
+        table's text column for byte-level vocabularies (per row: no whole-vocabulary build)."""
+        piece = self.pieces[token_id]
+        return display_piece(_decoded_one(piece) if self.model in BYTE_LEVEL_MODELS else piece.replace("\u2581", " "))
 
     @property
     def n_tokens(self) -> int:
@@ -148,14 +158,28 @@ def fold_spaces(text: str) -> str:
     return text.replace("\u00b7", " ").replace("\u0120", " ").replace("\u2581", " ")
 
 
-def _join_display(tokens: list[str]) -> tuple[str, np.ndarray]:
-    """Display pieces joined by newlines, and where each starts; one ``translate`` call in all."""
+SEARCH_TABLE: dict[int, str] = {cp: c for cp, c in PIECE_TABLE.items() if cp not in (0x20, 0x09)}
+"""``PIECE_TABLE`` with spaces and tabs kept: how decoded text is searched (``/^ hello$/``)."""
+
+_SEARCH_CHARS = re.compile("[" + "".join(map(re.escape, map(chr, sorted(SEARCH_TABLE)))) + "]")
+
+
+def _search_form(text: str) -> str:
+    """``text.translate(SEARCH_TABLE)``, by a regex over the few characters it changes (fast on a
+    whole vocabulary, as ``display_piece`` does)."""
+    return _SEARCH_CHARS.sub(lambda m: SEARCH_TABLE[ord(m.group())], text)
+
+
+def _join_display(tokens: list[str], table: dict[int, str] = PIECE_TABLE) -> tuple[str, np.ndarray]:
+    """Pieces shown with ``table`` (``display_piece``'s by default) joined by newlines, and where
+    each starts; one pass in all."""
+    show = display_piece if table is PIECE_TABLE else _search_form
     whole = "".join(tokens)
     sep = next((c for c in ("\ufdd0", "\ufdd1", "\ufdd2", "\x00") if c not in whole), None)
     if sep is None:  # every candidate separator occurs in some token: one call per piece
-        display = "\n".join(display_piece(t) for t in tokens)
+        display = "\n".join(show(t) for t in tokens)
     else:
-        display = display_piece(sep.join(tokens)).replace(sep, "\n")
+        display = show(sep.join(tokens)).replace(sep, "\n")
     cps = np.frombuffer(display.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     newlines = np.flatnonzero(cps == 10)
     starts = np.concatenate(([0], newlines + 1)).astype(np.int64) if tokens else np.zeros(0, dtype=np.int64)
@@ -188,7 +212,17 @@ def _decoded_display(tokens: list[str]) -> tuple[str, np.ndarray]:
         text = out.tobytes().decode("utf-32-le", "surrogatepass")
         text = text.encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
         pieces = text.split(sep)
-    return _join_display(pieces)
+    return _join_display(pieces, SEARCH_TABLE)
+
+
+def _unescaped(tokens: list[str]) -> list[str]:
+    """What the pieces of a vocabulary that is not byte-level decode to: ``▁`` is a space (byte
+    tokens ``<0xNN>`` stay as stored: substrings find them so, and a byte alone is no text)."""
+    whole = "".join(tokens)
+    sep = next((c for c in ("\ufdd0", "\ufdd1", "\ufdd2", "\x00") if c not in whole), None)
+    if sep is None or not tokens:
+        return [t.replace("\u2581", " ") for t in tokens]
+    return sep.join(tokens).replace("\u2581", " ").split(sep)  # one C-level replace in all
 
 
 def _decoded_one(token: str) -> str:
@@ -280,6 +314,10 @@ class SearchResult:
     """Why the query could not run (bad regex, id out of range); ``ids`` is then empty."""
 
 
+_ID_QUERY = re.compile(r"#\s*([+-]?\d+)\s*")
+"""``#123`` (and ``#-1``, an error): an id, never a substring."""
+
+
 class QueryError(Exception):
     """A query that cannot run; the message is what the status line shows."""
 
@@ -292,6 +330,7 @@ def _compile(query: str, index: VocabIndex) -> tuple[str, Any, str]:
             body, flags = body[:-2], flags | regex.IGNORECASE
         elif body.endswith("/"):
             body = body[:-1]
+        body = fold_spaces(body)  # a space marker means a space, as in substrings: /^Ġthe$/ is /^ the$/
         try:  # the body alone first: its error positions are the user's (plus the leading /),
             # and a body such as a)(b cannot close the group it is wrapped in below
             regex.compile(body, flags)
@@ -312,22 +351,44 @@ class SearchCancelled(Exception):
     """``search`` stopped because its ``cancelled`` callback said so."""
 
 
-def _scan(pattern: Any, haystack: str, *, regex_engine: bool, cancelled: Callable[[], bool] | None) -> list[int]:
+def _scan(pattern: Any, haystack: str, *, regex_engine: bool, cancelled: Callable[[], bool] | None) -> list[Any]:
+    """Match starts (substrings) or (start, end) spans (regexes, whose matches may cross lines)."""
     if regex_engine:  # concurrent: the regex engine lets go of the GIL while it scans, so the
         # UI thread keeps drawing while a worker searches
-        return _starts(pattern.finditer(haystack, timeout=SEARCH_TIMEOUT_S, concurrent=True), cancelled)
+        return _starts(pattern.finditer(haystack, timeout=SEARCH_TIMEOUT_S, concurrent=True), cancelled, span=True)
     return _starts(pattern.finditer(haystack), cancelled)
 
 
-def _starts(matches: Any, cancelled: Callable[[], bool] | None) -> list[int]:
+def _starts(matches: Any, cancelled: Callable[[], bool] | None, *, span: bool = False) -> list[Any]:
     if cancelled is None:
-        return [m.start() for m in matches]
-    out: list[int] = []
+        return [m.span() for m in matches] if span else [m.start() for m in matches]
+    out: list[Any] = []
     for n, m in enumerate(matches):
-        out.append(m.start())
+        out.append(m.span() if span else m.start())
         if n % 4096 == 4095 and cancelled():  # a stale query matching most pieces: stop early
             raise SearchCancelled(n)
     return out
+
+
+def _regex_lines(pattern: Any, haystack: str, line_starts: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
+    """Lines (pieces) the regex matches, from the spans of one scan over all of them.
+
+    A regex can match a newline (``\\s``, ``[^a]``), so a match may run from one piece into the
+    next: it says nothing of the lines it covers, which are matched again one by one (rare)."""
+    if not spans:
+        return np.zeros(0, dtype=np.int64)
+    arr = np.asarray(spans, dtype=np.int64)
+    first = np.searchsorted(line_starts, arr[:, 0], side="right") - 1
+    ends = np.append(line_starts[1:] - 1, len(haystack))  # where each line's newline is
+    crossing = arr[:, 1] > ends[first]
+    lines = sorted_unique(first[~crossing], runs=True)
+    if not crossing.any():
+        return lines
+    last = np.searchsorted(line_starts, arr[crossing, 1] - 1, side="right") - 1
+    again = {k for a, b in zip(first[crossing].tolist(), last.tolist()) for k in range(a, b + 1)}
+    found = [k for k in sorted(again)
+             if pattern.search(haystack[int(line_starts[k]) : int(ends[k])], timeout=SEARCH_TIMEOUT_S)]  # fmt: skip
+    return np.union1d(lines, np.asarray(found, dtype=np.int64))
 
 
 def search(
@@ -337,32 +398,37 @@ def search(
 
     Substrings ignore case unless they contain a capital; a space in a substring matches a
     space or any tokenizer's space marker (``·``, ``Ġ``, ``▁``); in a byte-level vocabulary,
-    non-ASCII text also matches the pieces that spell its UTF-8 bytes (``你`` finds ``ä½ł``), and a
-    regex also matches what each piece decodes to (``/\\p{Han}{2}/`` finds ``æĹ¥æľ¬``). A bad regex
-    is reported at its column in the query as typed (``/(/``: column 3). ``token_type`` keeps only
-    that stored type. ``cancelled`` is polled while collecting many matches; when it returns
-    true the search raises ``SearchCancelled``.
+    non-ASCII text also matches the pieces that spell its UTF-8 bytes (``你`` finds ``ä½ł``). A
+    regex matches the text each piece decodes to, spaces as spaces, and a space marker in it
+    means a space, as in substrings (``/^ the$/`` and ``/^Ġthe$/`` find ``Ġthe`` and ``▁the``;
+    ``/\\p{Han}{2}/`` finds ``æĹ¥æľ¬``). A bad regex is
+    reported at its column in the query as typed (``/(/``: column 3); ``#`` and a number that is
+    no id (``#-1``) is an error, not a substring. ``token_type`` keeps only that stored type.
+    ``cancelled`` is polled while collecting many matches; when it returns true the search
+    raises ``SearchCancelled``.
     """
     q = query.strip("\n")
     kind = "all"
     error = None
+    number = _ID_QUERY.fullmatch(q)
     if not q:
         ids = np.arange(index.n_tokens, dtype=np.int64)
-    elif q.startswith("#") and q[1:].strip().isdigit():
+    elif number is not None:
         kind = "id"
-        wanted = int(q[1:].strip())
-        ids = np.asarray([wanted] if wanted < index.n_tokens else [], dtype=np.int64)
-        if wanted >= index.n_tokens:
-            error = f"no token #{wanted}: ids go up to {index.n_tokens - 1}"
+        wanted = int(number.group(1))
+        ok = 0 <= wanted < index.n_tokens
+        ids = np.asarray([wanted] if ok else [], dtype=np.int64)
+        if not ok:
+            error = f"no token #{wanted}: ids go from 0 to {index.n_tokens - 1}"
     else:
         try:
             kind, pattern, haystack = _compile(q, index)
-            starts = _scan(pattern, haystack, regex_engine=kind == "regex", cancelled=cancelled)
-            decoded = index.decoded_view() if kind == "regex" else None
-            decoded_starts: list[int] = []
-            if decoded is not None:
-                # byte-level pieces spell text by its bytes: match what they decode to as well
-                decoded_starts = _scan(pattern, decoded[0], regex_engine=True, cancelled=cancelled)
+            if kind == "regex":  # the decoded text of every piece (one scan, as fast as the pieces')
+                haystack, line_starts = index.decoded_view()
+                lines = _regex_lines(pattern, haystack, line_starts, _scan(pattern, haystack, regex_engine=True,
+                                                                           cancelled=cancelled))  # fmt: skip
+                return _filtered(index, SearchResult(q, kind, lines, None), token_type)
+            starts = _scan(pattern, haystack, regex_engine=False, cancelled=cancelled)
         except QueryError as exc:
             return SearchResult(q, "regex", np.zeros(0, dtype=np.int64), str(exc))
         except TimeoutError:
@@ -376,12 +442,15 @@ def search(
             starts.sort()
         # matches come in order, so their lines are sorted already (with repeats)
         ids = sorted_unique(np.searchsorted(index.line_starts, np.asarray(starts, dtype=np.int64), side="right") - 1, runs=True)
-        if decoded is not None and decoded_starts:
-            lines = np.searchsorted(decoded[1], np.asarray(decoded_starts, dtype=np.int64), side="right") - 1
-            ids = np.union1d(ids, lines)
+    return _filtered(index, SearchResult(q, kind, ids, error), token_type)
+
+
+def _filtered(index: VocabIndex, result: SearchResult, token_type: int | None) -> SearchResult:
+    """``result`` keeping only ``token_type`` (when given), its ids as int64."""
+    ids = result.ids
     if token_type is not None and len(ids):
         ids = ids[index.types[ids] == token_type]
-    return SearchResult(q, kind, ids.astype(np.int64), error)
+    return SearchResult(result.query, result.kind, ids.astype(np.int64), result.error)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
-"""GGUF files: read the header, metadata and tensor index; write vocab-only files.
+"""GGUF files: read the header, metadata and tensor index; write vocab-only files and copies with
+metadata changed (``rewrite.rewrite_gguf``: tensor data copied byte for byte).
 
 Knows nothing of tokenizers. ``read_gguf(path)`` returns a ``GGUFFile`` (fields in
 file order, values as Python scalars, numpy arrays or ``list[str]``); ``write_gguf``

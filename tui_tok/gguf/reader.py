@@ -9,6 +9,10 @@ fails at once with a ``GGUFFormatError`` naming the file, offset and key instead
 allocating or looping. Numeric arrays come back as read-only numpy arrays in native
 byte order; string arrays as ``list[str]`` via the vectorised decoder in strings.py.
 
+The bytes left are no bound when the size is a claim (a server's Content-Range, a sparse file), so
+what the metadata may claim is capped too (the ``MAX_*`` below), checked before a byte of it is
+asked for: a lying length is one error line, never a 1 TiB range request or a 20 GiB buffer.
+
 Leaves out: what the keys mean (the tokenizer package), writing (writer.py).
 """
 
@@ -25,7 +29,14 @@ import numpy as np
 from tui_tok.errors import GGUFFormatError, GGUFOpenError
 from tui_tok.gguf.source import ByteSource, open_local
 from tui_tok.gguf.tensor_index import fast_tensor_infos, layout_is_valid
-from tui_tok.gguf.strings import read_string_array, read_string_array_text, read_strings_plain, skip_string_array
+from tui_tok.gguf.strings import (
+    MAX_HEADER_BYTES,
+    MAX_STRING_BYTES,
+    read_string_array,
+    read_string_array_text,
+    read_strings_plain,
+    skip_string_array,
+)
 from tui_tok.gguf.types import (
     GGML_TYPES,
     ArrayLayout,
@@ -41,6 +52,14 @@ GGUF_MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
 DEFAULT_ALIGNMENT = 32
 MAX_ARRAY_DEPTH = 8
+MAX_ARRAY_ITEMS = 1 << 22
+"""Items in one array: 16x the largest vocabulary, 8x Gemma 4's 514,906 merges."""
+MAX_NESTED_ARRAYS = 1 << 16
+"""Arrays inside arrays, in all (llama.cpp reads none; each costs a Python object)."""
+MAX_KEYS = 1 << 16
+"""Key/value pairs (real files have under a hundred)."""
+MAX_TENSORS = 1 << 20
+"""Tensor index entries (the largest mixtures of experts have tens of thousands)."""
 MAX_DIMS = 4  # GGML_MAX_DIMS
 _HEADER_SIZE = 24
 # smallest possible encodings, used to reject counts the remaining bytes cannot hold
@@ -95,7 +114,7 @@ def parse_source(
             return parser.parse()
         except _NeedMore as more:
             parser.pos = parser.checkpoint  # resume at the key or tensor that did not fit
-            want = max(2 * len(buf), more.needed)
+            want = max(min(2 * len(buf), MAX_HEADER_BYTES), more.needed)  # needed: checked against the cap
 
 
 def parse_gguf_bytes(
@@ -141,6 +160,8 @@ class _Parser:
         self.tensor_offsets: list[int] = []
         self.seen: set[str] = set()
         self.decode_strings = True
+        self.nested_arrays = 0
+        self.nested_done = 0  # counted by the keys parsed whole (a key parsed again counts once)
         self.key: str | None = None
         self.big_endian = False
         self.order: ByteOrder = "<"
@@ -161,6 +182,8 @@ class _Parser:
         left = self.end - self.pos
         if n > left:
             self.fail(f"{what} needs {n} bytes but only {left} are left in the file (truncated?)")
+        if self.pos + n > MAX_HEADER_BYTES:
+            self.past_cap(what, self.pos + n)
         if self.pos + n > self.avail:
             raise _NeedMore(self.pos + n)
 
@@ -185,6 +208,10 @@ class _Parser:
         n = self.u64(f"{what} length")
         if n > self.end - self.pos:
             self.fail(f"{what} length {n} exceeds the {self.end - self.pos} bytes left in the file", start)
+        if n > MAX_STRING_BYTES:
+            self.fail(f"{what} length {n} is more than the {MAX_STRING_BYTES} bytes a string may have", start)
+        if self.pos + n > MAX_HEADER_BYTES:
+            self.past_cap(what, self.pos + n)
         if self.pos + n > self.avail:
             raise _NeedMore(self.pos + n)
         s = str(self.buf[self.pos : self.pos + n], "utf-8", "surrogateescape")
@@ -200,7 +227,15 @@ class _Parser:
                 f"{what} count {n} needs at least {n * item_size} bytes but only {left} are left in the file",
                 start,
             )
+        if n > MAX_ARRAY_ITEMS:
+            self.fail(f"{what} count {n} is more than the {MAX_ARRAY_ITEMS} items an array may have", start)
+        if self.pos + n * item_size > MAX_HEADER_BYTES:
+            self.past_cap(what, self.pos + n * item_size)
         return n
+
+    def past_cap(self, what: str, stop: int) -> NoReturn:
+        self.fail(f"{what} would end the metadata at byte {stop}, past the {MAX_HEADER_BYTES} bytes "
+                  "the metadata and tensor index may take")
 
     def value_type(self, what: str) -> GGUFValueType:
         start = self.pos
@@ -224,6 +259,7 @@ class _Parser:
             index = len(fields)
             self.key = None
             start = self.checkpoint = self.pos
+            self.nested_arrays = self.nested_done
             key = self.string(f"key {index}")
             if not key:
                 self.fail(f"key {index} is empty", start)
@@ -231,6 +267,7 @@ class _Parser:
             if key in fields:
                 self.fail(f"duplicate key (first at offset {fields[key].offset})", start)
             fields[key] = self.field(key, start)
+            self.nested_done = self.nested_arrays
         self.key = None
         alignment = self.alignment(fields)
         tensors = self.tensor_infos(n_tensors)
@@ -280,6 +317,9 @@ class _Parser:
                 f"more than the {left} bytes left in the file can hold",
                 8,
             )
+        if self.n_kv > MAX_KEYS or self.n_tensors > MAX_TENSORS:
+            self.fail(f"header claims {self.n_kv} key/value pairs and {self.n_tensors} tensors: "
+                      f"at most {MAX_KEYS} and {MAX_TENSORS} are read", 8)
 
     def field(self, key: str, start: int) -> GGUFField:
         vtype = self.value_type("value type")
@@ -329,6 +369,9 @@ class _Parser:
             return item_type, values, None
         if item_type == _T.ARRAY:
             n = self.count(12, "array of arrays")
+            self.nested_arrays += n
+            if self.nested_arrays > MAX_NESTED_ARRAYS:
+                self.fail(f"more than {MAX_NESTED_ARRAYS} arrays inside arrays")
             items: list[Any] = []
             layout: list[tuple[GGUFValueType, ArrayLayout | None]] = []
             for _ in range(n):
@@ -452,4 +495,5 @@ _SCALAR_FORMATS = {
     _T.FLOAT64: "d",
 }
 
-__all__ = ["read_gguf", "parse_gguf_bytes", "GGUFOpenError", "read_strings_plain"]
+__all__ = ["read_gguf", "parse_gguf_bytes", "GGUFOpenError", "read_strings_plain", "MAX_ARRAY_ITEMS", "MAX_HEADER_BYTES",
+           "MAX_KEYS", "MAX_NESTED_ARRAYS", "MAX_STRING_BYTES", "MAX_TENSORS"]

@@ -99,8 +99,11 @@ class LocalFile:
 
 def _anonymous(n: int) -> Any:
     """``n`` zero bytes of private memory, pages populated in one go where the system can (cheaper
-    than a fault per page of a fresh heap block: the read then costs what a mapping did)."""
-    flags = getattr(mmap, "MAP_PRIVATE", 0) | getattr(mmap, "MAP_ANONYMOUS", 0) | getattr(mmap, "MAP_POPULATE", 0)
+    than a fault per page of a fresh heap block: the read then costs what a mapping did). Only up to
+    ``LOCAL_FIRST_READ``: what a file claims never reaches here unchecked (the reader caps it), and
+    a bigger buffer is faulted in by the read itself, as far as the read gets."""
+    populate = getattr(mmap, "MAP_POPULATE", 0) if n <= LOCAL_FIRST_READ else 0
+    flags = getattr(mmap, "MAP_PRIVATE", 0) | getattr(mmap, "MAP_ANONYMOUS", 0) | populate
     try:
         return mmap.mmap(-1, n, flags=flags) if flags else bytearray(n)
     except (OSError, ValueError):
@@ -173,6 +176,8 @@ def open_local(path: str | os.PathLike[str], *, fifo_wait: float = FIFO_WAIT) ->
     name = str(p)
     if name == "":
         raise GGUFOpenError("the path is empty: name a GGUF file")
+    if "\0" in name:
+        raise GGUFOpenError(f"{name!r}: a path cannot hold a NUL character")
     try:
         st = os.stat(p)
     except OSError as exc:

@@ -19,8 +19,13 @@ CPython (0.7 s for Gemma's 262k tokens + 515k merges). Instead:
    equals decoding each string) and split on NUL. Otherwise (e.g. RWKV's raw byte
    tokens) each string is decoded on its own.
 
-Every length is checked against the bytes left before it is used: a lying length
-ends the fast path and the plain loop reports it (``fail`` raises).
+Every length is checked against the bytes left, and against ``MAX_STRING_BYTES`` and
+``MAX_HEADER_BYTES`` (sizes can be claims: a server's Content-Range, a sparse file), before it is
+used: a lying length ends the fast path and the plain loop reports it (``fail`` raises). The scan
+looks at most ``_MAX_WINDOW`` bytes at a time: its arrays cost about 25 bytes per byte scanned
+when every offset is a candidate (a run of zero bytes), so a hostile array costs a bounded window,
+not 25 times the file; and candidates that dense hand the array to the plain loop (steps by hand
+would cost ten times more).
 
 On request the decoded text is kept too, as ``"\\0" + "\\0".join(strings) + "\\0"`` (when no
 string holds NUL): step 3 had it before splitting, and a caller that searches the whole array
@@ -34,7 +39,7 @@ from __future__ import annotations
 import codecs
 import struct
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 import numpy as np
 
@@ -42,7 +47,12 @@ FailFn = Callable[[str, int], NoReturn]
 MoreFn = Callable[[int], NoReturn]
 """Asks the caller for the bytes up to an offset (raises: the caller reads more and parses again)."""
 
+MAX_STRING_BYTES = 16 * 1024 * 1024
+"""One string (a chat template is tens of KB, a token a few bytes)."""
+MAX_HEADER_BYTES = 256 * 1024 * 1024
+"""Where the metadata and tensor index must end: the largest vocab file ends its metadata at 15 MB."""
 _FAST_MIN = 512  # below this, the plain loop is as fast
+_MAX_WINDOW = 4 * 1024 * 1024
 # The scan window holds the strings still wanted at this many bytes each (then a measured average
 # times _WINDOW_SLACK): every byte in it is scanned, so a short guess (one more round) is cheaper
 # than a long one. Real vocabs: 13-21 bytes per string, length field included.
@@ -84,12 +94,13 @@ def read_string_array_text(
         remaining = count - len(out)
         found = None
         if remaining >= _FAST_MIN:
-            window_end = min(avail, pos + int(remaining * bytes_per_string * _WINDOW_SLACK) + 65536)
+            window_end = min(avail, pos + int(remaining * bytes_per_string * _WINDOW_SLACK) + 65536,
+                             pos + _MAX_WINDOW, MAX_HEADER_BYTES)
             found = _chain(buf, pos, window_end, remaining, big_endian=big_endian)
-        if found is None:  # the last few, or a first string that is long or broken (reports errors)
+        if not found:  # the last few, a first string that is long or broken (reports errors), or all when dense
             some, pos = read_strings_plain(
-                buf, pos, remaining if remaining < _FAST_MIN else 1, end, big_endian=big_endian, fail=fail,
-                avail=avail, more=more,
+                buf, pos, remaining if remaining < _FAST_MIN or found is False else 1, end, big_endian=big_endian,
+                fail=fail, avail=avail, more=more,
             )
             out += some
             run_text = _joined(some) if runs is not None else None
@@ -126,9 +137,10 @@ def skip_string_array(
     while left:
         found = None
         if left >= _FAST_MIN:
-            found = _chain(buf, pos, min(avail, pos + left * 24 + 65536), left, big_endian=big_endian)
-        if found is None:
-            n = left if left < _FAST_MIN else 1
+            found = _chain(buf, pos, min(avail, pos + left * 24 + 65536, pos + _MAX_WINDOW, MAX_HEADER_BYTES), left,
+                           big_endian=big_endian)
+        if not found:
+            n = left if left < _FAST_MIN or found is False else 1
             pos = _skip_plain(buf, pos, n, end, big_endian=big_endian, fail=fail, avail=avail, more=more)
             left -= n
         else:
@@ -148,12 +160,22 @@ def _skip_plain(
             more(pos + 8)
         (n,) = unpack(buf, pos)
         pos += 8
-        if n > end - pos:
-            fail(f"string length {n} exceeds the {end - pos} bytes left in the file", pos - 8)
+        _check_length(n, pos, end, fail)
         if n > avail - pos and more is not None:
             more(pos + n)
         pos += n
     return pos
+
+
+def _check_length(n: int, pos: int, end: int, fail: FailFn) -> None:
+    """A string of ``n`` bytes at ``pos`` (just past its length field) fits the file and the caps."""
+    if n > end - pos:
+        fail(f"string length {n} exceeds the {end - pos} bytes left in the file", pos - 8)
+    if n > MAX_STRING_BYTES:
+        fail(f"string length {n} is more than the {MAX_STRING_BYTES} bytes a string may have", pos - 8)
+    if pos + n > MAX_HEADER_BYTES:
+        fail(f"string of {n} bytes would end the metadata at byte {pos + n}, past the {MAX_HEADER_BYTES} "
+             "bytes the metadata and tensor index may take", pos - 8)
 
 
 def _joined(strings: list[str]) -> str | None:
@@ -179,8 +201,7 @@ def read_strings_plain(
             more(pos + 8)
         (n,) = unpack(buf, pos)
         pos += 8
-        if n > end - pos:
-            fail(f"string length {n} exceeds the {end - pos} bytes left in the file", pos - 8)
+        _check_length(n, pos, end, fail)
         if n > avail - pos and more is not None:
             more(pos + n)
         append(str(buf[pos : pos + n], "utf-8", "surrogateescape"))
@@ -190,11 +211,13 @@ def read_strings_plain(
 
 def _chain(
     buf: Any, start: int, window_end: int, limit: int, *, big_endian: bool
-) -> tuple[np.ndarray, int] | None:
+) -> tuple[np.ndarray, int] | None | Literal[False]:
     """Field offsets of up to ``limit`` consecutive complete strings in [start, window_end).
 
-    Returns (absolute field offsets, offset after the last string), or None when not even
-    the first string lies whole in the window.
+    Returns (absolute field offsets, offset after the last string), None when not even the
+    first string lies whole in the window, or False when the candidates are too dense to chain
+    (a run of zero bytes makes every offset one, and each would be a step by hand, ten times the
+    plain loop's cost): the caller reads the rest with the plain loop.
     """
     size = window_end - start
     if size < 8:
@@ -203,7 +226,10 @@ def _chain(
     cand = np.flatnonzero(u < 256)
     nxt = cand + 8 + u[cand].astype(np.int64)
     n_cand = int(cand.size)
-    breaks = np.flatnonzero(nxt[:-1] != cand[1:]).tolist()
+    break_at = np.flatnonzero(nxt[:-1] != cand[1:])
+    if n_cand > 4096 and 2 * break_at.size > n_cand:
+        return False
+    breaks = break_at.tolist()
     breaks.append(n_cand - 1)
     pieces: list[np.ndarray] = []
     taken = 0

@@ -141,6 +141,15 @@ def encode_gguf(
     return head, data_offset + offset
 
 
+def encode_kv(key: str, value: Any, *, big_endian: bool = False) -> bytes:
+    """One metadata key/value pair as the file stores it (``value`` typed as ``write_gguf`` types it)."""
+    order: ByteOrder = ">" if big_endian else "<"
+    v = value if isinstance(value, GGUFValue) else infer_value(value)
+    out = [_string(key, order), struct.pack(order + "I", v.type)]
+    _encode(out, v, order, depth=0)
+    return b"".join(out)
+
+
 def infer_value(value: Any) -> GGUFValue:
     """The ``GGUFValue`` a plain Python/numpy value is written as (see module docstring)."""
     if isinstance(value, GGUFValue):

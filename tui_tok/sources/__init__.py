@@ -29,8 +29,8 @@ def read_model(
 ) -> GGUFFile:
     """Read the GGUF metadata ``spec`` names (a path, URL, ``hf:``, ``OWNER/REPO:QUANT``, ``ollama:``).
 
-    Remote files cost about their header (HTTP range requests); ``HF_TOKEN`` is sent to the
-    host named. ``progress(bytes, total)`` is called while a remote header arrives.
+    Remote files cost about their header (HTTP range requests); ``HF_TOKEN`` is sent only to
+    ``HF_ENDPOINT``'s scheme, host and port (default https://huggingface.co). ``progress(bytes, total)`` is called while a remote header arrives.
     """
     src = open_source(spec, progress=progress, timeout=timeout)
     return read_gguf(src, texts=texts, url=getattr(src, "url", None))
@@ -46,9 +46,11 @@ def open_source(
     if where.url is None:
         assert where.path is not None
         return open_local(where.path)
-    from tui_tok.sources.http import HttpSource
+    from tui_tok.sources.http import HttpSource, deadline_from_env, origin
+    from tui_tok.sources.resolve import hf_endpoint
 
-    return HttpSource(where.url, token=os.environ.get("HF_TOKEN") or None, timeout=timeout, progress=progress)
+    return HttpSource(where.url, token=os.environ.get("HF_TOKEN") or None, token_origin=origin(hf_endpoint()),
+                      timeout=timeout, deadline=deadline_from_env(), progress=progress)
 
 
 def display_name(spec: str | os.PathLike[str], gguf: GGUFFile) -> str:

@@ -11,21 +11,27 @@ Layouts (the directories honour the tools' own environment variables):
 - llama.cpp: ``$LLAMA_CACHE``, or ``$XDG_CACHE_HOME/llama.cpp``, or ``~/.cache/llama.cpp``.
 
 Only paths are found here; reading them is the caller's (``tui-tok --list`` reads each header).
+A manifest is read as bounded JSON (``tui_tok.json_input``: regular files only, 1 MiB, 32 deep) and a
+digest must be ``sha256:`` and 64 hex digits: one bad entry (a FIFO, a deeply nested or lying
+manifest) is left out of the list, and is a one-line error when named.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from tui_tok.errors import GGUFOpenError
+from tui_tok.json_input import JSONInputError, read_json_file
 
 OLLAMA_MODEL_MEDIA = "application/vnd.ollama.image.model"
 OLLAMA_HOST = "registry.ollama.ai"
 _MAX_FILES = 10_000  # a walk stops here: a store is not a whole disk
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+_MANIFEST_LIMITS = {"max_bytes": 1 << 20, "max_depth": 32, "max_containers": 4096}
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,16 +105,16 @@ def ollama_blob(name: str, *, env: Mapping[str, str] | None = None) -> Path:
     """The model blob of ollama's ``NAME[:TAG]`` (``qwen3``, ``qwen3:8b``, ``user/m:tag``, ``host/ns/m:tag``)."""
     root = ollama_dir(env)
     manifest = root / "manifests" / _ollama_manifest_path(name)
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not os.path.lexists(manifest):
         have = ", ".join(m.name for m in _ollama_models(os.environ if env is None else env)) or "none"
-        raise GGUFOpenError(f"ollama:{name}: no such model in {root} (models there: {have})") from None
-    except (OSError, ValueError) as exc:
-        raise GGUFOpenError(f"ollama:{name}: cannot read its manifest {manifest}: {exc}") from None
+        raise GGUFOpenError(f"ollama:{name}: no such model in {root} (models there: {have})")
+    try:
+        data = read_json_file(manifest, **_MANIFEST_LIMITS)
+    except JSONInputError as exc:
+        raise GGUFOpenError(f"ollama:{name}: its manifest {manifest}: {exc}") from None
     digest = _model_digest(data)
     if digest is None:
-        raise GGUFOpenError(f"ollama:{name}: its manifest {manifest} names no model layer")
+        raise GGUFOpenError(f"ollama:{name}: its manifest {manifest} names no model layer (as sha256:HEX)")
     return root / "blobs" / digest.replace(":", "-")
 
 
@@ -119,8 +125,8 @@ def _ollama_manifest_path(name: str) -> Path:
         parts = [OLLAMA_HOST, "library", *parts]
     elif len(parts) == 2:
         parts = [OLLAMA_HOST, *parts]
-    if any(p in ("", ".", "..") for p in [*parts, tag]):
-        raise GGUFOpenError(f"ollama:{name}: not a model name (NAME[:TAG])")
+    if any(p in ("", ".", "..") or any(ord(c) < 0x20 for c in p) for p in [*parts, tag]):
+        raise GGUFOpenError(f"ollama:{name!r}: not a model name (NAME[:TAG])")
     return Path(*parts, tag)
 
 
@@ -129,7 +135,7 @@ def _model_digest(data: object) -> str | None:
     for layer in layers if isinstance(layers, list) else []:
         if isinstance(layer, dict) and layer.get("mediaType") == OLLAMA_MODEL_MEDIA:
             digest = layer.get("digest")
-            if isinstance(digest, str) and digest.startswith("sha256:") and "/" not in digest:
+            if isinstance(digest, str) and _DIGEST.fullmatch(digest):
                 return digest
     return None
 
@@ -145,8 +151,8 @@ def _ollama_models(env: Mapping[str, str]) -> Iterator[StoredModel]:
             continue
         host, ns, model, tag = rel
         try:
-            digest = _model_digest(json.loads(manifest.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
+            digest = _model_digest(read_json_file(manifest, **_MANIFEST_LIMITS))
+        except JSONInputError:
             continue
         if digest is None:
             continue

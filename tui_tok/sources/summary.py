@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_tok.errors import TuiTokError
+from tui_tok.errors import GGUFFormatError, TuiTokError
 from tui_tok.gguf.reader import parse_source
 from tui_tok.gguf.source import open_local
 
@@ -26,6 +26,8 @@ class ModelFacts:
     """``shard 1 of 3`` for a split model, else empty."""
     error: str | None = None
     """Why the file could not be read (then the other fields are defaults)."""
+    reason: str | None = None
+    """``error`` without the file's name (a row that already names the file)."""
 
 
 def model_facts(path: Path) -> ModelFacts:
@@ -39,7 +41,8 @@ def model_facts(path: Path) -> ModelFacts:
         finally:
             src.close()
     except TuiTokError as exc:
-        return ModelFacts(error=str(exc))
+        reason = exc.message if isinstance(exc, GGUFFormatError) else str(exc).removeprefix(f"{path}: ")
+        return ModelFacts(error=str(exc), reason=reason)
     model, pre = gguf.get("tokenizer.ggml.model"), gguf.get("tokenizer.ggml.pre")
     tok = "-" if model is None else str(model) + (f"/{pre}" if pre else "")
     tokens = gguf.fields.get("tokenizer.ggml.tokens")

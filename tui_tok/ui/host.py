@@ -37,6 +37,8 @@ class ExplorerHost(Protocol):
     """A token the vocabulary view should put under its cursor when it next shows."""
     show_timings: bool
     """Show how long tokenizing and searching took (off for deterministic snapshots)."""
+    keep_cr_in_pastes: bool
+    """Keep a paste's CR instead of making it LF (the tokenize view's toggle)."""
     pending_metadata_key: tuple[str, int | None] | None
     """A metadata key (and template line) the metadata view should show when it next shows."""
 

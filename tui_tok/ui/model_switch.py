@@ -1,12 +1,13 @@
 """Open another model, or compare with one, from inside the explorer (alt+m, alt+c, the palette).
 
-The picker (``ui/screens/picker.py``) is shown as a screen: the recent models first (remembered
-in the settings, ``RECENT_KEY``), the bundled sample, the local stores, and the box for a path,
-URL or shorthand. The chosen model is read in a thread (a remote one's header takes a while);
-then the app exits with a ``Relaunch``, and ``run_app`` starts the explorer again on the new
-model with the state collected just before (``ui/session_io.py``): the same text, toggles and
-conversation, so one input can be tried on model after model. A fresh app rebuilds every view,
-tokenizer and index for the new file, rather than each view re-initialising itself in place.
+The picker (``ui/screens/picker.py``) is shown as a screen: the recent local files first
+(remembered in the settings, ``RECENT_KEY``), the bundled sample, the local stores, and the box
+for a path, URL or shorthand. The picker reads the chosen model (a remote one's header takes a
+while; an error stays in the picker); then the app exits with a ``Relaunch``, and ``run_app``
+starts the explorer again on the new model with the state collected just before
+(``ui/session_io.py``): the same text, toggles and conversation, so one input can be tried on
+model after model. A fresh app rebuilds every view, tokenizer and index for the new file, rather
+than each view re-initialising itself in place.
 """
 
 from __future__ import annotations
@@ -16,9 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 
-from tui_tok.errors import TuiTokError
 from tui_tok.explore.session_file import SessionState
 from tui_tok.explore.visible import visible
 from tui_tok.gguf import GGUFFile
@@ -27,13 +26,6 @@ from tui_tok.ui.settings import load_settings, save_setting
 
 RECENT_KEY = "recent_models"
 MAX_RECENT = 10
-
-BINDINGS = [
-    Binding("alt+m", "switch_model(False)", "Open model", show=False, priority=True),
-    Binding("alt+c", "switch_model(True)", "Compare with", show=False, priority=True),
-]
-"""The app's bindings for opening a model and choosing the compare model."""
-
 
 @dataclass
 class Relaunch:
@@ -61,25 +53,26 @@ def recent_models() -> list[str]:
 
 
 def remember(spec: str) -> None:
-    """Put ``spec`` first in the recent models (a local path made absolute, so it opens from anywhere)."""
+    """Put ``spec`` first in the recent models when it is a local file (made absolute, so it opens from
+    anywhere); the picker opens a row by its path, which a URL or shorthand is not."""
     path = Path(spec)
-    if path.exists():
-        spec = str(path.resolve())
+    if not path.is_file():
+        return
+    spec = str(path.resolve())
     save_setting(RECENT_KEY, [spec, *(s for s in recent_models() if s != spec)][:MAX_RECENT])
 
 
 def choose_model(app: App[Any], *, compare: bool) -> None:
-    """Show the picker; read the chosen model in a thread, then relaunch on it."""
-    from tui_tok.ui.screens.picker import PickerScreen
+    """Show the picker (it reads the chosen model, an error stays in it), then relaunch on the model."""
+    from tui_tok.sources import display_name
+    from tui_tok.ui.screens.picker import Picked, PickerScreen
 
     if isinstance(app.screen, PickerScreen):
         return
 
-    def chosen(spec: str | None) -> None:
-        if spec is not None:
-            app.notify(f"Opening {visible(spec)}…", markup=False)
-            app.run_worker(lambda: _read(app, spec, compare), thread=True, exclusive=True, group="open-model",
-                           description="reading the model")  # fmt: skip
+    def chosen(picked: Picked | None) -> None:
+        if picked is not None:
+            relaunch(app, picked.gguf, display_name(picked.spec, picked.gguf), picked.spec, compare)
 
     app.push_screen(PickerScreen(_choices(), read_facts=True), chosen)
 
@@ -94,22 +87,6 @@ def _choices() -> list[Any]:
         size = path.stat().st_size if path.is_file() else 0
         recent.append(Choice("recent", spec, path, size, spec))
     return [*recent, sample_choice(), *(stored_choice(m) for m in find_models())]
-
-
-def _read(app: App[Any], spec: str, compare: bool) -> None:
-    """In a thread: read ``spec``; a failure is one error line, success relaunches."""
-    from tui_tok.sources import display_name, read_model
-
-    try:
-        gguf = read_model(spec, texts=("tokenizer.ggml.merges",))
-    except TuiTokError as exc:
-        app.call_from_thread(app.notify, str(exc), title="Cannot open", severity="error", markup=False)
-        return
-    except OSError as exc:
-        app.call_from_thread(app.notify, f"{visible(spec)}: {exc.strerror or exc}", title="Cannot open",
-                             severity="error", markup=False)  # fmt: skip
-        return
-    app.call_from_thread(relaunch, app, gguf, display_name(spec, gguf), spec, compare)
 
 
 def relaunch(app: App[Any], gguf: GGUFFile, label: str, spec: str, compare: bool) -> None:

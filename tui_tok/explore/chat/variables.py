@@ -1,14 +1,15 @@
 """Template variables typed as ``KEY=VALUE`` (the command line's ``--set``, the Chat view's box).
 
-A value is JSON when it parses (``enable_thinking=false`` is the boolean), else the string itself.
+A value is JSON when it parses (``enable_thinking=false`` is the boolean), else the string itself;
+JSON past the bounds of ``tui_tok.json_input`` (``[`` 100000 times) is an error.
 """
 
 from __future__ import annotations
 
-import json
 import shlex
 
 from tui_tok.errors import TuiTokError
+from tui_tok.json_input import JSONInputError, JSONLimitError, load_json
 
 
 class ChatInputError(TuiTokError):
@@ -29,8 +30,10 @@ def parse_variables(items: list[str]) -> dict[str, object]:
         if not sep or not key.isidentifier():
             raise ChatInputError(f"{item!r}: expected KEY=VALUE with KEY a template variable name")
         try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
+            out[key] = load_json(value)
+        except JSONLimitError as exc:  # JSON, but past a bound: not a string either
+            raise ChatInputError(f"{key}: {exc}") from None
+        except JSONInputError:
             out[key] = value
     return out
 

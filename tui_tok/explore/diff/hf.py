@@ -1,7 +1,7 @@
 """A Hugging Face ``tokenizer.json`` as the other side of a comparison, through the optional ``tokenizers`` package.
 
 ``tokenizers`` is not a run-time dependency: ``load_hf`` raises a one-line ``TuiTokError`` naming
-``pip install tui-tok[hf]`` when it is missing. The GGUF and its original share one id space, so
+``pip install 'tui-tok[hf]'`` when it is missing. The GGUF and its original share one id space, so
 tokens are compared by id (``CompareBy = "id"``); spans come from the encoding's character
 offsets turned into byte offsets, and pieces are the tokenizer.json's own token texts (``Ġ``/``▁``
 and ``<0xHH>`` turned back into bytes), so a token stored differently in the two files shows.
@@ -14,7 +14,6 @@ Does not read ``tokenizer.model`` (SentencePiece) files, only ``tokenizer.json``
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -24,7 +23,10 @@ from typing import Any
 from tui_tok.errors import ComparisonError
 from tui_tok.explore.diff.text_diff import DiffToken
 
-MISSING = "comparing with Hugging Face needs the 'tokenizers' package: pip install tui-tok[hf]"
+MISSING = ("comparing with Hugging Face needs the 'tokenizers' package: pip install 'tui-tok[hf]' "
+           "(in a clone: pip install -e '.[hf]')")
+"""Quoted so that shells that glob ``[...]`` (zsh) take it as typed; an installed tui-tok (editable
+or not) satisfies the first form, which then only adds the extra's ``tokenizers``."""
 NORMAL_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
@@ -147,8 +149,14 @@ def decode_utf8(data: bytes) -> str:
         raise ComparisonError(f"text: byte {exc.start}: not UTF-8, which a Hugging Face tokenizer cannot take") from None
 
 
+_MAX_TOKENIZER_JSON = 256 * 1024 * 1024
+"""Gemma 3's tokenizer.json is 33 MB."""
+
+
 def load_hf(source: str | Path) -> HfTokenizer:
     """Read a ``tokenizer.json`` (or a folder holding one, with its tokenizer_config.json)."""
+    from tui_tok.json_input import JSONInputError, load_json, read_file
+
     try:
         from tokenizers import Tokenizer as HfRaw
     except ImportError:
@@ -156,12 +164,16 @@ def load_hf(source: str | Path) -> HfTokenizer:
     path = Path(source)
     if path.is_dir():
         path = path / "tokenizer.json"
+    try:  # bounded: a FIFO, a huge or deeply nested file is one line (128 deep: serde_json's own limit)
+        raw = read_file(path, max_bytes=_MAX_TOKENIZER_JSON)
+    except JSONInputError as exc:
+        raise ComparisonError(f"{path}: {exc}") from None
     try:
-        raw_text = path.read_text(encoding="utf-8")
-        spec = json.loads(raw_text)
-    except OSError as exc:
-        raise ComparisonError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw_text = raw.decode("utf-8")
+        spec = load_json(raw, max_bytes=_MAX_TOKENIZER_JSON, max_depth=128, max_containers=1 << 24)
+    except UnicodeDecodeError as exc:
+        raise ComparisonError(f"{path}: not a tokenizer.json: {exc}") from None
+    except JSONInputError as exc:
         raise ComparisonError(f"{path}: not a tokenizer.json: {exc}") from None
     try:
         tk = HfRaw.from_str(raw_text)
@@ -171,8 +183,8 @@ def load_hf(source: str | Path) -> HfTokenizer:
     cfg = path.with_name("tokenizer_config.json")
     if cfg.is_file():
         try:
-            config = json.loads(cfg.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            config = load_json(read_file(cfg))
+        except JSONInputError:
             config = {}
     return HfTokenizer(path, tk, spec if isinstance(spec, dict) else {}, config)
 

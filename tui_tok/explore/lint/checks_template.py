@@ -1,10 +1,12 @@
-"""Chat-template checks: ``template-error``, ``double-bos``, ``template-marker-not-special``,
-``turn-end-not-eog``.
+"""Chat-template checks: ``template-error``, ``double-bos`` / ``bos-text-dropped`` (``checks_bos.py``),
+``template-marker-not-special``, ``turn-end-not-eog``.
 
 Each template the file carries (``tokenizer.chat_template`` and the named ones) is rendered with the
 chat renderer (jinja2 set up as transformers does) on a basic conversation; named ``tool_use`` and
-``rag`` templates get sample tools and documents. Marker and turn-end checks tokenize with parse
-special as llama.cpp does when the tokenizer can be built, else look the texts up in the vocabulary.
+``rag`` templates get sample tools and documents. A template that renders it is also rendered on the
+shapes in ``conversations.py`` (ending with an assistant turn, tools, thinking off, several turns).
+Marker and turn-end checks tokenize with parse special as llama.cpp does when the tokenizer can be
+built, else look the texts up in the vocabulary.
 Does not judge what the template says, only what llama.cpp will make of it.
 """
 
@@ -16,8 +18,10 @@ from typing import Any
 
 from tui_tok.explore.chat.render import TEMPLATE_KEY, ChatTemplateError, render_chat, templates_of
 from tui_tok.explore.display import display_piece
+from tui_tok.explore.lint.checks_bos import bos_findings
 from tui_tok.explore.lint.context import LintContext
-from tui_tok.explore.lint.finding import Finding, finding
+from tui_tok.explore.lint.conversations import conversation_errors
+from tui_tok.explore.lint.finding import Finding, finding, sentence
 from tui_tok.explore.lint.tables import ADDS_BOS_PRES, CONTROL, EOG_TEXTS, USER_DEFINED
 
 ASSISTANT_TEXT = "Sure thing"
@@ -58,6 +62,7 @@ def check_templates(ctx: LintContext) -> Iterator[Finding]:
     if not templates or not ctx.tokens:
         return
     bos_text, eos_text = _text_of(ctx, "tokenizer.ggml.bos_token_id"), _text_of(ctx, "tokenizer.ggml.eos_token_id")
+    bos_id = ctx.special_id("tokenizer.ggml.bos_token_id")
     for name, template in templates.items():
         key = TEMPLATE_KEY if name == "default" else f"{TEMPLATE_KEY}.{name}"
         tools = SAMPLE_TOOLS if "tool" in name else (None,)
@@ -65,13 +70,12 @@ def check_templates(ctx: LintContext) -> Iterator[Finding]:
         rendered, error = _render_any(template, bos_text, eos_text, tools, documents)
         if rendered is None:
             assert error is not None
-            yield finding("template-error", f"{key} fails on a basic conversation: {error}.", key=key,
+            yield finding("template-error", f"{key} fails on a basic conversation: {sentence(str(error))}", key=key,
                           line=error.line, context=error.context)  # fmt: skip
             continue
-        if bos_text and _adds_bos(ctx) and rendered.startswith(bos_text):
-            yield finding("double-bos", f"the vocabulary adds BOS and {key} also starts the prompt with the BOS text "
-                          f"{display_piece(bos_text)!r}: the model sees two BOS tokens.", key=key,
-                          line=1, token_id=ctx.special_id("tokenizer.ggml.bos_token_id"))  # fmt: skip
+        yield from conversation_errors(key, template, bos_text, eos_text, SAMPLE_TOOLS, documents, always_tools="tool" in name)
+        yield from bos_findings(key, rendered, bos_text, adds_bos=_adds_bos(ctx), token_id=bos_id,
+                                special=bool(bos_text) and _one_special(ctx, bos_text))  # fmt: skip
         yield from _markers(ctx, key, template, rendered)
         yield from _turn_end(ctx, key, template, rendered)
 
@@ -147,7 +151,7 @@ def _markers(ctx: LintContext, key: str, template: str, rendered: str) -> Iterat
             ids = _special_ids(ctx, marker)
             how = f"tokenizes as {len(ids)} tokens {ids}" if ids else "is not a special token of the vocabulary"
             yield finding("template-marker-not-special", f"{key} writes {marker!r}, which {how} with parse special.",
-                          key=key, line=_line_of(template, marker))  # fmt: skip
+                          key=key, line=_line_of(template, marker), token_id=ctx.token_to_id.get(marker))  # fmt: skip
 
 
 def _eog(ctx: LintContext) -> frozenset[int]:

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tui_tok.explore.fix.edits import Edit
 
 
 class Severity(enum.IntEnum):
@@ -71,11 +74,14 @@ CODES: dict[str, CodeInfo] = {
     "vocab-size-mismatch": CodeInfo(E, "token count differs from the embedding rows",
         "llama.cpp refuses the tensor ('wrong shape'); pad or trim the vocabulary to the embedding rows "
         "(llama.cpp #5910)"),
-    "template-error": CodeInfo(E, "chat template fails on a basic conversation",
+    "template-error": CodeInfo(E, "chat template fails on a conversation",
         "fix the template or override it with --chat-template (llama.cpp #6772)"),
     "double-bos": CodeInfo(W, "BOS added twice",
-        "the vocab adds BOS and the template writes it too: drop bos_token from the template or set "
-        "tokenizer.ggml.add_bos_token false (llama.cpp #7107, PR #7332)"),
+        "llama.cpp's chat code drops only one leading BOS text when the vocab adds BOS: write bos_token once, "
+        "at the very start of the template (llama.cpp PR #15086, #7107)"),
+    "bos-text-dropped": CodeInfo(I, "template writes the BOS text the vocab adds",
+        "nothing to change for llama-server's chat endpoints, which drop it; a client that renders the template "
+        "itself must tokenize the text without adding BOS (llama.cpp PR #15086, #7107)"),
     "template-marker-not-special": CodeInfo(W, "template marker is not one special token",
         "mark the marker's token CONTROL/USER_DEFINED (or add it) so parse special makes it one token "
         "(llama.cpp #6551, PR #8506)"),
@@ -88,6 +94,19 @@ CODES: dict[str, CodeInfo] = {
     "unreachable-tokens": CodeInfo(I, "normal tokens no text can produce",
         "harmless for tokenizing, but their embeddings are untrained: models may misbehave if they ever "
         "see them ('Fishing for Magikarp', Land & Bartolo 2024)"),
+    "pre-default": CodeInfo(W, "BPE vocab of a known family split with the 'default' pre-tokenizer",
+        "set tokenizer.ggml.pre to the family's value (tui-tok fix, or --override-kv in llama.cpp); 'default' "
+        "splits numbers, contractions and punctuation differently: GENERATION QUALITY WILL BE DEGRADED (llama.cpp #11341)"),
+    "eog-contains-marker": CodeInfo(E, "a marker the template writes mid-conversation is end-of-generation",
+        "generation stops as soon as the model writes it (a start of turn, a tool-call opener): drop it from "
+        "the EOG set (its eos/eot/eom key) and name the turn-end token instead (llama-vocab.cpp builds the EOG "
+        "set from those ids, llama_vocab::impl::load)"),
+    "bos-missing": CodeInfo(W, "a family that needs BOS gets none",
+        "set tokenizer.ggml.add_bos_token true: without BOS Gemma's quality collapses; llama.cpp forces it "
+        "for Gemma 4 since PR #21500, other runtimes and older builds read the flag"),
+    "merges-format": CodeInfo(E, "BPE merges missing or not 'left right' strings",
+        "llama.cpp needs tokenizer.ggml.merges as an array of 'left right' strings ('cannot find tokenizer "
+        "merges', llama.cpp #9692): re-convert with a current convert_hf_to_gguf.py, or join pairs with tui-tok fix"),
 }
 
 
@@ -115,6 +134,8 @@ class Finding:
     """1-based line of the template in ``key``."""
     context: str = ""
     """Extra lines for a detail view (template source around ``line``, example tokens)."""
+    fix: Edit | None = None
+    """The metadata edit that repairs it (``tui-tok fix``), None when no edit can (``fixes.py``)."""
 
     def as_json(self) -> dict[str, Any]:
         """The JSON object ``tui-tok lint --json`` prints (no None fields)."""
@@ -126,12 +147,24 @@ class Finding:
                 out[name] = value
         if self.context:
             out["context"] = self.context
+        out["fix"] = None if self.fix is None else self.fix.as_json()
         return out
+
+
+def sentence(text: str) -> str:
+    """``text`` ending in one full stop: an error quoted at the end of a message may have its own
+    (jinja2's "... is unsafe.").
+
+    >>> sentence("is unsafe."), sentence("no end")
+    ('is unsafe.', 'no end.')
+    """
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def finding(code: str, message: str, *, hint: str | None = None, key: str | None = None,
             token_id: int | None = None, line: int | None = None, context: str = "",
-            severity: Severity | None = None) -> Finding:  # fmt: skip
+            severity: Severity | None = None, fix: Edit | None = None) -> Finding:  # fmt: skip
     """A ``Finding`` of ``code`` with (unless given) the code's severity and hint."""
     info = CODES[code]
-    return Finding(code, info.severity if severity is None else severity, message, hint or info.hint, key, token_id, line, context)
+    return Finding(code, info.severity if severity is None else severity, message, hint or info.hint, key, token_id, line,
+                   context, fix)

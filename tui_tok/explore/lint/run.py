@@ -12,18 +12,23 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tui_tok.explore.lint.checks_fixable import (
+    check_bos_missing, check_eog_markers, check_merges_format, check_pre_default,
+)  # fmt: skip
 from tui_tok.explore.lint.checks_metadata import check_model, check_special_ids, check_vocab_size
 from tui_tok.explore.lint.checks_reach import check_reachable
 from tui_tok.explore.lint.checks_template import check_templates
 from tui_tok.explore.lint.checks_vocab import check_model_fit, check_texts, check_types, check_user_defined_whitespace
 from tui_tok.explore.lint.context import UNSET, LintContext, shapes_of
 from tui_tok.explore.lint.finding import Finding, Severity
+from tui_tok.explore.lint.fixes import with_fixes
 
 CHECKS: tuple[Callable[[LintContext], Iterator[Finding]], ...] = (
     check_model, check_special_ids, check_vocab_size,  # metadata and ids
     check_texts, check_types, check_model_fit, check_user_defined_whitespace,  # vocabulary tokens
     check_templates,  # chat templates (tokenizer when it loads)
     check_reachable,  # reachability (tokenizer for ignore_merges vocabularies)
+    check_pre_default, check_merges_format, check_bos_missing, check_eog_markers,  # with their fixes
 )  # fmt: skip
 
 
@@ -69,6 +74,7 @@ def lint(metadata: Mapping[str, Any], *, tensors: Any = (), tokenizer: Any = UNS
             found.extend(check(ctx))
         except Exception as exc:  # a bug in a check: keep the others' findings
             internal.append(f"{check.__name__}: {type(exc).__name__}: {exc}")
+    found = with_fixes(ctx, found)
     found.sort(key=lambda f: -f.severity)
     return LintReport(tuple(found), ctx.load_error, tuple(internal))
 

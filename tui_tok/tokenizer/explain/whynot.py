@@ -6,12 +6,15 @@ split is pieces joined by ``|`` that occur contiguously in the chunk; an expecte
 token text or id. The answer names, per family:
 
 - BPE / SPM: each proposed cut the merges erased, with the merge that crossed it and its rank
-  (score), and for a proposed piece that is a token the merges that would build it and why
-  they came too late (or that none exists);
+  (score), and for a proposed piece that is a token what the chunk's own merge trace did to it:
+  built at step n and then absorbed into a longer symbol at step m, or never built (a merge
+  joined across its edge first, or no merge joins its parts);
 - UGM: the total score of the best path through the proposal against the best path's: the
   difference (Viterbi keeps the highest total);
-- WPM / RWKV: at the first proposed piece that differs, the longer match the greedy took;
-- any family: a proposed piece that is no token, or a token whose text does not occur.
+- WPM / RWKV: at the first proposed piece that differs, the longer match the greedy took (WPM:
+  or the byte no token starts at, which makes the whole word [UNK]);
+- any family: a proposed piece that is no token, or a token whose text does not occur; a
+  split with an empty piece ("|", "a||b") is one message.
 """
 
 from __future__ import annotations
@@ -32,6 +35,30 @@ class WhyNot:
     reasons: tuple[str, ...] = ()
 
 
+def split_pieces(split: str) -> list[str]:
+    r"""The pieces of a proposed split: ``Hel|lo`` is ``Hel``, ``lo``; ``\|`` is a bar and ``\\`` a
+    backslash inside a piece (any other backslash is itself).
+
+    >>> split_pieces("Hel|lo"), split_pieces("a\\||b"), split_pieces("|"), split_pieces("\\\\|x")
+    (['Hel', 'lo'], ['a|', 'b'], ['', ''], ['\\', 'x'])
+    """
+    pieces, piece, i = [], [], 0
+    while i < len(split):
+        c = split[i]
+        if c == "\\" and i + 1 < len(split) and split[i + 1] in "|\\":
+            piece.append(split[i + 1])
+            i += 2
+            continue
+        if c == "|":
+            pieces.append("".join(piece))
+            piece = []
+        else:
+            piece.append(c)
+        i += 1
+    pieces.append("".join(piece))
+    return pieces
+
+
 def spell(tok, text: str) -> str:  # noqa: ANN001
     """Plain text in the model's spelling of chunks (what ``Chunk.text`` holds)."""
     v = tok.vocab
@@ -45,8 +72,14 @@ def spell(tok, text: str) -> str:  # noqa: ANN001
 
 
 def why_not(tok, expl: Explanation, chunk: Chunk, *, split: str | None = None, token: str | int | None = None) -> WhyNot:  # noqa: ANN001
-    """Why the engine did not cut ``chunk`` as ``split`` ("Hel|lo") or emit ``token``."""
+    """Why the engine did not cut ``chunk`` as ``split`` ("Hel|lo") or emit ``token``.
+
+    A bar inside a piece is written ``\\|`` (a backslash ``\\\\``); a split that is itself the text of a token in the
+    chunk (``<|im_start|>``, ``||``) asks about that token."""
     v = tok.vocab
+    if token is None and split is not None and "|" in split and split in v.token_to_id and split in chunk.text:
+        token, split = split, None
+    pieces: list[str] | None = None
     if token is not None:
         if isinstance(token, int) or (isinstance(token, str) and token.isdigit() and token not in v.token_to_id):
             tid = int(token)
@@ -62,10 +95,13 @@ def why_not(tok, expl: Explanation, chunk: Chunk, *, split: str | None = None, t
         if text not in chunk.text:
             where = "this text" if text not in "".join(c.text for f in expl.fragments for c in f.chunks) else "this chunk"
             return WhyNot(f"{text!r} cannot come from {where}: its text does not occur in it", (f"the chunk reads {chunk.text!r}",))
-        split = text
-    if not split:
+        pieces = [text]
+    elif not split:
         return WhyNot("nothing proposed")
-    pieces = [p for p in split.split("|")]
+    else:
+        pieces = split_pieces(split)
+    if not all(pieces):
+        return WhyNot(f"{split!r} has an empty piece: write the pieces between the bars, as in Hel|lo")
     joined = "".join(pieces)
     at = chunk.text.find(joined)
     if at < 0 and chunk.text.find(spell(tok, joined)) >= 0:
@@ -86,7 +122,7 @@ def why_not(tok, expl: Explanation, chunk: Chunk, *, split: str | None = None, t
     if fam == "ugm" and isinstance(chunk.detail, UgmDetail):
         return _ugm(tok, chunk.detail, cuts, reasons)
     if fam in ("wpm", "rwkv"):
-        return _greedy(chunk, cuts, reasons)
+        return _greedy(chunk, cuts, reasons, expl.text if fam == "rwkv" else None)
     return WhyNot("the engine's path differs" if reasons else "no explanation for this family", tuple(reasons))
 
 
@@ -99,51 +135,103 @@ def _final_cuts(chunk: Chunk) -> set[int]:
     return out
 
 
-def _merges(tok, chunk: Chunk, cuts, reasons: list[str], fam: str) -> WhyNot:  # noqa: ANN001
-    """Which merge erased each proposed cut, and when the proposed tokens could have formed."""
-    key = "rank" if fam == "bpe" else "score"
-    erased: dict[int, tuple[int, str, str, float]] = {}  # char offset -> (step no, left, right, rank/score)
-    row = list(chunk.symbols)
-    starts = [0]
-    for s in row:
-        starts.append(starts[-1] + len(s))
-    for n, step in enumerate(chunk.steps):
+@dataclass(frozen=True, slots=True)
+class _Life:
+    """What the merge loop did to one span of the chunk: built at ``built`` (0: an initial
+    symbol, -1: never), absorbed by ``absorbed`` (-1: a final symbol), or, never built, cut
+    through by ``crossed`` while its parts were ``parts``."""
+
+    built: int = -1
+    absorbed: int = -1
+    into: str = ""
+    crossed: int = -1
+    parts: tuple[str, ...] = ()
+    edge: str = ""
+
+
+def _life(chunk: Chunk, a: int, b: int) -> _Life:
+    """Replays the chunk's own merge trace (``Chunk.steps``, numbered as the views number
+    them) over symbol spans to see whether ``[a, b)`` was ever one symbol."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for sym in chunk.symbols:
+        spans.append((pos, pos + len(sym)))
+        pos += len(sym)
+    built = 0 if (a, b) in spans else -1
+    for n, step in enumerate(chunk.steps, 1):
         if step.kind != "merge":
             continue
-        cut = starts[step.at + 1]
-        erased.setdefault(cut, (n + 1, step.left, step.right, step.rank if fam == "bpe" else step.score))
+        left, right = spans[step.at], spans[step.at + 1]
+        new = (left[0], right[1])
+        if built >= 0 and (a, b) in (left, right):
+            return _Life(built, n, chunk.text[new[0] : new[1]])
+        if built < 0 and (new[0] < a < new[1] or new[0] < b < new[1]):
+            parts = tuple(chunk.text[max(x, a) : min(y, b)] for x, y in spans if x < b and y > a)
+            return _Life(crossed=n, parts=parts, edge="start" if new[0] < a < new[1] else "end")
+        spans[step.at : step.at + 2] = [new]
+        if new == (a, b):
+            built = n
+    if built >= 0:
+        return _Life(built)
+    return _Life(parts=tuple(chunk.text[x:y] for x, y in spans if x < b and y > a))
+
+
+def _merges(tok, chunk: Chunk, cuts, reasons: list[str], fam: str) -> WhyNot:  # noqa: ANN001
+    """Which merge erased each proposed cut, and what became of each proposed token: built
+    then absorbed into a longer symbol, or never built (a merge cut through it first, or no
+    merge joins its parts)."""
+    key = "rank" if fam == "bpe" else "score"
+
+    def merge(n: int) -> str:
+        step = chunk.steps[n - 1]
+        return f"step {n} ({step.left!r} + {step.right!r}, {key} {step.rank if fam == 'bpe' else step.score:g})"
+
+    erased: dict[int, int] = {}  # char offset -> the step that erased the cut there
+    starts = [0]
+    for s in chunk.symbols:
+        starts.append(starts[-1] + len(s))
+    for n, step in enumerate(chunk.steps, 1):
+        if step.kind != "merge":
+            continue
+        erased.setdefault(starts[step.at + 1], n)
         del starts[step.at + 1]
+    told: set[int] = set()  # steps a piece's story names already (an edge cut need not repeat them)
+    stories = []
+    finals = _final_cuts(chunk)
+    for a, b, p in cuts:
+        if p not in tok.vocab.token_to_id:
+            continue
+        life = _life(chunk, a, b)
+        if life.built >= 0 and life.absorbed < 0:
+            continue  # a final symbol: the engine's own piece
+        if life.built >= 0:
+            how = "was an initial symbol" if life.built == 0 else f"was built at {merge(life.built)}"
+            stories.append(f"{p!r} {how}, then absorbed into {life.into!r} by {merge(life.absorbed)}")
+            told.add(life.absorbed)
+        elif life.crossed > 0:
+            stories.append(f"{p!r} was never built: {merge(life.crossed)} joined across its {life.edge} while it was still "
+                           + " ".join(repr(x) for x in life.parts))  # fmt: skip
+            told.add(life.crossed)
+        else:
+            never = "" if fam != "bpe" or _bpe_builds(tok, p) else "; no merge of this vocab produces it"
+            stories.append(f"{p!r} was never built: its parts stayed " + " ".join(repr(x) for x in life.parts)
+                           + f" (no merge joins neighbouring parts){never}")  # fmt: skip
     inner = {a for a, _, _ in cuts[1:]}
     edges = {cuts[0][0], cuts[-1][1]}
-    finals = _final_cuts(chunk)
     for c in sorted(inner | edges):
-        if c in erased and c not in finals:
-            n, left, right, r = erased[c]
-            reasons.append(f"your cut at {c} was erased by step {n}: {left!r} + {right!r} ({key} {r:g})")
-    spans = set()
-    pos = 0
-    for sym in chunk.final:
-        spans.add((pos, pos + len(sym)))
-        pos += len(sym)
-    for a, b, p in cuts:
-        if p in tok.vocab.token_to_id and (a, b) not in spans:
-            reasons.append(_build_reason(tok, chunk, p, fam))
+        if c in erased and c not in finals and (c in inner or erased[c] not in told):
+            reasons.append(f"your cut at {c} was erased by {merge(erased[c])}")
+    reasons += stories
     wrong = [c for c in sorted(inner | edges) if c not in finals]
-    verdict = "the engine made this split" if not wrong and not any(a < c < b for a, b, _ in cuts for c in finals) else (
-        "the merges went another way: " + (f"{key} order decided" if fam == "bpe" else "higher scores merged first"))
-    return WhyNot(verdict, tuple(reasons))
+    if not wrong and not any(a < c < b for a, b, _ in cuts for c in finals):
+        return WhyNot("the engine made this split", tuple(reasons))
+    return WhyNot("the merges went another way: " + ("lowest rank first" if fam == "bpe" else "highest score first"), tuple(reasons))
 
 
-def _build_reason(tok, chunk: Chunk, piece: str, fam: str) -> str:  # noqa: ANN001
-    if fam == "bpe":
-        ranks = tok.encoder.merge_ranks()
-        ways = sorted((ranks[k], k) for k in (piece[:i] + " " + piece[i:] for i in range(1, len(piece))) if k in ranks)
-        if not ways:
-            return f"{piece!r} is a token but no merge builds it: BPE can only reach it as a whole-word token"
-        r, k = ways[0]
-        return f"{piece!r} would need merge {k!r} (rank {r}); lower ranks merged its parts elsewhere first"
-    score = float(tok.vocab.scores[tok.vocab.token_to_id[piece]])
-    return f"{piece!r} is a token (score {score:g}); pairs with higher scores merged its parts elsewhere first"
+def _bpe_builds(tok, piece: str) -> bool:  # noqa: ANN001
+    """Whether some merge of the vocab yields ``piece`` (else only a whole-word shortcut can)."""
+    ranks = tok.encoder.merge_ranks()
+    return any(piece[:i] + " " + piece[i:] in ranks for i in range(1, len(piece)))
 
 
 def _ugm(tok, d: UgmDetail, cuts, reasons: list[str]) -> WhyNot:  # noqa: ANN001
@@ -155,12 +243,15 @@ def _ugm(tok, d: UgmDetail, cuts, reasons: list[str]) -> WhyNot:  # noqa: ANN001
         if back[b] > -DBL_MAX and back[b] + w > back[a]:
             back[a] = back[b] + w
     tables = tok.encoder.tables
+    unknown = {e[0]: e[3] for e in d.edges if e[2] == d.unk_id and e[1] == e[0] + 1}  # position -> its unk edge's score
     total = d.best[cuts[0][0]]
     for a, b, p in cuts:
         tid = tables.ids.get(p)
         if tid is None or not tables.in_trie[tid]:
-            if len(p) == 1 and not any(e[0] == a and e[1] == b and e[2] != d.unk_id for e in d.edges):
-                total += tables.unk_score
+            if all(i in unknown for i in range(a, b)):  # a run of unknown characters: llama.cpp emits one [UNK]
+                total += sum(unknown[i] for i in range(a, b))
+                reasons.append(f"{p!r}: unknown ({b - a} character{'s' * (b - a != 1)} of score {unknown[a]:.4f}; "
+                               "a run of them is one unknown token)")  # fmt: skip
                 continue
             reasons.append(f"{p!r} is not a token the search can use")
             return WhyNot("the proposal cannot be a path of the lattice", tuple(reasons))
@@ -174,16 +265,25 @@ def _ugm(tok, d: UgmDetail, cuts, reasons: list[str]) -> WhyNot:  # noqa: ANN001
     return WhyNot(f"Viterbi keeps the higher total: yours is {best - total:.4f} lower", tuple(reasons))
 
 
-def _greedy(chunk: Chunk, cuts, reasons: list[str]) -> WhyNot:  # noqa: ANN001
-    """The first proposed piece the greedy longest match did not take, and what it took."""
+def _greedy(chunk: Chunk, cuts, reasons: list[str], data: bytes | None) -> WhyNot:  # noqa: ANN001
+    """The first proposed piece the greedy longest match did not take, and what it took.
+
+    WPM matches are spelled as the ``▁``-word is (``chunk.text``); RWKV tokens are stored escaped
+    (``\\n``), so their spans come from the input bytes they cover (``data``: the whole text)."""
     matches = [s for s in chunk.steps if s.kind == "match"]
     pos = 0
     spans = []
     for s in matches:
+        if data is not None:  # characters of chunk.text before the step's bytes, and within them
+            a = len(data[chunk.start : s.start].decode("utf-8", "replace"))
+            text = data[s.start : s.end].decode("utf-8", "replace")
+            spans.append((a, a + len(text), text))
+            continue
         spans.append((pos, pos + len(s.token), s.token))
         pos += len(s.token)
-    if chunk.steps and chunk.steps[0].kind == "word":  # WPM: offsets in the ▁-word, which is chunk.text
-        pass
+    unknown = next((s for s in chunk.steps if s.kind == "unknown"), None)
+    if unknown is not None:  # WPM: llama.cpp gives up on the word at the first byte no token starts
+        return WhyNot(f"no token starts at byte {unknown.at} of {chunk.text!r}, so the whole word is [UNK]", tuple(reasons))
     taken = {a: (b, t) for a, b, t in spans}
     for a, b, p in cuts:
         if a in taken and taken[a][0] != b:

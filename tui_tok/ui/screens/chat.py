@@ -11,7 +11,6 @@ shows its line, column and the source around it. Ctrl+S shows the template sourc
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -291,10 +290,12 @@ class ChatScreen(ViewScreen):
 def _tools(text: str) -> list[Any] | None:
     if not text.strip():
         return None
+    from tui_tok.json_input import JSONInputError, load_json
+
     try:
-        tools = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ChatInputError(f"tools: not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        tools = load_json(text)
+    except JSONInputError as exc:
+        raise ChatInputError(f"tools: {exc}") from None
     if not isinstance(tools, list):
         raise ChatInputError("tools: expected a JSON list")
     return tools

@@ -1,6 +1,7 @@
 """The diagnostics view: the lint findings of the open file, worst first, with the highlighted one's
 message, hint and context; Enter jumps to its template line or metadata key (metadata view) or its
-token (vocabulary view), ``k`` to its metadata key.
+token (vocabulary view), ``k`` to its metadata key, ctrl+e ("Fix…") shows the finding's fix and writes
+a repaired copy (``fix_dialog.py``).
 
 The findings come from the app's lint worker (``TuiTokApp.lint_report``); this screen only shows them.
 """
@@ -31,6 +32,7 @@ class DiagnosticsScreen(ViewScreen):
     BINDINGS = [
         Binding("enter", "jump", "Go to", show=True),
         Binding("k", "jump_key", "Metadata key"),
+        Binding("ctrl+e", "fix", "Fix…", show=True),
     ]
 
     def __init__(self) -> None:
@@ -92,6 +94,12 @@ class DiagnosticsScreen(ViewScreen):
                              f.token_id is not None and f"token {f.token_id}") if w]  # fmt: skip
         if where:
             text.append("\n" + visible(", ".join(where)) + "  (enter: go to it)\n", style="dim")
+        if f.fix is not None:
+            from tui_tok.explore.fix.edits import describe
+
+            text.append("\nfix: ", style="bold")
+            text.append(visible(describe(self.session.gguf, f.fix)))
+            text.append("  (ctrl+e: Fix…)\n", style="dim")
         if f.context:
             text.append("\n" + visible(f.context, lines=True), style="italic")
         detail.update(text)
@@ -115,5 +123,18 @@ class DiagnosticsScreen(ViewScreen):
         elif f.key is not None and f.key in self.session.gguf.fields:
             self.tui.show_key_in_metadata(f.key, f.line)
 
+    def action_fix(self) -> None:
+        """Show the highlighted finding's fix and offer to write the repaired copy."""
+        f = self.current()
+        if f is None:
+            return
+        if f.fix is None:
+            self.notify(f"no metadata edit repairs {f.code}: see its hint", severity="warning")
+            return
+        from tui_tok.ui.screens.fix_dialog import FixDialog
+
+        self.app.push_screen(FixDialog(self.session.gguf, f, [f.fix]))
+
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Go to the finding's target", "enter", self.action_jump)
+        yield SystemCommand("Fix… the finding: write a repaired copy", "ctrl+e", self.action_fix)

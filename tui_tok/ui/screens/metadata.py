@@ -24,12 +24,16 @@ class MetadataScreen(ViewScreen):
     """Browse GGUF metadata."""
 
     VIEW = "Metadata"
+    # priority: the focus moves before the app hands on the next keys of a burst (ctrl+f ctrl+u text)
     BINDINGS = [
-        Binding("ctrl+f", "focus_search", "Search"),
-        Binding("ctrl+l", "focus_table", "Table"),
+        Binding("ctrl+f", "focus_search", "Search", priority=True),
+        Binding("ctrl+l", "focus_table", "Table", priority=True),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     """Below 100 columns the value pane goes under the table (beside it, it hid the value column)."""
+    SEARCH_BOX = "meta-search"
+    TYPED_FROM = frozenset({"meta-table", "meta-detail"})
+    """What is typed on the table or the value goes to the filter box (``widgets/search_box.py``)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -131,10 +135,10 @@ class MetadataScreen(ViewScreen):
         table.focus()
 
     def action_focus_search(self) -> None:
-        self.query_one("#meta-search", Input).focus()
+        self.set_focus(self.query_one("#meta-search", Input))  # at once (Widget.focus waits a turn)
 
     def action_focus_table(self) -> None:
-        self.query_one("#meta-table", DataTable).focus()
+        self.set_focus(self.query_one("#meta-table", DataTable))
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Filter metadata", "ctrl+f", self.action_focus_search)

@@ -4,7 +4,7 @@ Each command asks for a path in a small modal (``PathPrompt``: Enter confirms, E
 the last path of each kind is offered again), does its work and says what it did in a
 notification; a file that cannot be read or written is one warning line, never a traceback.
 The keys (alt+letter, priority bindings of the app, so they also work inside text boxes) and
-the palette commands are listed in ``DATA_COMMANDS``.
+the palette commands are listed in ``ui/data_keys.py``.
 """
 
 from __future__ import annotations
@@ -26,27 +26,13 @@ from tui_tok.explore import session_file
 from tui_tok.explore.copy_forms import bytes_of, text_of, token_records
 from tui_tok.explore.visible import visible
 from tui_tok.ui import session_io
+from tui_tok.ui.data_keys import DATA_COMMANDS
 
 MAX_TEXT_BYTES = 256 * 1024 * 1024
 """A larger text file is refused unread (the explorer is built for texts up to a few tens of MB)."""
 
-DATA_COMMANDS = (
-    ("alt+s", "save_session", "Save session…", "Write the text, toggles, conversation and compare target to a JSON file"),
-    ("alt+l", "load_session", "Load session…", "Reopen a saved session (text, toggles, conversation)"),
-    ("alt+o", "open_text", "Open text file…", "Load a file's exact bytes into the Tokenize view"),
-    ("alt+w", "save_text", "Save text…", "Write the Tokenize view's text to a file, byte for byte"),
-    ("alt+e", "export_tokens", "Export tokens (JSONL)…", 'One {"id", "piece", "start", "end"} line per token, byte offsets'),
-    ("alt+p", "export_prompt", "Export chat prompt…", 'The rendered chat prompt as {"text", "ids"} JSON'),
-)
-"""(key, action, palette title, help) of each file command."""
-
 DEFAULTS = {"save_session": "tui-tok-session.json", "load_session": "tui-tok-session.json", "open_text": "",
             "save_text": "text.txt", "export_tokens": "tokens.jsonl", "export_prompt": "chat-prompt.json"}  # fmt: skip
-
-BINDINGS = [Binding(key, f"data('{action}')", title.rstrip("…"), show=False, priority=True)
-            for key, action, title, _help in DATA_COMMANDS]  # fmt: skip
-"""The app's bindings for the file commands."""
-
 
 class PathPrompt(ModalScreen[str | None]):
     """Ask for a file path: Enter gives it, Escape gives None."""

@@ -91,6 +91,8 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
     show_whitespace: reactive[bool] = reactive(True, init=False)
     show_pieces: reactive[bool] = reactive(False, init=False)
     show_cuts: reactive[bool] = reactive(False, init=False)
+    keep_cr: reactive[bool] = reactive(False, init=False)
+    """The app's ``keep_cr_in_pastes``, with a check box here."""
 
     @dataclass
     class Tokenized(Message):
@@ -139,6 +141,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         self.count_shown_at = 0.0
         """perf_counter() when the last exact count was shown (a long text's comes before its colours)."""
         self._counted_generation = -1
+        self.set_reactive(TokenizeScreen.keep_cr, self.tui.keep_cr_in_pastes)
 
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
@@ -158,6 +161,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
                 yield Checkbox("show whitespace  ^O", self.show_whitespace, id="cb-show_whitespace")
                 yield Checkbox("pieces, not ids  ^G", self.show_pieces, id="cb-show_pieces")
                 yield Checkbox("chunk cuts  ^R", self.show_cuts, id="cb-show_cuts")
+                yield Checkbox("keep CR in pastes", self.keep_cr, id="cb-keep_cr")
         yield Footer()
 
     @property
@@ -217,6 +221,10 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
             self.cuts.off()
         elif (tok := self.tui.tokenizer) is not None:  # (else: once it is built, by retokenize)
             self.cuts.request(tok, self.query_one("#tok-input", TextArea).text, self.parse_special, at_once=True)
+
+    def watch_keep_cr(self, value: bool) -> None:
+        self._sync_checkbox("keep_cr", value)
+        self.tui.keep_cr_in_pastes = value
 
     def on_cuts_ready(self, message: CutsReady) -> None:
         self.cuts.arrived(message)
@@ -401,7 +409,8 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         )
         summary = text_stats(layout.text, n_tokens=layout.n_tokens, n_bytes=layout.n_bytes).summary()
         timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
-        note = "provisional (line by line) · " if message.provisional else ""
+        pasted = self.query_one("#tok-input", Editor).paste_note  # "3 line breaks pasted as LF"
+        note = (f"{pasted} · " if pasted else "") + ("provisional (line by line) · " if message.provisional else "")
         stats.show(note + summary + timing)
         stats.set_class(message.provisional, "-provisional")
         self.showing_provisional = message.provisional
@@ -482,4 +491,5 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         yield SystemCommand("Toggle visible whitespace", "ctrl+o", lambda: self.action_toggle("show_whitespace"))
         yield SystemCommand("Toggle ids / pieces", "ctrl+g", lambda: self.action_toggle("show_pieces"))
         yield SystemCommand("Toggle chunk cuts (pre-tokenizer)", "ctrl+r", lambda: self.action_toggle("show_cuts"))
+        yield SystemCommand("Toggle keep CR in pastes", "a pasted CR stays CR, not LF", lambda: self.action_toggle("keep_cr"))
         yield SystemCommand("Show selected token in vocabulary", "ctrl+n", self.action_open_in_vocab)

@@ -39,13 +39,17 @@ class VocabScreen(ViewScreen):
     """Browse and search the vocabulary."""
 
     VIEW = "Vocabulary"
+    # priority: the focus moves before the app hands on the next keys of a burst (ctrl+f ctrl+u text)
     BINDINGS = [
-        Binding("ctrl+f", "focus_search", "Search"),
-        Binding("ctrl+l", "focus_table", "Table"),
+        Binding("ctrl+f", "focus_search", "Search", priority=True),
+        Binding("ctrl+l", "focus_table", "Table", priority=True),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     """Below 100 columns the token panel goes under the table (beside it, it hid the rank and
     bytes columns)."""
+    SEARCH_BOX = "vocab-search"
+    TYPED_FROM = frozenset({"vocab-table"})
+    """What is typed on the table goes to the search box (``widgets/search_box.py``)."""
 
     @dataclass
     class Searched(Message):
@@ -67,7 +71,7 @@ class VocabScreen(ViewScreen):
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
         with Horizontal(id="vocab-bar"):
-            yield SearchBox(placeholder="search: text, /regex/, #id", id="vocab-search")
+            yield SearchBox(placeholder="text, /regex/ (both on decoded text), #id", id="vocab-search")
             yield Select(TYPE_OPTIONS, prompt="any type", id="vocab-type", allow_blank=True)
         with Horizontal(id="vocab-main"):
             with Vertical(id="vocab-left"):
@@ -80,7 +84,8 @@ class VocabScreen(ViewScreen):
     def on_mount(self) -> None:
         self.query_one("#vocab-details", TokenDetails).border_title = "Token"
         self.watch(self.app, "vocab_index", self._index_changed)
-        self.query_one("#vocab-search", Input).focus()
+        # the table, as in the metadata view: arrows move it, and typing searches anyway
+        self.query_one("#vocab-table", VocabTable).focus()
 
     def on_screen_resume(self) -> None:
         token_id = self.tui.pending_vocab_token
@@ -163,7 +168,7 @@ class VocabScreen(ViewScreen):
     @on(VocabTable.Resized)
     def _update_header(self) -> None:
         table = self.query_one("#vocab-table", VocabTable)
-        header = header_text(value_label=table.value_label, piece_width=table.piece_width)
+        header = header_text(value_label=table.value_label, piece_width=table.piece_width, text_width=table.text_width)
         if header != self._header:  # Static.update costs a layout pass: only when it changes
             self._header = header
             self.query_one("#vocab-header", Static).update(Text(header))
@@ -184,10 +189,10 @@ class VocabScreen(ViewScreen):
         self.query_one("#vocab-details", TokenDetails).show_rows(rows)
 
     def action_focus_search(self) -> None:
-        self.query_one("#vocab-search", Input).focus()
+        self.set_focus(self.query_one("#vocab-search", Input))  # at once (Widget.focus waits a turn)
 
     def action_focus_table(self) -> None:
-        self.query_one("#vocab-table", VocabTable).focus()
+        self.set_focus(self.query_one("#vocab-table", VocabTable))
 
     @on(Input.Submitted, "#vocab-search")
     def _submitted(self) -> None:

@@ -27,11 +27,14 @@ asked for outside an edit (focus, scrolling, resizing, styles) stay whole. Leave
 syntax highlighting and placeholders: with a language or an empty text rows are drawn as
 TextArea draws them, uncached, and an edit repaints everything.
 
+A bracketed paste (``events.Paste``) has its line breaks made LF: the terminal sends a pasted
+newline as CR (``paste_newlines``); ``paste_note`` says how many, and the app's
+``keep_cr_in_pastes`` toggle keeps them. Exact bytes with CR come from ``--text FILE``.
 A paste of more than ``PASTE_SLICE`` characters is inserted in slices, one per turn of the
 event loop, so the screen keeps drawing (a 10 MB paste in one edit held the UI thread for
 ~0.3 s); it stays one undo step, and ``on_edit`` is called once, after the last slice.
 
-Its document is an ``ExactDocument``: the text is what was typed or pasted, byte for byte
+Its document is an ``ExactDocument``: the text is what was typed, loaded or pasted, byte for byte
 (TextArea's own document turns CR, VT, U+2028 ... into LF), drawn one cell per character.
 Every key that carries a character types it, also characters Python calls unprintable (ZWJ,
 ZWSP, soft hyphen, BOM, LRM, NBSP ...: TextArea dropped them), and Tab types a tab; only
@@ -52,6 +55,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 from textual.widgets.text_area import Document, DocumentBase, Edit, EditResult, Location, Selection, WrappedDocument
 
+from tui_tok.explore.counts import counted
 from tui_tok.ui.widgets.char_wrap import AdaptiveWrappedDocument
 from tui_tok.ui.widgets.exact_document import ExactDocument
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
@@ -87,9 +91,13 @@ class Editor(TextArea, inherit_bindings=False):
         **kwargs: object,
     ) -> None:
         kwargs.setdefault("tab_behavior", "indent")
-        self._loading = text  # TextArea.__init__ builds a Document of it: swapped for an ExactDocument
-        super().__init__(text, **kwargs)  # type: ignore[arg-type]
+        # TextArea.__init__ builds and wraps a Document of its text with Textual's wrapper:
+        # given none, and the text is set by _set_document below (a 10 MB --text took seconds)
+        self._loading = ""
+        super().__init__("", **kwargs)  # type: ignore[arg-type]
         self._loading = None
+        if text:
+            self._set_document(text, self.language)
         self.indent_type = "tabs"  # Tab types a tab: tokenizers see tabs, not 4 spaces
         self.on_edit = on_edit
         """Called inside each edit, as soon as the document has changed."""
@@ -105,6 +113,10 @@ class Editor(TextArea, inherit_bindings=False):
 
     _pasting = False
     """A long paste is being inserted slice by slice (``on_edit`` waits for the last one)."""
+    _in_paste = False
+    """A bracketed paste is being inserted."""
+    paste_note = ""
+    """What the last edit, a paste, changed (``3 line breaks pasted as LF``); empty otherwise."""
 
     def post_message(self, message: Message) -> bool:
         posted = super().post_message(message)
@@ -115,12 +127,28 @@ class Editor(TextArea, inherit_bindings=False):
         return posted
 
     async def _on_paste(self, event: events.Paste) -> None:
-        """A paste longer than ``PASTE_SLICE`` characters goes in slice by slice, the UI running
-        between them, as one undo step; the text is reported changed once, at the end."""
-        text = event.text
-        if self.read_only or len(text) <= PASTE_SLICE:
-            return  # TextArea's own handler (Textual calls each class's) inserts it
-        event.prevent_default()
+        """A bracketed paste: its line breaks made LF (unless the app keeps CR in pastes), the
+        note set; a paste longer than ``PASTE_SLICE`` characters goes in slice by slice, the UI
+        running between them, as one undo step; the text is reported changed once, at the end."""
+        event.prevent_default()  # TextArea's own handler would insert the text as it came
+        if self.read_only:
+            return
+        text, converted = event.text, 0
+        if not getattr(self.app, "keep_cr_in_pastes", False):
+            text, converted = paste_newlines(text)
+        self._in_paste = True
+        self.paste_note = f"{counted(converted, 'line break')} pasted as LF" if converted else ""
+        try:
+            if len(text) <= PASTE_SLICE:
+                if result := self._replace_via_keyboard(text, *self.selection):
+                    self.move_cursor(result.end_location)
+                    self.focus()
+                return
+            await self._paste_sliced(text)
+        finally:
+            self._in_paste = False
+
+    async def _paste_sliced(self, text: str) -> None:
         step = max(PASTE_SLICE, -(-len(text) // 40))  # at most 40 slices: the undo stack keeps 50 batches
         history = self.history
         before = len(history._undo_stack)  # noqa: SLF001 - merged into one batch below
@@ -147,6 +175,8 @@ class Editor(TextArea, inherit_bindings=False):
         self.focus()
 
     def edit(self, edit: Edit) -> EditResult:
+        if not self._in_paste:
+            self.paste_note = ""  # the note is about the last edit only
         self._editing += 1
         try:
             return super().edit(edit)
@@ -190,11 +220,19 @@ class Editor(TextArea, inherit_bindings=False):
     """The text ``_set_document`` is loading (its ``Document`` is swapped for an ``ExactDocument``)."""
 
     def _set_document(self, text: str, language: str | None) -> None:
-        self._loading = text
+        # TextArea wraps the Document it builds with Textual's own wrapper, in Python, tab widths
+        # line by line (measured: ~10 s for a 10 MB --text, twice, before the first paint of the
+        # views): it gets an empty text, and the ExactDocument is wrapped by the setter below
+        # (numpy, char_wrap), at the width TextArea wraps at
+        self._loading = ""
         try:
-            super()._set_document(text, language)
+            super()._set_document("", language)
         finally:
             self._loading = None
+        if text:
+            self.__dict__["document"] = ExactDocument(text)
+            self.wrapped_document = self.wrapped_document  # the setter re-wraps for the new document
+            self._rewrap_and_refresh_virtual_size()
 
     @property
     def document(self) -> DocumentBase:
@@ -327,6 +365,19 @@ class Editor(TextArea, inherit_bindings=False):
             (start, end) if start != end and top[0] <= line_index <= bottom[0] else None,
             bracket if bracket is not None and bracket[0] == line_index else None,
         )
+
+
+def paste_newlines(text: str) -> tuple[str, int]:
+    """``text`` with CR LF and lone CR made LF, and how many line breaks that was.
+
+    Terminals send a pasted newline as CR (xterm, VTE, tmux without ``-r``; a Windows clipboard:
+    CR LF): that CR is the terminal's newline, not the text's, and kept it gave another text
+    (a pasted 6-line function: 32 tokens where the file gives 28). Editors do the same.
+    Everything else stays as pasted."""
+    n = text.count("\r")
+    if not n:
+        return text, 0
+    return text.replace("\r\n", "\n").replace("\r", "\n"), n
 
 
 def _types(character: str | None) -> bool:

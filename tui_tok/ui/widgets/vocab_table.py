@@ -1,7 +1,8 @@
 """``VocabTable``: one row per token over a whole vocabulary (262k rows), drawing only what is visible.
 
 Textual's ``DataTable`` builds every row; this Line-API widget keeps just the array of ids
-to show and formats a row when it scrolls into view. The piece column is padded and cut by
+to show and formats a row when it scrolls into view. A byte-level vocabulary gets a ``text``
+column: what each piece decodes to (its pieces spell bytes: ``æĹ¥æľ¬`` is ``日本``). The piece column is padded and cut by
 terminal cells, not characters: ``日本の`` takes six cells, and counted as three it pushed
 the bytes column off the row.
 """
@@ -23,7 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
-from tui_tok.explore.vocab_index import VocabIndex, type_name
+from tui_tok.explore.vocab_index import BYTE_LEVEL_MODELS, VocabIndex, type_name
 from tui_tok.ui.widgets.paint_clock import PaintClock
 
 ID_W, TYPE_W, VALUE_W, BYTES_W = 8, 13, 12, 6
@@ -32,10 +33,12 @@ _TYPE_CLASS = {3: "special", 4: "special", 6: "byte", 0: "dim", 5: "dim"}
 """Stored token type -> row style (control and user-defined, byte, undefined and unused)."""
 
 
-def header_text(*, value_label: str, piece_width: int) -> str:
-    """The column titles, aligned like the rows."""
+def header_text(*, value_label: str, piece_width: int, text_width: int = 0) -> str:
+    """The column titles, aligned like the rows (``text``: what a byte-level piece decodes to)."""
+    text = f"{'text':<{text_width}}  " if text_width else ""
     return (
-        f"{'id':>{ID_W}}  {'piece':<{piece_width}}  {'type':<{TYPE_W}}  {value_label:>{VALUE_W}}  {'bytes':>{BYTES_W}}"
+        f"{'id':>{ID_W}}  {'piece':<{piece_width}}  {text}{'type':<{TYPE_W}}  {value_label:>{VALUE_W}}  "
+        f"{'bytes':>{BYTES_W}}"
     )
 
 
@@ -101,10 +104,22 @@ class VocabTable(PaintClock, ScrollView, can_focus=True):
             return "merge rank"
         return "score"
 
+    def _free_width(self) -> int:
+        # from the outer width, so the columns do not move when the scrollbar comes and goes
+        return max(8, self.size.width - 2 - (ID_W + TYPE_W + VALUE_W + BYTES_W + 8))
+
+    @property
+    def text_width(self) -> int:
+        """Width of the decoded-text column: half the piece's room in a byte-level vocabulary
+        (``æĹ¥æľ¬`` reads ``日本``), 0 (no column) otherwise."""
+        if self.index is None or self.index.model not in BYTE_LEVEL_MODELS:
+            return 0
+        return max(6, (self._free_width() - 2) // 2)
+
     @property
     def piece_width(self) -> int:
-        # from the outer width, so the column does not move when the scrollbar comes and goes
-        return max(8, self.size.width - 2 - (ID_W + TYPE_W + VALUE_W + BYTES_W + 8))
+        text = self.text_width
+        return max(6, self._free_width() - (text + 2 if text else 0))
 
     @dataclass
     class Resized(Message):
@@ -173,8 +188,10 @@ class VocabTable(PaintClock, ScrollView, can_focus=True):
             value = f"{float(index.scores[token_id]):.6g}"
         else:
             value = "-"
+        text_width = self.text_width
+        text = f"{fit_cells(index.decoded_text(token_id), text_width)}  " if text_width else ""
         return (
-            f"{token_id:>{ID_W}}  {fit_cells(index.display[token_id], self.piece_width)}  "
+            f"{token_id:>{ID_W}}  {fit_cells(index.display[token_id], self.piece_width)}  {text}"
             f"{type_name(int(index.types[token_id])):<{TYPE_W}}  "
             f"{value:>{VALUE_W}}  {int(index.byte_lengths[token_id]):>{BYTES_W}}"
         )
