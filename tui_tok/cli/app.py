@@ -137,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
         text = session.text
     from tui_tok.ui.app import run_app
 
-    return run_app(opening(model, gguf=gguf, text=text, compare=args.compare), session=session)
+    what = opening(model, gguf=gguf, text=text, compare=args.compare)
+    return run_app(what) if session is None else run_app(what, session=session)
 
 
 def opening(model: str, *, gguf: GGUFFile | None = None, text: str | Callable[[], str] | None = None,
