@@ -78,6 +78,9 @@ async def test_compare_with_sets_the_compare_model() -> None:
         screen = nxt.screen
         assert isinstance(screen, CompareScreen) and screen.diff is not None
         assert [t.id for t in screen.diff.b] == screen.tokenizer_b.encode(TEXT)
+        await pilot.press("f1")  # the Tokenize view, made after the tokenizer was built, tokenizes too
+        await settle(nxt, pilot)
+        assert list(nxt.ids) == nxt.tokenizer.encode(TEXT)  # type: ignore[union-attr]
 
 
 async def test_three_models_in_a_row_keep_the_text(tmp_path: Path) -> None:
@@ -133,3 +136,19 @@ async def test_compare_without_a_model_names_the_key() -> None:
         assert "alt+c" in shown and "--compare" in shown
         await _pick(app, pilot, "alt+c", str(PHI3))
     assert app.relaunch is not None and app.relaunch.compare is not None
+
+
+async def test_tokenize_view_made_after_the_tokenizer_tokenizes() -> None:
+    """Opened on the Compare view (a session or --compare), the Tokenize view is made once the
+    tokenizer is built: it still tokenizes its text when first shown."""
+    from tui_tok.ui.app import Opened, Opening
+
+    opening = Opening("qwen3", lambda _progress: Opened(read_gguf(QWEN3), TEXT, read_gguf(PHI3)))
+    app = TuiTokApp(opening=opening, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, CompareScreen)
+        await pilot.press("f1")
+        await settle(app, pilot)
+        assert isinstance(app.screen, TokenizeScreen)
+        assert list(app.ids) == app.tokenizer.encode(TEXT)  # type: ignore[union-attr]

@@ -189,7 +189,10 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
             self._describe(cursor)
 
     def _tokenizer_changed(self, _value: object = None) -> None:
-        self.retokenize()
+        if self.is_mounted:
+            self.retokenize()
+        else:  # made after the tokenizer was built (the app opened on the Compare view): once mounted
+            self.call_after_refresh(self.retokenize)
 
     def _shared_text_changed(self, text: str) -> None:
         """The app's text was edited elsewhere (the compare view): show it here, now or when shown."""
