@@ -40,6 +40,7 @@ from tui_tok.explore.visible import visible
 from tui_tok.ui.drop_controls import DROP_CONTROLS
 from tui_tok.ui.gc_pacing import GcPacer
 from tui_tok.ui.messages import LintDone, TokenizerLoaded, VocabIndexBuilt
+from tui_tok.ui.data_actions import DataActions
 from tui_tok.ui.data_keys import BINDINGS as DATA_BINDINGS
 from tui_tok.ui.session import Session
 from tui_tok.ui.settings import load_settings, save_setting
@@ -135,7 +136,7 @@ class LoadingScreen(Screen[None]):
         loading.update(f"loading {self.file_name}… {line}" if line else f"loading {self.file_name}…")
 
 
-class TuiTokApp(App[int]):
+class TuiTokApp(DataActions, App[int]):
     """Explore the tokenizer of one GGUF file."""
 
     CSS_PATH = "app.tcss"
@@ -384,26 +385,6 @@ class TuiTokApp(App[int]):
         else:
             self.switch_mode("explain")
 
-    def action_copy_view(self) -> None:
-        """ctrl+c: copy what the current view shows (``ui/clipboard.py``)."""
-        from tui_tok.ui.clipboard import copy_main
-
-        copy_main(self.screen)
-
-    def action_data(self, action: str) -> None:
-        """alt+s/l/o/w/e/p: ask for a path, then save, load, open or export (``ui/screens/session_io.py``)."""
-        from tui_tok.ui.screens import session_io
-
-        if self._session is not None and not isinstance(self.screen, session_io.PathPrompt):
-            session_io.run(self, action)
-
-    def action_switch_model(self, compare: bool) -> None:
-        """alt+m / alt+c: pick another model, or the one to compare with (``ui/model_switch.py``)."""
-        from tui_tok.ui.model_switch import choose_model
-
-        if self._session is not None:
-            choose_model(self, compare=compare)
-
     def show_token_in_vocab(self, token_id: int) -> None:
         """Switch to the vocabulary with ``token_id`` under the cursor."""
         self.pending_vocab_token = token_id
@@ -428,13 +409,7 @@ class TuiTokApp(App[int]):
         commands = getattr(screen, "palette_commands", None)
         if commands is not None:
             yield from commands()
-        from tui_tok.ui.clipboard import copy_commands
-        from tui_tok.ui.model_switch import palette_commands as switch_commands
-        from tui_tok.ui.screens.session_io import palette_commands
-
-        yield from copy_commands(screen)
-        yield from palette_commands(self)
-        yield from switch_commands(self)
+        yield from self.data_commands(screen)
 
 
 def _freeze_heap() -> None:

@@ -1,4 +1,5 @@
-"""The keys of the file and model commands (``ui/screens/session_io.py``, ``ui/model_switch.py``).
+"""The keys of copying and of the file and model commands (``ui/clipboard.py``,
+``ui/screens/session_io.py``, ``ui/model_switch.py``); their actions: ``ui/data_actions.py``.
 
 Here, apart from the commands, so that the app's bindings cost nothing at start-up. alt+letter
 keys are priority bindings: they also work inside text boxes (where alt+letter types nothing).
@@ -27,3 +28,4 @@ BINDINGS = [
     Binding("alt+c", "switch_model(True)", "Compare with", show=False, priority=True),
 ]  # fmt: skip
 """The app's bindings for copying, the file commands and opening models."""
+
