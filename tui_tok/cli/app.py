@@ -56,6 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--text", metavar="FILE", help="open the tokenize view on this file's exact bytes ('-': stdin)"
     )
     parser.add_argument("--compare", metavar="B.gguf", help="a second GGUF file to compare with (the compare view, F7)")
+    parser.add_argument("--session", metavar="FILE",
+                        help="reopen a saved session (alt+s saves one): its text, toggles, conversation and compare "
+                             "file, and its model when MODEL is not given; --text and --compare override its own")  # fmt: skip
 
 
 def read_text(source: str) -> str:
@@ -101,6 +104,14 @@ def run(args: argparse.Namespace) -> int:
         return run_list()
     model: str | None = args.model
     gguf: GGUFFile | None = None
+    session = None
+    if getattr(args, "session", None) is not None:  # read first: a bad file fails before any model is read
+        from tui_tok.explore.session_file import load
+
+        session = load(args.session)
+        model = model if model is not None else session.model  # the session's own model
+        if args.compare is None:
+            args.compare = session.compare
     if model is None:  # the picker draws on the terminal too
         _need_terminal("MODEL")
         from tui_tok.ui.screens.picker import Picked, pick_model
@@ -122,9 +133,12 @@ def run(args: argparse.Namespace) -> int:
             _keys_from_terminal()
     elif args.text is not None:
         text = text_reader(args.text)
+    elif session is not None:
+        text = session.text
     from tui_tok.ui.app import run_app
 
-    return run_app(opening(model, gguf=gguf, text=text, compare=args.compare))
+    what = opening(model, gguf=gguf, text=text, compare=args.compare)
+    return run_app(what) if session is None else run_app(what, session=session)
 
 
 def opening(model: str, *, gguf: GGUFFile | None = None, text: str | Callable[[], str] | None = None,

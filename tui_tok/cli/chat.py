@@ -21,7 +21,6 @@ fails, or a conversation llama.cpp refuses, is one line (naming the template lin
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -73,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
     from tui_tok.loader import load_tokenizer
     from tui_tok.sources import read_model
 
-    messages = read_messages(args.messages)
-    tools = _read_json(args.tools, "tools") if args.tools else None
+    messages, file_tools = read_conversation(args.messages)
+    tools = _read_json(args.tools, "tools") if args.tools else file_tools
     if tools is not None and not isinstance(tools, list):
         raise ChatInputError(f"{args.tools}: expected a JSON list of tools")
     extra = kwargs_of(args)
@@ -125,10 +124,12 @@ def kwargs_of(args: argparse.Namespace) -> dict[str, object]:
     """``--kwargs`` (a JSON object) then the ``--set`` items."""
     out: dict[str, object] = {}
     if args.kwargs is not None:
-        try:
-            value = json.loads(args.kwargs)
-        except json.JSONDecodeError as exc:
-            raise ChatInputError(f"--kwargs: not JSON: column {exc.colno}: {exc.msg}") from None
+        from tui_tok.json_input import JSONInputError, load_json
+
+        try:  # bounded like every JSON input (tui_tok/json_input.py)
+            value = load_json(args.kwargs)
+        except JSONInputError as exc:
+            raise ChatInputError(f"--kwargs: {exc}") from None
         if not isinstance(value, dict):
             raise ChatInputError("--kwargs: expected a JSON object")
         out.update(value)
@@ -158,9 +159,23 @@ def pick_templates(args: argparse.Namespace, templates: dict[str, str]) -> tuple
     return templates.get("default"), templates.get("tool_use")
 
 
+def read_conversation(source: str) -> tuple[list[dict[str, Any]], list[Any] | None]:
+    """``--messages``: a JSON list of messages, or an object with ``"messages"`` and optionally
+    ``"tools"`` (a session file saved by the explorer, ``explore/session_file.py``)."""
+    from tui_tok.explore.session_file import conversation_of
+
+    doc = _read_json(source, "messages")
+    if isinstance(doc, dict):
+        return conversation_of(doc, "stdin" if source == "-" else source)
+    return read_messages_list(doc, source), None
+
+
 def read_messages(source: str) -> list[dict[str, Any]]:
     """The ``--messages`` list, checked: objects with a string ``role``."""
-    messages = _read_json(source, "messages")
+    return read_messages_list(_read_json(source, "messages"), source)
+
+
+def read_messages_list(messages: Any, source: str) -> list[dict[str, Any]]:
     where = "stdin" if source == "-" else source
     if not isinstance(messages, list):
         raise ChatInputError(f"{where}: expected a JSON list of messages")

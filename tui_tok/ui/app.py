@@ -40,6 +40,8 @@ from tui_tok.explore.visible import visible
 from tui_tok.ui.drop_controls import DROP_CONTROLS
 from tui_tok.ui.gc_pacing import GcPacer
 from tui_tok.ui.messages import LintDone, TokenizerLoaded, VocabIndexBuilt
+from tui_tok.ui.data_actions import DataActions
+from tui_tok.ui.data_keys import BINDINGS as DATA_BINDINGS
 from tui_tok.ui.session import Session
 from tui_tok.ui.settings import load_settings, save_setting
 from tui_tok.ui.widgets.info_bar import InfoBar
@@ -47,6 +49,8 @@ from tui_tok.ui.widgets.search_box import type_to_search
 
 if TYPE_CHECKING:
     from tui_tok.explore.lint import LintReport
+    from tui_tok.explore.session_file import SessionState
+    from tui_tok.ui.model_switch import Relaunch
     from tui_tok.explore.vocab_index import VocabIndex
     from tui_tok.gguf import GGUFFile
     from tui_tok.tokenizer.tokenizer import Tokenizer
@@ -132,7 +136,7 @@ class LoadingScreen(Screen[None]):
         loading.update(f"loading {self.file_name}… {line}" if line else f"loading {self.file_name}…")
 
 
-class TuiTokApp(App[int]):
+class TuiTokApp(DataActions, App[int]):
     """Explore the tokenizer of one GGUF file."""
 
     CSS_PATH = "app.tcss"
@@ -150,6 +154,7 @@ class TuiTokApp(App[int]):
         # the footer names F9, which works everywhere: '?' types into text boxes
         Binding("f9", "toggle_keys", "Keys", priority=True),
         Binding("question_mark", "toggle_keys", "Keys", show=False),
+        *DATA_BINDINGS,  # ctrl+c copy, alt+s/l/o/w/e/p files, alt+m/c models (ui/data_keys.py)
     ]
 
     tokenizer: var[Tokenizer | None] = var(None)
@@ -168,6 +173,12 @@ class TuiTokApp(App[int]):
     the tokenize view's toggle, remembered between runs."""
     text: var[str] = var("")
     """The text: what the tokenize view shows, also the compare view's (each edits it; ``ui/host.py``)."""
+    pending_session: SessionState | None = None
+    """A loaded session whose parts the views take when they mount (``ui/session_io.py``)."""
+    compare_source: str | None = None
+    """The compare file as it was named (saved in sessions); None: its path."""
+    relaunch: Relaunch | None = None
+    """Set when the app exits to open another model (``run_app`` starts the next one)."""
 
     def __init__(
         self, gguf: GGUFFile | None = None, *, text: str = SAMPLE_TEXT, load_tokenizer: bool = True,
@@ -400,6 +411,7 @@ class TuiTokApp(App[int]):
         commands = getattr(screen, "palette_commands", None)
         if commands is not None:
             yield from commands()
+        yield from self.data_commands(screen)
 
 
 def _freeze_heap() -> None:
@@ -421,19 +433,33 @@ def open_model(model_path: str | Path) -> GGUFFile:
     return read_gguf(model_path, texts=("tokenizer.ggml.merges",))
 
 
-def run_app(opening: Opening) -> int:
+def run_app(opening: Opening, *, session: SessionState | None = None) -> int:
     """Run the explorer: it paints, then reads ``opening`` in a worker. A file that cannot be read
-    ends it, and its ``TuiTokError`` is raised here (one line on the shell, exit code 2)."""
+    ends it, and its ``TuiTokError`` is raised here (one line on the shell, exit code 2).
+    ``session``: a session file's state to reopen (``--session``; the text is ``opening``'s).
+    "Open model…" ends the app with a ``Relaunch``: the next one opens on it."""
     from tui_tok.ui.fast_paste import use_bulk_paste
     from tui_tok.ui.lenient_input import accept_invalid_utf8
 
     accept_invalid_utf8()
     use_bulk_paste()
     app = TuiTokApp(opening=opening)
+    app.pending_session = session  # the views take their parts when they mount
     result = app.run()
     if app.load_error is not None:
         raise app.load_error
+    while app.relaunch is not None:  # "Open model…" / "Compare with…": the same state on the new file(s)
+        app = relaunched_app(app.relaunch)
+        result = app.run()
     return int(result or 0)
+
+
+def relaunched_app(target: Relaunch) -> TuiTokApp:
+    """The explorer on ``target``'s model(s), taking its text, toggles and conversation."""
+    app = TuiTokApp(target.gguf, text=target.session.text, compare=target.compare, label=target.label,
+                    compare_label=target.compare_label)  # fmt: skip
+    app.pending_session = target.session
+    return app
 
 
 def _is_explorer_host(app: TuiTokApp) -> ExplorerHost:

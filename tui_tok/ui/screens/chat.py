@@ -42,6 +42,7 @@ from tui_tok.explore.layout import TokenLayout, kind_codes, layout_tokens
 from tui_tok.explore.visible import visible
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.session_io import apply_pending_chat
 from tui_tok.ui.widgets.chat_messages import ChatMessages
 from tui_tok.ui.widgets.chat_source import TemplateSource
 from tui_tok.ui.widgets.chat_spans import MessageSpans
@@ -143,6 +144,8 @@ class ChatScreen(ViewScreen):
             return
         self.watch(self.app, "tokenizer", self._tokenizer_changed)
         self.call_after_refresh(self._focus_first_message)
+        for note in apply_pending_chat(self):  # the conversation of a loaded session
+            self.notify(visible(note), severity="warning", markup=False)
 
     def _focus_first_message(self) -> None:
         editors = self.query_one("#chat-messages", ChatMessages).editors
@@ -294,6 +297,10 @@ class ChatScreen(ViewScreen):
             editor.border_subtitle = ""  # the spans of the last good render no longer hold
         self.query_one("#chat-error", Static).update(Text(visible(text, lines=True)))
         self.query_one("#chat-status", Readout).show("the template did not render" if self.templates else "no chat template")
+
+    @on(IdStrip.Clicked)
+    def _id_clicked(self, event: IdStrip.Clicked) -> None:
+        self.query_one("#chat-view", TokenView).cursor = event.index  # posts Selected: the strip follows
 
     @on(TokenView.Selected, "#chat-view")
     def _token_selected(self, event: TokenView.Selected) -> None:

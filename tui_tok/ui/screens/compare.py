@@ -76,7 +76,8 @@ class CompareScreen(ViewScreen):
         self.query_one("#cmp-vocab-scroll").border_title = "Vocabulary and metadata"
         self.watch(self.app, "text", self._shared_text_changed, init=False)
         if self.other is None:
-            self._show_rows(Text("Start with  tui-tok A.gguf --compare B.gguf  to compare two tokenizers.", style="italic"))
+            self._show_rows(Text("Press alt+c (or ctrl+p: Compare with…) to pick the model to compare with, or start "
+                                 "with  tui-tok A.gguf --compare B.gguf", style="italic"))  # fmt: skip
             self.query_one("#cmp-vocab", Static).update("")
             return
         self.watch(self.app, "tokenizer", self._refresh)

@@ -45,6 +45,7 @@ from tui_tok.explore.layout import TokenLayout
 from tui_tok.explore.stats import text_stats
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.paint_now import paint_now
+from tui_tok.ui.session_io import apply_pending_tokenize
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.screens.tokenize_cuts import ChunkCuts, CutsReady
 from tui_tok.ui.screens.toggles import CheckboxToggles
@@ -180,6 +181,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         self.watch(self.app, "vocab_index", self._index_changed, init=False)
         self.watch(self.app, "text", self._shared_text_changed, init=False)
         self.query_one("#tok-input", TextArea).focus()
+        apply_pending_tokenize(self)  # the toggles of a session opened with --session
 
     def _index_changed(self, _value: object = None) -> None:
         # the details gain type, score and merge rank once the index is built
@@ -188,7 +190,10 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
             self._describe(cursor)
 
     def _tokenizer_changed(self, _value: object = None) -> None:
-        self.retokenize()
+        if self.is_mounted:
+            self.retokenize()
+        else:  # made after the tokenizer was built (the app opened on the Compare view): once mounted
+            self.call_after_refresh(self.retokenize)
 
     def _shared_text_changed(self, text: str) -> None:
         """The app's text was edited elsewhere (the compare view): show it here, now or when shown."""
@@ -449,6 +454,10 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
     def _token_selected(self, event: TokenView.Selected) -> None:
         self.query_one("#tok-ids", IdStrip).cursor = event.index
         self._describe(event.index)
+
+    @on(IdStrip.Clicked)
+    def _id_clicked(self, event: IdStrip.Clicked) -> None:
+        self.query_one("#tok-view", TokenView).cursor = event.index  # posts Selected: the strip and details follow
 
     @on(TokenView.OpenRequested)
     def _open(self, event: TokenView.OpenRequested) -> None:

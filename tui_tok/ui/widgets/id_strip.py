@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 from rich.cells import cell_len
 from rich.segment import Segment as RichSegment
 from textual import events
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -108,6 +110,12 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
     COMPONENT_CLASSES = TOKEN_CLASSES  # type: ignore[assignment]  # Textual annotates set[str] but only reads it
 
     cursor: reactive[int] = reactive(-1, repaint=False)
+
+    @dataclass
+    class Clicked(Message):
+        """Label ``index`` was clicked (the view selects that token)."""
+
+        index: int
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -198,6 +206,23 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
     def label(self, i: int) -> str:
         token_id = int(self.ids[i])
         return self.pieces[token_id] if self.pieces is not None else str(token_id)
+
+    def index_at(self, row: int, x: int) -> int:
+        """The label drawn at column ``x`` of row ``row`` (its trailing space included), -1 for none."""
+        starts = self.row_starts
+        if not 0 <= row < len(starts) - 1 or x < 0 or self._flowed is None:
+            return -1
+        first, stop = int(starts[row]), int(starts[row + 1])
+        ends = np.cumsum(self._flowed[0][first:stop], dtype=np.int64)
+        i = int(np.searchsorted(ends, x, side="right"))
+        return first + i if i < stop - first else -1
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None:
+            index = self.index_at(self.scroll_offset.y + offset.y, offset.x)
+            if index >= 0:
+                self.post_message(self.Clicked(index))
 
     def _update_size(self) -> None:
         set_virtual_size(self, Size(self.content_box.width, len(self.row_starts) - 1))
