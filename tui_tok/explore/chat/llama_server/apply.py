@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import jinja2
 
@@ -73,6 +73,10 @@ class LlamaServerRender:
     caps: Caps
     thinking: bool
     """``enable_thinking`` as the template saw it."""
+    dropped_bos: bool = False
+    """The render began with the BOS text, dropped because the vocabulary adds BOS itself (``common/chat.cpp``)."""
+    dropped_eos: bool = False
+    """The render ended with the EOS text, dropped because the vocabulary adds EOS itself."""
 
 
 def template_sources(default: str | None, tool_use: str | None) -> tuple[str, str | None]:
@@ -170,11 +174,15 @@ def apply(
     family = formats.family_of(src)
     override = family.adjust(messages_json, src) if family and family.adjust else None
 
-    def render(with_gen: bool) -> str:
+    def applied(with_gen: bool) -> Applied:
         return direct_apply(src, override if override is not None else normalize(messages_json, caps), tools_json,
                             context, with_gen, thinking, bos_token, eos_token, add_bos, add_eos, now)  # fmt: skip
 
-    prompt = render(agp)
+    def render(with_gen: bool) -> str:
+        return applied(with_gen).text
+
+    first = applied(agp)
+    prompt = first.text
     fmt = family.format if family else "peg-native"
     if family is not None and family.name == "Gemma4" and agp and prompt.endswith("<turn|>\n"):
         prompt += "<|turn>model\n"
@@ -189,7 +197,8 @@ def apply(
             head = generation_prompt(render(False), render(True))
         prompt += formats.continuation(family, head, continued, cont)
     return LlamaServerRender(prompt=prompt, template="tool_use" if use_tools else "default", format=fmt,
-                             family=family.name if family else "", caps=caps, thinking=thinking)  # fmt: skip
+                             family=family.name if family else "", caps=caps, thinking=thinking,
+                             dropped_bos=first.dropped_bos, dropped_eos=first.dropped_eos)  # fmt: skip
 
 
 def generation_prompt(without: str, with_gen: str) -> str:
@@ -204,7 +213,7 @@ def generation_prompt(without: str, with_gen: str) -> str:
 
 def direct_apply(src: str, messages: list[dict[str, Any]], tools: list[Any] | None, context: Mapping[str, Any],
                  add_generation_prompt: bool, enable_thinking: bool, bos: str, eos: str, add_bos: bool,
-                 add_eos: bool, now: datetime) -> str:  # fmt: skip
+                 add_eos: bool, now: datetime) -> Applied:  # fmt: skip
     """``common_chat_template_direct_apply_impl``: the variables, the render, BOS/EOS texts dropped."""
     variables: dict[str, Any] = {"messages": messages, "bos_token": bos, "eos_token": eos,
                                  "enable_thinking": enable_thinking}  # fmt: skip
@@ -223,11 +232,21 @@ def direct_apply(src: str, messages: list[dict[str, Any]], tools: list[Any] | No
     variables = _fresh(variables)
     variables["strftime_now"] = now.strftime
     result = dialect.render(src, variables)
-    if add_bos and result.startswith(bos):
+    dropped_bos = add_bos and bool(bos) and result.startswith(bos)
+    if dropped_bos:
         result = result[len(bos) :]
-    if add_eos and result.endswith(eos):
+    dropped_eos = add_eos and bool(eos) and result.endswith(eos)
+    if dropped_eos:
         result = result[: len(result) - len(eos)]
-    return result
+    return Applied(result, dropped_bos, dropped_eos)
+
+
+class Applied(NamedTuple):
+    """A render with the BOS/EOS texts the vocabulary adds itself dropped, and whether they were there."""
+
+    text: str
+    dropped_bos: bool
+    dropped_eos: bool
 
 
 def _fresh(variables: dict[str, Any]) -> dict[str, Any]:

@@ -77,9 +77,9 @@ def llama_server_renderer(
     template: str | None, messages: Sequence[Mapping[str, Any]], tool_use_template: str | None,
     tools: Sequence[Any] | None, bos: str, eos: str, add_bos: bool, add_eos: bool, add_generation_prompt: bool,
     kwargs: Mapping[str, object] | None, request: LlamaServerRequest | None,
-) -> tuple[Callable[[Sequence[Mapping[str, Any]], bool], str], str, str]:
+) -> tuple[Callable[[Sequence[Mapping[str, Any]], bool], str], LlamaServerRender]:
     """For ``prompt.chat_prompt``: a render function of (messages, add_generation_prompt) for the
-    prefix renders (nothing continued), the prompt of ``messages`` and its format name. ``kwargs`` are added to the
+    prefix renders (nothing continued), and the render of ``messages`` (prompt, format name, dropped BOS/EOS). ``kwargs`` are added to the
     request's ``chat_template_kwargs``."""
     base = request or LlamaServerRequest()
     if kwargs:
@@ -94,7 +94,7 @@ def llama_server_renderer(
 
     result = render_llama_server(template, messages, tool_use_template=tool_use_template, tools=tools, bos_token=bos,
                                  eos_token=eos, add_bos=add_bos, add_eos=add_eos, request=full)  # fmt: skip
-    return render, result.prompt, result.format
+    return render, result
 
 
 def _message(exc: BaseException) -> str:
