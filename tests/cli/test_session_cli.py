@@ -16,10 +16,11 @@ from tui_tok.explore.session_file import ChatState, SessionState, save
 QWEN3 = str(ASSETS / "qwen3-vocab.gguf")
 PHI3 = str(ASSETS / "ggml-vocab-phi-3.gguf")
 RAW = b"caf\xe9 ok\r\nline\x00two\n"
+TOOLS = '[{"type": "function", "function": {"name": "now", "parameters": {}}}]'  # as llama-server accepts it
 
 
 def _session(tmp_path: Path, **kw: Any) -> Path:
-    chat = ChatState(messages=[{"role": "user", "content": "Hi"}], tools_text='[{"type": "function"}]')
+    chat = ChatState(messages=[{"role": "user", "content": "Hi"}], tools_text=TOOLS)
     path = tmp_path / "s.json"
     save(path, SessionState(text=RAW.decode("utf-8", "surrogateescape"), toggles={"parse_special": True}, chat=chat, **kw))
     return path
@@ -31,9 +32,10 @@ def test_chat_reads_a_session_as_its_conversation(capsys: pytest.CaptureFixture[
     listed = tmp_path / "m.json"
     listed.write_text(json.dumps([{"role": "user", "content": "Hi"}]))
     tools = tmp_path / "t.json"
-    tools.write_text('[{"type": "function"}]')
+    tools.write_text(TOOLS)
     code2, out2, _ = run_cli(capsys, "chat", QWEN3, "--messages", str(listed), "--tools", str(tools), "--json")
     assert code == code2 == 0 and json.loads(out) == json.loads(out2)
+    assert "now" in json.loads(out)["text"]  # the session's tools reached the template
     (tmp_path / "bad.json").write_text('{"messages": [{"content": "x"}]}')
     code, _, err = run_cli(capsys, "chat", QWEN3, "--messages", str(tmp_path / "bad.json"))
     assert code == 2 and "messages[0]" in err and err.count("\n") == 1

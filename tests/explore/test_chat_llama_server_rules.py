@@ -148,6 +148,18 @@ def test_message_refusals(messages: list[dict], message: str) -> None:  # type: 
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize(("tools", "message"), [
+    ([{"type": "function"}], 'Failed to parse tools: Missing tool function: {"type":"function"}; tools = ['),
+    ([{"name": "f"}], "Missing tool type"),
+    ([{"type": "code_interpreter"}], "Unsupported tool type"),
+])  # fmt: skip
+def test_tool_refusals_quote_the_tools(tools: list[dict], message: str) -> None:  # type: ignore[type-arg]
+    """llama.cpp's message quotes the tools as JSON: braces of their own (once taken for format fields)."""
+    with pytest.raises(ChatTemplateError) as info:
+        render_llama_server("{{ tools }}", USER, tools=tools)
+    assert message in str(info.value) and "\n" not in str(info.value) and "KeyError" not in str(info.value)
+
+
 # --- real files ----------------------------------------------------------------------------------
 
 
@@ -158,6 +170,7 @@ def test_phi3_folds_the_system_message_and_keeps_one_bos() -> None:
     p = chat_prompt(tok, template, SYSTEM_USER, runtime="llama-server")
     assert p.text == "<|user|>\nYou are terse.\nHi there<|end|>\n<|assistant|>\n"
     assert p.ids[:2] == [tok.vocab.bos_id, tok.vocab.token_to_id["<|user|>"]]
+    assert p.dropped_bos and p.rendered == "<s>" + p.text  # the template wrote the BOS the vocabulary adds
     assert p.runtime == "llama-server" and p.format == "peg-native"
     assert chat_prompt(tok, template, SYSTEM_USER).text == "<|user|>\nHi there<|end|>\n<|assistant|>\n"  # transformers
 

@@ -105,16 +105,20 @@ def parse_tools(tools: Sequence[Any] | None) -> list[dict[str, Any]] | None:
         return None
     out: list[dict[str, Any]] = []
     for tool in tools:
-        where = f"Failed to parse tools: {{}}; tools = {json.dumps(list(tools), ensure_ascii=False, indent=2)}"
+        listed = json.dumps(list(tools), ensure_ascii=False, indent=2)
+
+        def where(what: str, listed: str = listed) -> str:  # not str.format: the JSON has braces of its own
+            return f"Failed to parse tools: {what}; tools = {listed}"
+
         if not isinstance(tool, Mapping) or "type" not in tool:
-            raise LlamaError(where.format(f"Missing tool type: {dump_compact(tool)}"))
+            raise LlamaError(where(f"Missing tool type: {dump_compact(tool)}"))
         if tool["type"] != "function":
-            raise LlamaError(where.format(f"Unsupported tool type: {dump_compact(tool)}"))
+            raise LlamaError(where(f"Unsupported tool type: {dump_compact(tool)}"))
         fn = tool.get("function")
         if not isinstance(fn, Mapping):
-            raise LlamaError(where.format(f"Missing tool function: {dump_compact(tool)}"))
+            raise LlamaError(where(f"Missing tool function: {dump_compact(tool)}"))
         if not isinstance(fn.get("name"), str):
-            raise LlamaError(where.format("[json.exception.out_of_range.403] key 'name' not found"))
+            raise LlamaError(where("[json.exception.out_of_range.403] key 'name' not found"))
         params = fn.get("parameters", {})
         out.append({"type": "function", "function": {"name": fn["name"], "description": fn.get("description", ""),
                                                       "parameters": json.loads(dump_compact(params))}})  # fmt: skip
