@@ -62,6 +62,9 @@ class MessageSpan:
     token_count: int
     exact: bool
     """True when found by rendering the conversation up to it; False when located by its content."""
+    folded: bool = False
+    """No tokens of its own, but its text is in the prompt: inside another message's part (llama-server folds
+    a system message into the first user message when the template has no system role)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,9 +310,12 @@ def _spans(text: str, tokens: tuple[Token, ...], messages: Sequence[Mapping[str,
     out = []
     for i, message in enumerate(messages):
         role = message.get("role")
+        count = token_at[i + 1] - token_at[i]
+        content = message.get("content")
+        folded = count == 0 and isinstance(content, str) and bool(content.strip()) and content.strip() in text
         out.append(MessageSpan(index=i, role=role if isinstance(role, str) else "?", char_start=chars[i],
-                               char_end=chars[i + 1], token_start=token_at[i],
-                               token_count=token_at[i + 1] - token_at[i], exact=exact[i]))  # fmt: skip
+                               char_end=chars[i + 1], token_start=token_at[i], token_count=count,
+                               exact=exact[i], folded=folded))  # fmt: skip
     return tuple(out), token_at[-1]
 
 

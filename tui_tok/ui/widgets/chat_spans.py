@@ -45,7 +45,9 @@ class MessageSpans(DataTable[Text]):
             for inj in injected.get(span.index, []):
                 notes.append(f"⚠ {inj.text} → special {inj.token_id} ", style="bold red")
             if span.token_count == 0:
-                notes.append("left out by the template ", style="yellow")
+                # llama-server folds a system message into the first user message (no system role)
+                notes.append("folded into a later message " if span.folded else "left out by the template ",
+                             style="yellow")  # fmt: skip
             if not span.exact:
                 notes.append("≈ located by content", style="dim")
             rows.append(([Text(str(span.index)), Text(span.role), Text(str(span.token_start)),
@@ -83,3 +85,4 @@ def _dropped(prompt: ChatPrompt) -> str:
     if prompt.dropped_eos:
         parts.append("EOS text dropped: the vocab adds EOS")
     return "; ".join(parts)
+
