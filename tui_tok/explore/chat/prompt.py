@@ -137,8 +137,7 @@ def chat_prompt(
         render, served = llama_server_renderer(template, messages, tool_use_template, tools, bos, eos, vocab.add_bos,
                                                vocab.add_eos, add_generation_prompt, extra, request)  # fmt: skip
         fmt, dropped_bos, dropped_eos = served.format, served.dropped_bos, served.dropped_eos
-        text = served.prompt
-        rendered = (bos if dropped_bos else "") + text  # what the template wrote, as in the other runtime
+        rendered = text = served.prompt  # what llama-server builds: the BOS/EOS texts already dropped
     elif runtime == "transformers":
         rendered = render(messages, add_generation_prompt)
         text, dropped_bos, dropped_eos = strip_added(rendered, bos, eos, add_bos=vocab.add_bos, add_eos=vocab.add_eos)
