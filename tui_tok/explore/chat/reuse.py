@@ -158,19 +158,27 @@ def budget(prompt: ChatPrompt, context: int | None, tools_tokens: int | None) ->
 
 
 def describe_reuse(turns: Sequence[TurnReuse], budget_record: Mapping[str, Any] | None = None) -> str:
-    """One short line: the budget, then each compared turn's reuse (the first break in full)."""
+    """One short line for a view: the budget (prompt tokens/trained context, ``?`` when unknown), how
+    many compared turns break the cache, the first break (ids kept/cached, both sides there).
+
+    >>> describe_reuse([TurnReuse(2, 3, 30, 33, 17, 91, "<think>", "Hello!")])
+    "KV: 1/1 turns break · #2 17/30: '<think>' ≠ 'Hello!'"
+    """
     parts: list[str] = []
     if budget_record is not None:
         ctx = budget_record["context_length"]
         tools = f" (tools {budget_record['tools']})" if budget_record.get("tools") is not None else ""
-        parts.append(f"{budget_record['tokens']}{tools} of {ctx if ctx is not None else 'unknown'} context tokens")
+        parts.append(f"{budget_record['tokens']}{tools}/{ctx if ctx is not None else '?'} ctx")
     if turns:
-        broken = next((t for t in turns if t.broken), None)
-        marks = ", ".join(f"#{t.message} ✗" if t.error else f"#{t.message} {t.shared}/{t.cached}" for t in turns)
-        parts.append(f"KV reuse {marks}")
-        if broken is not None:
-            parts.append(f"#{broken.message} breaks at token {broken.shared} (char {broken.char}): "
-                         f"{_cut(broken.cached_excerpt)} vs {_cut(broken.next_excerpt)}")  # fmt: skip
+        broken = [t for t in turns if t.broken or t.error]
+        parts.append(f"KV: {len(broken)}/{len(turns)} turns break" if broken else
+                     f"KV: all {len(turns)} turns reused")  # fmt: skip
+        first = broken[0] if broken else None
+        if first is not None and first.error:
+            parts.append(f"#{first.message} not compared: {first.error}")
+        elif first is not None:
+            parts.append(f"#{first.message} {first.shared}/{first.cached}: "
+                         f"{_cut(first.cached_excerpt)} ≠ {_cut(first.next_excerpt)}")  # fmt: skip
     return " · ".join(parts)
 
 
@@ -199,6 +207,6 @@ def describe_turn(turn: TurnReuse) -> str:
     return line
 
 
-def _cut(text: str, width: int = 12) -> str:
+def _cut(text: str, width: int = 8) -> str:
     """A short quoted snippet, control characters escaped (repr)."""
     return repr(text[:width] + ("…" if len(text) > width else ""))
