@@ -14,7 +14,7 @@ from tui_tok.errors import TuiTokError
 from tui_tok.explore.chat.llama_server.apply import LlamaServerRequest
 from tui_tok.explore.chat.prompt import ChatPrompt, chat_prompt
 from tui_tok.explore.chat.render import templates_of
-from tui_tok.explore.chat.reuse import budget, common_prefix, context_length, describe_reuse, prefix_reuse
+from tui_tok.explore.chat.reuse import budget, common_prefix, context_length, describe_reuse, prefix_reuse, tools_count
 from tui_tok.gguf import read_gguf
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer import Tokenizer
@@ -113,3 +113,18 @@ def test_budget_per_message_tools_and_context() -> None:
     assert record["tools"] == len(with_tools.ids) - len(without.ids)
     assert context_length(_load(QWEN3)[2]) is None  # a vocab-only file without it: unknown
     assert describe_reuse([], budget(without, None, None)) == f"{len(without.ids)}/? ctx"
+
+
+def test_tools_not_counted_when_the_bare_render_is_refused_and_a_newer_request_stops_the_turns() -> None:
+    tok, template, _ = _load(PHI3)
+    prompt = chat_prompt(tok, template, THOUGHT, runtime="llama-server")
+
+    def refuse() -> ChatPrompt:
+        raise TuiTokError("template-error: tools is undefined")
+
+    tokens, method = tools_count(refuse, prompt, [{"type": "function"}])
+    assert tokens is None and method == "not counted: without tools the template refuses (template-error: tools is undefined)"
+    assert budget(prompt, None, tokens, method)["tools_method"] == method
+    assert tools_count(refuse, prompt, None) == (None, "with tools minus without")
+    assert budget(prompt, None, None)["tools_method"] is None
+    assert prefix_reuse(tok, THOUGHT, _builder(PHI3, "llama-server"), cancelled=lambda: True) == []

@@ -117,15 +117,14 @@ def run(args: argparse.Namespace) -> int:
         prompt, differ = build(args.runtime, locate=locate), None
     reuse: Any = None
     if locate:  # each turn as a later request sees it: no continuation, the assistant message whole
-        from tui_tok.explore.chat.reuse import budget, context_length, prefix_reuse
+        from tui_tok.explore.chat.reuse import budget, context_length, prefix_reuse, tools_count
 
         def turn(msgs: Any, agp: bool) -> Any:
             return build(args.runtime, msgs=msgs, req=replace(request, add_generation_prompt=agp, continue_final_message=None,
                                                               prefill_assistant=False))  # fmt: skip
 
-        bare = build(args.runtime, msgs=messages, tools=None) if tools else None  # the tools' tokens: with minus without
-        reuse = (prefix_reuse(tok, messages, turn),
-                 budget(prompt, context_length(gguf.metadata), None if bare is None else len(prompt.ids) - len(bare.ids)))  # fmt: skip
+        tools_tokens, method = tools_count(lambda: build(args.runtime, msgs=messages, tools=None), prompt, tools)
+        reuse = (prefix_reuse(tok, messages, turn), budget(prompt, context_length(gguf.metadata), tools_tokens, method))
     for inj in prompt.injections:
         print(f"tui-tok: warning: message {inj.message} ({visible(str(messages[inj.message].get('role')))}) {inj.field} "
               f"character {inj.start}: {inj.text!r} is read as special token {inj.token_id}", file=sys.stderr)  # fmt: skip

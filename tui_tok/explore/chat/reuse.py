@@ -72,10 +72,12 @@ class TurnReuse:
 
 
 def prefix_reuse(tokenizer: Tokenizer, messages: Sequence[Mapping[str, Any]], build: Build,
-                 max_turns: int = MAX_TURNS, excerpt: int = 24) -> list[TurnReuse]:  # fmt: skip
+                 max_turns: int = MAX_TURNS, excerpt: int = 24,
+                 cancelled: Callable[[], bool] = lambda: False) -> list[TurnReuse]:  # fmt: skip
     """The last ``max_turns`` assistant turns that a later user or tool message follows, compared.
 
-    ``build`` must raise ``TuiTokError`` on a refusal (recorded in the turn's ``error``).
+    ``build`` must raise ``TuiTokError`` on a refusal (recorded in the turn's ``error``). ``cancelled``
+    is asked before each turn: a view's newer request stops the work (the turns so far are returned).
     """
     from tui_tok.errors import TuiTokError
 
@@ -94,6 +96,8 @@ def prefix_reuse(tokenizer: Tokenizer, messages: Sequence[Mapping[str, Any]], bu
 
     out: list[TurnReuse] = []
     for i, nxt in turns[-max_turns:]:
+        if cancelled():
+            break
         try:
             asked, answered, following = prompt(i, True), prompt(i + 1, False), prompt(nxt + 1, True)
         except TuiTokError as exc:
@@ -145,16 +149,18 @@ def context_length(metadata: Mapping[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-def budget(prompt: ChatPrompt, context: int | None, tools_tokens: int | None) -> dict[str, Any]:
+def budget(prompt: ChatPrompt, context: int | None, tools_tokens: int | None,
+           tools_method: str = "with tools minus without") -> dict[str, Any]:  # fmt: skip
     """The prompt's tokens against ``context``: per message (``prompt.messages``; exact or located, as
     the view shows them), the generation prompt, and ``tools_tokens`` (the prompt's ids minus the ids of
-    the same request rendered without tools; None when no tools are given)."""
+    the same request rendered without tools; None when no tools are given, or ``tools_method`` says why
+    they were not counted)."""
     total = len(prompt.tokens)
     return {"tokens": total, "context_length": context,
             "left": None if context is None else context - total,
             "messages": [{"message": s.index, "role": s.role, "tokens": s.token_count} for s in prompt.messages],
             "generation_prompt": total - prompt.generation_start if prompt.messages else None,
-            "tools": tools_tokens, "tools_method": None if tools_tokens is None else "with tools minus without"}  # fmt: skip
+            "tools": tools_tokens, "tools_method": None if tools_tokens is None and tools_method == "with tools minus without" else tools_method}  # fmt: skip
 
 
 def describe_reuse(turns: Sequence[TurnReuse], budget_record: Mapping[str, Any] | None = None) -> str:
@@ -210,3 +216,17 @@ def describe_turn(turn: TurnReuse) -> str:
 def _cut(text: str, width: int = 8) -> str:
     """A short quoted snippet, control characters escaped (repr)."""
     return repr(text[:width] + ("…" if len(text) > width else ""))
+
+
+def tools_count(without: Callable[[], ChatPrompt], prompt: ChatPrompt, tools: Sequence[Any] | None) -> tuple[int | None, str]:
+    """(tokens the tools add, how counted) for ``budget``: ``prompt``'s ids minus those of ``without()``
+    (the same request without tools); (None, why) when that render is refused."""
+    from tui_tok.errors import TuiTokError
+
+    method = "with tools minus without"
+    if not tools:
+        return None, method
+    try:
+        return len(prompt.tokens) - len(without().tokens), method
+    except TuiTokError as exc:
+        return None, f"not counted: without tools the template refuses ({' '.join(str(exc).split())[:120]})"

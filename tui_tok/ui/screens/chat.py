@@ -39,7 +39,7 @@ from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
 from tui_tok.explore.chat.prompt import ChatPrompt, chat_prompt
 from tui_tok.explore.chat.llama_server.apply import LlamaServerRequest
 from tui_tok.explore.chat.render import ChatTemplateError, templates_of
-from tui_tok.explore.chat.reuse import budget, context_length, describe_reuse, prefix_reuse
+from tui_tok.explore.chat.reuse import budget, context_length, describe_reuse, prefix_reuse, tools_count
 from tui_tok.explore.chat.variables import ChatInputError, parse_variables, split_variables
 from tui_tok.explore.display import display_bytes
 from tui_tok.explore.layout import TokenLayout, kind_codes, layout_tokens
@@ -276,14 +276,14 @@ class ChatScreen(ViewScreen):
                                add_generation_prompt=agp, tool_use_template=request.tool_use, locate_messages=False,
                                request=LlamaServerRequest(add_generation_prompt=agp, prefill_assistant=False))  # fmt: skip
 
-        tools_tokens = None
-        if tools:
-            try:
-                tools_tokens = len(prompt.tokens) - len(build(request.messages, request.add_generation_prompt, None).tokens)
-            except TuiTokError:
-                pass
-        record = budget(prompt, context_length(self.session.metadata), tools_tokens)
-        return describe_reuse(prefix_reuse(tok, request.messages, build), record)
+        tools_tokens, method = tools_count(lambda: build(request.messages, request.add_generation_prompt, None), prompt, tools)
+        record = budget(prompt, context_length(self.session.metadata), tools_tokens, method)
+        worker = get_current_worker()
+
+        def stale() -> bool:  # a newer request: its render supersedes this one
+            return worker.is_cancelled or request.generation != self._generation
+
+        return describe_reuse(prefix_reuse(tok, request.messages, build, cancelled=stale), record)
 
     def _kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
         if self._kinds is None or self._kinds[0] is not tok:
