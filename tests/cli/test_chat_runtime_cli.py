@@ -108,3 +108,27 @@ def test_llama_server_refusal_is_one_line(capsys: pytest.CaptureFixture[str], tm
     assert (code, out) == (2, "")
     assert err.startswith("tui-tok: error: llama-server: Failed to parse messages: Invalid 'content' type")
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_prefix_reuse_and_budget_in_json_and_reuse_text(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    conversation = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!", "reasoning_content": "greet"},
+                    {"role": "user", "content": "2+2?"}]  # fmt: skip
+    messages = _file(tmp_path, "m.json", conversation)
+    code, out, _ = run_cli(capsys, "chat", QWEN3, "--messages", messages, "--json")
+    record = json.loads(out)
+    header = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
+    [turn] = record["prefix_reuse"]
+    assert code == 0 and (turn["message"], turn["next_message"], turn["next_prompt"]) == (1, 2, len(record["ids"]))
+    assert turn["shared"] == turn["token"] == 9 and turn["char"] == len(header)  # Qwen3 drops the <think> block
+    assert turn["cached_text"].startswith("<think>\ngreet") and turn["next_text"].startswith("Hello!<|im_end|>")
+    budget = record["budget"]
+    assert budget["tokens"] == len(record["ids"]) and budget["context_length"] is None and budget["tools"] is None
+    assert sum(m["tokens"] for m in budget["messages"]) + budget["generation_prompt"] == budget["tokens"]
+    assert [m["role"] for m in budget["messages"]] == ["user", "assistant", "user"] and budget["generation_prompt"] == 3
+    code, out, _ = run_cli(capsys, "chat", QWEN3, "--messages", messages)
+    assert code == 0 and "budget" not in out and "reuse" not in out  # the default output is unchanged
+    code, out, _ = run_cli(capsys, "chat", PHI3, "--messages", messages, "--reuse")
+    lines = out.splitlines()
+    assert code == 0 and lines[-1].startswith("reuse: assistant 1 -> request through message 2: ")
+    assert "breaks" not in lines[-1]  # phi-3 re-renders history as it was generated
+    assert any(line.startswith("budget: ") and " tokens of 4096 context (" in line for line in lines)

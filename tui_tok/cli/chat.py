@@ -12,7 +12,13 @@ unless ``--raw`` is given.
 Prints the text; ``--json`` prints ``{"runtime", "text", "ids", "injections", "runtimes_differ"}``,
 ``runtimes_differ`` saying where the other runtime's prompt parts from this one (first differing
 character and token, what each has there), or its refusal; absent when both give the same ids.
-Message text that would be read as a special token is reported on stderr. ``--set KEY=VALUE`` adds a
+``"prefix_reuse"`` lists, for each of the last 8 assistant turns a user or tool message follows, the ids
+llama-server's slot holds after it (its request's prompt, then the turn as rendered) against the next
+request's prompt: the ``shared`` leading ids (what its KV cache reuses), and where they part
+(``token``, ``char``, a few characters of each side); ``"budget"`` the prompt's tokens against the
+model's trained context (``context_length``, null when the file has none), per message, and the tokens
+the tools add (the prompt rendered with them minus without). ``--reuse`` prints both as text after the
+prompt. Message text that would be read as a special token is reported on stderr. ``--set KEY=VALUE`` adds a
 template variable (llama-server: a ``chat_template_kwargs`` entry), parsed as JSON when it parses
 (``enable_thinking=false``), else kept as a string; ``--kwargs JSON`` adds several. A template that
 fails, or a conversation llama.cpp refuses, is one line (naming the template line), exit code 2.
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +67,8 @@ def add_parser(subparsers: Any) -> None:
                    help="template variable / chat_template_kwargs entry (JSON value, else a string); repeatable")  # fmt: skip
     p.add_argument("--kwargs", metavar="JSON", help="chat_template_kwargs as a JSON object")
     p.add_argument("--json", action="store_true", help='print {"runtime", "text", "ids", ...} instead of the text')
+    p.add_argument("--reuse", action="store_true",
+                   help="after the text, the context budget and each assistant turn's KV-cache prefix reuse")  # fmt: skip
     add_raw_flag(p)
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
     p.set_defaults(run=run)
@@ -85,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
                                  prefill_assistant=args.prefill_assistant)  # fmt: skip
     tok = load_tokenizer(gguf)
 
-    def build(runtime: str, locate: bool = False) -> Any:
+    def build(runtime: str, locate: bool = False, msgs: Any = messages, req: LlamaServerRequest = request,
+              tools: Any = tools) -> Any:
         if runtime == "transformers":
             if template is None:
                 raise ChatInputError(f"{args.model}: no chat template (tokenizer.chat_template is not set)")
@@ -94,13 +104,27 @@ def run(args: argparse.Namespace) -> int:
                 variables.setdefault("enable_thinking", args.thinking == "on")
             if args.reasoning_effort is not None:
                 variables.setdefault("reasoning_effort", args.reasoning_effort)
-            return chat_prompt(tok, template, messages, add_generation_prompt=request.add_generation_prompt, tools=tools,
+            return chat_prompt(tok, template, msgs, add_generation_prompt=req.add_generation_prompt, tools=tools,
                                extra=variables, locate_messages=locate)  # fmt: skip
-        return chat_prompt(tok, template or "", messages, add_generation_prompt=request.add_generation_prompt,
+        return chat_prompt(tok, template or "", msgs, add_generation_prompt=req.add_generation_prompt,
                            tools=tools, extra=extra, locate_messages=locate, runtime=runtime,
-                           tool_use_template=tool_use, request=request)  # fmt: skip
+                           tool_use_template=tool_use, request=req)  # fmt: skip
 
-    prompt, differ = with_other_runtime(build, args.runtime) if args.json else (build(args.runtime), None)
+    locate = args.json or args.reuse  # the budget counts each message's tokens
+    if args.json:
+        prompt, differ = with_other_runtime(lambda r: build(r, locate=r == args.runtime), args.runtime)
+    else:
+        prompt, differ = build(args.runtime, locate=locate), None
+    reuse: Any = None
+    if locate:  # each turn as a later request sees it: no continuation, the assistant message whole
+        from tui_tok.explore.chat.reuse import budget, context_length, prefix_reuse, tools_count
+
+        def turn(msgs: Any, agp: bool) -> Any:
+            return build(args.runtime, msgs=msgs, req=replace(request, add_generation_prompt=agp, continue_final_message=None,
+                                                              prefill_assistant=False))  # fmt: skip
+
+        tools_tokens, method = tools_count(lambda: build(args.runtime, msgs=messages, tools=None), prompt, tools)
+        reuse = (prefix_reuse(tok, messages, turn), budget(prompt, context_length(gguf.metadata), tools_tokens, method))
     for inj in prompt.injections:
         print(f"tui-tok: warning: message {inj.message} ({visible(str(messages[inj.message].get('role')))}) {inj.field} "
               f"character {inj.start}: {inj.text!r} is read as special token {inj.token_id}", file=sys.stderr)  # fmt: skip
@@ -110,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
                                                   "text": i.text, "token_id": i.token_id} for i in prompt.injections]}  # fmt: skip
         if differ is not None:
             record["runtimes_differ"] = differ
+        record["prefix_reuse"] = [t.as_json() for t in reuse[0]]
+        record["budget"] = reuse[1]
         sys.stdout.write(json_dumps(record) + "\n")
     else:
         # the template's text: to a terminal its controls are shown, not obeyed (--raw: as it is)
@@ -117,6 +143,12 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         if not text.endswith("\n"):
             sys.stdout.write("\n")
+        if reuse is not None:
+            from tui_tok.explore.chat.reuse import describe_budget, describe_turn
+
+            print(describe_budget(reuse[1]))
+            for t in reuse[0]:
+                print(visible(describe_turn(t)))
     return 0
 
 

@@ -10,7 +10,9 @@ view (special tokens stand out), each message's border says where its tokens sta
 are, a table lists them with injections (special-token text typed in a message), and a template error
 shows its line, column and the source around it. Ctrl+S shows the template source. The runtime
 selector picks who renders (llama-server as llama.cpp does, or transformers); a line says where the
-other runtime's prompt differs.
+other runtime's prompt differs, the next the prompt's tokens against the model's context and how much
+of each of the last assistant turns llama-server's KV cache can reuse in the next request
+(``explore.chat.reuse``, computed in the same worker).
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ from tui_tok.errors import TuiTokError
 from tui_tok.explore.chat.llama_server.differ import describe, with_other_runtime
 from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
 from tui_tok.explore.chat.prompt import ChatPrompt, chat_prompt
+from tui_tok.explore.chat.llama_server.apply import LlamaServerRequest
 from tui_tok.explore.chat.render import ChatTemplateError, templates_of
+from tui_tok.explore.chat.reuse import budget, context_length, describe_reuse, prefix_reuse, tools_count
 from tui_tok.explore.chat.variables import ChatInputError, parse_variables, split_variables
 from tui_tok.explore.display import display_bytes
 from tui_tok.explore.layout import TokenLayout, kind_codes, layout_tokens
@@ -101,6 +105,8 @@ class ChatScreen(ViewScreen):
         error: TuiTokError | None = None
         differ: dict[str, Any] | None = None
         """Where the other runtime's prompt differs (``differ.runtimes_differ``)."""
+        reuse: str = ""
+        """The budget and KV-cache prefix reuse line (``reuse.describe_reuse``)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -132,6 +138,7 @@ class ChatScreen(ViewScreen):
                 yield IdStrip(id="chat-ids")
                 yield MessageSpans(id="chat-spans")
                 yield Static("", id="chat-differ")
+                yield Static("", id="chat-reuse")
                 yield Readout("", id="chat-status")
         yield Footer()
 
@@ -245,6 +252,7 @@ class ChatScreen(ViewScreen):
                                        tool_use_template=request.tool_use, locate_messages=runtime == request.runtime)  # fmt: skip
 
                 prompt, differ = with_other_runtime(build, request.runtime)
+                reuse = self._reuse_line(locked, request, prompt, tools, extra)
             with self.session.lock:
                 layout = layout_tokens(prompt.text, prompt.tokens, kinds_by_id=self._kinds_by_id(tok))
         except TuiTokError as exc:
@@ -255,7 +263,27 @@ class ChatScreen(ViewScreen):
             self.post_message(self.Rendered(request.generation, None, None, 0.0, error))
             return
         if not worker.is_cancelled:
-            self.post_message(self.Rendered(request.generation, prompt, layout, time.perf_counter() - start, differ=differ))
+            self.post_message(self.Rendered(request.generation, prompt, layout, time.perf_counter() - start, differ=differ,
+                                           reuse=reuse))  # fmt: skip
+
+    def _reuse_line(self, tok: Tokenizer, request: ChatRequest, prompt: ChatPrompt, tools: list[Any] | None,
+                    extra: dict[str, object]) -> str:  # fmt: skip
+        """The budget and the last ``MAX_TURNS`` turns' prefix reuse: about two renders per turn, plus
+        one without the tools to count theirs; a refusal there is a turn's ✗, never the view's error."""
+
+        def build(msgs: Any, agp: bool, with_tools: list[Any] | None = tools) -> ChatPrompt:
+            return chat_prompt(tok, request.template, msgs, runtime=request.runtime, tools=with_tools, extra=extra,
+                               add_generation_prompt=agp, tool_use_template=request.tool_use, locate_messages=False,
+                               request=LlamaServerRequest(add_generation_prompt=agp, prefill_assistant=False))  # fmt: skip
+
+        tools_tokens, method = tools_count(lambda: build(request.messages, request.add_generation_prompt, None), prompt, tools)
+        record = budget(prompt, context_length(self.session.metadata), tools_tokens, method)
+        worker = get_current_worker()
+
+        def stale() -> bool:  # a newer request: its render supersedes this one
+            return worker.is_cancelled or request.generation != self._generation
+
+        return describe_reuse(prefix_reuse(tok, request.messages, build, cancelled=stale), record)
 
     def _kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
         if self._kinds is None or self._kinds[0] is not tok:
@@ -279,6 +307,7 @@ class ChatScreen(ViewScreen):
         self.query_one("#chat-spans", MessageSpans).show(prompt)
         self._annotate_messages(prompt)
         self.query_one("#chat-differ", Static).update(Text(describe(message.differ, prompt.runtime)))
+        self.query_one("#chat-reuse", Static).update(Text(visible(message.reuse)))
         timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
         warn = f" · ⚠ {len(prompt.injections)} special token(s) typed in messages" if prompt.injections else ""
         self.query_one("#chat-status", Readout).show(f"{len(prompt.tokens)} tokens · {len(prompt.text):,} characters{warn}{timing}")
