@@ -81,6 +81,9 @@ CODES: dict[str, CodeInfo] = {
     "double-bos": CodeInfo(W, "BOS added twice",
         "llama.cpp's chat code drops only one leading BOS text when the vocab adds BOS: write bos_token once, "
         "at the very start of the template (llama.cpp PR #15086, #7107)"),
+    "runtimes-differ": CodeInfo(I, "llama-server and transformers render the template differently",
+        "compare outputs of llama-server with those of a transformers/vLLM deployment with care: the prompts differ "
+        "(tui-tok chat --json shows where; the Chat view's runtime selector shows both)"),
     "bos-text-dropped": CodeInfo(I, "template writes the BOS text the vocab adds",
         "nothing to change for llama-server's chat endpoints, which drop it; a client that renders the template "
         "itself must tokenize the text without adding BOS (llama.cpp PR #15086, #7107)"),

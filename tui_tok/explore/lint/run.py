@@ -18,6 +18,7 @@ from tui_tok.explore.lint.checks_fixable import (
 )  # fmt: skip
 from tui_tok.explore.lint.checks_metadata import check_model, check_special_ids, check_vocab_size
 from tui_tok.explore.lint.checks_reach import check_reachable
+from tui_tok.explore.lint.checks_runtimes import check_runtimes
 from tui_tok.explore.lint.checks_template import check_templates
 from tui_tok.explore.lint.checks_vocab import check_model_fit, check_texts, check_types, check_user_defined_whitespace
 from tui_tok.explore.lint.context import UNSET, LintContext, shapes_of
@@ -28,6 +29,7 @@ CHECKS: tuple[Callable[[LintContext], Iterator[Finding]], ...] = (
     check_model, check_special_ids, check_vocab_size,  # metadata and ids
     check_texts, check_types, check_model_fit, check_user_defined_whitespace,  # vocabulary tokens
     check_templates,  # chat templates (tokenizer when it loads)
+    check_runtimes,  # the default template in llama-server and in transformers
     check_reachable,  # reachability (tokenizer for ignore_merges vocabularies)
     check_pre_default, check_merges_format, check_bos_missing, check_eog_markers,  # with their fixes
 )  # fmt: skip

@@ -39,6 +39,7 @@ from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
 from tui_tok.explore.chat.prompt import ChatPrompt, chat_prompt
 from tui_tok.explore.chat.llama_server.apply import LlamaServerRequest
 from tui_tok.explore.chat.render import ChatTemplateError, templates_of
+from tui_tok.explore.chat.locked import Locked
 from tui_tok.explore.chat.reuse import budget, context_length, describe_reuse, prefix_reuse, tools_count
 from tui_tok.explore.chat.variables import ChatInputError, parse_variables, split_variables
 from tui_tok.explore.display import display_bytes
@@ -244,7 +245,7 @@ class ChatScreen(ViewScreen):
                     return
                 # the session lock around each tokenizer call only: the Tokenize view never waits
                 # for a render (each within the template deadline, which never interrupts the tokenizer)
-                locked = cast(Tokenizer, _Locked(tok, self.session.lock))
+                locked = cast(Tokenizer, Locked(tok, self.session.lock))
 
                 def build(runtime: str) -> ChatPrompt:  # the other runtime's render only for the difference
                     return chat_prompt(locked, request.template, request.messages, runtime=runtime, tools=tools,
@@ -349,26 +350,6 @@ class ChatScreen(ViewScreen):
         yield SystemCommand("Chat: change the message's role", "ctrl+r", self.action_cycle_role)
         yield SystemCommand("Chat: toggle add_generation_prompt", "ctrl+g", self.action_toggle_generation_prompt)
         yield SystemCommand("Chat: show the template source", "ctrl+s", self.action_show_source)
-
-
-class _Locked:
-    """A tokenizer (or its partitioner) whose method calls each hold ``lock``; data passes through."""
-
-    def __init__(self, target: Any, lock: Any) -> None:
-        self._target, self._lock = target, lock
-
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._target, name)
-        if name == "partitioner":
-            return _Locked(value, self._lock)
-        if not callable(value):
-            return value
-
-        def locked(*args: Any, **kwargs: Any) -> Any:
-            with self._lock:
-                return value(*args, **kwargs)
-
-        return locked
 
 
 def _tools(text: str) -> list[Any] | None:
