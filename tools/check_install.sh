@@ -14,7 +14,9 @@ python3 -m venv "$work/build-venv"
 sdist=$(ls "$work"/dist/tui_tok-*.tar.gz)
 "$work/build-venv/bin/python" -m pip wheel -q --no-deps -w "$work/dist" "$sdist" >/dev/null
 wheel=$(ls "$work"/dist/tui_tok-*.whl)
-unzip -l "$wheel" | grep -q "tui_tok/assets/qwen3-vocab.gguf" || { echo "check_install: the wheel holds no bundled sample" >&2; exit 1; }
+# (no `unzip -l | grep -q`: grep's early exit is a SIGPIPE that pipefail counts as a failure)
+"$work/build-venv/bin/python" -c 'import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); sys.exit("tui_tok/assets/qwen3-vocab.gguf" not in names)' "$wheel" \
+  || { echo "check_install: the wheel holds no bundled sample" >&2; exit 1; }
 python3 -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install -q "$wheel"
 mkdir "$work/elsewhere" && cd "$work/elsewhere"
@@ -22,20 +24,23 @@ bin="$work/venv/bin/tui-tok"
 sample=$("$work/venv/bin/python" -c 'from tui_tok.samples import DEFAULT_SAMPLE; print(DEFAULT_SAMPLE)')
 case "$sample" in "$work/venv/"*) ;; *) echo "check_install: sample resolved outside the venv: $sample" >&2; exit 1 ;; esac
 "$bin" --version
-"$bin" info "$sample" | head -3
+"$bin" info "$sample" > "$work/info.txt" && sed -n 1,3p "$work/info.txt"
 ids=$("$bin" encode --ids "$sample" "Hello, world!")
 echo "encode: $ids"
 [ "$ids" = "[9707, 11, 1879, 0]" ] || { echo "check_install: unexpected ids $ids" >&2; exit 1; }
 "$bin" decode "$sample" "$ids"; echo
-echo '[{"role": "user", "content": "Hi"}]' | "$bin" chat "$sample" --messages - | head -3
-"$bin" lint "$sample" | tail -1
+echo '[{"role": "user", "content": "Hi"}]' | "$bin" chat "$sample" --messages - > "$work/chat.txt" && sed -n 1,3p "$work/chat.txt"
+"$bin" lint "$sample" > "$work/lint.txt" && tail -n 1 "$work/lint.txt"
 for f in "$work"/venv/lib/python3*/site-packages/tui_tok/assets/*.gguf; do "$bin" encode "$f" "héllo wörld" >/dev/null; done
-if command -v tmux >/dev/null; then
-  tmux new-session -d -s tui-tok-install -x 100 -y 30 "$bin; sleep 5"
-  for _ in $(seq 50); do
-    tmux capture-pane -p -t tui-tok-install 2>/dev/null | grep -q "qwen3" && break; sleep 0.2
+if command -v tmux >/dev/null && tmux new-session -d -s tui-tok-install -x 100 -y 30 "$bin; sleep 5"; then
+  screen=""
+  for _ in $(seq 100); do  # up to 20 s: the views, not only the loading screen
+    screen=$(tmux capture-pane -p -t tui-tok-install 2>/dev/null || true)
+    [[ $screen == *"arch qwen3"* ]] && break; sleep 0.2
   done
-  tmux capture-pane -p -t tui-tok-install | grep -q "qwen3" || { echo "check_install: the explorer did not show the sample" >&2; tmux capture-pane -p -t tui-tok-install >&2; exit 1; }
+  [[ $screen == *"arch qwen3"* ]] || { echo "check_install: the explorer did not show the sample:" >&2; echo "$screen" >&2; exit 1; }
   echo "explorer: painted the bundled sample"
+else
+  echo "explorer: not checked (no tmux session could be started here)"
 fi
 echo "check_install: the wheel works from $work/elsewhere"
