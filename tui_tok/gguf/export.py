@@ -16,7 +16,9 @@ import os
 import stat
 import struct
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from tui_tok.errors import OutputError
 from tui_tok.gguf.reader import parse_source
@@ -39,7 +41,7 @@ def export_metadata(src: ByteSource, out: str | os.PathLike[str], *, force: bool
     data = memoryview(src.prefix(end))
     order = ">" if gguf.big_endian else "<"
     head = data[:4].tobytes() + struct.pack(order + "IQQ", gguf.version, 0, len(fields))
-    _write_atomic(path, [head, data[_HEADER:end]], mode)
+    _write_chunks(path, [head, data[_HEADER:end]], mode)
     return gguf, path
 
 
@@ -81,7 +83,10 @@ def _kind(mode: int) -> str | None:
     return None if stat.S_ISREG(mode) else "not a regular file"
 
 
-def _write_atomic(path: Path, chunks: list[bytes | memoryview], mode: int) -> None:
+def write_atomic(path: Path, mode: int, fill: Callable[[BinaryIO], None]) -> None:
+    """Write ``path`` through a temporary file beside it, renamed over it once ``fill`` has written it
+    (never a half-written file at ``path``); an OS error is one ``OutputError`` line, and the temporary
+    file is removed on any failure (an interrupted copy too)."""
     directory = path.parent if str(path.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
@@ -89,8 +94,7 @@ def _write_atomic(path: Path, chunks: list[bytes | memoryview], mode: int) -> No
         raise OutputError(f"{path}: cannot write it: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            for chunk in chunks:
-                fh.write(chunk)
+            fill(fh)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException as exc:
@@ -101,6 +105,14 @@ def _write_atomic(path: Path, chunks: list[bytes | memoryview], mode: int) -> No
         if isinstance(exc, OSError):
             raise OutputError(f"{path}: cannot write it: {exc.strerror or exc}") from None
         raise
+
+
+def _write_chunks(path: Path, chunks: list[bytes | memoryview], mode: int) -> None:
+    def fill(fh: BinaryIO) -> None:
+        for chunk in chunks:
+            fh.write(chunk)
+
+    write_atomic(path, mode, fill)
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -18,14 +18,13 @@ from __future__ import annotations
 import errno
 import os
 import struct
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from tui_tok.errors import GGUFFormatError, OutputError, TuiTokError
-from tui_tok.gguf.export import check_target
+from tui_tok.gguf.export import check_target, write_atomic
 from tui_tok.gguf.types import GGUFFile, GGUFValue, GGUFValueType
 from tui_tok.gguf.writer import encode_kv
 
@@ -149,32 +148,19 @@ def _head(src: GGUFFile, fin: BinaryIO, changes: Mapping[str, GGUFValue | None],
 
 def _write(path: Path, mode: int, fin: BinaryIO, head: bytes, moves: list[tuple[int, int, int]], data_size: int,
            alignment: int, progress: CopyProgress | None, sparse: bool) -> RewriteResult:  # fmt: skip
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write it: {exc.strerror or exc}") from None
     data_offset = len(head)
     total = sum(n for _, n, _ in moves)
-    try:
-        with os.fdopen(fd, "wb") as fout:
-            fout.write(head)
-            fout.flush()
-            done = 0
-            for src_off, n, dst in moves:
-                _copy(fin.fileno(), fout.fileno(), src_off, data_offset + dst, n, done, total, progress, sparse)
-                done += n
-            os.ftruncate(fout.fileno(), data_offset + data_size)  # holes and padding: zeros
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise OutputError(f"{path}: cannot write it: {exc.strerror or exc}") from None
-        raise
+
+    def fill(fout: BinaryIO) -> None:
+        fout.write(head)
+        fout.flush()
+        done = 0
+        for src_off, n, dst in moves:
+            _copy(fin.fileno(), fout.fileno(), src_off, data_offset + dst, n, done, total, progress, sparse)
+            done += n
+        os.ftruncate(fout.fileno(), data_offset + data_size)  # holes and padding: zeros
+
+    write_atomic(path, mode, fill)
     return RewriteResult(path, data_size, data_offset, alignment)
 
 

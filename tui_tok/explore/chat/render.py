@@ -205,13 +205,13 @@ def render_chat(
     except jinja2.TemplateSyntaxError as exc:  # an {% include %} or similar compiled late
         raise _error(template, exc.message or str(exc), exc.lineno) from None
     except TemplateBoundError as exc:
-        raise _error(template, str(exc), exc.lineno or _template_line(exc.__traceback__), exceeded=True) from None
+        raise _error(template, str(exc), exc.lineno or template_line(exc.__traceback__), exceeded=True) from None
     except RecursionError:
-        raise _error(template, "recursion too deep", _template_line(sys.exc_info()[2]), exceeded=True) from None
+        raise _error(template, "recursion too deep", template_line(sys.exc_info()[2]), exceeded=True) from None
     except MemoryError:
-        raise _error(template, "out of memory", _template_line(sys.exc_info()[2]), exceeded=True) from None
+        raise _error(template, "out of memory", template_line(sys.exc_info()[2]), exceeded=True) from None
     except Exception as exc:  # anything else a template makes Python raise is the template's error
-        raise _error(template, _message(exc), _template_line(exc.__traceback__)) from None
+        raise _error(template, _message(exc), template_line(exc.__traceback__)) from None
 
 
 _REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
@@ -266,7 +266,7 @@ def _message(exc: BaseException) -> str:
     return " ".join(text.split())
 
 
-def _template_line(tb: Any) -> int | None:
+def template_line(tb: Any) -> int | None:
     """The innermost template line in a traceback (jinja2 rewrites frames to ``<template>`` lines)."""
     line = None
     for frame in traceback.extract_tb(tb):
@@ -278,9 +278,10 @@ def _template_line(tb: Any) -> int | None:
 _QUOTED = re.compile(r"'([^']+)'")
 
 
-def _column(line_text: str, message: str) -> int | None:
+def error_column(line_text: str, message: str, *, raise_call_always: bool = False) -> int | None:
     """Where on the line the error is: the first quoted name in the message found there (jinja2
-    gives no columns; ``'x' is undefined`` and ``unexpected '}'`` quote the culprit)."""
+    gives no columns; ``'x' is undefined`` and ``unexpected '}'`` quote the culprit), else the
+    ``raise_exception`` call (unless the message names it, or ``raise_call_always``)."""
     for name in reversed(_QUOTED.findall(message)):
         if name in ("dict object", "list object", "str object"):
             continue
@@ -288,14 +289,14 @@ def _column(line_text: str, message: str) -> int | None:
         if at >= 0:
             return at + 1
     at = line_text.find("raise_exception")
-    return at + 1 if at >= 0 and "raise_exception" not in message else None
+    return at + 1 if at >= 0 and (raise_call_always or "raise_exception" not in message) else None
 
 
 def _error(template: str, message: str, line: int | None, *, exceeded: bool = False) -> ChatTemplateError:
     lines = template.split("\n")
     if line is None or not 1 <= line <= len(lines):
         return ChatTemplateError(message, line=line, column=None, context="", exceeded=exceeded)
-    column = _column(lines[line - 1], message)
+    column = error_column(lines[line - 1], message)
     return ChatTemplateError(message, line=line, column=column, context=error_context(lines, line, column),
                              exceeded=exceeded)  # fmt: skip
 

@@ -7,9 +7,7 @@ llama.cpp refuses a conversation with one message (a parse error of the request,
 
 from __future__ import annotations
 
-import re
 import sys
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -19,7 +17,7 @@ import jinja2
 from tui_tok.explore.chat.bounds import DEFAULT_LIMITS, TemplateBoundError, with_deadline
 from tui_tok.explore.chat.llama_server.apply import LlamaServerRender, LlamaServerRequest, apply
 from tui_tok.explore.chat.llama_server.values import LlamaError
-from tui_tok.explore.chat.render import ChatTemplateError, error_context
+from tui_tok.explore.chat.render import ChatTemplateError, error_column, error_context, template_line
 
 REQUEST_SECONDS = DEFAULT_LIMITS.seconds
 """Deadline of one request's probes and render together (a render's own): a template slow on every probe still
@@ -61,16 +59,16 @@ def render_llama_server(
                              tools=tools, bos_token=bos_token, eos_token=eos_token, add_bos=add_bos,
                              add_eos=add_eos, request=request)  # fmt: skip
     except TemplateBoundError as exc:
-        raise _error(source, str(exc), exc.lineno or _template_line(exc.__traceback__), exceeded=True) from None
+        raise _error(source, str(exc), exc.lineno or template_line(exc.__traceback__), exceeded=True) from None
     except jinja2.TemplateSyntaxError as exc:
         raise _error(source, exc.message or str(exc), exc.lineno) from None
     except RecursionError:
-        raise _error(source, "recursion too deep", _template_line(sys.exc_info()[2]), exceeded=True) from None
+        raise _error(source, "recursion too deep", template_line(sys.exc_info()[2]), exceeded=True) from None
     except MemoryError:
-        raise _error(source, "out of memory", _template_line(sys.exc_info()[2]), exceeded=True) from None
+        raise _error(source, "out of memory", template_line(sys.exc_info()[2]), exceeded=True) from None
     except (LlamaError, jinja2.TemplateError, ArithmeticError, LookupError, TypeError, ValueError,
             AttributeError) as exc:  # fmt: skip
-        raise _error(source, _message(exc), _template_line(exc.__traceback__)) from None
+        raise _error(source, _message(exc), template_line(exc.__traceback__)) from None
 
 
 def llama_server_renderer(
@@ -104,34 +102,12 @@ def _message(exc: BaseException) -> str:
     return " ".join(text.split())
 
 
-def _template_line(tb: Any) -> int | None:
-    line = None
-    for frame in traceback.extract_tb(tb):
-        if frame.filename == "<template>":
-            line = frame.lineno
-    return line
-
-
-_QUOTED = re.compile(r"'([^']+)'")
-
-
-def _column(line_text: str, message: str) -> int | None:
-    """Where on the line the error is: the first quoted name of the message found there, else the
-    ``raise_exception`` call (as the transformers runtime guesses it: jinja2 gives no columns)."""
-    for name in reversed(_QUOTED.findall(message)):
-        at = line_text.find(name) if name not in ("dict object", "list object", "str object") else -1
-        if at >= 0:
-            return at + 1
-    at = line_text.find("raise_exception")
-    return at + 1 if at >= 0 else None
-
-
 def _error(template: str, message: str, line: int | None, *, exceeded: bool = False) -> ChatTemplateError:
     lines = template.split("\n")
     if exceeded and (line is None or not 1 <= line <= len(lines)):
         return ChatTemplateError(message, line=None, column=None, context="", exceeded=True)
     if line is None or not 1 <= line <= len(lines):
         return LlamaServerRefusal(message, line=None, column=None, context="")
-    column = _column(lines[line - 1], message)
+    column = error_column(lines[line - 1], message, raise_call_always=True)
     return ChatTemplateError(message, line=line, column=column, context=error_context(lines, line, column),
                              exceeded=exceeded)  # fmt: skip
