@@ -15,12 +15,12 @@ import argparse
 import sys
 from typing import Any
 
+from tui_tok.cli.fix import add_copy_arguments
+
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("edit", help="write a copy with metadata changed (keys, token types, EOG, templates)",
                               description=__doc__.splitlines()[0])  # fmt: skip
-    p.add_argument("model", help="GGUF file (local: its tensor data is copied)")
-    p.add_argument("-o", "--output", help="GGUF file to write (not needed with --dry-run)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=TYPE:VALUE", dest="set_")
     p.add_argument("--delete", action="append", default=[], metavar="KEY")
     p.add_argument("--template-file", metavar="F", help="a chat template to store")
@@ -29,28 +29,19 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--token-type", action="append", default=[], metavar="ID=TYPE")
     p.add_argument("--eog-add", action="append", default=[], metavar="ID", help="make generation stop at token ID")
     p.add_argument("--special", action="append", default=[], metavar="KIND=ID")
-    p.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
-    p.add_argument("--force", action="store_true", help="replace OUTPUT if it exists")
-    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
+    add_copy_arguments(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from tui_tok.cli.fix import copy_progress
-    from tui_tok.errors import OutputError
+    from tui_tok.cli.fix import check_copy_target, copy_progress
     from tui_tok.explore.fix import specs
     from tui_tok.explore.fix.edits import Edit, EditError, describe, merge_edits
     from tui_tok.explore.fix.plan import apply_edits, zero_copy_lines
     from tui_tok.explore.visible import visible
     from tui_tok.gguf import read_gguf
-    from tui_tok.gguf.export import check_target
 
-    if not args.dry_run:
-        if not args.output:
-            raise OutputError("name the copy to write with -o OUT (or pass --dry-run)")
-        check_target(args.output, force=args.force, source=Path(args.model))
+    check_copy_target(args)
     if args.template_name is not None and args.template_file is None:
         raise EditError("--template-name needs --template-file")
     gguf = read_gguf(args.model)

@@ -21,29 +21,40 @@ from typing import Any
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("fix", help="write a copy with the lint findings repaired",
                               description=__doc__.splitlines()[0])  # fmt: skip
-    p.add_argument("model", help="GGUF file (local: its tensor data is copied)")
-    p.add_argument("-o", "--output", help="GGUF file to write (not needed with --dry-run)")
     p.add_argument("--only", nargs="+", metavar="CODE", default=(), help="fix only the findings of these lint codes")
-    p.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
-    p.add_argument("--force", action="store_true", help="replace OUTPUT if it exists")
-    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
+    add_copy_arguments(p)
     p.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def add_copy_arguments(p: argparse.ArgumentParser) -> None:
+    """MODEL, -o, --dry-run, --force: how ``fix`` and ``edit`` name what they read and the copy they write."""
+    p.add_argument("model", help="GGUF file (local: its tensor data is copied)")
+    p.add_argument("-o", "--output", help="GGUF file to write (not needed with --dry-run)")
+    p.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
+    p.add_argument("--force", action="store_true", help="replace OUTPUT if it exists")
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
+
+
+def check_copy_target(args: argparse.Namespace) -> None:
+    """Unless ``--dry-run``: ``-o`` is given, and names a file that may be written (never the input)."""
     from pathlib import Path
 
     from tui_tok.errors import OutputError
-    from tui_tok.explore.fix.plan import after_summary, apply_edits, plan_until_fixed
-    from tui_tok.explore.lint import lint_gguf
-    from tui_tok.explore.visible import visible
-    from tui_tok.gguf import read_gguf
     from tui_tok.gguf.export import check_target
 
     if not args.dry_run:
         if not args.output:
             raise OutputError("name the copy to write with -o OUT (or pass --dry-run)")
         check_target(args.output, force=args.force, source=Path(args.model))
+
+
+def run(args: argparse.Namespace) -> int:
+    from tui_tok.explore.fix.plan import after_summary, apply_edits, plan_until_fixed
+    from tui_tok.explore.lint import lint_gguf
+    from tui_tok.explore.visible import visible
+    from tui_tok.gguf import read_gguf
+
+    check_copy_target(args)
     gguf = read_gguf(args.model, texts=("tokenizer.ggml.merges",))
     plan = plan_until_fixed(gguf, lint_gguf(gguf), args.only)
     lines = [visible(line) for line in plan.lines(gguf)]  # messages quote the file: nothing raw to a terminal
