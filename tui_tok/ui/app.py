@@ -44,6 +44,7 @@ from tui_tok.ui.data_actions import DataActions
 from tui_tok.ui.data_keys import BINDINGS as DATA_BINDINGS
 from tui_tok.ui.session import Session
 from tui_tok.ui.settings import load_settings, save_setting
+from tui_tok.ui.textual_compat import compat_ok, key_bindings, plain_requested, status
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.search_box import type_to_search
 
@@ -236,14 +237,18 @@ class TuiTokApp(DataActions, App[int]):
         self.session = Session(opened.gguf, label=opened.label)
         self.compare_gguf, self.compare_label = opened.compare, opened.compare_label
         if opened.compare is not None:  # F7 in the footer (without a file it still explains how to start)
-            bindings = self._bindings.key_to_bindings
-            bindings["f7"] = [replace(b, show=True) for b in bindings["f7"]]
+            bindings = key_bindings(self)
+            if "f7" in bindings:
+                bindings["f7"] = [replace(b, show=True) for b in bindings["f7"]]
         text = self.initial_text if opened.text is None else opened.text
         self.initial_text = text
         self.set_reactive(TuiTokApp.text, text)
         self.sub_title = visible(self.session.name)
 
     def on_mount(self) -> None:
+        self.log(status())
+        if not compat_ok() and not plain_requested():  # another Textual than the one written for
+            self.notify(status(), severity="warning", timeout=8)
         theme = load_settings().get("theme")
         if isinstance(theme, str) and theme in self.available_themes:
             self.theme = theme
