@@ -108,7 +108,7 @@ class ExplainScreen(ViewScreen):
         try:
             with self.session.lock:  # explain reaches into the encoder's internals (ui/session.py)
                 expl = explain(tok, req.text, parse_special=req.parse_special, focus=req.offset)
-        except Exception as exc:  # noqa: BLE001 - shown, never a crash of the explorer
+        except Exception as exc:  # shown, never a crash of the explorer
             self.app.call_from_thread(self._show_error, f"{type(exc).__name__}: {exc}")
             return
         self.app.call_from_thread(self._show, req, expl)

@@ -69,7 +69,7 @@ from tui_tok.ui.textual_compat import (
 from tui_tok.ui.widgets.text_keys import TEXT_AREA_BINDINGS
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    from typing import Self
 
 PASTE_SLICE = 500_000
 """Characters of a paste inserted per turn of the event loop."""
