@@ -1,4 +1,5 @@
-"""``TuiTokApp``: six views of one GGUF file, switched with F1-F6 (or 1-6 where nothing is typed).
+"""``TuiTokApp``: the views of one GGUF file, switched with F1-F8 (or 1-6 where nothing is typed;
+Compare with a second file, Explain on a selected token).
 
 No printable key quits: a person may be typing (the picker's path, a search, a message), and a
 stray ``q`` lost the text and a built conversation. ``ctrl+q`` quits (Textual's own binding).
@@ -6,7 +7,7 @@ What is typed on a table with a search box goes to that box (``widgets/search_bo
 
 Paint first: ``run_app`` starts the app on a loading screen (the header and ``loading…``) and
 reads the file and the ``--text`` in a worker after that first paint (the terminal stayed
-blank 1-1.4 s, and 5.5 s with 10 MB of text); the views' modules are imported there too, so
+blank while they were read: benchmarks/NOTES.md); the views' modules are imported there too, so
 this module imports only Textual. A file that cannot be read ends the app, and ``run_app``
 raises its one-line error on the shell. An app given a file read already opens on its views.
 The chosen colour theme is remembered between runs (``ui/settings.py``).
@@ -422,8 +423,8 @@ class TuiTokApp(DataActions, App[int]):
 def _freeze_heap() -> None:
     """Exempt what is alive now (the vocabulary, tables, widgets) from the garbage collector.
 
-    A full collection walks every tracked object: with a loaded vocabulary that took ~80 ms,
-    about once per 15 keystrokes, and was the slowest keystroke. The vocabulary and index live
+    A full collection walks every tracked object: with a loaded vocabulary it came every few
+    dozen keystrokes and was the slowest keystroke. The vocabulary and index live
     as long as the app, so freezing them loses nothing; later garbage is collected as usual.
     """
     gc.collect()

@@ -4,7 +4,7 @@ Textual draws a change in three hops: the widget, when its message queue is idle
 screen; the screen, when idle, resumes its frame timer; the timer fires on its own grid of
 ``1 / TEXTUAL_FPS`` slots. A keystroke that lands less than a slot after the previous frame
 (fast typing, pasting line by line, the UI benchmark's back-to-back keys) waits for the next
-slot: up to 8 ms at 120 fps, half the keystroke budget; the hops cost ~1 ms more. An edit
+slot: up to 1/120 s at 120 fps, half the keystroke budget; the hops cost more. An edit
 has already updated every widget it touches synchronously (``Editor.on_edit``), so the
 screen can compose that frame right away, as its timer would: the widgets waiting for a
 repaint are handed to the compositor and the changed regions are drawn and written out.

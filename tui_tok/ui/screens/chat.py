@@ -2,7 +2,7 @@
 
 The conversation (``ChatMessages``), the template (default or named), add_generation_prompt, extra
 variables and an optional tools list are rendered and tokenized as llama.cpp's chat code does
-(``explore.chat.chat_prompt``) in an exclusive worker after each edit, never on the keystroke itself,
+(``explore.chat.prompt.chat_prompt``) in an exclusive worker after each edit, never on the keystroke itself,
 one at a time, without the session lock (only each tokenizer call holds it; each render is within
 the template deadline); a result older than the newest request is dropped, and requests made
 while a render runs skip to the newest. The prompt's tokens are coloured as in the Tokenize

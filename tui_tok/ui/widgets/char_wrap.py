@@ -1,8 +1,8 @@
 """``AdaptiveWrappedDocument``: the editor's wrapped document, wrapped at the character with numpy for long texts.
 
 Textual's ``WrappedDocument`` word-wraps every line in Python and keeps a list per line and a
-tuple per row: a 10 MB paste spent 12 s of the UI thread in ``wrap_range`` and ``wrap``
-(526k ``compute_wrap_offsets`` calls), and each later edit that adds a line walks every row
+tuple per row: a 10 MB paste held the UI thread for seconds in ``wrap_range`` and ``wrap`` (a
+``compute_wrap_offsets`` call per line), and each later edit that adds a line walks every row
 below it. Up to ``BIG_CHARS`` characters it is used as it is (word wrap, as Textual draws
 it). From there on lines wrap at the character: every row of a line but its last is filled,
 and a character that would not fit starts the next row. The row count of every line is then
@@ -51,7 +51,7 @@ def bmp_widths() -> np.ndarray:
     if _BMP_WIDTHS is None:
         table = np.ones(0x10000, dtype=np.int64)
         ranges = cell_width_ranges()
-        if ranges is None:  # measured one by one (about a second, once)
+        if ranges is None:  # measured one by one (slower, once)
             table[:] = [get_character_cell_size(chr(cp)) for cp in range(0x10000)]
         for start, end, width in ranges or ():
             if start < 0x10000:

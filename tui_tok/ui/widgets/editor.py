@@ -1,22 +1,22 @@
 """``Editor``: a ``TextArea`` that reports each edit synchronously, before the next repaint.
 
 A ``TextArea.Changed`` message reaches the screen only after the screen's repaint timer has
-drawn the edited editor, so the token view then waits for another frame (measured: ~15-30 ms
-more per keystroke). ``Editor`` calls ``on_edit`` from inside the edit instead, so the text
+drawn the edited editor, so the token view then waits for another frame on every keystroke.
+``Editor`` calls ``on_edit`` from inside the edit instead, so the text
 and its tokens are drawn in the same frame. ``Changed`` is still posted for other listeners;
 ``consume_changed`` tells the screen which of those it has already handled. ``after_edit``
 is called once the edit is complete (the screen composes its frame then: ``ui.paint_now``).
 
 It also applies its colour theme's CSS once per style change rather than on every render
-(``TextArea.render_lines`` does it each frame: about a quarter of the editor's draw time),
+(``TextArea.render_lines`` does it each frame: a large part of the editor's draw time),
 and keeps its wrapped document's height until the next re-wrap (``WrappedDocument.height``
 sums over every line and ``TextArea`` asks for it once per drawn row: ~10k steps per frame
 with 100 KB of text); long texts wrap at the character with numpy (``char_wrap``). With soft wrapping its outer size never depends on the text, so a
 change of its wrapped height updates the scrollbar without a layout pass of the whole screen
 (``quiet_size``).
 
-TextArea forgets every drawn row on each edit, so a keystroke rebuilt all visible rows
-(~0.3 ms each here). ``Editor`` keeps drawn rows by what they show (the document line's
+TextArea forgets every drawn row on each edit, so a keystroke rebuilt all visible rows.
+``Editor`` keeps drawn rows by what they show (the document line's
 text, where it wraps and which wrapped section, and the cursor, selection and matching
 bracket when they touch that line: never by section index alone, which a change of width
 gives other text), so a keystroke rebuilds only the rows of the edited line. An edit also asks for a
@@ -31,8 +31,8 @@ A bracketed paste (``events.Paste``) has its line breaks made LF: the terminal s
 newline as CR (``paste_newlines``); ``paste_note`` says how many, and the app's
 ``keep_cr_in_pastes`` toggle keeps them. Exact bytes with CR come from ``--text FILE``.
 A paste of more than ``PASTE_SLICE`` characters is inserted in slices, one per turn of the
-event loop, so the screen keeps drawing (a 10 MB paste in one edit held the UI thread for
-~0.3 s); it stays one undo step, and ``on_edit`` is called once, after the last slice.
+event loop, so the screen keeps drawing (a 10 MB paste in one edit held the UI thread for a
+visible pause); it stays one undo step, and ``on_edit`` is called once, after the last slice.
 
 Its document is an ``ExactDocument``: the text is what was typed, loaded or pasted, byte for byte
 (TextArea's own document turns CR, VT, U+2028 ... into LF), drawn one cell per character.
@@ -229,8 +229,8 @@ class Editor(TextAreaHooks, inherit_bindings=False):
 
     def load_document(self, text: str, language: str | None) -> None:
         # TextArea wraps the Document it builds with Textual's own wrapper, in Python, tab widths
-        # line by line (measured: ~10 s for a 10 MB --text, twice, before the first paint of the
-        # views): it gets an empty text, and the ExactDocument is wrapped by the setter below
+        # line by line (seconds for a 10 MB --text, twice, before the first paint of the views):
+        # it gets an empty text, and the ExactDocument is wrapped by the setter below
         # (numpy, char_wrap), at the width TextArea wraps at
         self._loading = ""
         try:

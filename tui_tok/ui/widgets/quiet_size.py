@@ -2,8 +2,8 @@
 
 ``Widget.virtual_size`` is a reactive declared with ``layout=True``: every assignment that
 changes it makes Textual lay out the whole screen on the next frame and repaint every widget
-and scrollbar (measured: ~5-15 ms more for that frame in the tokenize view, on about one
-keystroke in six, when a line wraps once more or the id strip gains a row). Our scrolling
+and scrollbar (a slow frame in the tokenize view whenever a line wraps once more or the id
+strip gains a row). Our scrolling
 widgets have fixed outer sizes (app.tcss), so only their scrollbars depend on the content
 size; this updates those (``textual_compat.scroll_update``, what a layout pass would call)
 and clamps the scroll offset. A scrollbar that appears or disappears still asks for a layout

@@ -3,7 +3,7 @@
 
 Textual 8's ``Input`` sets ``virtual_size`` to its text's width on every value change, and
 ``Widget.virtual_size`` is a reactive declared with ``layout=True``: each keystroke in a search
-box cost a full layout of the screen (3-16 ms here, on top of the search itself). A search box
+box cost a full layout of the screen (on top of the search itself). A search box
 has a fixed outer size (app.tcss), and ``Input`` scrolls its text by its cursor within that
 size, reading ``virtual_size`` only for the scroll limits; so here the reactive only repaints.
 
