@@ -3,7 +3,8 @@
 Both ``llm_tokenizer_bpe_session`` and ``llm_tokenizer_spm_session`` repeat one step per word:
 take the adjacent pair of symbols with the best priority (BPE: lowest merge rank; SPM: highest
 score of the concatenation, a token), ties to the leftmost, and replace it by its merge. Python
-spends ~3 us per step of one word; a cold encode of 0.5 MB of text runs ~50k of them. Here every
+pays the interpreter per step of one word, and a cold encode of 0.5 MB of text runs tens of
+thousands of them. Here every
 word of a batch takes its step together: one ``np.minimum.reduceat`` finds each word's best pair,
 the merges are written and the merged-away symbols dropped in whole-array operations, and only
 the (at most two) pairs beside each merge are looked up again. So the order of merges inside a
@@ -50,7 +51,7 @@ round of a dozen numpy calls)."""
 ROUNDS_FROM = 1024
 """Words of at least this many symbols try ``merge_rounds`` before the heap."""
 _ROUND_SHARE = 64
-"""A round costs O(word length) in numpy, a heap step ~2 us in Python: rounds go on while they
+"""A round costs O(word length) in numpy, a heap step a Python step: rounds go on while they
 merge at least 1/64 of the symbols."""
 
 _RUN_KEYS_FROM = 4096
@@ -76,7 +77,7 @@ class SymbolMerger:
         self._resolve = resolve
         self._n_tokens = len(tokens)
         self._extra_ids: dict[str, int] = {}
-        self._texts = list(tokens)  # id -> text, extras appended (a copy: ~1 ms for 262k)
+        self._texts = list(tokens)  # id -> text, extras appended (a copy: cheap)
         self._memo: dict[int, int] = {}  # (left << _ID_BITS | right) -> priority << _ID_BITS | merged
         self._by_code_point: np.ndarray | None = None  # code point -> its symbol id + 1 (0: not yet seen)
         self._new_lock = threading.Lock()  # new symbol ids: one per text, whatever the threads
@@ -125,8 +126,8 @@ class SymbolMerger:
         return list(map(self._char_table(text).__getitem__, text))
 
     def char_symbol_array(self, text: str) -> np.ndarray:
-        """``char_symbols`` as an int64 array, by code point from a table kept across calls (a
-        dict lookup per character was ~8 ms of a 150k-character batch; this is one gather)."""
+        """``char_symbols`` as an int64 array, by code point from a table kept across calls (not
+        a dict lookup per character: one gather)."""
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         table = self._by_code_point
         if table is None:  # np.zeros: the OS hands out pages only where written
@@ -349,7 +350,7 @@ class SymbolMerger:
             val = val[keep[:-1]][: len(syms) - 1]  # a kept last symbol's pair: its right side is gone
             pos = cand - np.arange(len(cand))  # the merged symbols' new places
             redo = np.concatenate((pos[pos > 0] - 1, pos[pos < len(syms) - 1]))  # repeats: same value
-            # written twice (np.union1d's hashing np.unique took 0.6 s a round on 1M symbols)
+            # written twice (np.union1d's hashing np.unique was far slower a round on 1M symbols)
             val[redo] = self._pairs(syms[redo], syms[redo + 1])
         return syms
 

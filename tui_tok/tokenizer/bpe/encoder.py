@@ -55,7 +55,7 @@ the batch exists), merge them together (``bpe/batch.py``); fewer are cheaper one
 ranks from ``bpe/ranks.py`` until the rank dict exists."""
 _CUT_FROM = 256
 """Texts shorter than this are not cut before ▁ (``_subword_cut``) until the cut exists (it only
-helps the word cache, and building it costs ~0.1 s for gemma4's merges); longer ones build it."""
+helps the word cache, and building it walks all of gemma4's merges); longer ones build it."""
 
 
 class BpeEncoder:
@@ -127,8 +127,8 @@ class BpeEncoder:
 
     def _rank_get(self) -> Callable[[str, int], int]:
         """``merge_ranks().get``, or until the first few lookups have scanned the merge list a
-        few times over, a search in the joined merges (the dict costs ~0.1-0.3 s for 515k merges,
-        which a first short text need not pay)."""
+        few times over, a search in the joined merges (the dict of 515k merges costs most of a
+        file's open, which a first short text need not pay)."""
         ranks = self._ranks
         if ranks is not None:
             return ranks.get
@@ -252,7 +252,7 @@ class BpeEncoder:
                 local.update(zip(missing, self._batch_words(missing)))
             else:
                 huge = [w for w in missing if len(w) >= ROUNDS_FROM]  # a run of spaces, a blob
-                if huge:  # the batch merges them in whole-array rounds (heap: ~2 us per merge)
+                if huge:  # the batch merges them in whole-array rounds (the heap: a Python step per merge)
                     local.update(zip(huge, self._batch_words(huge)))
                     missing = [w for w in missing if len(w) < ROUNDS_FROM]
                 local.update(zip(missing, map(self._bpe_word, missing)))
@@ -289,8 +289,7 @@ class BpeEncoder:
     def _shortcut_ids(self, words: list[str]) -> tuple[list[str], list[int | None]]:
         """Each word as vocab text (``_encoded``), and the token that is the whole word when
         ``_shortcut`` takes it (else None): what ``_bpe_word`` decides word by word, done for all
-        the words at once (one byte mapping of their join, C-level lookups; ~4x faster for
-        llama-bpe's 14k distinct words of a 0.5 MB text)."""
+        the words at once (one byte mapping of their join, C-level lookups)."""
         if self._byte_encode:
             raws = list(map(methodcaller("encode", "utf-8", "surrogatepass"), words))
             text = b"".join(raws).decode("latin-1").translate(ENCODE_TABLE)

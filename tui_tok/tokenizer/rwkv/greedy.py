@@ -37,7 +37,8 @@ from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, keys
 
 _FEW = 64
 """With this many chunks or fewer still unfinished, ``finish`` walks the rest in Python: a round
-costs ~0.15 ms however few chunks it has, and the last rounds (a few long chunks) have few."""
+costs a fixed numpy overhead however few chunks it has, and the last rounds (a few long chunks)
+have few."""
 
 
 def spread(first: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -52,11 +52,11 @@ _ESC_BYTES = _ESC.encode()
 _CACHE_LIMIT = 200_000
 _FINE_PER_TOKENS = 16
 """Fine cuts start after n_tokens / 16 distinct chunks (2k for 32k tokens, 16k for 262k): then the
-vocab's pair set (~0.05 s to build per 32k tokens) pays for itself in shared sub-chunks."""
+vocab's pair set (built over every token) pays for itself in shared sub-chunks."""
 _FINE_MIN_LEN = 3  # shorter chunks: merging them whole is cheaper than cutting them
 _LIST_MAX = 64  # longer chunks merge with the heap (llama.cpp's queue); shorter ones with a list scan
 _SCORE_DICT_AFTER = 256  # distinct chunks merged with the heap before the list scan's text -> score
-# dict (0.01-0.1 s for 32k-262k tokens) is built: a first short text need not pay for it
+# dict (one entry per token) is built: a first short text need not pay for it
 _BATCH_FROM = 48
 """From this many distinct new chunks in one fragment, merge them together (``batch/merge.py``)."""
 _FRAGMENT_MAX = 256  # longer fragments are not cached whole (their chunks are)

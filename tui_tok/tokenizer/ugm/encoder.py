@@ -12,8 +12,7 @@ Four ways to the same answer, fastest first:
   words the unit cache does not already hold): the whole fragment normalised in numpy passes
   (only the few regions the charsmap changes go through the normaliser), then searched by
   pieces, each distinct piece once (a piece ends where two characters sit side by side in no
-  token; ``ugm/pieces.py``). No Python work per unit: 0.56 MB of mixed text in ~0.04 s with
-  a 1000-piece vocab (the unit path: ~0.1 s);
+  token; ``ugm/pieces.py``). No Python work per unit: faster than the unit path on mixed text;
 * **units** (``_encode_units``): the fragment is cut before every *separator* byte (0x20, and
   any ASCII byte the charsmap turns into exactly 0x20, e.g. \\n for XLM-R) into units: the
   first word, then each separator with the word after it. Each unit is normalised and
@@ -81,7 +80,7 @@ _BATCH_FROM = 16
 """Missing units from which ``ugm_units.encode_units`` beats encoding them one by one."""
 _BATCH_UNIT_MAX = 4096
 """Units longer than this (input bytes) take the per-unit search even in a batch (one unspaced
-64 KB line was ~1.3x faster alone). Since both searches restart where no lattice edge crosses
+64 KB line was faster alone). Since both searches restart where no lattice edge crosses
 (``ugm/batch.py``), they cost about the same on long units, and the ~1 KB unspaced lines of
 mixed text are faster in the batch (the generic normaliser is the per-unit path's cost)."""
 _WHOLE_FROM = 16384
@@ -90,8 +89,9 @@ unit cache's lookups win (and keep the units of text typed again and again)."""
 _SAMPLE = 64
 """Words sampled to tell whether the unit cache knows a long text (``_cache_knows``)."""
 _TOKENS_PER_UNIT = 250
-"""Before the first batch, its hash table (~0.25 ms per 1000 trie tokens here) must pay off:
-a batch then needs a unit per this many tokens, as a unit costs ~60 us one at a time."""
+"""Before the first batch, its hash table (built over the trie tokens) must pay off: a batch
+needs a unit per this many trie tokens, as building the table costs about as much per this many
+tokens as one unit encoded on its own (benchmarks/NOTES.md)."""
 
 _Unit = tuple[list[int], list[int], bool, int]
 """One encoded unit: token ids, token end offsets, is_space_prepended after it, normalised length."""
@@ -163,7 +163,7 @@ class UgmEncoder:
 
     @property
     def tables(self) -> UgmTables:
-        """Search tables, built on first use (about 0.1 s for 250k tokens)."""
+        """Search tables, built on first use (or by ``prepare``)."""
         tables = self._tables
         if tables is None:
             with self._build_lock:  # one build, not one per waiting thread
@@ -207,7 +207,7 @@ class UgmEncoder:
 
     def _cache_knows(self, text: bytes) -> bool:
         """Whether the unit cache holds most of ``text``'s words (checked on a sample): then
-        the unit path is faster (~2x) than the whole-text path, which fills no cache."""
+        the unit path is faster than the whole-text path, which fills no cache."""
         cache = self._cache
         if len(cache) < _SAMPLE or len(text) < 16 * _SAMPLE or self.normalizer.prepend and not self.normalizer.merge:
             return False  # (keyed units: the whole-text path does not apply anyway)

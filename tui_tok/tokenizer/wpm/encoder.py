@@ -110,7 +110,7 @@ class WpmEncoder:
     def _token_bytes(self) -> list[bytes]:
         """Each token's bytes (``surrogateescape``: llama.cpp's bytes where not valid UTF-8)."""
         try:
-            return list(map(str.encode, self.vocab.tokens))  # plain UTF-8: ~2x faster
+            return list(map(str.encode, self.vocab.tokens))  # plain UTF-8: the fast codec
         except UnicodeEncodeError:
             return [t.encode("utf-8", "surrogateescape") for t in self.vocab.tokens]
 
@@ -128,7 +128,7 @@ class WpmEncoder:
 
     def _token_dict(self) -> dict[bytes, int]:
         """Token bytes -> id, the last id of equal texts winning (llama.cpp's ``token_to_id``),
-        for the per-word walk; built on first use (~4 ms)."""
+        for the per-word walk; built on first use."""
         ids = self._token_ids
         if ids is None:
             with self._build_lock:
@@ -142,7 +142,7 @@ class WpmEncoder:
     def _prefix_table(self) -> dict[bytes, int]:
         """Every prefix of every token's bytes -> its id, or -1 if only a prefix: for
         ``explain/wpm.py``, which shows the longest prefix tried beyond each match. Built on
-        first use (~50 ms); encoding does not need it."""
+        first use; encoding does not need it."""
         table = self._prefixes
         if table is None:
             with self._build_lock:
@@ -188,8 +188,8 @@ class WpmEncoder:
         starts, ends, ascii_drop = loose_word_spans(text, self.strip_accents)
         if len(starts) == 0:
             return []
-        # (Keeping the decoded str alive through the encode made it ~4 ms slower in a fresh
-        # process: freeing a large block early lets glibc serve the later arrays from its heap.)
+        # (Keeping the decoded str alive through the encode made it slower in a fresh process:
+        # freeing a large block early lets glibc serve the later arrays from its heap.)
         foreign = len(text) - n_chars > len(starts)  # more bytes beyond a character's first than words
         data = text.lower() if self.lowercase else text  # ASCII letters: normalising lowers them too
         # an ASCII word may hold a dropped character, or most words need normalising: every
@@ -214,7 +214,7 @@ class WpmEncoder:
         return self._as_list(chain_flat(occ, flat, sizes))
 
     def _as_list(self, ids: np.ndarray) -> list[int]:
-        """``ids.tolist()`` from the table's int objects: no new int per token (~3x faster)."""
+        """``ids.tolist()`` from the table's int objects: no new int per token."""
         objects = self._id_objects
         return ids.tolist() if objects is None else objects.take(ids).tolist()
 

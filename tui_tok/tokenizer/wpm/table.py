@@ -2,11 +2,10 @@
 greedy longest-prefix walk run for many words at once.
 
 Why: llama.cpp looks every candidate substring up in its ``token_to_id`` map, in C++. Done per
-word in Python that walk cost ~3 us a word, and the dict of every prefix of every token that
-made it short took ~47 ms to build (longer than llama.cpp's whole load). Here a substring of
-up to ``MAX_KEY`` bytes is named exactly by three 64-bit words (its bytes, zero-padded) and its
-length, so the table is built from the token bytes with a few numpy passes (~3 ms for 30k
-tokens) and a lookup is a gather and four comparisons per probe, for thousands of substrings
+word in Python that walk was slow, and the dict of every prefix of every token that made it
+short took longer to build than llama.cpp's whole load. Here a substring of up to ``MAX_KEY``
+bytes is named exactly by three 64-bit words (its bytes, zero-padded) and its length, so the
+table is built from the token bytes with a few numpy passes and a lookup is a gather and four comparisons per probe, for thousands of substrings
 per call.
 
 The walk (``walk_words``) goes in rounds: every unfinished word tries, from where it stands,
