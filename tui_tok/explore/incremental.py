@@ -1,7 +1,7 @@
 """Provisional re-tokenization while typing: re-encode only the lines an edit touched.
 
-The text is cut after a newline that is followed by a non-space character; each piece is
-tokenized on its own and cached, so an edit re-encodes one piece. For byte-level BPE
+The text is cut after a newline that is followed by a non-space character; each part is
+tokenized on its own and cached, so an edit re-encodes one part. For byte-level BPE
 pre-tokenizers such a point is a word boundary in every regex we know, but that is not
 proven for all of them (and SPM, UGM, WPM merge across lines), so the result is only
 *provisional*: the UI shows it at once and replaces it with a full ``tokenize`` of the

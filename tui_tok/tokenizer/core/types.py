@@ -92,6 +92,8 @@ Token.kind.__doc__ = "Display class: normal, special, byte fallback, unknown or 
 
 
 Piece = tuple[int, int, int]
+"""A token placed on the input: (token id, start, end), byte offsets relative to the fragment (what a
+fragment encoder returns). Its *piece* is the token's text (``token_to_piece``; README, Glossary)."""
 PieceArrays = tuple["np.ndarray", "np.ndarray", "np.ndarray"]
 """Pieces as columns: int64 ids, byte starts, byte ends (``Tokenizer.tokenize_arrays``)."""
 
@@ -102,7 +104,6 @@ def piece_arrays(pieces: list[Piece]) -> PieceArrays:
 
     table = np.array(pieces, dtype=np.int64).reshape(-1, 3)
     return table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy()
-"""(token id, start, end): what a fragment encoder returns; offsets relative to the fragment."""
 
 
 class FragmentEncoder(Protocol):

@@ -168,7 +168,7 @@ def export_prompt(app: App[Any], path: Path) -> None:
 
 
 def _write(path: Path, data: bytes | Iterable[bytes]) -> None:
-    """Whole or not at all: a temporary file next to ``path`` (written in pieces), renamed over it."""
+    """Whole or not at all: a temporary file next to ``path`` (written in parts), renamed over it."""
     tmp = path.with_name(path.name + ".tmp")
     try:
         with open(tmp, "wb") as f:
