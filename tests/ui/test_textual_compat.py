@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from support import conformance_rows, vocab_file
+from textual import events
 from textual.widgets import Input, TextArea
 from textual.widgets.text_area import Document, WrappedDocument
 from ui_support import make_app, settle
@@ -173,7 +174,7 @@ def fresh_compat() -> Iterator[None]:
 
 
 async def _type_and_switch(app) -> None:  # type: ignore[no-untyped-def]
-    """The main flows: type into the Tokenize view (llama.cpp's ids), switch views and back."""
+    """The main flows: type into the Tokenize view (llama.cpp's ids), paste, switch views and back."""
     row = next(r for r in conformance_rows("qwen3-vocab") if r["text"] == "Hello world" and r["add_special"]
                and not r["parse_special"])  # fmt: skip
     async with app.run_test(size=(120, 36)) as pilot:
@@ -182,6 +183,11 @@ async def _type_and_switch(app) -> None:  # type: ignore[no-untyped-def]
             await pilot.press("space" if ch == " " else ch)
         await settle(app, pilot)
         assert list(app.ids) == row["ids"]
+        editor = app.screen.query_one("#tok-input", TextArea)
+        app.post_message(events.Paste(" again"))  # as the driver sends it: the app hands it to the focus
+        await settle(app, pilot)
+        assert editor.text == row["text"] + " again"
+        assert list(app.ids) == app.tokenizer.encode(row["text"] + " again")
         await pilot.press("f3")
         await settle(app, pilot)
         assert app.current_mode == "vocab"
@@ -193,7 +199,7 @@ async def _type_and_switch(app) -> None:  # type: ignore[no-untyped-def]
             await settle(app, pilot)
             assert app.current_mode == mode
         editor = app.screen.query_one("#tok-input", TextArea)
-        assert editor.text == row["text"]
+        assert editor.text == row["text"] + " again"
         return editor  # type: ignore[no-any-return]
 
 

@@ -233,21 +233,18 @@ def cell_width_ranges() -> list[tuple[int, int, int]] | None:
 
 class TextAreaHooks(TextArea):
     """``TextArea`` whose private handlers call public hooks while the overrides are on
-    (``Editor`` implements them). Fallback: ``TextArea``'s own handlers."""
+    (``Editor`` implements them). Fallback: ``TextArea``'s own handlers, which Textual calls
+    after these (it calls each class's ``_on_key`` in turn until one prevents the default)."""
 
     async def _on_key(self, event: events.Key) -> None:
         if overrides_on() and self.type_key(event):
             event.stop()
             event.prevent_default()
-            return
-        await super()._on_key(event)
 
     async def _on_paste(self, event: events.Paste) -> None:
         if overrides_on():
             event.prevent_default()  # TextArea's own handler would insert the text as it came
             await self.take_paste(event)
-            return
-        await super()._on_paste(event)
 
     def _set_document(self, text: str, language: str | None) -> None:
         if overrides_on():
