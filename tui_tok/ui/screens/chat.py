@@ -55,6 +55,7 @@ from tui_tok.ui.widgets.chat_spans import MessageSpans
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
+from tui_tok.ui.widgets.text_keys import TextBox
 from tui_tok.ui.widgets.token_view import TokenView
 from tui_tok.ui.widgets.check_box import CheckBox as Checkbox
 from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
@@ -135,7 +136,7 @@ class ChatScreen(ViewScreen):
         with Horizontal(id="chat-main"):
             with Vertical(id="chat-left"):
                 yield ChatMessages(SAMPLE_CONVERSATION, id="chat-messages")
-                yield TextArea("", id="chat-tools", soft_wrap=True)
+                yield TextBox("", id="chat-tools", soft_wrap=True)  # the app's text keys (widgets/text_keys.py)
             with Vertical(id="chat-right"):
                 yield Static("", id="chat-error")
                 yield TokenView(id="chat-view")
@@ -149,7 +150,7 @@ class ChatScreen(ViewScreen):
     def on_mount(self) -> None:
         self.query_one("#chat-tools", TextArea).border_title = "tools (JSON list, optional)"
         self.query_one("#chat-view", TokenView).border_title = "Prompt tokens"
-        self.query_one("#chat-messages", ChatMessages).border_title = "Conversation  ^N add · ^O remove · Alt+↑↓ move · ^R role"
+        self.query_one("#chat-messages", ChatMessages).border_title = "Conversation  ^N add · ^O remove · ^Z undo · ^T tool call · ^R role · Alt+↑↓ move"
         if not self.templates:
             self._show_error(f"{self.session.name} has no chat template (tokenizer.chat_template is not set)")
             return

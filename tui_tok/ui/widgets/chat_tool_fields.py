@@ -31,6 +31,7 @@ class ToolCallRow(Vertical):
     ToolCallRow { height: auto; padding: 0 0 0 1; }
     ToolCallRow Horizontal { height: 1; }
     ToolCallRow Label { width: 7; color: $text-muted; }
+    ToolCallRow .tool-id-label { width: 4; }
     ToolCallRow Input { width: 1fr; }
     ToolCallRow .tool-call-id { width: 12; }
     """
