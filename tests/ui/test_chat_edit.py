@@ -225,3 +225,21 @@ async def test_ctrl_c_is_in_the_footer_and_copies_outside_a_selection() -> None:
         editor.select_all()
         await pilot.press("ctrl+c")  # a selection: the text box copies it
         assert app.clipboard == "Hello world"
+
+
+async def test_a_removed_message_box_draws_blank_instead_of_raising() -> None:
+    """The flaky teardown KeyError 'text-area--gutter': a frame drawn after a message's removal (Textual
+    clears a removed widget's component styles, which TextArea's theme reads on every frame)."""
+    from textual.geometry import Region
+
+    app = make_app(QWEN3)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        chat = screen.query_one("#chat-messages", ChatMessages)
+        editor = chat.editors[0]
+        editor.focus()
+        await pilot.press("ctrl+o")
+        await settle(app, pilot)
+        assert editor not in chat.editors and not editor.is_attached
+        lines = editor.render_lines(Region(0, 0, 20, 3))
+        assert [line.text for line in lines] == [" " * 20] * 3

@@ -33,17 +33,15 @@ from textual.widgets import Input, TextArea
 from tui_tok.explore.chat.tool_calls import CallFields, call_fields, tool_call
 from tui_tok.explore.visible import visible
 from tui_tok.ui.widgets.chat_tool_fields import FieldInput, ToolCallRow, ToolResultRow
-from tui_tok.ui.widgets.text_keys import TEXT_AREA_BINDINGS
+from tui_tok.ui.widgets.text_keys import TextBox
 
 ROLES = ("system", "user", "assistant", "tool")
 UNDO_DEPTH = 20
 """Removed messages and calls ``restore`` can bring back."""
 
 
-class MessageEditor(TextArea, inherit_bindings=False):
+class MessageEditor(TextBox):
     """The text of one message; ``role`` is shown in the border title."""
-
-    BINDINGS = TEXT_AREA_BINDINGS
 
     def __init__(self, role: str, content: str) -> None:
         super().__init__(content, soft_wrap=True, classes="chat-message")

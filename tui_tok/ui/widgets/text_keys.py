@@ -17,7 +17,9 @@ from typing import Any
 
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
+from textual.geometry import Region
 from textual.scroll_view import ScrollView
+from textual.strip import Strip
 from textual.widgets import Input, TextArea
 
 TAKEN_BY_APP = frozenset({"f6", "f7"})
@@ -47,9 +49,17 @@ TEXT_BOX_BINDINGS: list[BindingType] = [
 
 
 class TextBox(TextArea, inherit_bindings=False):
-    """A ``TextArea`` with ``TEXT_AREA_BINDINGS``."""
+    """A ``TextArea`` with ``TEXT_AREA_BINDINGS`` that draws blank rows while it has no component
+    styles: Textual clears them when the box is removed, and a frame drawn after that (the app
+    closing while a message is removed) raised ``KeyError: 'text-area--gutter'`` in TextArea's
+    theme (Textual issue #6528)."""
 
     BINDINGS = TEXT_AREA_BINDINGS
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        if not self._component_styles:
+            return [Strip.blank(crop.width)] * crop.height
+        return super().render_lines(crop)
 
 
 class TextBoxActions:
