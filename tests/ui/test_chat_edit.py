@@ -39,8 +39,7 @@ async def _open(app: TuiTokApp, pilot) -> ChatScreen:  # type: ignore[no-untyped
 
 async def _load(app: TuiTokApp, pilot, screen: ChatScreen, messages: list[dict]) -> ChatMessages:  # type: ignore[no-untyped-def, type-arg]
     chat = screen.query_one("#chat-messages", ChatMessages)
-    boxes, notes = chat.prepare(messages)
-    assert notes == []
+    boxes, _notes = chat.prepare(messages)
     await chat.replace(boxes)
     await settle(app, pilot)
     return chat
@@ -243,3 +242,43 @@ async def test_a_removed_message_box_draws_blank_instead_of_raising() -> None:
         assert editor not in chat.editors and not editor.is_attached
         lines = editor.render_lines(Region(0, 0, 20, 3))
         assert [line.text for line in lines] == [" " * 20] * 3
+
+
+async def test_a_session_with_tool_calls_and_a_runtime_reopens_identical(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tui_tok.explore.session_file import load
+    from tui_tok.ui.screens.session_io import PathPrompt
+    from tui_tok.ui.session_io import collect
+
+    path = tmp_path / "s.json"
+    reasoning = {"role": "assistant", "content": "ok", "reasoning_content": "think"}  # no field shows it: kept
+    app = make_app(QWEN3, text="hi")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        await _load(app, pilot, screen, [*WEATHER, reasoning])
+        screen.query_one("#chat-runtime").value = "transformers"  # type: ignore[attr-defined]
+        screen.query_one("#chat-vars", Input).value = "enable_thinking=false"
+        screen.query_one("#chat-tools", TextArea).load_text('[{"type": "function", "function": {"name": "get_weather"}}]')
+        await pilot.press("ctrl+g")
+        await settle(app, pilot)
+        ids = screen.prompt.ids  # type: ignore[union-attr]
+        await pilot.press("alt+s")
+        await pilot.pause()
+        assert isinstance(app.screen, PathPrompt)
+        app.screen.query_one(Input).value = str(path)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        saved = collect(app)
+    assert saved.chat is not None and saved.chat.runtime == "transformers"
+    assert saved.chat.messages == [*WEATHER, reasoning] and load(path) == saved
+    state = load(path)
+    again = make_app(QWEN3, text=state.text)
+    again.pending_session = state
+    async with again.run_test(size=SIZE) as pilot:
+        screen = await _open(again, pilot)
+        assert collect(again) == saved
+        assert screen.query_one("#chat-runtime").value == "transformers"  # type: ignore[attr-defined]
+        assert screen.prompt is not None and screen.prompt.runtime == "transformers" and screen.prompt.ids == ids
+        chat = screen.query_one("#chat-messages", ChatMessages)
+        assert chat.boxes[1].query_one(".tool-call-name", Input).value == "get_weather"
+        assert chat.boxes[2].query_one(".tool-result-id", Input).value == "call_1"
+        assert any("message 3: kept as it came, not editable: reasoning_content" in n.message for n in again._notifications)
