@@ -282,3 +282,21 @@ async def test_a_session_with_tool_calls_and_a_runtime_reopens_identical(tmp_pat
         assert chat.boxes[1].query_one(".tool-call-name", Input).value == "get_weather"
         assert chat.boxes[2].query_one(".tool-result-id", Input).value == "call_1"
         assert any("message 3: kept as it came, not editable: reasoning_content" in n.message for n in again._notifications)
+
+
+async def test_a_loaded_conversation_keeps_the_focus_in_the_conversation() -> None:
+    """The focus was on a message of the sample conversation a loaded one replaces: it was lost with it
+    (keys then went nowhere after ``--session`` or a model switch)."""
+    from tui_tok.explore.session_file import ChatState, SessionState
+
+    app = make_app(QWEN3, text="hi")
+    app.pending_session = SessionState(text="hi", chat=ChatState(messages=WEATHER))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        chat = screen.query_one("#chat-messages", ChatMessages)
+        assert chat.messages() == WEATHER
+        assert app.focused is chat.editors[-1]
+        await pilot.press("shift+tab", "shift+tab", "shift+tab")  # the call's fields: args, id, name
+        await pilot.press("ctrl+o")  # removes that call
+        await settle(app, pilot)
+        assert "tool_calls" not in chat.messages()[1]

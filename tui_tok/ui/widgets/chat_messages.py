@@ -215,10 +215,15 @@ class ChatMessages(VerticalScroll, can_focus=False):
         return boxes, [f"message {i}: kept as it came, not editable: {', '.join(b.notes)}" for i, b in enumerate(boxes) if b.notes]
 
     async def replace(self, boxes: list[MessageBox]) -> None:
-        """Make ``boxes`` (from ``prepare``) the conversation."""
+        """Make ``boxes`` (from ``prepare``) the conversation; the focus goes to the last message, as
+        when the view opens (it was lost with the old boxes), unless it is in a text box of the view."""
+        focused = self.screen.focused
+        refocus = not isinstance(focused, (TextArea, Input)) or self in focused.ancestors
         await self.remove_children()
         await self.mount_all(boxes)
-        self.current, self.removed, self.undo_ready = 0, [], 0
+        self.current, self.removed, self.undo_ready = max(0, len(boxes) - 1), [], 0
+        if refocus and boxes:
+            boxes[-1].editor.focus()
         self._changed()
 
     def _retitle(self) -> None:
