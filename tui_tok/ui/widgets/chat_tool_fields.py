@@ -33,7 +33,7 @@ class ToolCallRow(Vertical):
     ToolCallRow Label { width: 7; color: $text-muted; }
     ToolCallRow .tool-id-label { width: 4; }
     ToolCallRow Input { width: 1fr; }
-    ToolCallRow .tool-call-id { width: 12; }
+    ToolCallRow .tool-call-id { width: 1fr; max-width: 24; }
     """
 
     def __init__(self, fields: CallFields) -> None:
@@ -72,7 +72,7 @@ class ToolResultRow(Horizontal):
         self._initial = (call_id, name)
 
     def compose(self) -> ComposeResult:
-        yield Label("↳ answers id ")
+        yield Label("↳ answers ")
         yield FieldInput(self._initial[0], "tool_call_id", "tool-result-id")
         yield Label(" name ")
         yield FieldInput(self._initial[1], "(none)", "tool-result-name")
