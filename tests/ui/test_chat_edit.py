@@ -300,3 +300,30 @@ async def test_a_loaded_conversation_keeps_the_focus_in_the_conversation() -> No
         await pilot.press("ctrl+o")  # removes that call
         await settle(app, pilot)
         assert "tool_calls" not in chat.messages()[1]
+
+
+async def test_alt_l_loads_a_conversation_file_into_the_chat_view(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tui_tok.ui.screens.session_io import PathPrompt
+
+    path = tmp_path / "conversation.json"
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+    path.write_text(json.dumps({"messages": WEATHER, "tools": tools}), "utf-8")
+    app = make_app(QWEN3, text="my text")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        screen.query_one("#chat-runtime").value = "transformers"  # type: ignore[attr-defined]
+        await settle(app, pilot)
+        await pilot.press("alt+l")
+        await pilot.pause()
+        assert isinstance(app.screen, PathPrompt)
+        app.screen.query_one(Input).value = str(path)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        chat = screen.query_one("#chat-messages", ChatMessages)
+        assert chat.messages() == WEATHER and json.loads(screen.query_one("#chat-tools", TextArea).text) == tools
+        assert app.text == "my text" and screen.query_one("#chat-runtime").value == "transformers"  # type: ignore[attr-defined]
+        assert any(n.message.startswith("Conversation loaded from") for n in app._notifications)
+        tok = app.tokenizer
+        assert tok is not None and screen.prompt is not None
+        template = templates_of(app.session.metadata)["default"]
+        assert screen.prompt.ids == chat_prompt(tok, template, WEATHER, tools=tools, runtime="transformers").ids

@@ -11,7 +11,7 @@ from textual.binding import Binding
 
 DATA_COMMANDS = (
     ("alt+s", "save_session", "Save session…", "Write the text, toggles, conversation and compare target to a JSON file"),
-    ("alt+l", "load_session", "Load session…", "Reopen a saved session (text, toggles, conversation)"),
+    ("alt+l", "load_session", "Load session…", "Reopen a saved session (text, toggles, conversation), or load a conversation file (--messages form)"),
     ("alt+o", "open_text", "Open text file…", "Load a file's exact bytes into the Tokenize view"),
     ("alt+w", "save_text", "Save text…", "Write the Tokenize view's text to a file, byte for byte"),
     ("alt+e", "export_tokens", "Export tokens (JSONL)…", 'One {"id", "piece", "start", "end"} line per token, byte offsets'),

@@ -46,6 +46,20 @@ def collect(app: App[Any]) -> SessionState:
                         model=source_name(session.gguf) if session is not None else None)  # fmt: skip
 
 
+def with_conversation(app: App[Any], messages: list[dict[str, Any]], tools: list[Any] | None) -> SessionState:
+    """The app's state now with the conversation ``messages`` (and ``tools``, when given) instead."""
+    from dataclasses import replace
+
+    from tui_tok.explore.visible import json_dumps
+
+    state = collect(app)
+    chat = replace(state.chat, messages=messages) if state.chat is not None else ChatState(messages=messages)
+    if tools is not None:
+        chat.tools_text = json_dumps(tools, indent=1)  # controls escaped: the tools box shows them
+    state.chat = chat
+    return state
+
+
 def apply(app: App[Any], state: SessionState) -> list[str]:
     """Show ``state``: the text now, the views' parts now or when they mount. Returns what could
     not be applied (one line each, for a notification)."""
