@@ -327,3 +327,22 @@ async def test_alt_l_loads_a_conversation_file_into_the_chat_view(tmp_path) -> N
         assert tok is not None and screen.prompt is not None
         template = templates_of(app.session.metadata)["default"]
         assert screen.prompt.ids == chat_prompt(tok, template, WEATHER, tools=tools, runtime="transformers").ids
+
+
+async def test_loaded_messages_keep_what_no_field_shows() -> None:
+    parts = [{"type": "text", "text": "from parts"}]
+    messages = [{"role": "user", "content": "two\nlines\tand a tab"}, {"role": "user", "content": parts},
+                {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+                {"role": "assistant", "tool_calls": [{"type": "retrieval", "retrieval": {}}]}]  # fmt: skip
+    app = make_app(QWEN3)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        chat = screen.query_one("#chat-messages", ChatMessages)
+        boxes, notes = chat.prepare(messages)
+        assert notes == ["message 1: kept as it came, not editable: content that is not a string",
+                         "message 3: kept as it came, not editable: tool_calls"]  # fmt: skip
+        await chat.replace(boxes)
+        await settle(app, pilot)
+        assert chat.messages() == messages
+        assert not chat.editors[0].read_only and chat.editors[1].read_only
+        assert chat.boxes[2].query_one(".tool-call-args", Input).value == "{}"

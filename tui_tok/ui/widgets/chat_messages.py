@@ -73,10 +73,10 @@ class MessageBox(Vertical):
         self.extra: dict[str, Any] = {k: v for k, v in message.items() if k not in ("role", "content")}
         self._absent = None if content is None and "content" in message else ... if "content" not in message else ""
         """What an empty text stands for: no ``content`` key (...), null, or the empty string."""
-        text = _text(content) if content is not None else ""
-        if text is None:  # content parts, or text with raw controls: kept, shown read-only
+        text = content if isinstance(content, str) else "" if content is None else None
+        if text is None:  # content parts: kept, the box read-only
             self.extra = {"content": content, **self.extra}
-            self.notes.append("content that is not plain text")
+            self.notes.append("content that is not a string")
         self._calls: list[CallFields] = []
         if "tool_calls" in message and role == "assistant" and (calls := call_fields(message)) is not None:
             self._calls = calls
