@@ -43,6 +43,7 @@ from tui_tok.ui.gc_pacing import GcPacer
 from tui_tok.ui.messages import LintDone, TokenizerLoaded, VocabIndexBuilt
 from tui_tok.ui.data_actions import DataActions
 from tui_tok.ui.data_keys import BINDINGS as DATA_BINDINGS
+from tui_tok.ui.widgets.text_keys import TEXT_BOX_BINDINGS, TextBoxActions
 from tui_tok.ui.session import Session
 from tui_tok.ui.settings import load_settings, save_setting
 from tui_tok.ui.textual_compat import compat_ok, key_bindings, plain_requested, status
@@ -138,7 +139,7 @@ class LoadingScreen(Screen[None]):
         loading.update(f"loading {self.file_name}… {line}" if line else f"loading {self.file_name}…")
 
 
-class TuiTokApp(DataActions, App[int]):
+class TuiTokApp(DataActions, TextBoxActions, App[int]):
     """Explore the tokenizer of one GGUF file."""
 
     CSS_PATH = "app.tcss"
@@ -157,6 +158,7 @@ class TuiTokApp(DataActions, App[int]):
         Binding("f9", "toggle_keys", "Keys", priority=True),
         Binding("question_mark", "toggle_keys", "Keys", show=False),
         *DATA_BINDINGS,  # ctrl+c copy, alt+s/l/o/w/e/p files, alt+m/c models (ui/data_keys.py)
+        *TEXT_BOX_BINDINGS,  # ctrl+a select all, alt+x clear, in every text box (widgets/text_keys.py)
     ]
 
     tokenizer: var[Tokenizer | None] = var(None)

@@ -5,9 +5,10 @@ columns every view stopped after F5, so F6-F9 were never seen. Its compact style
 (it scrolls the key list under the palette key and leaves a stray letter in the last column).
 This one measures the keys first (``plan``) and, while they do not fit, in this order: drops
 the space after each description, names the views by their short names (``SHORT``), leaves
-out the palette key (^p still opens it) and then the screen's own keys, last first (the keys
-panel, F9, lists them all). The function keys are never left out. It yields Textual's own
-``FooterKey`` (not exported: ``textual_compat``); without it, the footer is Textual's own.
+out the palette key (^p still opens it), then the screen's own keys, last first (the keys
+panel, F9, lists them all), and the copy key (``KEEP_LONGER``: how one finds that a view copies) only
+after them. The function keys are never left out. It yields Textual's own ``FooterKey`` (not
+exported: ``textual_compat``); without it, the footer is Textual's own.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ SHORT = {"Tokenize": "Tok", "Metadata": "Meta", "Compare": "Cmp", "Vocabulary": 
 PALETTE_CELLS = 13
 """Cells of the palette key docked on the right (`` ^p palette`` with its border and padding)."""
 _FUNCTION_KEY = re.compile(r"f\d+")
+KEEP_LONGER = ("ctrl+c",)
+"""Keys left out only after every other key but the function keys."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +54,8 @@ def plan(keys: list[tuple[str, str, str]], width: int, *, palette: bool = True) 
     FooterPlan(tight=False, short=False, palette=True, keep=(True, True, True, True, True, True, True, True))
     >>> plan(keys, 60)
     FooterPlan(tight=True, short=True, palette=False, keep=(False, True, True, True, True, True, True, True))
+    >>> plan([("ctrl+c", "^c", "Copy"), ("ctrl+n", "^n", "Add"), ("f1", "f1", "Tok")], 16)
+    FooterPlan(tight=True, short=True, palette=False, keep=(True, False, True))
     """
 
     def cells(tight: bool, short: bool, keep: list[bool]) -> int:
@@ -65,11 +70,12 @@ def plan(keys: list[tuple[str, str, str]], width: int, *, palette: bool = True) 
     for tight, short in ((False, False), (True, False), (True, True)):
         if cells(tight, short, keep) + (PALETTE_CELLS if palette else 0) <= width:
             return FooterPlan(tight, short, palette, tuple(keep))
-    for k in range(len(keys) - 1, -1, -1):  # the screen's keys, last first
-        if cells(True, True, keep) <= width:
-            break
-        if not _FUNCTION_KEY.fullmatch(keys[k][0]):
-            keep[k] = False
+    for last in (False, True):  # the screen's keys, last first; then the copy key
+        for k in range(len(keys) - 1, -1, -1):
+            if cells(True, True, keep) <= width:
+                return FooterPlan(True, True, False, tuple(keep))
+            if not _FUNCTION_KEY.fullmatch(keys[k][0]) and (keys[k][0] in KEEP_LONGER) == last:
+                keep[k] = False
     return FooterPlan(True, True, False, tuple(keep))
 
 
