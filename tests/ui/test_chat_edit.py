@@ -1,6 +1,6 @@
 """Editing a conversation in the Chat view (F5): tool calls and tool results, undo of a removal,
 Tab through every control, select-all and clear in every kind of text box, the copy key in the
-footer. The prompt is checked against ``explore.chat.chat_prompt`` on the same messages."""
+footer. The prompt is checked against ``explore.chat.prompt.chat_prompt`` on the same messages."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tui_tok.explore.chat.prompt import chat_prompt
 from tui_tok.explore.chat.render import templates_of
 from tui_tok.ui.app import TuiTokApp
 from tui_tok.ui.screens.chat import ChatScreen
-from tui_tok.ui.widgets.chat_messages import ChatMessages, MessageBox
+from tui_tok.ui.widgets.chat_messages import ChatMessages
 from tui_tok.ui.widgets.chat_tool_fields import ToolCallRow, ToolResultRow
 from tui_tok.ui.widgets.footer import Footer
 

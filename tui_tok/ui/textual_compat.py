@@ -322,6 +322,17 @@ def cursor_state(area: TextArea) -> tuple[bool, bool, Location | None] | None:
         return None
 
 
+def has_component_styles(widget: Widget) -> bool:
+    """Whether a widget still has its component styles (``_component_styles``): Textual clears them
+    when the widget is removed, and a TextArea drawn after that raises ``KeyError:
+    'text-area--gutter'`` (Textual issue #6528), so ``widgets.text_keys.TextBox`` draws blank rows
+    instead. True (draw as Textual does) when the attribute is missing or overrides are off."""
+    if not overrides_on():
+        return True
+    styles = getattr(widget, "_component_styles", None)
+    return True if styles is None else bool(styles)
+
+
 def undo_stack(area: TextArea) -> Any:
     """The editor's undo batches (``EditHistory._undo_stack``, a deque of lists of edits): a long
     paste inserted in slices is merged into one batch. None: left as several."""

@@ -121,8 +121,8 @@ class MessageBox(Vertical):
             return list(self._calls)
         return [row.fields() for row in self.call_rows]
 
-    async def add_call(self, fields: CallFields = CallFields(), at: int | None = None) -> ToolCallRow:
-        row, rows = ToolCallRow(fields), self.call_rows
+    async def add_call(self, fields: CallFields | None = None, at: int | None = None) -> ToolCallRow:
+        row, rows = ToolCallRow(fields or CallFields()), self.call_rows
         box = self.query_one(".tool-calls")
         if at is not None and at < len(rows):
             await box.mount(row, before=rows[at])

@@ -21,6 +21,7 @@ from textual.geometry import Region
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Input, TextArea
+from tui_tok.ui.textual_compat import has_component_styles
 
 TAKEN_BY_APP = frozenset({"f6", "f7"})
 
@@ -57,7 +58,7 @@ class TextBox(TextArea, inherit_bindings=False):
     BINDINGS = TEXT_AREA_BINDINGS
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        if not self._component_styles:
+        if not has_component_styles(self):
             return [Strip.blank(crop.width)] * crop.height
         return super().render_lines(crop)
 
