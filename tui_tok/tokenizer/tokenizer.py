@@ -426,7 +426,10 @@ def _encoder_factory(vocab: Vocab, paths: Paths) -> Callable[[], Encoder]:
 
 def _reference_class(family: VocabType) -> type | None:
     """``ReferenceEncoder`` of ``<family>/reference.py``, or None when the family has none."""
-    module_name = ENCODERS[family][0].rsplit(".", 1)[0] + ".reference"
+    package = ENCODERS[family][0].rpartition(".")[0]
+    if package == __package__:  # TEST: no package of its own
+        return None
+    module_name = package + ".reference"
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
