@@ -169,7 +169,7 @@ class Tokenizer:
         out = [Part(0, 0, _need(v.bos_id, "BOS", v), False)] if bos else []
         after_special = True
         for start, end, tid in self._partitioner.partition(data, parse_special=parse_special):
-            out.append(Part(start, end, tid, after_special))
+            out.append(Part(start, end, tid, after_special and tid == RAW))
             after_special = tid != RAW
         n = len(data)
         if eos:
