@@ -415,12 +415,12 @@ def _encoder_factory(vocab: Vocab, paths: Paths) -> Callable[[], Encoder]:
     """What builds the encoder: in ``"reference"`` mode the family's ``ReferenceEncoder`` where
     it has one (wrapped as an ``Encoder`` unless it is one), else its encoder with ``paths``."""
     if paths.mode == "reference":
-        reference = _reference_class(vocab.type)
+        reference: Any = _reference_class(vocab.type)  # a class taking the vocab
         if reference is not None:
             if issubclass(reference, Encoder):
                 return lambda: reference(vocab)  # type: ignore[no-any-return]
             return lambda: Wrapped(reference(vocab))
-    cls = _encoder_class(vocab)
+    cls: Any = _encoder_class(vocab)
     return lambda: cls(vocab, paths=paths)  # type: ignore[no-any-return]
 
 
