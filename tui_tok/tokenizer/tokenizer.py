@@ -112,6 +112,11 @@ class Tokenizer:
     symbols) or builds a shared table runs under a lock, and per-call state stays in the call
     (``tests/tokenizer/test_threads.py``). A ``StreamDecoder`` has state: use one per stream. ``tokenize`` of a long
     input pauses the cyclic garbage collector while it runs (and re-enables it only if it was on).
+
+    ``paths`` chooses the encoder's code paths, all giving the same ids: ``"auto"`` (default, or
+    ``$TUI_TOK_PATHS``) takes each fast path from its tuned input size, ``"eager"`` from the smallest
+    input, ``"reference"`` never (the family's ``reference.py`` where it has one). Every threshold is
+    named in ``core/paths.py``.
     """
 
     def __init__(self, vocab: Vocab, *, paths: PathsMode | Paths | None = None) -> None:
@@ -163,7 +168,7 @@ class Tokenizer:
         """What ``encode`` emits, in order: the added BOS, the special tokens and raw fragments of
         the partition (``special/partition.py``), the added EOS/SEP; each raw fragment with
         whether it follows a special token or starts the text (``after_special``: SPM's space
-        prefix). The one loop every encoding call (and explain) walks."""
+        prefix). The one fragment loop: every encoding call walks it (and explain may)."""
         v = self.vocab
         bos, eos, sep = self._added(add_special)
         out = [Part(0, 0, _need(v.bos_id, "BOS", v), False)] if bos else []
