@@ -24,7 +24,7 @@ from tui_tok.tokenizer.core.vocab import MODEL_TYPES
 from tui_tok.tokenizer.pretokenize import table as pretokenizers
 from tui_tok.tokenizer.special.partition import RAW
 from tui_tok.tokenizer import tokenizer as tokenizer_module
-from tui_tok.tokenizer.tokenizer import ENCODERS, Part, Tokenizer, _encoder_class
+from tui_tok.tokenizer.tokenizer import ENCODERS, Tokenizer, _encoder_class
 
 SOURCE = Path(__file__).resolve().parents[2] / "tui_tok"
 FRAGMENTS = [
@@ -106,19 +106,19 @@ def test_fragments_is_the_fragment_loop() -> None:
     sep = v.token_to_id["[SEP]"]
     data = b"hi [SEP] there[SEP]x"
     assert tok.fragments(data, add_special=True, parse_special=True) == [
-        Part(0, 0, v.bos_id, False),
-        Part(0, 3, RAW, True),
-        Part(3, 8, sep, False),
-        Part(8, 14, RAW, True),
-        Part(14, 19, sep, False),
-        Part(19, 20, RAW, True),
-        Part(20, 20, v.sep_id, False),
+        (0, 0, v.bos_id, False),
+        (0, 3, RAW, True),
+        (3, 8, sep, False),
+        (8, 14, RAW, True),
+        (14, 19, sep, False),
+        (19, 20, RAW, True),
+        (20, 20, v.sep_id, False),
     ]
-    assert tok.fragments(data, add_special=False, parse_special=False) == [Part(0, len(data), RAW, True)]
+    assert tok.fragments(data, add_special=False, parse_special=False) == [(0, len(data), RAW, True)]
     spm = load_tokenizer(ASSETS / "ggml-vocab-phi-3.gguf")
     parts = spm.fragments(b"a<s>b</s>", add_special=True, parse_special=True)
-    assert [(p.token == RAW, p.after_special) for p in parts] == [(False, False), (True, True), (False, False),
-                                                                  (True, True), (False, False)]
+    flags = [(token == RAW, after) for _, _, token, after in parts]
+    assert flags == [(False, False), (True, True), (False, False), (True, True), (False, False)]
     assert spm.fragments(b"", add_special=False) == []
 
 

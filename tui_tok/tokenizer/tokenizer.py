@@ -38,7 +38,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import repeat
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -74,16 +74,11 @@ _USER_DEFINED = int(TokenAttr.USER_DEFINED)
 _BYTE = int(TokenAttr.BYTE)
 
 
-class Part(NamedTuple):
-    """One step of ``Tokenizer.fragments``: a raw fragment (``token == RAW``) to encode, or a token."""
-
-    start: int
-    """First byte of the input (an added BOS/EOS/SEP covers none: ``start == end``)."""
-    end: int
-    token: int
-    """``RAW`` for text the family's encoder encodes, else the token's id."""
-    after_special: bool
-    """For a raw fragment: it starts the text or follows a special token (SPM's space prefix)."""
+Part = tuple[int, int, int, bool]
+"""One step of ``Tokenizer.fragments``: (start, end, token, after_special). ``token`` is ``RAW`` for
+a raw fragment the family's encoder encodes, else the token's id (an added BOS/EOS/SEP covers no
+input: start == end); ``after_special``: a raw fragment starts the text or follows a special token
+(SPM's space prefix). A plain tuple: a code file cut by gemma's whitespace tokens has ~30k."""
 
 
 class TestEncoder(Encoder):
@@ -171,16 +166,16 @@ class Tokenizer:
         prefix). The one fragment loop: every encoding call walks it (and explain may)."""
         v = self.vocab
         bos, eos, sep = self._added(add_special)
-        out = [Part(0, 0, _need(v.bos_id, "BOS", v), False)] if bos else []
+        out: list[Part] = [(0, 0, _need(v.bos_id, "BOS", v), False)] if bos else []
         after_special = True
         for start, end, tid in self._partitioner.partition(data, parse_special=parse_special):
-            out.append(Part(start, end, tid, after_special and tid == RAW))
+            out.append((start, end, tid, after_special and tid == RAW))
             after_special = tid != RAW
         n = len(data)
         if eos:
-            out.append(Part(n, n, _need(v.eos_id, "EOS", v), False))
+            out.append((n, n, _need(v.eos_id, "EOS", v), False))
         if sep:
-            out.append(Part(n, n, _need(v.sep_id, "SEP", v), False))
+            out.append((n, n, _need(v.sep_id, "SEP", v), False))
         return out
 
     def encode(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> list[int]:
@@ -192,15 +187,16 @@ class Tokenizer:
         with gc_paused(len(data)):
             enc = self.encoder
             parts = self.fragments(data, add_special=add_special, parse_special=parse_special)
-            if len(parts) == 1 and parts[0].token == RAW and enc.FRESH_IDS:
+            if len(parts) == 1 and parts[0][2] == RAW and enc.FRESH_IDS:
                 # the caller may own the encoder's new list: no copy of a big text's ids (Encoder)
-                return enc.encode_fragment_ids(data[parts[0].start : parts[0].end], after_special=True)
+                return enc.encode_fragment_ids(data[parts[0][0] : parts[0][1]], after_special=True)
             out: list[int] = []
-            for part, ids in _encoded(data, parts, enc.encode_fragments_ids, enc.encode_fragment_ids):
-                if ids is None:
-                    out.append(part.token)
+            encoded = _raw_results(data, parts, enc.encode_fragments_ids, enc.encode_fragment_ids)
+            for _, _, token, _ in parts:
+                if token != RAW:
+                    out.append(token)
                 else:
-                    out += ids
+                    out += next(encoded)
             return out
 
     def tokenize(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> list[Token]:
@@ -230,12 +226,13 @@ class Tokenizer:
             enc = self.encoder
             parts = self.fragments(data, add_special=add_special, parse_special=parse_special)
             columns: list[PieceArrays] = []
-            for part, found in _encoded(data, parts, enc.encode_fragments_arrays, None):
-                if found is None:
-                    columns.append(_one(part.token, part.start, part.end))
-                else:
-                    ids, starts, ends = found
-                    columns.append((ids, starts + part.start, ends + part.start) if part.start else found)
+            encoded = _raw_results(data, parts, enc.encode_fragments_arrays, None)
+            for start, end, token, _ in parts:
+                if token != RAW:
+                    columns.append(_one(token, start, end))
+                    continue
+                found = next(encoded)
+                columns.append((found[0], found[1] + start, found[2] + start) if start else found)
             return concat_arrays(columns)
 
     def tokenize_arrays_pieces(
@@ -248,15 +245,15 @@ class Tokenizer:
         with special tokens, or a family without such cuts, comes as one piece."""
         data = _as_bytes(text)
         parts = self.fragments(data, add_special=add_special, parse_special=parse_special)
-        raw = [p for p in parts if p.token == RAW]
-        if len(raw) != 1 or any(p.start < p.end for p in parts if p.token != RAW):  # special tokens in the text
+        raw = [p for p in parts if p[2] == RAW]
+        if len(raw) != 1 or any(start < end for start, end, token, _ in parts if token != RAW):  # special tokens
             yield self.tokenize_arrays(data, add_special=add_special, parse_special=parse_special)
             return
-        for part in parts:
-            if part.token == RAW:
-                yield from self.encoder.fragment_arrays_pieces(data[part.start : part.end], piece_chars=piece_chars)
+        for start, end, token, _ in parts:
+            if token == RAW:  # the whole text (no special token in it): offsets need no shift
+                yield from self.encoder.fragment_arrays_pieces(data[start:end], piece_chars=piece_chars)
             else:
-                yield _one(part.token, part.start, part.end)
+                yield _one(token, start, end)
 
     def _added(self, add_special: bool) -> tuple[bool, bool, bool]:
         """Whether llama.cpp adds (BOS, EOS, SEP) for this family (``llama_vocab::impl::tokenize``)."""
@@ -270,13 +267,15 @@ class Tokenizer:
     def _encode(self, data: bytes, add_special: bool, parse_special: bool) -> list[Piece]:
         enc = self.encoder
         out: list[Piece] = []
-        for part, pieces in _encoded(data, self.fragments(data, add_special=add_special, parse_special=parse_special),
-                                     enc.encode_fragments, enc.encode_fragment):  # fmt: skip
-            if pieces is None:
-                out.append((part.token, part.start, part.end))
-            elif part.start and pieces:
+        parts = self.fragments(data, add_special=add_special, parse_special=parse_special)
+        encoded = _raw_results(data, parts, enc.encode_fragments, enc.encode_fragment)
+        for start, end, token, _ in parts:
+            if token != RAW:
+                out.append((token, start, end))
+                continue
+            pieces = next(encoded)
+            if start and pieces:
                 ids, starts, ends = zip(*pieces)
-                start = part.start
                 out.extend(zip(ids, map(start.__add__, starts), map(start.__add__, ends)))
             else:
                 out.extend(pieces)
@@ -395,25 +394,23 @@ def _need(token_id: int, what: str, vocab: Vocab) -> int:
     return token_id
 
 
-def _encoded(
+def _raw_results(
     data: bytes, parts: list[Part], many: Callable[[Fragments], list[R]], one: Callable[..., R] | None
-) -> Iterator[tuple[Part, R | None]]:
-    """Each part of ``fragments`` with its encoding (None for a token): a lone raw fragment by
-    ``one(text, after_special=...)`` (when given), several by one ``many`` call, which lets the
-    encoder batch the new words of all of them (user-defined tokens may cut a text into
+) -> Iterator[R]:
+    """The encoding of each raw fragment of ``parts`` (``Tokenizer.fragments``), in order: a lone
+    one by ``one(text, after_special=...)`` (when given), several by one ``many`` call, which lets
+    the encoder batch the new words of all of them (user-defined tokens may cut a text into
     thousands). A fragment that repeats with the same ``after_special`` is encoded once and its
     result shared (gemma's whitespace tokens cut code into lines that repeat): callers only read it."""
-    raw = [(data[p.start : p.end], p.after_special) for p in parts if p.token == RAW]
-    results: Iterator[R]
+    raw = [(data[start:end], after) for start, end, token, after in parts if token == RAW]
     if len(raw) == 1 and one is not None:
-        results = iter((one(raw[0][0], after_special=raw[0][1]),))
-    elif len(raw) < 2:
-        results = iter(many(raw) if raw else ())
-    else:
-        distinct = list(dict.fromkeys(raw))
-        results = iter(many(raw)) if len(distinct) == len(raw) else map(dict(zip(distinct, many(distinct))).__getitem__, raw)
-    for part in parts:
-        yield part, (next(results) if part.token == RAW else None)
+        return iter((one(raw[0][0], after_special=raw[0][1]),))
+    if len(raw) < 2:
+        return iter(many(raw) if raw else ())
+    distinct = list(dict.fromkeys(raw))
+    if len(distinct) == len(raw):
+        return iter(many(raw))
+    return map(dict(zip(distinct, many(distinct))).__getitem__, raw)
 
 
 def _encoder_factory(vocab: Vocab, paths: Paths) -> Callable[[], Encoder]:
