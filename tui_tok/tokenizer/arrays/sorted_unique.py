@@ -32,8 +32,6 @@ def sorted_unique(values: np.ndarray, *, runs: bool = False) -> np.ndarray:
     return s[keep]
 
 
-_RADIX_FROM = 4096
-"""From this many values ``unique_inverse`` sorts by 16-bit radix passes; below, numpy's own."""
 
 
 def radix_order(values: np.ndarray) -> np.ndarray:
@@ -59,16 +57,17 @@ def radix_order(values: np.ndarray) -> np.ndarray:
     return order
 
 
-def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def unique_inverse(values: np.ndarray, *, radix_from: int = 4096) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(values, return_inverse=True)`` for a 1-D array of non-negative integers; long
-    arrays are ordered by ``radix_order`` (the batch merge's pair keys take three passes).
+    arrays (from ``radix_from`` values, ``core/paths.py``) are ordered by ``radix_order`` (the batch
+    merge's pair keys take three passes); shorter ones by numpy's own sort.
 
     >>> u, inv = unique_inverse(np.array([5, 1, 5, 70000] * 2000))
     >>> u.tolist(), inv[:4].tolist()
     ([1, 5, 70000], [1, 0, 1, 2])
     """
     n = len(values)
-    if n < _RADIX_FROM:
+    if n < radix_from or not n:
         uniq, inverse = np.unique(values, return_inverse=True)
         return uniq, inverse.reshape(-1)
     values = values.astype(np.int64, copy=False)

@@ -17,7 +17,7 @@ whose result is no token) gets an id past the vocab. A pair's priority and merge
 from a caller's ``resolve(left_text, right_text)``, memoised per pair of ids.
 
 One long word (this loop's steps cost O(word length)) goes to ``merge_long``: from
-``ROUNDS_FROM`` symbols ``merge_rounds`` (many merges per whole-array round where that is the
+``Paths.rounds_from`` symbols ``merge_rounds`` (many merges per whole-array round where that is the
 heap's own order: a run of spaces or letters takes a few rounds), else llama.cpp's heap.
 
 A merger is shared by the threads of one tokenizer: new symbol ids are handed out under a lock,
@@ -38,24 +38,20 @@ from typing import cast
 import numpy as np
 
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique, unique_inverse
+from tui_tok.tokenizer.core.paths import AUTO, Paths
 
 NO_PRIO = 1 << 30
 """Priority of "no merge" (real priorities are smaller)."""
 _ID_BITS = 26
 _ID_MASK = (1 << _ID_BITS) - 1
 _NO_PAIR = NO_PRIO << _ID_BITS
-_TAIL_WORDS = 12
-"""Below this many unfinished words, the rest is merged per word in Python (cheaper than a
-round of a dozen numpy calls)."""
-
-ROUNDS_FROM = 1024
-"""Words of at least this many symbols try ``merge_rounds`` before the heap."""
+# Sizes from a ``Paths`` (core/paths.py): below ``tail_words`` unfinished words, the rest is merged
+# per word in Python (cheaper than a round of a dozen numpy calls); words of at least
+# ``rounds_from`` symbols try ``merge_rounds`` before the heap; from ``run_keys_from`` pairs,
+# ``_pairs`` first checks for runs of one key (a run of one symbol).
 _ROUND_SHARE = 64
 """A round costs O(word length) in numpy, a heap step a Python step: rounds go on while they
 merge at least 1/64 of the symbols."""
-
-_RUN_KEYS_FROM = 4096
-"""From this many pairs ``_pairs`` first checks for runs of one key (a run of one symbol)."""
 
 Resolver = Callable[[list[str], list[str]], "tuple[np.ndarray, list[str] | list[int]]"]
 """(left texts, right texts) -> (priorities, merged): priorities an int64 array, one per pair,
@@ -68,9 +64,11 @@ class SymbolMerger:
     """The symbol table and pair memo of one vocab and one priority rule."""
 
     def __init__(
-        self, tokens: list[str], token_to_id: dict[str, int], resolve: Resolver, *, merges_to_ids: bool = False
+        self, tokens: list[str], token_to_id: dict[str, int], resolve: Resolver, *, merges_to_ids: bool = False,
+        paths: Paths = AUTO,
     ) -> None:
         """``merges_to_ids``: the resolver gives merged token ids (every merge makes a token)."""
+        self.paths = paths
         self._merges_to_ids = merges_to_ids
         self._tokens = tokens
         self._t2id = token_to_id
@@ -159,7 +157,7 @@ class SymbolMerger:
         """Pair values of two aligned id arrays (memo lookups at C speed; the resolver only for
         pairs never seen before)."""
         keys = (left << _ID_BITS) | right
-        if len(keys) >= _RUN_KEYS_FROM:  # a long word of runs: look up one key per run
+        if len(keys) >= self.paths.run_keys_from:  # a long word of runs: look up one key per run
             head = np.empty(len(keys), dtype=bool)
             head[0] = True
             np.not_equal(keys[1:], keys[:-1], out=head[1:])
@@ -167,7 +165,7 @@ class SymbolMerger:
             if n_runs * 4 <= len(keys):
                 vals_of_runs = self._pairs(left[head], right[head])
                 return vals_of_runs[np.cumsum(head) - 1]
-        keys, where = unique_inverse(keys)
+        keys, where = unique_inverse(keys, radix_from=self.paths.radix_from)
         vals = np.fromiter(map(self._memo.get, keys.tolist(), repeat(-1)), dtype=np.int64, count=len(keys))
         new = np.flatnonzero(vals < 0)
         if len(new):
@@ -218,7 +216,7 @@ class SymbolMerger:
         at = np.flatnonzero(inner)
         val[at] = self._pairs(syms[at], syms[at + 1])
         while len(lens):
-            if len(lens) <= _TAIL_WORDS:
+            if len(lens) <= self.paths.tail_words:
                 for w, a, e in zip(word.tolist(), starts.tolist(), ends.tolist()):
                     out[w] = self._merge_one(syms[a:e].tolist(), val[a:e].tolist())
                 break
@@ -276,10 +274,10 @@ class SymbolMerger:
             prios[i] = v >> _ID_BITS
 
     def merge_long(self, syms: list[int]) -> list[int]:
-        """The loop for one long word: ``merge_rounds`` from ``ROUNDS_FROM`` symbols (a run of
+        """The loop for one long word: ``merge_rounds`` from ``paths.rounds_from`` symbols (a run of
         one character merges in a few whole-array rounds), else, or once its rounds stop paying,
         llama.cpp's heap (``merge_heap``)."""
-        if len(syms) >= ROUNDS_FROM:
+        if len(syms) >= self.paths.rounds_from:
             return self.merge_rounds(np.array(syms, dtype=np.int64))  # callers with a text: char_symbol_array
         return self.merge_heap(syms)
 

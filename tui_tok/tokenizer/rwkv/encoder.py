@@ -35,6 +35,8 @@ from tui_tok.tokenizer.rwkv.distinct import distinct_misses
 from tui_tok.tokenizer.rwkv.greedy import greedy_chunks, spread
 from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, chunk_keys
 from tui_tok.tokenizer.rwkv.unescape import unescape_all, unescape_token
+from tui_tok.tokenizer.core.encoder import Encoder
+from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.spans import expand_pieces
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
@@ -131,8 +133,8 @@ def _build_tables(vocab: Vocab) -> _Tables:
     )
 
 
-class RwkvEncoder:
-    """Greedy longest-match as llama.cpp's RWKV byte trie gives it; implements ``FragmentEncoder``.
+class RwkvEncoder(Encoder):
+    """Greedy longest-match as llama.cpp's RWKV byte trie gives it.
 
     Speed: a match can only cross between two bytes if some token holds that byte pair, so
     the text is first cut wherever the pair occurs in no token (every ~4 bytes of prose with
@@ -147,10 +149,11 @@ class RwkvEncoder:
     """
 
     FRESH_IDS = True
-    """``encode_fragment_ids`` returns a new list on every call (``FragmentEncoder``)."""
+    """``encode_fragment_ids`` returns a new list on every call (``Encoder``)."""
 
-    def __init__(self, vocab: Vocab) -> None:
+    def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
+        self.paths = paths
         self.unk_id = vocab.unk_id
         self._built: _Tables | None = None
         self._cache: dict[bytes, tuple[Piece, ...]] = {}
@@ -266,7 +269,8 @@ class RwkvEncoder:
         k-th is distinct chunk ``occ[k]``, at ``first``, ``length`` bytes) replaced by their
         greedy matches."""
         try:
-            got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id, finish=self._walk_ids, words=words, whole_missed=True)
+            got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id, finish=self._walk_ids, words=words, whole_missed=True,
+                                few=self.paths.rwkv_python_max)
         except TokenizeError:
             got = None
         if got is None:

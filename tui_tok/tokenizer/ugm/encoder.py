@@ -62,7 +62,9 @@ import numpy as np
 
 from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_chunks
 from tui_tok.tokenizer.ugm.charsmap import Charsmap, parse_charsmap
+from tui_tok.tokenizer.core.encoder import Encoder
 from tui_tok.tokenizer.core.gc_pause import gc_paused
+from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.types import Piece, TokenAttr
 from tui_tok.tokenizer.ugm.normalize import ESCAPED_SPACE, UgmNormalizer
 from tui_tok.tokenizer.ugm.batch import keep_one_unknown
@@ -76,16 +78,14 @@ from tui_tok.tokenizer.core.vocab import Vocab
 
 _CACHE_LIMIT = 100_000
 _CACHE_BYTES = 8 << 20  # normalised bytes of all cached units
-_BATCH_FROM = 16
-"""Missing units from which ``ugm_units.encode_units`` beats encoding them one by one."""
-_BATCH_UNIT_MAX = 4096
-"""Units longer than this (input bytes) take the per-unit search even in a batch (one unspaced
-64 KB line was faster alone). Since both searches restart where no lattice edge crosses
-(``ugm/batch.py``), they cost about the same on long units, and the ~1 KB unspaced lines of
-mixed text are faster in the batch (the generic normaliser is the per-unit path's cost)."""
-_WHOLE_FROM = 16384
-"""Fragments from this many bytes take the whole-text ids path (``ugm/textids.py``): below, the
-unit cache's lookups win (and keep the units of text typed again and again)."""
+# The paths (core/paths.py): from ``ugm_batch_from`` missing units ``ugm/units.encode_units`` beats
+# encoding them one by one. Units longer than ``ugm_batch_unit_max`` (input bytes) take the
+# per-unit search even in a batch (one unspaced 64 KB line was faster alone); since both
+# searches restart where no lattice edge crosses (``ugm/batch.py``), they cost about the same on
+# long units, and the ~1 KB unspaced lines of mixed text are faster in the batch (the generic
+# normaliser is the per-unit path's cost). Fragments from ``ugm_whole_from`` bytes take the
+# whole-text ids path (``ugm/textids.py``): below, the unit cache's lookups win (and keep the
+# units of text typed again and again).
 _SAMPLE = 64
 """Words sampled to tell whether the unit cache knows a long text (``_cache_knows``)."""
 _TOKENS_PER_UNIT = 250
@@ -97,8 +97,8 @@ _Unit = tuple[list[int], list[int], bool, int]
 """One encoded unit: token ids, token end offsets, is_space_prepended after it, normalised length."""
 
 
-class UgmEncoder:
-    """llama.cpp's ``llm_tokenizer_ugm`` + session for one vocab (implements FragmentEncoder).
+class UgmEncoder(Encoder):
+    """llama.cpp's ``llm_tokenizer_ugm`` + session for one vocab.
 
     >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
     >>> v = vocab_from_metadata({"tokenizer.ggml.model": "t5",
@@ -112,10 +112,11 @@ class UgmEncoder:
     """
 
     FRESH_IDS = True
-    """``encode_fragment_ids`` returns a new list on every call (``FragmentEncoder``)."""
+    """``encode_fragment_ids`` returns a new list on every call (``Encoder``)."""
 
-    def __init__(self, vocab: Vocab) -> None:
+    def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
+        self.paths = paths
         self.charsmap: Charsmap | None = parse_charsmap(vocab.precompiled_charsmap)
         attrs = vocab.attrs
         user = np.flatnonzero(attrs & int(TokenAttr.USER_DEFINED))
@@ -131,9 +132,9 @@ class UgmEncoder:
         self._token_hash: TokenHash | None = None
         self._forms = WordForms(self.normalizer)
         self._text_ids = TextIds(self.normalizer)
-        self.whole_from = _WHOLE_FROM
+        self.whole_from = paths.ugm_whole_from
         """Fragments from this many bytes take ``ugm/textids.py`` for ids (0: always, tests)."""
-        self.batch_from = _BATCH_FROM
+        self.batch_from = paths.ugm_batch_from
         """Missing units from which they are encoded together (``ugm/units.py``); before the
         first batch also one per ``_TOKENS_PER_UNIT`` tokens; 0 always batches (tests)."""
         self._cache: dict[object, _Unit] = {}
@@ -390,8 +391,9 @@ class UgmEncoder:
                 filled[key] = self._cache[key] = hit
                 self._cache_bytes += hit[3]
             return True
-        if words and max(map(len, words)) > _BATCH_UNIT_MAX:  # huge units: the per-unit search is faster
-            short = [i for i, w in enumerate(words) if len(w) <= _BATCH_UNIT_MAX]
+        unit_max = self.paths.ugm_batch_unit_max
+        if words and max(map(len, words)) > unit_max:  # huge units: the per-unit search is faster
+            short = [i for i, w in enumerate(words) if len(w) <= unit_max]
             if len(short) < len(words):
                 long = sorted(set(range(len(words))).difference(short))
                 if not self._fill([keys[i] for i in long], [words[i] for i in long], flag, tables, filled, batch=False):

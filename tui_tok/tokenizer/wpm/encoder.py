@@ -40,6 +40,8 @@ import numpy as np
 
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.arrays.chunks import chain_flat, chain_ids, distinct_chunks
+from tui_tok.tokenizer.core.encoder import Encoder
+from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.spans import decode_spans, expand_pieces, utf8_offsets
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
@@ -69,8 +71,8 @@ _word_spans = word_spans  # the names explain/wpm.py and the tests use
 _words = words_of
 
 
-class WpmEncoder:
-    """llama.cpp's WPM tokenizer for one vocab; implements ``FragmentEncoder``.
+class WpmEncoder(Encoder):
+    """llama.cpp's WPM tokenizer for one vocab.
 
     ``encode_fragment_ids`` (what ``Tokenizer.encode`` uses) cuts valid UTF-8 into byte-range
     words, finds the distinct ones, normalises only those that are not plain ASCII, and walks
@@ -79,10 +81,11 @@ class WpmEncoder:
     """
 
     FRESH_IDS = True
-    """``encode_fragment_ids`` returns a new list on every call (``FragmentEncoder``)."""
+    """``encode_fragment_ids`` returns a new list on every call (``Encoder``)."""
 
-    def __init__(self, vocab: Vocab) -> None:
+    def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
+        self.paths = paths
         self.unk_id = vocab.unk_id
         self.strip_accents = vocab.strip_accents
         self.lowercase = vocab.lowercase
@@ -235,7 +238,7 @@ class WpmEncoder:
         if self.lowercase:
             buf = buf.lower()  # ASCII letters only; normalised words are lowercase already
         ends = np.cumsum(lens)
-        return table.walk_words(buf, ends - lens, ends, unk_id=self.unk_id)
+        return table.walk_words(buf, ends - lens, ends, unk_id=self.unk_id, tail_max=self.paths.wpm_tail_max)
 
     def _normalise_all(self, words: list[str]) -> list[str]:
         """Each word's characters normalised (``_normalise``): one ``str.translate`` of the words

@@ -42,8 +42,6 @@ _LOW = np.uint64(0xFF)
 _BLOCK = 32768
 """Keys per numpy pass in lookups: bounds the temporaries (256 KB each) of a 100k-word text;
 measured on the 0.56 MB benchmark corpus, 4k-key blocks were slower (per-call overhead)."""
-_FEW = 48
-"""Below this many unfinished words, ``walk_words`` finishes them in one lookup (``_walk_tail``)."""
 _TAIL_CHUNK = 1 << 15
 """Offsets per lookup in ``_walk_tail`` (x ``max_len`` candidates each)."""
 
@@ -195,10 +193,13 @@ class TokenTable:
         return ids
 
     def walk_words(
-        self, data: bytes, starts: Sequence[int] | np.ndarray, ends: Sequence[int] | np.ndarray, *, unk_id: int
+        self, data: bytes, starts: Sequence[int] | np.ndarray, ends: Sequence[int] | np.ndarray, *, unk_id: int,
+        tail_max: int = 48,
     ) -> tuple[np.ndarray, np.ndarray]:
         """llama.cpp's WPM walk of every word ``data[starts[w] : ends[w]]`` (non-empty, ``▁``
-        already prefixed, normalised): the ids of all words in order, and each word's count."""
+        already prefixed, normalised): the ids of all words in order, and each word's count.
+        At most ``tail_max`` unfinished words (``Paths.wpm_tail_max``) finish in one lookup
+        (``_walk_tail``)."""
         view = _view(data)
         begin = np.asarray(starts, dtype=np.int64)
         end = np.asarray(ends, dtype=np.int64)
@@ -218,7 +219,7 @@ class TokenTable:
             rest = np.ones(n_words, dtype=bool)
             rest[whole[done]] = False
             active = np.flatnonzero(rest)
-        while len(active) > _FEW:
+        while len(active) > tail_max:
             at = pos[active]
             lens, hits, hit_owner, ids = self._longest(view, at, end[active] - at)
             matched = np.zeros(len(active), dtype=bool)
