@@ -15,6 +15,10 @@ token boundary inside such a replaced character snaps to its end.
 
 Models ``hybriddna`` (DNA k-mers) and ``whitespace`` (split on whitespace first) wrap this
 path in ``bpe/models.py``; many distinct words merge together in ``bpe/batch.py``. Does not handle special tokens or BOS/EOS: see ``tokenizer.py``.
+
+Every path here (list scan, heap, batch, whole-array rounds, caches) is a faster form of the one
+algorithm in ``bpe/reference.py`` and is tested equal to it (``tests/tokenizer/test_reference.py``);
+the staleness tests of the two loops below rest on the argument written there.
 """
 
 from __future__ import annotations
@@ -445,7 +449,8 @@ def _raw_symbols(word: str) -> list[str]:
 
 
 def _merge_heap(symbols: list[str], rank) -> list[str]:  # noqa: ANN001 - local callable
-    """llama.cpp's priority-queue merge (V:620-690): (rank, left index) order, stale pairs skipped."""
+    """llama.cpp's priority-queue merge (V:620-690): (rank, left index) order, stale pairs skipped
+    (empty side or sizes no longer adding up: equivalent to llama.cpp's text test, see ``bpe/reference.py``)."""
     n = len(symbols)
     text = list(symbols)
     nxt = list(range(1, n)) + [-1]

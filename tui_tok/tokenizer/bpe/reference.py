@@ -36,8 +36,9 @@ of its characters (one per byte-mapped character, or its UTF-8 bytes); a byte to
 byte-mapped character's continuation byte covers nothing; decoding and the escape change byte
 lengths, and the offset map of ``pretokenize/offsets.py`` carries spans back.
 
-Hooks (for ``explain``): ``on_merge(left, right, rank, index)`` after each applied merge, ``index``
-being llama.cpp's symbol index of ``left`` in its word; ``on_word(BpeWord)`` after each word.
+Hooks (for ``explain``): ``on_merge(left, right, rank, left_index, right_index)`` for each applied
+merge, the indices being llama.cpp's symbol indices in the word (``llm_bigram_bpe::left/right``);
+``on_word(BpeWord)`` after each word.
 Models ``whitespace`` and ``hybriddna`` wrap this per-word loop (``bpe/models.py``, V:1653-1757).
 
 >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
@@ -61,8 +62,8 @@ from tui_tok.tokenizer.pretokenize.offsets import decode
 from tui_tok.tokenizer.pretokenize.split import split_words
 from tui_tok.tokenizer.pretokenize.table import pre_spec
 
-OnMerge = Callable[[str, str, int, int], None]
-"""``on_merge(left, right, rank, index)``: one applied merge, in llama.cpp's order."""
+OnMerge = Callable[[str, str, int, int, int], None]
+"""``on_merge(left, right, rank, left_index, right_index)``: one applied merge, in llama.cpp's order."""
 
 
 class BpeWord(NamedTuple):
@@ -212,7 +213,7 @@ class ReferenceEncoder:
             if nxt[right] >= 0:
                 prev[nxt[right]] = left
             if on_merge is not None:
-                on_merge(_text(lt), _text(rt), rank, left)
+                on_merge(_text(lt), _text(rt), rank, left, right)
             add_new_bigram(prev[left], left)
             add_new_bigram(left, nxt[left])
         final = [word[a : a + k] for a, k in zip(starts, size) if k]

@@ -9,7 +9,9 @@ the first fragment and after a special token. The ids of all fragments must equa
 from __future__ import annotations
 
 from tui_tok.tokenizer.core.types import VocabType
+from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.explain import bpe, plamo2, rwkv, spm, ugm, wpm
+from tui_tok.tokenizer.explain.engine import reference
 from tui_tok.tokenizer.explain.partition import fragments as partition_fragments
 from tui_tok.tokenizer.explain.pretokenize import rule_names
 from tui_tok.tokenizer.explain.result import Chunk, ExplainMismatchError, Explanation, Fragment
@@ -41,7 +43,7 @@ def explain(
             frags.append(Fragment(start, end, False, tuple(t for t, _, _ in ids_only)))
             after_special = False
             continue
-        chunks = _chunks(family, enc, raw, after_special, k_best)
+        chunks = _chunks(family, enc, v, raw, after_special, k_best)
         chunks = [_shift(c, start) for c in chunks]
         ids = tuple(i for c in chunks for i in c.ids)
         frags.append(Fragment(start, end, False, ids, tuple(chunks)))
@@ -55,11 +57,11 @@ def explain(
     return Explanation(data, family.value, parse_special, ids, tuple(frags), _rules(tok), _notes(tok))
 
 
-def _chunks(family: VocabType, enc: object, raw: bytes, after_special: bool, k_best: int) -> list[Chunk]:
+def _chunks(family: VocabType, enc: object, v: Vocab, raw: bytes, after_special: bool, k_best: int) -> list[Chunk]:
     if family is VocabType.BPE:
-        return bpe.explain_fragment(enc, raw)  # type: ignore[arg-type]
+        return bpe.explain_fragment(reference(v), raw)
     if family is VocabType.SPM:
-        return spm.explain_fragment(enc, raw, after_special=after_special)  # type: ignore[arg-type]
+        return spm.explain_fragment(reference(v), raw, after_special=after_special)
     if family is VocabType.UGM:
         return ugm.explain_fragment(enc, raw, k_best=k_best)  # type: ignore[arg-type]
     if family is VocabType.WPM:

@@ -18,6 +18,8 @@ gives the byte to its first token); the inserted prefix space covers nothing (th
 starts at 0 with no extra width).
 
 Does not split special tokens (``special/partition.py``) and never emits UNK: llama.cpp's SPM does not.
+Every path here (chunks, caches, list scan, heap, batch) is equal to ``spm/reference.py``, the
+algorithm written once (``tests/tokenizer/test_reference.py``).
 
 >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 >>> v = vocab_from_metadata({"tokenizer.ggml.model": "llama",

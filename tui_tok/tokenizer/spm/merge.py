@@ -7,6 +7,8 @@ with one symbol per character; ``merge_list`` replaces the heap by a scan of a l
 scores, which is faster in Python for short strings and makes the same choices.
 
 Only the segmentation is computed here: ids, spans and byte fallback are ``spm/encoder.py``'s.
+All three are equal to ``spm/reference.py`` (tested there), and their staleness tests (size; empty
+or sizes not adding up) rest on the argument written once in ``bpe/reference.py``.
 """
 
 from __future__ import annotations

@@ -25,9 +25,9 @@ Spans map to input bytes: a ▁ made from a space covers that 1 byte (a byte-fal
 gives the byte to its first token); the inserted prefix space covers nothing (the first token
 starts at 0 with no extra width).
 
-Hooks (for ``explain``): ``on_merge(left, right, score, index)`` after each applied merge,
-``index`` being llama.cpp's symbol index of ``left``; ``on_symbols(symbols, final)`` once, with
-the initial and final symbols (in vocab spelling).
+Hooks (for ``explain``): ``on_merge(left, right, score, left_index, right_index)`` for each applied
+merge, the indices being llama.cpp's symbol indices (``llm_bigram_spm::left/right``);
+``on_symbols(initial, final)`` once, with the symbols before and after merging (vocab spelling).
 
 >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 >>> v = vocab_from_metadata({"tokenizer.ggml.model": "llama",
@@ -48,8 +48,8 @@ from tui_tok.tokenizer.core.vocab import Vocab
 
 ESC = "\u2581".encode()
 
-OnMerge = Callable[[str, str, float, int], None]
-"""``on_merge(left, right, score, index)``: one applied merge, in llama.cpp's order."""
+OnMerge = Callable[[str, str, float, int, int], None]
+"""``on_merge(left, right, score, left_index, right_index)``: one applied merge, in llama.cpp's order."""
 OnSymbols = Callable[[tuple[str, ...], tuple[str, ...]], None]
 """``on_symbols(initial, final)``: the fragment's symbols before and after merging."""
 
@@ -135,7 +135,7 @@ class ReferenceEncoder:
                 continue  # already merged (see the staleness argument in bpe/reference.py)
             if on_merge is not None:
                 a = starts[left]
-                on_merge(_text(esc[a : a + size[left]]), _text(esc[starts[right] : starts[right] + size[right]]), -neg, left)
+                on_merge(_text(esc[a : a + size[left]]), _text(esc[starts[right] : starts[right] + size[right]]), -neg, left, right)
             size[left] += size[right]  # merge the right symbol into the left one
             size[right] = 0
             nxt[left] = nxt[right]
