@@ -61,6 +61,8 @@ def check_trace(tok: Tokenizer, expl: Explanation) -> None:
     the chunk), the same (left, right, rank or score) in the same order; and each step's ``at``
     replays: the symbols there are ``left`` and ``right``, and the last row is ``final``."""
     family = expl.family
+    if family == "ugm":
+        _check_ugm_trace(tok, expl)
     if family not in ("bpe", "spm") or tok.vocab.model in ("hybriddna", "whitespace"):
         return
     ref = reference(tok.vocab)
@@ -88,6 +90,27 @@ def check_trace(tok: Tokenizer, expl: Explanation) -> None:
         for c in frag.chunks:
             assert replay(c.symbols, [(s.left, s.right, s.at) for s in c.steps if s.kind == "merge"])[-1] == list(c.final)
         after_special = False
+
+
+def _check_ugm_trace(tok: Tokenizer, expl: Explanation) -> None:
+    """The lattice shown is the reference search's offers (those ending on a character
+    boundary, in characters, in order), and the path its pieces."""
+    ref = reference(tok.vocab)
+    for frag in expl.fragments:
+        for c in frag.chunks:
+            if c.detail is None:
+                continue
+            norm = ref.normalize(expl.text[frag.start : frag.end])
+            offers: list[tuple] = []
+            found = ref.search(norm.text, on_edge=lambda *e: offers.append(e))
+            char_at, pos = {0: 0}, 0  # normalised byte offset -> character offset
+            for k, ch in enumerate(c.detail.normalized, 1):  # type: ignore[attr-defined]
+                pos += len(ch.encode())
+                char_at[pos] = k
+            edges = [(char_at[a], char_at[b], t, w) for a, b, t, w, _, _ in offers if b in char_at]
+            assert list(c.detail.edges) == edges  # type: ignore[attr-defined]
+            assert c.ids == tuple(t for t, _, _ in found)
+            assert [s.id for s in c.steps if s.kind == "piece"] == list(c.ids)
 
 
 def _merges(c: Chunk) -> list[tuple]:

@@ -11,6 +11,7 @@ llama.cpp's own output and against the fast encoders.
 from __future__ import annotations
 
 import importlib
+import random
 
 import numpy as np
 import pytest
@@ -24,12 +25,14 @@ from tui_tok.tokenizer.tokenizer import Tokenizer
 REFERENCES = {
     VocabType.BPE: "tui_tok.tokenizer.bpe.reference",
     VocabType.SPM: "tui_tok.tokenizer.spm.reference",
+    VocabType.UGM: "tui_tok.tokenizer.ugm.reference",
 }
 """Family -> module defining ``ReferenceEncoder``."""
 
 BUNDLED = {
     VocabType.BPE: "qwen3-vocab.gguf",
     VocabType.SPM: "ggml-vocab-phi-3.gguf",
+    VocabType.UGM: "t5-botchan-en-unigram-1000.gguf",
 }
 """One bundled vocab per family: the equivalence tests run on it whatever ../shared holds."""
 
@@ -93,8 +96,9 @@ SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, 
 
 def _same(tok: Tokenizer, ref: Tokenizer, text: str | bytes, parse_special: bool) -> None:
     expected = ref.tokenize(text, add_special=True, parse_special=parse_special)
-    assert tok.tokenize(text, add_special=True, parse_special=parse_special) == expected
+    # encode first: its ids-only paths take a text whose words no cache holds yet (UGM's whole-text path)
     assert tok.encode(text, add_special=True, parse_special=parse_special) == [t.id for t in expected]
+    assert tok.tokenize(text, add_special=True, parse_special=parse_special) == expected
     ids, starts, ends = tok.tokenize_arrays(text, add_special=True, parse_special=parse_special)
     assert ids.tolist() == [t.id for t in expected]
     assert np.array_equal(starts, [t.start for t in expected]) and np.array_equal(ends, [t.end for t in expected])
@@ -118,7 +122,11 @@ def test_fast_equals_reference_long(pair, family: VocabType, text: str) -> None:
 
 @pytest.mark.parametrize("family", list(BUNDLED), ids=[f.value for f in BUNDLED])
 def test_fast_equals_reference_huge_runs(pair, family: VocabType) -> None:  # type: ignore[no-untyped-def]
-    """Runs longer than the batch merger's whole-array threshold (``ROUNDS_FROM``)."""
+    """Runs longer than the batch merger's whole-array threshold (``ROUNDS_FROM``), and a text
+    past UGM's whole-text threshold (``whole_from``)."""
     tok, ref = pair(ASSETS / BUNDLED[family])
-    for text in (" " * 3000, "\n" * 2100 + "x", "ab" * 1500, "a" * 1100 + " " + "日本" * 600):
+    rng = random.Random(29)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyzé中") for _ in range(rng.randint(1, 8))) for _ in range(3000)]
+    prose = " ".join(rng.choice(words) + rng.choice(["", "", ",", ".\n"]) for _ in range(4000))  # ~20 KB: whole-text paths
+    for text in (" " * 3000, "\n" * 2100 + "x", "ab" * 1500, "a" * 1100 + " " + "日本" * 600, prose):
         _same(tok, ref, text, False)

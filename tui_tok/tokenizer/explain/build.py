@@ -63,7 +63,7 @@ def _chunks(family: VocabType, enc: object, v: Vocab, raw: bytes, after_special:
     if family is VocabType.SPM:
         return spm.explain_fragment(reference(v), raw, after_special=after_special)
     if family is VocabType.UGM:
-        return ugm.explain_fragment(enc, raw, k_best=k_best)  # type: ignore[arg-type]
+        return ugm.explain_fragment(reference(v), raw, k_best=k_best)
     if family is VocabType.WPM:
         return wpm.explain_fragment(enc, raw)  # type: ignore[arg-type]
     if family is VocabType.RWKV:

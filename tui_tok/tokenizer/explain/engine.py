@@ -51,29 +51,35 @@ def reference(vocab: Vocab) -> Any:
 
 
 class LivePositions:
-    """Position of a symbol among the live ones, as symbols die (a Fenwick tree of dead indices,
-    sparse: the number of symbols need not be known)."""
+    """Position of a symbol among the live ones, as symbols die: a Fenwick tree of dead indices
+    that doubles as indices grow (a new root covers the old tree), so the number of symbols need
+    not be known and a short word costs a short tree."""
 
     def __init__(self) -> None:
-        self._dead: dict[int, int] = {}
-        self._size = 1 << 32  # more symbols than any text can have
+        self._dead: list[int] = [0, 0]  # 1-based; covers indices 0 .. size - 1
+        self._size = 1
 
     def before(self, index: int) -> int:
         """Live symbols with a smaller index than ``index``."""
         dead = 0
-        j = index  # Fenwick prefix over 1-based positions 1..index
+        j = min(index, self._size)
         tree = self._dead
         while j > 0:
-            dead += tree.get(j, 0)
+            dead += tree[j]
             j -= j & -j
         return index - dead
 
     def kill(self, index: int) -> None:
         """Mark symbol ``index`` merged away."""
-        j = index + 1
         tree = self._dead
+        while index >= self._size:  # double: the new root holds the old tree's total
+            size = self._size
+            tree.extend([0] * size)
+            tree[2 * size] = tree[size]
+            self._size = 2 * size
+        j = index + 1
         while j <= self._size:
-            tree[j] = tree.get(j, 0) + 1
+            tree[j] += 1
             j += j & -j
 
     def merge(self, left: int, right: int) -> int:

@@ -229,13 +229,3 @@ def separator_bytes(normalizer: UgmNormalizer) -> bytes:
         if rep == b" " and used == 1 and not cont:
             found.append(b)
     return bytes(found)
-
-
-def byte_tables(vocab: Vocab) -> tuple[dict[bytes, tuple[int, float]], int]:
-    """For the byte search: trie token bytes -> (id, search score), and the longest in bytes."""
-    in_trie = trie_mask(vocab)
-    ids = np.flatnonzero(in_trie).tolist()
-    scores = search_scores(vocab)[in_trie].astype(np.float64).tolist()
-    texts = vocab.tokens
-    table = {texts[t].encode("utf-8", "surrogateescape"): (t, s) for t, s in zip(ids, scores)}
-    return table, max((len(k) for k in table), default=0)
