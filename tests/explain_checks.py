@@ -63,6 +63,8 @@ def check_trace(tok: Tokenizer, expl: Explanation) -> None:
     family = expl.family
     if family == "ugm":
         _check_ugm_trace(tok, expl)
+    if family in ("wpm", "rwkv"):
+        _check_match_trace(tok, expl)
     if family not in ("bpe", "spm") or tok.vocab.model in ("hybriddna", "whitespace"):
         return
     ref = reference(tok.vocab)
@@ -111,6 +113,29 @@ def _check_ugm_trace(tok: Tokenizer, expl: Explanation) -> None:
             assert list(c.detail.edges) == edges  # type: ignore[attr-defined]
             assert c.ids == tuple(t for t, _, _ in found)
             assert [s.id for s in c.steps if s.kind == "piece"] == list(c.ids)
+
+
+def _check_match_trace(tok: Tokenizer, expl: Explanation) -> None:
+    """The matches shown are the reference walk's, in order (WPM: per word, and a word's
+    unknown replaces its matches, as llama.cpp discards them)."""
+    ref = reference(tok.vocab)
+    for frag in expl.fragments:
+        if frag.special or not frag.chunks:
+            continue
+        raw = expl.text[frag.start : frag.end]
+        shown = [[(s.kind, s.id, s.at) for s in c.steps if s.kind in ("match", "unknown")] for c in frag.chunks if c.steps]
+        if expl.family == "rwkv":
+            seen: list[tuple] = []
+            ref.encode_fragment(raw, after_special=True, on_match=lambda t, a, b: seen.append(("match", t, -1)))
+            assert [e for word in shown for e in word] == seen
+            continue
+        words: list[list[tuple]] = []
+        ref.encode_fragment(
+            raw, after_special=True, on_word=lambda w: words.append([]),
+            on_match=lambda t, a, b: words[-1].append(("match", t, -1)),
+            on_unknown=lambda at: words[-1].__setitem__(slice(None), [("unknown", tok.vocab.unk_id, at)]),
+        )  # fmt: skip
+        assert shown == words
 
 
 def _merges(c: Chunk) -> list[tuple]:

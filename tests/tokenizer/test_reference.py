@@ -26,6 +26,8 @@ REFERENCES = {
     VocabType.BPE: "tui_tok.tokenizer.bpe.reference",
     VocabType.SPM: "tui_tok.tokenizer.spm.reference",
     VocabType.UGM: "tui_tok.tokenizer.ugm.reference",
+    VocabType.WPM: "tui_tok.tokenizer.wpm.reference",
+    VocabType.RWKV: "tui_tok.tokenizer.rwkv.reference",
 }
 """Family -> module defining ``ReferenceEncoder``."""
 
@@ -33,6 +35,8 @@ BUNDLED = {
     VocabType.BPE: "qwen3-vocab.gguf",
     VocabType.SPM: "ggml-vocab-phi-3.gguf",
     VocabType.UGM: "t5-botchan-en-unigram-1000.gguf",
+    VocabType.WPM: "ggml-vocab-bert-bge.gguf",
+    VocabType.RWKV: "rwkv-world-vocab.gguf",
 }
 """One bundled vocab per family: the equivalence tests run on it whatever ../shared holds."""
 

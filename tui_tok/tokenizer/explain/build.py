@@ -65,9 +65,9 @@ def _chunks(family: VocabType, enc: object, v: Vocab, raw: bytes, after_special:
     if family is VocabType.UGM:
         return ugm.explain_fragment(reference(v), raw, k_best=k_best)
     if family is VocabType.WPM:
-        return wpm.explain_fragment(enc, raw)  # type: ignore[arg-type]
+        return wpm.explain_fragment(reference(v), raw)
     if family is VocabType.RWKV:
-        return rwkv.explain_fragment(enc, raw)  # type: ignore[arg-type]
+        return rwkv.explain_fragment(reference(v), raw)
     if family is VocabType.PLAMO2:
         return plamo2.explain_fragment(enc, raw)
     return plamo2.explain_test(enc, raw)
