@@ -28,6 +28,7 @@ REFERENCES = {
     VocabType.UGM: "tui_tok.tokenizer.ugm.reference",
     VocabType.WPM: "tui_tok.tokenizer.wpm.reference",
     VocabType.RWKV: "tui_tok.tokenizer.rwkv.reference",
+    VocabType.PLAMO2: "tui_tok.tokenizer.plamo2.reference",
 }
 """Family -> module defining ``ReferenceEncoder``."""
 
@@ -38,7 +39,8 @@ BUNDLED = {
     VocabType.WPM: "ggml-vocab-bert-bge.gguf",
     VocabType.RWKV: "rwkv-world-vocab.gguf",
 }
-"""One bundled vocab per family: the equivalence tests run on it whatever ../shared holds."""
+"""One bundled vocab per family: the equivalence tests run on it whatever ../shared holds (PLaMo2
+has no real vocabulary: ``test_plamo2_fast_equals_reference`` uses the fixture's)."""
 
 
 def reference_tokenizer(tok: Tokenizer) -> Tokenizer:
@@ -85,7 +87,7 @@ def test_reference_matches_llama_cpp(pair, vf: VocabFile) -> None:  # type: igno
 
 
 def test_every_family_with_a_reference_has_a_bundled_vocab() -> None:
-    assert set(BUNDLED) == set(REFERENCES)
+    assert set(BUNDLED) | {VocabType.PLAMO2} == set(REFERENCES)
     assert all((ASSETS / name).is_file() for name in BUNDLED.values())
 
 
@@ -134,3 +136,24 @@ def test_fast_equals_reference_huge_runs(pair, family: VocabType) -> None:  # ty
     prose = " ".join(rng.choice(words) + rng.choice(["", "", ",", ".\n"]) for _ in range(4000))  # ~20 KB: whole-text paths
     for text in (" " * 3000, "\n" * 2100 + "x", "ab" * 1500, "a" * 1100 + " " + "日本" * 600, prose):
         _same(tok, ref, text, False)
+
+
+def _plamo2_pair() -> tuple[Tokenizer, Tokenizer]:
+    """PLaMo2 has no real vocabulary here: the fixture vocab built from llama.cpp's rules."""
+    from fixtures.plamo2_vocab import plamo2_metadata
+    from fixtures.simple_vocab import vocab_from_plain
+
+    tok = Tokenizer(vocab_from_plain(plamo2_metadata()))
+    return tok, reference_tokenizer(tok)
+
+
+_PLAMO2: list[tuple[Tokenizer, Tokenizer]] = []
+
+
+@SETTINGS
+@given(text=st.one_of(SHORT, LONG), raw=st.booleans())
+def test_plamo2_fast_equals_reference(text: str, raw: bool) -> None:
+    if not _PLAMO2:
+        _PLAMO2.append(_plamo2_pair())
+    tok, ref = _PLAMO2[0]
+    _same(tok, ref, text.encode("utf-8", "surrogatepass")[1:] if raw else text, False)

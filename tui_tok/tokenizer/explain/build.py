@@ -1,8 +1,8 @@
 """``explain``: the whole explanation of one text, checked against ``Tokenizer.encode``.
 
-Partition first (``explain/partition.py``), then each raw fragment by its family module with
-the tokenizer's own encoder object. ``after_special`` follows ``Tokenizer._encode``: true for
-the first fragment and after a special token. The ids of all fragments must equal
+Partition first (``explain/partition.py``), then each raw fragment by its family module, which
+traces the family's reference encoder (``explain/engine.py``). ``after_special`` follows
+``Tokenizer._encode``: true for the first fragment and after a special token. The ids of all fragments must equal
 ``encode(text, add_special=False, parse_special=...)``, else ``ExplainMismatchError``.
 """
 
@@ -89,7 +89,7 @@ def _shift(c: Chunk, by: int) -> Chunk:
 def _rules(tok: Tokenizer) -> tuple[str, ...]:
     v = tok.vocab
     if v.type is VocabType.BPE:
-        return rule_names(tok.encoder.spec.regexes)  # type: ignore[attr-defined]
+        return rule_names(reference(v).spec.regexes)
     if v.type is VocabType.SPM:
         return spm.RULES
     if v.type is VocabType.WPM:
@@ -101,7 +101,7 @@ def _notes(tok: Tokenizer) -> tuple[str, ...]:
     v = tok.vocab
     out: list[str] = []
     if v.type is VocabType.BPE:
-        spec = tok.encoder.spec  # type: ignore[attr-defined]
+        spec = reference(v).spec
         out.append(f"pre {v.pre or 'default'} ({spec.pre_type}); "
                    + ("byte-level: each byte is one symbol (GPT-2 byte map)" if spec.byte_encode else "symbols are characters"))  # fmt: skip
         if v.ignore_merges:
