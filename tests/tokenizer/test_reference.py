@@ -157,3 +157,19 @@ def test_plamo2_fast_equals_reference(text: str, raw: bool) -> None:
         _PLAMO2.append(_plamo2_pair())
     tok, ref = _PLAMO2[0]
     _same(tok, ref, text.encode("utf-8", "surrogatepass")[1:] if raw else text, False)
+
+
+def test_spm_byte_fallback_of_byte_zero_looks_up_the_empty_text() -> None:
+    """llama.cpp's ``byte_to_token`` falls back to the byte as a C string: byte 0 is "", which no
+    token is, so it throws (V:4012-4013) even when a "\\x00" token exists. Reachable with input
+    that is not valid UTF-8 (a lead byte swallows the NUL into a symbol that is no token)."""
+    from tui_tok.errors import TokenizeError
+    from tui_tok.tokenizer.core.vocab import vocab_from_metadata
+
+    tokens = ["<unk>", "<s>", "</s>", "\x00", *(f"<0x{b:02X}>" for b in range(1, 256))]
+    tok = Tokenizer(vocab_from_metadata({"tokenizer.ggml.model": "llama", "tokenizer.ggml.tokens": tokens}))
+    byte = [tokens.index(f"<0x{b:02X}>") for b in "\u2581".encode()]
+    assert tok.encode(b"\x00", add_special=False) == [*byte, 3]  # the prefix ▁'s bytes, then the token
+    for t in (tok, reference_tokenizer(tok)):
+        with pytest.raises(TokenizeError, match="0x00"):
+            t.encode(b"\xc3\x00", add_special=False)
