@@ -38,6 +38,7 @@ from tui_tok.tokenizer.bpe.arrays import fragment_arrays_pieces, result_arrays
 from tui_tok.tokenizer.bpe.batch import BpeBatch, WordResult, has_surrogates
 from tui_tok.tokenizer.bpe.hashed_ranks import HashedRanks
 from tui_tok.tokenizer.bpe.models import encode_hybriddna, encode_whitespace
+from tui_tok.tokenizer.bpe.reference import ReferenceEncoder
 from tui_tok.tokenizer.bpe.ranks import LazyRanks
 from tui_tok.tokenizer.bpe.subword_cut import SubwordCut, build_subword_cut
 from tui_tok.tokenizer.core.byte_level import ENCODE_TABLE
@@ -80,6 +81,7 @@ class BpeEncoder:
         self._cache: dict[str, WordResult] = {}
         self._batch: BpeBatch | None = None
         self._build_lock = threading.Lock()
+        self._reference: ReferenceEncoder | None = None  # for symbols holding ' ' (``_merge_checked``)
 
     # ----------------------------------------------------------------- public
 
@@ -387,14 +389,13 @@ class BpeEncoder:
 
     def _merge_checked(self, symbols: list[str]) -> list[str]:
         """Merge for raw symbols that may hold ' ': llama.cpp splits a merge string at its first
-        ' ' searched from byte 1, so "left right" only names (left, right) if left has no ' '
-        after its first byte. (Unreachable with llama.cpp's pres, which escape or split spaces.)"""
-        ranks = self.merge_ranks()
-
-        def rank(left: str, right: str) -> int:
-            return _NO_RANK if " " in left[1:] else ranks.get(left + " " + right, _NO_RANK)
-
-        return _merge_heap(symbols, rank)
+        ' ' searched from byte 1, which its ``bpe_ranks`` keys by pair; ``bpe/reference.py``
+        builds them so (unreachable with llama.cpp's pres, which escape or split spaces)."""
+        ref = self._reference
+        if ref is None:
+            ref = self._reference = ReferenceEncoder(self.vocab)
+        _, final, _ = ref.merge_word("".join(symbols).encode("utf-8", "surrogateescape"))
+        return [sym.decode("utf-8", "surrogateescape") for sym in final]
 
     def _to_ids(self, symbols: list[str]) -> WordResult:
         token_to_id = self._token_to_id

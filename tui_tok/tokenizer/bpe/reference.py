@@ -150,7 +150,7 @@ class ReferenceEncoder:
             if not raw:
                 continue
             spelled = byte_encode(raw).encode() if self.spec.byte_encode else raw
-            symbols, final, shortcut = self._merge_word(spelled, on_merge)
+            symbols, final, shortcut = self.merge_word(spelled, on_merge)
             start = pos
             word_pieces: list[Piece] = []
             for sym in final:
@@ -167,7 +167,7 @@ class ReferenceEncoder:
                                 shortcut, tuple(p[0] for p in kept)))  # fmt: skip
         return out
 
-    def _merge_word(self, word: bytes, on_merge: OnMerge | None) -> tuple[list[bytes], list[bytes], str]:
+    def merge_word(self, word: bytes, on_merge: OnMerge | None = None) -> tuple[list[bytes], list[bytes], str]:
         """(initial symbols, final symbols, shortcut) of one word in vocab spelling (V:625-695)."""
         t2id = self._token_to_id
         if self.vocab.ignore_merges and _text(word) in t2id:
