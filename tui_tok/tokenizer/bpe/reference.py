@@ -56,6 +56,7 @@ from typing import NamedTuple
 
 from tui_tok.tokenizer.bpe.models import encode_hybriddna, encode_whitespace
 from tui_tok.tokenizer.core.byte_level import byte_encode
+from tui_tok.tokenizer.core.spans import utf8_len
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.pretokenize.offsets import decode
@@ -87,10 +88,6 @@ class BpeWord(NamedTuple):
 
 OnWord = Callable[[BpeWord], None]
 
-
-def _utf8_len(lead: int) -> int:
-    """llama.cpp's ``unicode_len_utf8`` (unicode.cpp): the length the lead byte announces."""
-    return (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4)[lead >> 4]
 
 
 def _text(raw: bytes) -> str:
@@ -179,7 +176,7 @@ class ReferenceEncoder:
         offset = 0
         while offset < len(word):
             starts.append(offset)
-            offset += min(_utf8_len(word[offset]), len(word) - offset)
+            offset += min(utf8_len(word[offset]), len(word) - offset)
         n = len(starts)
         size = [b - a for a, b in zip(starts, starts[1:] + [len(word)])]
         prev = list(range(-1, n - 1))

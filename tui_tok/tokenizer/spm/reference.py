@@ -43,6 +43,7 @@ import heapq
 from collections.abc import Callable
 
 from tui_tok.errors import TokenizeError
+from tui_tok.tokenizer.core.spans import utf8_len
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
 
@@ -53,10 +54,6 @@ OnMerge = Callable[[str, str, float, int, int], None]
 OnSymbols = Callable[[tuple[str, ...], tuple[str, ...]], None]
 """``on_symbols(initial, final)``: the fragment's symbols before and after merging."""
 
-
-def _utf8_len(lead: int) -> int:
-    """llama.cpp's ``unicode_len_utf8`` (unicode.cpp): the length the lead byte announces."""
-    return (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4)[lead >> 4]
 
 
 def _text(raw: bytes) -> str:
@@ -108,7 +105,7 @@ class ReferenceEncoder:
         offset = 0
         while offset < len(esc):
             starts.append(offset)
-            offset += min(_utf8_len(esc[offset]), len(esc) - offset)
+            offset += min(utf8_len(esc[offset]), len(esc) - offset)
         n = len(starts)
         size = [b - a for a, b in zip(starts, starts[1:] + [len(esc)])]
         prev = list(range(-1, n - 1))

@@ -40,6 +40,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from tui_tok.tokenizer.core.spans import utf8_len
 from tui_tok.tokenizer.core.types import Piece, TokenAttr
 from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.ugm.charsmap import parse_charsmap
@@ -51,10 +52,6 @@ _FLT_MAX = float(np.finfo(np.float32).max)
 OnEdge = Callable[[int, int, int, float, float, bool], None]
 """``on_edge(start, end, token_id, score, total, taken)``: one offer of the search, in order."""
 
-
-def _utf8_len(lead: int) -> int:
-    """llama.cpp's ``unicode_len_utf8`` (unicode.cpp): the length the lead byte announces."""
-    return (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4)[lead >> 4]
 
 
 def vocab_normalizer(vocab: Vocab) -> UgmNormalizer:
@@ -127,7 +124,7 @@ class ReferenceEncoder:
 
         start = 0
         while start < n:
-            n_units = min(_utf8_len(text[start]), n - start)
+            n_units = min(utf8_len(text[start]), n - start)
             single = False
             for end in range(start + 1, min(start + self._max_len, n) + 1):
                 hit = trie.get(text[start:end])
