@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import ASSETS, VocabFile, conformance_rows, llama_test_cases, vocab_files
+from support import ASSETS, HAVE_SHARED, SHARED, SHARED_MISSING, VocabFile, conformance_rows, llama_test_cases, vocab_files
 
 from tui_tok.tokenizer.core.types import VocabType
 from tui_tok.tokenizer.tokenizer import Tokenizer
@@ -173,3 +173,11 @@ def test_spm_byte_fallback_of_byte_zero_looks_up_the_empty_text() -> None:
     for t in (tok, reference_tokenizer(tok)):
         with pytest.raises(TokenizeError, match="0x00"):
             t.encode(b"\xc3\x00", add_special=False)
+
+
+@pytest.mark.skipif(not HAVE_SHARED, reason=SHARED_MISSING)
+def test_the_shared_corpus_is_covered() -> None:
+    """With ../shared, every vocab of its conformance corpus is one of the cases above (without it,
+    the bundled vocabs, one per family, still are)."""
+    shared = {p.name.removesuffix(".jsonl") for p in (SHARED / "conformance").glob("*.jsonl")}
+    assert shared <= {v.name for v in _CASES}

@@ -102,16 +102,16 @@ class ReferenceEncoder:
         self.vocab = vocab
         self.spec = pre_spec("gemma4" if vocab.model == "gemma4" else vocab.pre)
         self._token_to_id = vocab.token_to_id
-        self._ranks: dict[tuple[str, str], int] | None = None
+        self._ranks: dict[tuple[bytes, bytes], int] | None = None
 
-    def bpe_ranks(self) -> dict[tuple[str, str], int]:
-        """(left, right) -> rank, as llama.cpp builds ``bpe_ranks`` (V:2122-2138)."""
+    def bpe_ranks(self) -> dict[tuple[bytes, bytes], int]:
+        """(left, right) bytes -> rank, as llama.cpp builds ``bpe_ranks`` (V:2122-2138)."""
         if self._ranks is None:
-            ranks: dict[tuple[str, str], int] = {}
+            ranks: dict[tuple[bytes, bytes], int] = {}
             for i, merge in enumerate(self.vocab.merges):
-                pos = merge.find(" ", 1)  # byte 1 == character 1: ' ' never continues a character
-                key = (merge[:pos], merge[pos + 1 :]) if pos >= 0 else ("", "")
-                ranks.setdefault(key, i)
+                raw = merge.encode("utf-8", "surrogateescape")
+                pos = raw.find(b" ", 1)
+                ranks.setdefault((raw[:pos], raw[pos + 1 :]) if pos >= 0 else (b"", b""), i)
             self._ranks = ranks
         return self._ranks
 
@@ -190,7 +190,7 @@ class ReferenceEncoder:
                 return
             lt = word[starts[left] : starts[left] + size[left]]
             rt = word[starts[right] : starts[right] + size[right]]
-            rank = ranks.get((_text(lt), _text(rt)))
+            rank = ranks.get((lt, rt))
             if rank is not None:
                 heapq.heappush(queue, (rank, left, right, lt + rt))
 

@@ -232,7 +232,8 @@ def _merges(tok, chunk: Chunk, cuts, reasons: list[str], fam: str) -> WhyNot:  #
 def _bpe_builds(tok, piece: str) -> bool:  # noqa: ANN001
     """Whether some merge of the vocab yields ``piece`` (else only a whole-word shortcut can)."""
     ranks = reference(tok.vocab).bpe_ranks()
-    return any((piece[:i], piece[i:]) in ranks for i in range(1, len(piece)))
+    raw = [piece[:i].encode("utf-8", "surrogateescape") for i in range(len(piece) + 1)]
+    return any((raw[i], raw[-1][len(raw[i]) :]) in ranks for i in range(1, len(piece)))
 
 
 def _ugm(tok, d: UgmDetail, cuts, reasons: list[str]) -> WhyNot:  # noqa: ANN001

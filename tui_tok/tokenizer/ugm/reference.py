@@ -15,8 +15,9 @@
    ``min(NORMAL scores) - 10``, V:943) for that code point;
 3. backtrack from the end (V:1050-1063), consecutive unknown tokens collapsed into one.
 
-The trie walk is written as lookups of ``text[start:start + k]`` for growing k up to the longest
-token: the same tokens, shortest first, as walking ``naive_trie`` byte by byte.
+The trie walk is written as lookups of ``text[start:start + k]`` for growing k, up to the longest
+token beginning with the two bytes at ``start``: the same tokens, shortest first, as walking
+``naive_trie`` byte by byte (which cannot get further than such a token).
 
 Hook (for ``explain``): ``on_edge(start, end, token_id, score, total, taken)`` for every offer in
 llama.cpp's order (normalised byte offsets; ``total`` the challenger sum, ``taken`` whether it
@@ -73,7 +74,7 @@ class ReferenceEncoder:
         self.vocab = vocab
         self.normalizer = vocab_normalizer(vocab)
         self._trie: dict[bytes, tuple[int, float]] | None = None
-        self._max_len = 0
+        self._longest: dict[bytes, int] = {}  # first two bytes -> longest trie token beginning with them
         self._unk_score = 0.0
 
     def trie(self) -> dict[bytes, tuple[int, float]]:
@@ -89,7 +90,10 @@ class ReferenceEncoder:
                 if attr & (normal | user | unused):
                     trie[text.encode("utf-8", "surrogateescape")] = (tid, 0.0 if attr & user else scores[tid])
             self._unk_score = float(np.float32(min_score - np.float32(10.0)))
-            self._max_len = max(map(len, trie), default=0)
+            longest = self._longest
+            for raw in trie:
+                if len(raw) > longest.get(raw[:2], 0):
+                    longest[raw[:2]] = len(raw)
             self._trie = trie
         return self._trie
 
@@ -126,7 +130,7 @@ class ReferenceEncoder:
         while start < n:
             n_units = min(utf8_len(text[start]), n - start)
             single = False
-            for end in range(start + 1, min(start + self._max_len, n) + 1):
+            for end in range(start + 1, min(start + self._longest.get(text[start : start + 2], 1), n) + 1):
                 hit = trie.get(text[start:end])
                 if hit is not None:
                     single = single or end - start == n_units
