@@ -90,11 +90,12 @@ class ReferenceEncoder:
                 if attr & (normal | user | unused):
                     trie[text.encode("utf-8", "surrogateescape")] = (tid, 0.0 if attr & user else scores[tid])
             self._unk_score = float(np.float32(min_score - np.float32(10.0)))
-            longest = self._longest
+            longest: dict[bytes, int] = {}
             for raw in trie:
                 if len(raw) > longest.get(raw[:2], 0):
                     longest[raw[:2]] = len(raw)
-            self._trie = trie
+            self._longest = longest
+            self._trie = trie  # last: another thread that sees it sees the rest built
         return self._trie
 
     @property
