@@ -161,7 +161,7 @@ def test_plamo2_fast_equals_reference(text: str, raw: bool) -> None:
 
 def test_spm_byte_fallback_of_byte_zero_looks_up_the_empty_text() -> None:
     """llama.cpp's ``byte_to_token`` falls back to the byte as a C string: byte 0 is "", which no
-    token is, so it throws (V:4012-4013) even when a "\\x00" token exists. Reachable with input
+    token is, so it throws (V:4012-4014) even when a "\\x00" token exists. Reachable with input
     that is not valid UTF-8 (a lead byte swallows the NUL into a symbol that is no token)."""
     from tui_tok.errors import TokenizeError
     from tui_tok.tokenizer.core.vocab import vocab_from_metadata

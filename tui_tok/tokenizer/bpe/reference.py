@@ -1,28 +1,28 @@
 """BPE stated once, as llama.cpp runs it: the reference every fast BPE path is tested equal to.
 
-``llm_tokenizer_bpe_session::tokenize`` (llama-vocab.cpp:619-733), word by word:
+``llm_tokenizer_bpe_session::tokenize`` (llama-vocab.cpp:619-739), word by word:
 
 1. the fragment's ' ' become U+2581 when the vocab escapes whitespace (``llama_vocab::impl::tokenize``,
-   V:3503-3505); the text is decoded leniently and cut into words by the pre's regexes
+   V:3506-3508); the text is decoded leniently and cut into words by the pre's regexes
    (``unicode_regex_split``: ``pretokenize/split.py``, itself tested against ``pretokenize/reference.py``);
    each word is its UTF-8, byte-mapped (GPT-2's map) unless the pre works on raw UTF-8;
-2. a word that is a token is taken whole under ``ignore_merges`` (V:632-635); so is gemma4's
-   all-newline word (V:636-642);
-3. otherwise one symbol per UTF-8 character, cut by lead byte (V:645-655); every adjacent pair
+2. a word that is a token is taken whole under ``ignore_merges`` (V:634-636); so is gemma4's
+   all-newline word (V:637-643);
+3. otherwise one symbol per UTF-8 character, cut by lead byte (V:646-656); every adjacent pair
    ``(left, right)`` with a rank in ``bpe_ranks`` goes into a priority queue, lowest rank first,
-   ties to the lowest left index (``llm_bigram_bpe::comparator``, V:266-270; ``add_new_bigram``,
-   V:740-765); popping a pair merges the right symbol into the left one and queues the new pairs
-   on both sides (V:660-690);
+   ties to the lowest left index (``llm_bigram_bpe::comparator``, V:265-268; ``add_new_bigram``,
+   V:742-766); popping a pair merges the right symbol into the left one and queues the new pairs
+   on both sides (V:661-689);
 4. each final symbol is its token, or one token per byte (``unicode_byte_to_utf8`` spelling for
-   byte-level vocabs, ``<0xHH>`` otherwise); a byte with no token is dropped (V:697-733).
+   byte-level vocabs, ``<0xHH>`` otherwise); a byte with no token is dropped (V:705-738).
 
-``bpe_ranks`` is built as llama.cpp loads it (V:2122-2138): each merge string is cut at its first
+``bpe_ranks`` is built as llama.cpp loads it (V:2126-2138, and V:2016-2028): each merge string is cut at its first
 ' ' searched from byte 1, and the first occurrence of a pair keeps its rank (``emplace``).
 
 **Staleness (the one argument every merge loop of this project rests on).** A queued pair can be
 out of date when it is popped: one of its symbols was merged away, or grew. llama.cpp skips it when
-a side is empty or ``left + right`` is no longer the queued text (V:666-674; SPM: ``n == 0`` or the
-sizes no longer add up, V:145-148). These tests are all equivalent because *a symbol only grows to
+a side is empty or ``left + right`` is no longer the queued text (V:668-675; SPM: ``n == 0`` or the
+sizes no longer add up, V:147-151). These tests are all equivalent because *a symbol only grows to
 its right*: a merge appends the right symbol to the left one and empties the right one; a symbol's
 start never moves and a live symbol's ``next`` changes only when it absorbs that neighbour. So, with
 both sides still live, ``left.next == right`` still holds, and ``left`` and ``right`` are unchanged
@@ -105,7 +105,7 @@ class ReferenceEncoder:
         self._ranks: dict[tuple[bytes, bytes], int] | None = None
 
     def bpe_ranks(self) -> dict[tuple[bytes, bytes], int]:
-        """(left, right) bytes -> rank, as llama.cpp builds ``bpe_ranks`` (V:2122-2138)."""
+        """(left, right) bytes -> rank, as llama.cpp builds ``bpe_ranks`` (V:2126-2138)."""
         if self._ranks is None:
             ranks: dict[tuple[bytes, bytes], int] = {}
             for i, merge in enumerate(self.vocab.merges):
@@ -165,7 +165,7 @@ class ReferenceEncoder:
         return out
 
     def merge_word(self, word: bytes, on_merge: OnMerge | None = None) -> tuple[list[bytes], list[bytes], str]:
-        """(initial symbols, final symbols, shortcut) of one word in vocab spelling (V:625-695)."""
+        """(initial symbols, final symbols, shortcut) of one word in vocab spelling (V:625-702)."""
         t2id = self._token_to_id
         if self.vocab.ignore_merges and _text(word) in t2id:
             return [word], [word], "ignore_merges: the whole word is a token"
@@ -185,7 +185,7 @@ class ReferenceEncoder:
         ranks = self.bpe_ranks()
         queue: list[tuple[int, int, int, bytes]] = []  # (rank, left, right, text): lowest rank, then left
 
-        def add_new_bigram(left: int, right: int) -> None:  # V:740-765
+        def add_new_bigram(left: int, right: int) -> None:  # V:742-766
             if left == -1 or right == -1:
                 return
             lt = word[starts[left] : starts[left] + size[left]]
@@ -217,7 +217,7 @@ class ReferenceEncoder:
         return initial, final, ""
 
     def _symbol_tokens(self, sym: bytes) -> list[tuple[int, int]]:
-        """(id, input bytes covered) of one final symbol: its token, else one per byte (V:697-733);
+        """(id, input bytes covered) of one final symbol: its token, else one per byte (V:705-738);
         id -1 for a byte with no token (dropped by the caller, as llama.cpp drops it)."""
         t2id = self._token_to_id
         byte_level = self.spec.byte_encode

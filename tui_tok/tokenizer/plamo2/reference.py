@@ -1,6 +1,6 @@
 """PLaMo2 stated once, as llama.cpp runs it: the reference ``plamo2/encoder.py`` is tested equal to.
 
-``llm_tokenizer_plamo2`` (llama-vocab.cpp:1367-1634), line by line:
+``llm_tokenizer_plamo2`` (llama-vocab.cpp:1367-1634; its session, V:1636-1650), line by line:
 
 * ``build`` (V:1372-1506): BYTE tokens ``<0xHH>`` fill a 256-entry table (a missing one, or id
   0, is a load error); every other token text gets its score in ``suffix_to_score``, and each of
@@ -9,11 +9,11 @@
   suffix's number; the flattened table lists, per suffix, its prefixes that are keys (longest
   first: length, token id or -1, ``round(score * 1e4)`` or INVALID for NaN, the prefix's
   number), then a sentinel row (length 1, id -1, UNKNOWN_SCORE);
-* ``encode`` (V:1508-1613): decode leniently, drop one leading U+FEFF; from the end, find the
-  suffix the text at i starts with by walking the previous one's rows (V:1536-1546), then every
+* ``encode`` (V:1509-1605): decode leniently, drop one leading U+FEFF; from the end, find the
+  suffix the text at i starts with by walking the previous one's rows (V:1535-1544), then every
   row from there offers ``cost[i + length] - score`` (strictly smaller wins) until the first row
-  scoring UNKNOWN_SCORE, the sentinel or a token scoring exactly that (V:1548-1566); the path
-  from 0 gives the tokens, an unknown step its code point's UTF-8 as byte tokens (V:1568-1600).
+  scoring UNKNOWN_SCORE, the sentinel or a token scoring exactly that (V:1546-1570); the path
+  from 0 gives the tokens, an unknown step its code point's UTF-8 as byte tokens (V:1572-1602).
 
 Spans: a token covers the input bytes of its code points; the byte tokens of one code point
 share that code point's bytes one by one when the counts agree, else the first takes them all.
@@ -54,7 +54,7 @@ def int_score(score: float) -> int:
 
 
 def byte_table(vocab: Vocab) -> list[int]:
-    """The 256 byte-fallback ids; raises ``VocabError`` like llama.cpp when one is missing (V:1388-1410)."""
+    """The 256 byte-fallback ids; raises ``VocabError`` like llama.cpp when one is missing (V:1388-1400, 1416-1421)."""
     table = [0] * 256
     for tid, text in enumerate(vocab.tokens):
         if not int(vocab.attrs[tid]) & TokenAttr.BYTE:
@@ -73,7 +73,7 @@ def byte_table(vocab: Vocab) -> list[int]:
 
 
 def byte_pieces(table: list[int], cp: int, start: int, end: int) -> list[Piece]:
-    """The byte tokens of one code point no token covers (V:1577-1596: it encodes even cps above
+    """The byte tokens of one code point no token covers (V:1581-1598: it encodes even cps above
     U+10FFFF), sharing the code point's input bytes ``start:end``."""
     s = 1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)
     ids: list[int] = []

@@ -2,7 +2,7 @@ r"""RWKV stated once, as llama.cpp runs it: the reference every fast RWKV path i
 
 ``llm_tokenizer_rwkv`` (llama-vocab.cpp:1312-1326) puts every token, unescaped
 (``llama_unescape_rwkv_token``, V:1258-1310: ``rwkv/unescape.py``), into one byte trie (a later id
-with the same bytes wins); ``llm_tokenizer_rwkv_session::tokenize`` (V:1331-1359) then walks it:
+with the same bytes wins); ``llm_tokenizer_rwkv_session::tokenize`` (V:1331-1360) then walks it:
 from the current byte, follow the trie as far as the text allows, remembering the last node that
 is a token; emit that token and go on after it. A byte that starts no path emits the unknown id
 (-1 = NULL unless the file sets one) and is skipped.

@@ -462,7 +462,7 @@ class SpmEncoder:
 
     def _lookup_byte(self, byte: int) -> int | None:
         tid = self._t2id.get(f"<0x{byte:02X}>")
-        if tid is None:  # llama.cpp's buf2 is a C string: byte 0 looks up "" (V:4012-4013)
+        if tid is None:  # llama.cpp's buf2 is a C string: byte 0 looks up "" (V:4012-4014)
             tid = self._t2id.get(bytes([byte]).decode("utf-8", "surrogateescape") if byte else "")
         return tid
 

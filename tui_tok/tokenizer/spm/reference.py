@@ -1,23 +1,23 @@
 """SPM stated once, as llama.cpp runs it: the reference every fast SPM path is tested equal to.
 
-Per raw fragment (``llama_vocab::impl::tokenize``, llama-vocab.cpp:3432-3484, then
+Per raw fragment (``llama_vocab::impl::tokenize``, llama-vocab.cpp:3433-3483, then
 ``llm_tokenizer_spm_session::tokenize``, V:118-175):
 
 1. prepend ' ' when ``add_space_prefix`` and the fragment is the first one or follows a special
-   token (V:3452-3455); every ' ' becomes U+2581 ``▁`` (``llama_escape_whitespace``, V:3390);
+   token (V:3453-3455); every ' ' becomes U+2581 ``▁`` (``llama_escape_whitespace``, V:3390);
 2. one symbol per UTF-8 character, cut by the lead byte's announced length without validation
-   (``unicode_len_utf8``: a bad lead byte may swallow the bytes after it) (V:120-132);
+   (``unicode_len_utf8``: a bad lead byte may swallow the bytes after it) (V:119-132);
 3. every adjacent pair whose concatenation is a token (of any type) goes into a priority queue,
    highest score first, ties to the lowest left index (``llm_bigram_spm::comparator``, V:98-102;
-   ``try_add_bigram``, V:204-230); popping a pair merges the right symbol into the left one and
-   queues the pairs on both sides (V:140-169). A popped pair is stale when a side is empty or
-   the sizes no longer add up (V:145-148): equivalent to every other staleness test of this
+   ``try_add_bigram``, V:203-230); popping a pair merges the right symbol into the left one and
+   queues the pairs on both sides (V:139-169). A popped pair is stale when a side is empty or
+   the sizes no longer add up (V:147-151): equivalent to every other staleness test of this
    project because a symbol only grows to its right (the argument is written once, in
    ``bpe/reference.py``);
-4. ``resegment`` (V:177-202): a final symbol that is a token is its id; else, if the text was
+4. ``resegment`` (V:177-201): a final symbol that is a token is its id; else, if the text was
    ever queued as a pair (``rev_merge``), its two halves are resegmented; else each byte becomes
    ``byte_to_token``: ``<0xHH>``, else the 1-byte token (a C string: byte 0 is the empty text),
-   else llama.cpp throws (V:4001-4014; here ``TokenizeError``). A final symbol that is no token
+   else llama.cpp throws (V:4001-4015; here ``TokenizeError``). A final symbol that is no token
    was never merged (merges only make tokens), so ``rev_merge`` cannot hold its text: the branch
    is kept because llama.cpp has it.
 
@@ -73,7 +73,7 @@ class ReferenceEncoder:
         return self._scores[token_id]
 
     def byte_to_token(self, byte: int) -> int:
-        """``llama_vocab::byte_to_token`` for SPM (V:4005-4014)."""
+        """``llama_vocab::byte_to_token`` for SPM (V:4005-4015)."""
         tid = self._t2id.get(f"<0x{byte:02X}>")
         if tid is None:
             tid = self._t2id.get(_text(bytes((byte,))) if byte else "")  # buf2 is a C string
@@ -114,7 +114,7 @@ class ReferenceEncoder:
         queue: list[tuple[float, int, int, int]] = []  # (-score, left, right, size): highest score, then left
         rev_merge: dict[bytes, tuple[int, int]] = {}
 
-        def try_add_bigram(left: int, right: int) -> None:  # V:204-230
+        def try_add_bigram(left: int, right: int) -> None:  # V:203-230
             if left == -1 or right == -1:
                 return
             text = esc[starts[left] : starts[left] + size[left] + size[right]]
@@ -142,7 +142,7 @@ class ReferenceEncoder:
             try_add_bigram(left, nxt[left])
         out: list[Piece] = []
 
-        def resegment(sym: int, k: int) -> None:  # V:177-202; ``k``: the symbol's size then
+        def resegment(sym: int, k: int) -> None:  # V:177-201; ``k``: the symbol's size then
             a = starts[sym]
             text = esc[a : a + k]
             tid = self._t2id.get(_text(text))

@@ -1,19 +1,19 @@
 """UGM stated once, as llama.cpp runs it: the reference every fast UGM path is tested equal to.
 
-``llm_tokenizer_ugm_session::tokenize`` (llama-vocab.cpp:983-1064) per raw fragment:
+``llm_tokenizer_ugm_session::tokenize`` (llama-vocab.cpp:983-1067) per raw fragment:
 
-1. normalise (``normalize``, V:1078-1122; ``normalize_prefix``, V:1195-1245): the byte-by-byte
+1. normalise (``normalize``, V:1078-1122; ``normalize_prefix``, V:1171-1248): the byte-by-byte
    loop of ``UgmNormalizer.normalize_reference`` (``ugm/normalize.py``: user-defined tokens
    copied, the precompiled charsmap's longest match, else one character or U+FFFD, then the
    whitespace rules), which also maps each normalised byte boundary back to the input;
-2. Viterbi (V:990-1048): ``best[0] = 0``; stepping from code point start to code point start
+2. Viterbi (V:996-1049): ``best[0] = 0``; stepping from code point start to code point start
    (the lead byte's announced length, clipped at the end), every token of the trie (NORMAL,
-   USER_DEFINED and UNUSED tokens, built at V:925-941) that prefixes the rest offers
+   USER_DEFINED and UNUSED tokens, built at V:925-942) that prefixes the rest offers
    ``best[start] + score`` (a double sum of float32 scores, 0 for USER_DEFINED) to
    ``best[start + len]``, which takes it only if strictly greater; when no token is exactly
    that code point, the unknown token offers ``best[start] + unknown_token_score`` (float32
-   ``min(NORMAL scores) - 10``, V:943) for that code point;
-3. backtrack from the end (V:1050-1063), consecutive unknown tokens collapsed into one.
+   ``min(NORMAL scores) - 10``, V:944) for that code point;
+3. backtrack from the end (V:1051-1066), consecutive unknown tokens collapsed into one.
 
 The trie walk is written as lookups of ``text[start:start + k]`` for growing k, up to the longest
 token beginning with the two bytes at ``start``: the same tokens, shortest first, as walking
@@ -78,7 +78,7 @@ class ReferenceEncoder:
         self._unk_score = 0.0
 
     def trie(self) -> dict[bytes, tuple[int, float]]:
-        """Token bytes -> (id, search score) of the trie's tokens (V:925-943), built on first use."""
+        """Token bytes -> (id, search score) of the trie's tokens (V:925-944), built on first use."""
         if self._trie is None:
             normal, user, unused = int(TokenAttr.NORMAL), int(TokenAttr.USER_DEFINED), int(TokenAttr.UNUSED)
             scores = self.vocab.scores.astype(np.float32).tolist()

@@ -2,14 +2,14 @@
 
 ``llm_tokenizer_wpm_session`` (llama-vocab.cpp:784-897) per raw fragment:
 
-1. ``preprocess`` (V:836-877): decode leniently (one U+FFFD per bad byte); with ``strip_accents``
+1. ``preprocess`` (V:834-877): decode leniently (one U+FFFD per bad byte); with ``strip_accents``
    every code point becomes the first code point of its NFD (``unicode_cpts_normalize_nfd``),
    and the flags below are those of that code point. Whitespace ends a word; U+0000, U+FFFD,
    category C and (with ``strip_accents``) category M vanish without ending it; a punctuation
    character, a symbol below U+007F or a CJK ideograph (``is_chinese_char``, V:879-891, with
    its 0x2B920 typo) is a word alone; anything else, lowercased if the vocab says so
    (``unicode_tolower``), is appended to the current word;
-2. ``tokenize`` (V:787-834): each word becomes ``"▁" + word``; from each byte offset i the
+2. ``tokenize`` (V:787-831): each word becomes ``"▁" + word``; from each byte offset i the
    longest byte string ``word1[i:j]`` that is a token (j from ``i + max_token_len + 1`` down)
    is taken and the walk goes on at j; when some offset has no token, the word's tokens are
    discarded and the word is one unknown token.
@@ -82,7 +82,7 @@ class ReferenceEncoder:
         self._max_token_len = max((len(t.encode("utf-8", "surrogateescape")) for t in vocab.tokens), default=0)
 
     def _kind(self, cp: int) -> tuple[str, int]:
-        """preprocess's outcome for one code point (V:845-873): ('space' | 'drop' | 'alone' | 'keep', the
+        """preprocess's outcome for one code point (V:841-870): ('space' | 'drop' | 'alone' | 'keep', the
         code point it contributes)."""
         if self.vocab.strip_accents:
             cp = nfd_first(cp)
