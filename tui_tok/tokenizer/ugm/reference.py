@@ -78,17 +78,21 @@ class ReferenceEncoder:
         self._unk_score = 0.0
 
     def trie(self) -> dict[bytes, tuple[int, float]]:
-        """Token bytes -> (id, search score) of the trie's tokens (V:925-944), built on first use."""
+        """Token bytes -> (id, search score) of the trie's tokens (V:925-944), built on first use:
+        NORMAL, USER_DEFINED and UNUSED tokens (a later id with the same bytes wins, as
+        ``naive_trie::insert``), USER_DEFINED scoring 0; ``min_score`` over the NORMAL scores as
+        ``std::min`` takes it (a NaN never wins, and it starts at FLT_MAX)."""
         if self._trie is None:
-            normal, user, unused = int(TokenAttr.NORMAL), int(TokenAttr.USER_DEFINED), int(TokenAttr.UNUSED)
-            scores = self.vocab.scores.astype(np.float32).tolist()
-            trie: dict[bytes, tuple[int, float]] = {}
-            min_score = np.float32(_FLT_MAX)
-            for tid, (text, attr) in enumerate(zip(self.vocab.tokens, self.vocab.attrs.tolist())):
-                if attr & normal:
-                    min_score = min(min_score, np.float32(scores[tid]))  # std::min: a NaN never wins
-                if attr & (normal | user | unused):
-                    trie[text.encode("utf-8", "surrogateescape")] = (tid, 0.0 if attr & user else scores[tid])
+            v = self.vocab
+            attrs = v.attrs
+            normal = (attrs & int(TokenAttr.NORMAL)) != 0
+            user = (attrs & int(TokenAttr.USER_DEFINED)) != 0
+            ids = np.flatnonzero(normal | user | ((attrs & int(TokenAttr.UNUSED)) != 0)).tolist()
+            scores = np.where(user, np.float32(0.0), v.scores.astype(np.float32))
+            texts = [v.tokens[i].encode("utf-8", "surrogateescape") for i in ids]
+            trie = dict(zip(texts, zip(ids, scores[ids].tolist())))
+            normal_scores = v.scores.astype(np.float32)[normal]
+            min_score = np.float32(normal_scores[~np.isnan(normal_scores)].min(initial=_FLT_MAX))
             self._unk_score = float(np.float32(min_score - np.float32(10.0)))
             longest: dict[bytes, int] = {}
             for raw in trie:
