@@ -67,6 +67,26 @@ def vocab_normalizer(vocab: Vocab) -> UgmNormalizer:
     )
 
 
+def trie_mask(vocab: Vocab) -> np.ndarray:
+    """Ids that llama.cpp puts in its token trie: NORMAL, USER_DEFINED and UNUSED (V:933-937)."""
+    mask = int(TokenAttr.NORMAL | TokenAttr.USER_DEFINED | TokenAttr.UNUSED)
+    return (vocab.attrs & mask) != 0
+
+
+def search_scores(vocab: Vocab) -> np.ndarray:
+    """float32 score by id as the search uses it: USER_DEFINED tokens count 0 (V:1019-1024)."""
+    user = (vocab.attrs & int(TokenAttr.USER_DEFINED)) != 0
+    return np.where(user, np.float32(0.0), vocab.scores.astype(np.float32))
+
+
+def unknown_score(vocab: Vocab) -> float:
+    """``unknown_token_score`` (V:928-944): float32 ``min_score - 10``, ``min_score`` taken over the
+    NORMAL scores as ``std::min`` takes it (a NaN never wins; it starts at FLT_MAX)."""
+    normal_scores = vocab.scores.astype(np.float32)[(vocab.attrs & int(TokenAttr.NORMAL)) != 0]
+    min_score = np.float32(normal_scores[~np.isnan(normal_scores)].min(initial=_FLT_MAX))
+    return float(np.float32(min_score - np.float32(10.0)))
+
+
 class ReferenceEncoder:
     """llama.cpp's UGM for one vocab, plainly (a ``FragmentEncoder``; slow: a Python loop per byte)."""
 
@@ -78,22 +98,14 @@ class ReferenceEncoder:
         self._unk_score = 0.0
 
     def trie(self) -> dict[bytes, tuple[int, float]]:
-        """Token bytes -> (id, search score) of the trie's tokens (V:925-944), built on first use:
-        NORMAL, USER_DEFINED and UNUSED tokens (a later id with the same bytes wins, as
-        ``naive_trie::insert``), USER_DEFINED scoring 0; ``min_score`` over the NORMAL scores as
-        ``std::min`` takes it (a NaN never wins, and it starts at FLT_MAX)."""
+        """Token bytes -> (id, search score) of the trie's tokens (V:925-944), built on first use
+        (a later id with the same bytes wins, as ``naive_trie::insert``)."""
         if self._trie is None:
             v = self.vocab
-            attrs = v.attrs
-            normal = (attrs & int(TokenAttr.NORMAL)) != 0
-            user = (attrs & int(TokenAttr.USER_DEFINED)) != 0
-            ids = np.flatnonzero(normal | user | ((attrs & int(TokenAttr.UNUSED)) != 0)).tolist()
-            scores = np.where(user, np.float32(0.0), v.scores.astype(np.float32))
+            ids = np.flatnonzero(trie_mask(v)).tolist()
             texts = [v.tokens[i].encode("utf-8", "surrogateescape") for i in ids]
-            trie = dict(zip(texts, zip(ids, scores[ids].tolist())))
-            normal_scores = v.scores.astype(np.float32)[normal]
-            min_score = np.float32(normal_scores[~np.isnan(normal_scores)].min(initial=_FLT_MAX))
-            self._unk_score = float(np.float32(min_score - np.float32(10.0)))
+            trie = dict(zip(texts, zip(ids, search_scores(v)[ids].tolist())))
+            self._unk_score = unknown_score(v)
             longest: dict[bytes, int] = {}
             for raw in trie:
                 if len(raw) > longest.get(raw[:2], 0):
