@@ -16,8 +16,9 @@
 4. each final symbol is its token, or one token per byte (``unicode_byte_to_utf8`` spelling for
    byte-level vocabs, ``<0xHH>`` otherwise); a byte with no token is dropped (V:705-738).
 
-``bpe_ranks`` is built as llama.cpp loads it (V:2126-2138, and V:2016-2028): each merge string is cut at its first
-' ' searched from byte 1, and the first occurrence of a pair keeps its rank (``emplace``).
+``bpe_ranks`` is built as llama.cpp loads it (V:2016-2028; gemma4: V:2126-2138): each merge
+string is cut at its first ' ' searched from byte 1, and the first occurrence of a pair keeps its
+rank (``emplace``).
 
 **Staleness (the one argument every merge loop of this project rests on).** A queued pair can be
 out of date when it is popped: one of its symbols was merged away, or grew. llama.cpp skips it when
@@ -105,7 +106,7 @@ class ReferenceEncoder:
         self._ranks: dict[tuple[bytes, bytes], int] | None = None
 
     def bpe_ranks(self) -> dict[tuple[bytes, bytes], int]:
-        """(left, right) bytes -> rank, as llama.cpp builds ``bpe_ranks`` (V:2126-2138)."""
+        """(left, right) bytes -> rank, as llama.cpp builds ``bpe_ranks`` (V:2016-2028)."""
         if self._ranks is None:
             ranks: dict[tuple[bytes, bytes], int] = {}
             for i, merge in enumerate(self.vocab.merges):
