@@ -8,8 +8,8 @@ thousands of them. Here every
 word of a batch takes its step together: one ``np.minimum.reduceat`` finds each word's best pair,
 the merges are written and the merged-away symbols dropped in whole-array operations, and only
 the (at most two) pairs beside each merge are looked up again. So the order of merges inside a
-word is exactly the sequential loop's, and the result is the same (tests check it against the
-per-word merges on every vocab).
+word is exactly the sequential loop's, and the result is the same: equal to ``bpe/reference.py``
+and ``spm/reference.py`` (``tests/tokenizer/test_reference.py`` draws texts long enough to batch).
 
 Symbols are small ints: a token's text has its token id (``token_to_id``, so duplicate texts
 share one id); any other text met on the way (a byte or character that is no token, a BPE merge
@@ -392,7 +392,8 @@ class SymbolMerger:
 
     def merge_heap(self, syms: list[int]) -> list[int]:
         """The loop for one long word with a heap, as llama.cpp runs it: entries are ordered by
-        (priority, left index); one is stale once either side is merged away or changed."""
+        (priority, left index); one is stale once either side is merged away or changed (the
+        staleness tests are equivalent: ``bpe/reference.py``'s docstring says why)."""
         n = len(syms)
         nxt = list(range(1, n)) + [-1]
         prv = list(range(-1, n - 1))

@@ -12,6 +12,9 @@ Words the batch leaves to ``bpe/encoder.py``'s per-word path (same answers): the
 gemma4 whole-word shortcuts (``bpe/encoder.py`` keeps them out) and raw words holding surrogates. Words
 longer than ``Paths.bpe_batch_word_max`` merge alone with llama.cpp's heap. Final symbols that are no token
 (byte fallback) are turned into ids by ``bpe/encoder.py``.
+
+A fast path: what it computes equals ``bpe/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
 """
 
 from __future__ import annotations

@@ -15,6 +15,10 @@ token boundary inside such a replaced character snaps to its end.
 
 Models ``hybriddna`` (DNA k-mers) and ``whitespace`` (split on whitespace first) wrap this
 path in ``bpe/models.py``; many distinct words merge together in ``bpe/batch.py``. Does not handle special tokens or BOS/EOS: see ``tokenizer.py``.
+
+Every path here (list scan, heap, batch, whole-array rounds, caches) is a faster form of the one
+algorithm in ``bpe/reference.py`` and is tested equal to it (``tests/tokenizer/test_reference.py``);
+the staleness tests of the two loops below rest on the argument written there.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from tui_tok.tokenizer.bpe.arrays import fragment_arrays_pieces, result_arrays
 from tui_tok.tokenizer.bpe.batch import BpeBatch, WordResult, has_surrogates
 from tui_tok.tokenizer.bpe.hashed_ranks import HashedRanks
 from tui_tok.tokenizer.bpe.models import encode_hybriddna, encode_whitespace
+from tui_tok.tokenizer.bpe.reference import ReferenceEncoder
 from tui_tok.tokenizer.bpe.ranks import LazyRanks
 from tui_tok.tokenizer.bpe.subword_cut import SubwordCut, build_subword_cut
 from tui_tok.tokenizer.core.byte_level import ENCODE_TABLE
@@ -75,6 +80,7 @@ class BpeEncoder(Encoder):
         self._cache: dict[str, WordResult] = {}
         self._batch: BpeBatch | None = None
         self._build_lock = threading.Lock()
+        self._reference: ReferenceEncoder | None = None  # for symbols holding ' ' (``_merge_checked``)
 
     # ----------------------------------------------------------------- public
 
@@ -383,14 +389,13 @@ class BpeEncoder(Encoder):
 
     def _merge_checked(self, symbols: list[str]) -> list[str]:
         """Merge for raw symbols that may hold ' ': llama.cpp splits a merge string at its first
-        ' ' searched from byte 1, so "left right" only names (left, right) if left has no ' '
-        after its first byte. (Unreachable with llama.cpp's pres, which escape or split spaces.)"""
-        ranks = self.merge_ranks()
-
-        def rank(left: str, right: str) -> int:
-            return _NO_RANK if " " in left[1:] else ranks.get(left + " " + right, _NO_RANK)
-
-        return _merge_heap(symbols, rank)
+        ' ' searched from byte 1, which its ``bpe_ranks`` keys by pair; ``bpe/reference.py``
+        builds them so (unreachable with llama.cpp's pres, which escape or split spaces)."""
+        ref = self._reference
+        if ref is None:
+            ref = self._reference = ReferenceEncoder(self.vocab)
+        _, final, _ = ref.merge_word("".join(symbols).encode("utf-8", "surrogateescape"))
+        return [sym.decode("utf-8", "surrogateescape") for sym in final]
 
     def _to_ids(self, symbols: list[str]) -> WordResult:
         token_to_id = self._token_to_id
@@ -445,7 +450,8 @@ def _raw_symbols(word: str) -> list[str]:
 
 
 def _merge_heap(symbols: list[str], rank) -> list[str]:  # noqa: ANN001 - local callable
-    """llama.cpp's priority-queue merge (V:620-690): (rank, left index) order, stale pairs skipped."""
+    """llama.cpp's priority-queue merge (V:620-690): (rank, left index) order, stale pairs skipped
+    (empty side or sizes no longer adding up: equivalent to llama.cpp's text test, see ``bpe/reference.py``)."""
     n = len(symbols)
     text = list(symbols)
     nxt = list(range(1, n)) + [-1]

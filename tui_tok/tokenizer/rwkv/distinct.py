@@ -6,6 +6,9 @@ words they were looked up with; longer ones are compared as masked words. All in
 ``arrays/chunks.distinct_spans`` recomputed the keys of the short ones and sliced and hashed
 the long ones in Python.
 
+A fast path: what it computes equals ``rwkv/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
+
 >>> from tui_tok.tokenizer.arrays.chunks import word_view
 >>> text = b"a long chunk, seventeen" + b"a long chunk, seventeen" + b"another long chunk"
 >>> occ, rep = distinct_long(word_view(text), np.array([0, 23, 46]), np.array([23, 23, 18]))

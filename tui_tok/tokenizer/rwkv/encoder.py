@@ -17,7 +17,9 @@ the token dict. Same answer as the trie; no trie to build at load. ``encode`` (i
 looks every chunk up whole at once and matches the distinct others together in numpy
 (``rwkv/greedy.py``). The escaped texts are decoded in bulk (``rwkv/unescape.py``).
 
-Does not split special tokens or add BOS/EOS (RWKV never adds them): see ``tokenizer.py``.
+Every path here is equal to ``rwkv/reference.py``, the algorithm written once as llama.cpp runs
+it (``tests/tokenizer/test_reference.py``). Does not split special tokens or add BOS/EOS (RWKV
+never adds them): see ``tokenizer.py``.
 
 >>> unescape_token(r"\x41\n\\")
 b'A\n\\'

@@ -18,6 +18,9 @@ done for every chunk together:
 Tokens longer than 15 bytes are checked where one may start (``rwkv/long.py``); the last few
 unfinished chunks are walked in Python. Same ids as ``RwkvEncoder._walk`` on each chunk (tested).
 
+A fast path: what it computes equals ``rwkv/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
+
 >>> table = TokenTable.build({b"a": 0, b"ab": 1, b"b": 2, b"abc": 3})
 >>> text = b"abcab" + b"ba"
 >>> ids, counts = greedy_chunks(text, np.array([0, 3, 5]), np.array([3, 2, 2]), table, unk_id=-1)

@@ -7,6 +7,9 @@ those few offsets are compared with every such token, word by word, in one 2-D g
 them in Python instead (``bytes.startswith``) was a visible part of encoding the benchmark
 corpus, whose Cyrillic words are often one long token.
 
+A fast path: what it computes equals ``rwkv/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
+
 >>> blob = b"abcdefghijklmnopq" + b"abcdefghijklmnopqrs"
 >>> tokens = LongTokens.build(blob, np.array([0, 17]), np.array([17, 19]), np.array([5, 6]))
 >>> text = b"abcdefghijklmnopqrs" + bytes(8)

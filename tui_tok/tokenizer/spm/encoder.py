@@ -11,13 +11,15 @@ change the result. Once a few hundred chunks have been seen, chunks of up to 64 
 by scanning a list of pair scores (same choices as the heap, see ``spm/merge.py``); longer ones,
 and the first ones, with the heap. ``encode_fragment_ids`` (what ``Tokenizer.encode`` uses)
 skips spans; both cache short fragments whole. A fragment that is not valid UTF-8 takes the
-uncached byte-exact path (lead-byte symbols may then swallow a space, so no cut is safe).
+uncached reference (``spm/reference.py``: lead-byte symbols may then swallow a space, so no cut is safe).
 
 Spans map to input bytes: a ▁ made from a space covers that 1 byte (a byte-fallback run for it
 gives the byte to its first token); the inserted prefix space covers nothing (the first token
 starts at 0 with no extra width).
 
 Does not split special tokens (``special/partition.py``) and never emits UNK: llama.cpp's SPM does not.
+Every path here (chunks, caches, list scan, heap, batch) is equal to ``spm/reference.py``, the
+algorithm written once (``tests/tokenizer/test_reference.py``).
 
 >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 >>> v = vocab_from_metadata({"tokenizer.ggml.model": "llama",
@@ -41,7 +43,7 @@ from tui_tok.tokenizer.batch.merge import SymbolMerger
 from tui_tok.tokenizer.arrays.sorted_unique import unique_inverse
 from tui_tok.tokenizer.batch.results import Parts, expand_words
 from tui_tok.tokenizer.spm.chunks import Chunker
-from tui_tok.tokenizer.spm.exact import encode_exact
+from tui_tok.tokenizer.spm.reference import ReferenceEncoder
 from tui_tok.tokenizer.spm.merge import merge_list as _merge_list
 from tui_tok.tokenizer.spm.merge import merge_str as _merge_str
 from tui_tok.tokenizer.core.encoder import Encoder, Fragments
@@ -80,6 +82,7 @@ class SpmEncoder(Encoder):
         self._fragments: tuple[dict[bytes, tuple[int, ...]], ...] = ({}, {})  # [prefix space?]
         self._piece_fragments: tuple[dict[bytes, tuple[Piece, ...]], ...] = ({}, {})
         self._byte_ids: list[int | None] | None = None
+        self._exact: ReferenceEncoder | None = None
         self._chunker = Chunker(vocab.tokens)
         self._batch: SymbolMerger | Literal[False] | None = None  # False: cannot batch this vocab
         self._symbol_parts: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
@@ -107,10 +110,7 @@ class SpmEncoder(Encoder):
         try:
             decoded = data.decode("utf-8")
         except UnicodeDecodeError:
-            pieces = self._encode_exact(data)
-            if prefix:
-                pieces = [(t, s - 1 if s else 0, e - 1 if e else 0) for t, s, e in pieces]
-            return pieces
+            return self._reference().encode_fragment(text, after_special=after_special)
         pieces = self._encode_chunked(decoded, -1 if prefix else 0)
         if len(text) <= _FRAGMENT_MAX:
             if len(frags) >= _CACHE_LIMIT:
@@ -167,7 +167,7 @@ class SpmEncoder(Encoder):
         try:
             decoded = data.decode("utf-8")
         except UnicodeDecodeError:
-            return [t for t, _, _ in self._encode_exact(data)]
+            return [t for t, _, _ in self._reference().encode_fragment(text, after_special=after_special)]
         return tuple(self._chunker.coarse(decoded)) if decoded else ()
 
     def _fragment_ids(self, text: bytes, after_special: bool, chunks: tuple[str, ...]) -> list[int]:
@@ -441,9 +441,14 @@ class SpmEncoder(Encoder):
 
     # --- byte-exact path ----------------------------------------------------------------------
 
-    def _encode_exact(self, data: bytes) -> list[Piece]:
-        """Any bytes (``spm/exact.py``)."""
-        return encode_exact(data, self._t2id, self._scores, self._byte_token)
+    def _reference(self) -> ReferenceEncoder:
+        """``spm/reference.py`` for input that is not valid UTF-8: lead-byte symbols may swallow a
+        space there, so no chunking is exact and the whole fragment merges at once, as llama.cpp
+        merges it (one Python heap, the cost of the former separate byte path)."""
+        ref = self._exact
+        if ref is None:
+            ref = self._exact = ReferenceEncoder(self._vocab)
+        return ref
 
     def _byte_token(self, byte: int) -> int:
         table = self._byte_ids
@@ -459,8 +464,8 @@ class SpmEncoder(Encoder):
 
     def _lookup_byte(self, byte: int) -> int | None:
         tid = self._t2id.get(f"<0x{byte:02X}>")
-        if tid is None:
-            tid = self._t2id.get(bytes([byte]).decode("utf-8", "surrogateescape"))
+        if tid is None:  # llama.cpp's buf2 is a C string: byte 0 looks up "" (V:4012-4014)
+            tid = self._t2id.get(bytes([byte]).decode("utf-8", "surrogateescape") if byte else "")
         return tid
 
 

@@ -24,9 +24,10 @@ Four ways to the same answer, fastest first:
   unit is a few dict lookups;
 * **whole** (``encode_whole``): normalise the whole fragment, one character search: the same
   additions in the same order as llama.cpp, so exact with no condition;
-* **reference** (``encode_reference``): the byte search, a line-by-line port; used when the
-  normalised text is not valid UTF-8 (llama.cpp's decoder accepts overlong forms and
-  surrogates, Python does not), and as the oracle in tests.
+* **reference** (``encode_reference``): ``ugm/reference.py``, the algorithm written once as
+  llama.cpp runs it (byte by byte); used when the normalised text is not valid UTF-8
+  (llama.cpp's decoder accepts overlong forms and surrogates, Python does not), and as the
+  oracle in tests: every path here is tested equal to it (``tests/tokenizer/test_reference.py``).
 
 Why the units are exact (SP = the space string, U+2581):
 
@@ -61,19 +62,18 @@ from typing import Any, cast
 import numpy as np
 
 from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_chunks
-from tui_tok.tokenizer.ugm.charsmap import Charsmap, parse_charsmap
+from tui_tok.tokenizer.ugm.charsmap import Charsmap
 from tui_tok.tokenizer.core.encoder import Encoder
 from tui_tok.tokenizer.core.gc_pause import gc_paused
 from tui_tok.tokenizer.core.paths import AUTO, Paths
-from tui_tok.tokenizer.core.types import Piece, TokenAttr
-from tui_tok.tokenizer.ugm.normalize import ESCAPED_SPACE, UgmNormalizer
+from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.ugm.batch import keep_one_unknown
 from tui_tok.tokenizer.ugm.hash import TokenHash
-from tui_tok.tokenizer.ugm.tables import UgmTables, build_tables, byte_tables, trie_hash
+from tui_tok.tokenizer.ugm.reference import ReferenceEncoder, vocab_normalizer
+from tui_tok.tokenizer.ugm.tables import UgmTables, build_tables, trie_hash
 from tui_tok.tokenizer.ugm.textids import TextIds
 from tui_tok.tokenizer.ugm.units import encode_units, search_text
 from tui_tok.tokenizer.ugm.words import WordForms
-from tui_tok.tokenizer.ugm.viterbi import viterbi_bytes
 from tui_tok.tokenizer.core.vocab import Vocab
 
 _CACHE_LIMIT = 100_000
@@ -117,18 +117,10 @@ class UgmEncoder(Encoder):
     def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
         self.paths = paths
-        self.charsmap: Charsmap | None = parse_charsmap(vocab.precompiled_charsmap)
-        attrs = vocab.attrs
-        user = np.flatnonzero(attrs & int(TokenAttr.USER_DEFINED))
-        self.normalizer = UgmNormalizer(
-            charsmap=self.charsmap,
-            user_defined=tuple(vocab.tokens[int(i)].encode("utf-8", "surrogateescape") for i in user),
-            prepend=vocab.add_space_prefix,
-            merge=vocab.remove_extra_whitespaces,
-            space=ESCAPED_SPACE if vocab.escape_whitespaces else b" ",
-        )
+        self.normalizer = vocab_normalizer(vocab)
+        self.charsmap: Charsmap | None = self.normalizer.charsmap
         self._tables: UgmTables | None = None
-        self._byte_tables: tuple[dict[bytes, tuple[int, float]], int] | None = None
+        self._reference: ReferenceEncoder | None = None
         self._token_hash: TokenHash | None = None
         self._forms = WordForms(self.normalizer)
         self._text_ids = TextIds(self.normalizer)
@@ -235,16 +227,11 @@ class UgmEncoder(Encoder):
         return [(tid, ends[k - 1] if k else 0, ends[k]) for k, tid in enumerate(ids)]
 
     def encode_reference(self, text: bytes) -> list[Piece]:
-        """The faithful path, a line-by-line port: normalise byte by byte, search byte by byte."""
-        norm = self.normalizer.normalize_reference(text)
-        if self._byte_tables is None:
-            self._byte_tables = byte_tables(self.vocab)
-        table, max_len = self._byte_tables
-        raw = viterbi_bytes(
-            norm.text, table, max_len, unk_id=self.vocab.unk_id, unk_score=self.tables.unk_score
-        )
-        offsets = norm.offsets
-        return [(tid, offsets[s], offsets[e]) for tid, s, e in raw]
+        """``ugm/reference.py``: normalise byte by byte, search byte by byte (its trie built once)."""
+        ref = self._reference
+        if ref is None:
+            ref = self._reference = ReferenceEncoder(self.vocab)
+        return ref.encode_fragment(text, after_special=False)
 
     def _encode_units(self, text: bytes, tables: UgmTables, *, spans: bool) -> list[Any] | None:
         """Conditions 1-3 hold: encode unit by unit through the cache (None: use the slow path).

@@ -10,6 +10,9 @@ cost longer at load than llama.cpp's whole load, and ASCII text needs 256 entrie
 class, so words come out as byte ranges; only the non-ASCII lead bytes are decoded, in whole
 arrays.
 
+A fast path: what it computes equals ``wpm/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
+
 >>> word_classes("Hi, 中x\\u200b!")
 'kki ikdi'
 >>> starts, ends, ascii_drop = loose_word_spans("a中b, ö\\u200b!".encode())
@@ -23,6 +26,7 @@ from functools import cache
 
 import numpy as np
 
+from tui_tok.tokenizer.wpm.reference import CJK_RANGES  # llama.cpp's is_chinese_char: one copy
 from tui_tok.tokenizer.unicode.data import (
     ACCENT_MARK,
     CONTROL,
@@ -39,18 +43,6 @@ _SPACE = ord(" ")  # whitespace: ends the word
 _DROP = ord("d")  # skipped, the word goes on
 _ALONE = ord("i")  # a word by itself
 _KEEP = ord("k")  # appended to the current word
-
-# llama.cpp's is_chinese_char (V:879-891): note 0x2B920, not 0x2B820 (copied from HF's Rust code).
-CJK_RANGES: tuple[tuple[int, int], ...] = (
-    (0x04E00, 0x09FFF),
-    (0x03400, 0x04DBF),
-    (0x20000, 0x2A6DF),
-    (0x2A700, 0x2B73F),
-    (0x2B740, 0x2B81F),
-    (0x2B920, 0x2CEAF),
-    (0x0F900, 0x0FAFF),
-    (0x2F800, 0x2FA1F),
-)
 
 
 @cache

@@ -22,7 +22,9 @@ since a Python step per word cost more than llama.cpp's whole C++ encode: words 
 UTF-8 bytes (``classify.py``), plain ASCII words are looked up whole in one pass
 (``table.py``), and only the others are made distinct, normalised together and walked together.
 
-Does not add [CLS]/[SEP] nor split special tokens: ``tokenizer.py`` does that.
+Both are equal to ``wpm/reference.py``, the algorithm written once as llama.cpp runs it
+(``tests/tokenizer/test_reference.py``). Does not add [CLS]/[SEP] nor split special tokens:
+``tokenizer.py`` does that.
 A code point above U+10FFFF (from bytes like ``F4 90 80 80``) raises ``TokenizeError``, where
 llama.cpp throws ``std::invalid_argument`` out of ``llama_tokenize``.
 
@@ -67,8 +69,7 @@ PHANTOM_SPACE = "\u2581"
 _PHANTOM_BYTES = PHANTOM_SPACE.encode()
 _CACHE_LIMIT = 1 << 17
 
-_word_spans = word_spans  # the names explain/wpm.py and the tests use
-_words = words_of
+_word_spans = word_spans  # the name the tests use
 
 
 class WpmEncoder(Encoder):
@@ -94,7 +95,6 @@ class WpmEncoder(Encoder):
         self._table: TokenTable | None = None
         self._tabled = False
         self._id_objects: np.ndarray | None = None
-        self._prefixes: dict[bytes, int] | None = None
         self._norm: dict[int, str | None] = {}
         self._cache: dict[str, tuple[Piece, ...]] = {}
         self._build_lock = threading.Lock()
@@ -141,24 +141,6 @@ class WpmEncoder(Encoder):
                     self._max_len = max(map(len, raw), default=0)
                     ids = self._token_ids = dict(zip(raw, range(len(raw))))
         return ids
-
-    def _prefix_table(self) -> dict[bytes, int]:
-        """Every prefix of every token's bytes -> its id, or -1 if only a prefix: for
-        ``explain/wpm.py``, which shows the longest prefix tried beyond each match. Built on
-        first use; encoding does not need it."""
-        table = self._prefixes
-        if table is None:
-            with self._build_lock:
-                table = self._prefixes
-                if table is None:
-                    table = {}
-                    for tid, text in enumerate(self.vocab.tokens):
-                        raw = text.encode("utf-8", "surrogateescape")
-                        for k in range(1, len(raw)):
-                            table.setdefault(raw[:k], -1)
-                        table[raw] = tid  # llama.cpp's token_to_id: the last id with this text wins
-                    self._prefixes = table
-        return table
 
     # --- ids only -----------------------------------------------------------------------------
 

@@ -12,6 +12,9 @@ The walk (``walk_words``) goes in rounds: every unfinished word tries, from wher
 all lengths from ``min(rest, max_len)`` down to 1 in one lookup; the longest hit is taken (what
 llama.cpp's downward scan finds first). A word where some position has no hit is one unk.
 
+A fast path: what it computes equals ``wpm/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
+
 >>> table = TokenTable.build([b"\\xe2\\x96\\x81ab", b"c", b"\\xe2\\x96\\x81a", b"bc"])
 >>> table.max_len
 5
