@@ -46,9 +46,11 @@ has no real vocabulary: ``test_plamo2_fast_equals_reference`` uses the fixture's
 def reference_tokenizer(tok: Tokenizer) -> Tokenizer:
     """A Tokenizer of the same vocab whose fragment encoder is the family's ``ReferenceEncoder``
     (the partition, BOS/EOS and spans around it are the Tokenizer's own)."""
-    ref = Tokenizer(tok.vocab)
+    ref = Tokenizer(tok.vocab, paths="reference")
     module = importlib.import_module(REFERENCES[tok.vocab.type])
-    ref._encoder = module.ReferenceEncoder(tok.vocab)  # noqa: SLF001 - until Tokenizer(paths="reference")
+    encoder = ref.encoder
+    inner = getattr(encoder, "inner", encoder)  # core/encoder.Wrapped
+    assert isinstance(encoder, module.ReferenceEncoder) or isinstance(inner, module.ReferenceEncoder), encoder
     return ref
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from fixtures.plamo2_vocab import CASES, plamo2_metadata, plamo2_tokens, write_plamo2_gguf
 from fixtures.simple_vocab import vocab_from_file, vocab_from_plain
 from tui_tok.errors import VocabError
+from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.plamo2.encoder import INVALID_SCORE, Plamo2Encoder, int_score
 from tui_tok.tokenizer.plamo2.reference import ReferenceEncoder
 
@@ -29,7 +30,6 @@ class LiteralPlamo2:
 
     def encode(self, data: bytes) -> list[int]:
         return [p[0] for p in self.reference.encode_fragment(data, after_special=True)]
-from tui_tok.tokenizer.core.vocab import Vocab
 
 
 @cache
