@@ -22,6 +22,7 @@ from long_text import LONG_TEXT, long_text
 from support import ASSETS
 
 from tui_tok.loader import load_tokenizer
+from tui_tok.tokenizer.bpe.reference import ReferenceEncoder as BpeReference
 from tui_tok.tokenizer.batch.merge import SymbolMerger
 from tui_tok.tokenizer.core.encoder import Encoder, Wrapped
 from tui_tok.tokenizer.core.paths import AUTO, EAGER, ENV, MODES, NEVER, REFERENCE, Paths, paths_for
@@ -143,7 +144,9 @@ def test_paths_switch_on_tokenizer_and_loader(monkeypatch: pytest.MonkeyPatch) -
     assert load_tokenizer(path, paths="eager").paths is EAGER
     tok = Tokenizer.from_vocab(load_tokenizer(path).vocab, paths="reference")
     assert tok.paths is REFERENCE
-    assert tok.encoder.paths is REFERENCE or isinstance(tok.encoder, Wrapped)  # type: ignore[attr-defined]
+    # BPE has a named reference (bpe/reference.py): "reference" runs it, wrapped as an Encoder
+    assert isinstance(tok.encoder, Wrapped)
+    assert isinstance(tok.encoder.inner, BpeReference)
     monkeypatch.setenv(ENV, "eager")
     assert Tokenizer(tok.vocab).paths is EAGER
     assert Tokenizer(tok.vocab, paths="auto").paths is AUTO  # an explicit mode wins
