@@ -278,3 +278,18 @@ async def test_the_session_keeps_the_controls_and_the_loaded_and_edited_template
         screen = await _open(again, pilot)
         assert collect(again) == saved
         assert screen.prompt is not None and screen.prompt.ids == ids
+
+
+def test_template_editor_snapshot(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """ctrl+s on Qwen3, then ``{{ 'Hi!' }}`` typed at the start: the editor (line numbers, titled
+    "template '(edited)'") in the conversation's place, the selector on (edited), and the prompt on
+    the right starting with "Hi!" before <|im_start|>system."""
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot.app, pilot)
+        await pilot.press("f5")
+        await settle(pilot.app, pilot)
+        await pilot.press("ctrl+s", *"{{ 'Hi!' }}")
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(make_app(QWEN3), terminal_size=SIZE, run_before=run_before)

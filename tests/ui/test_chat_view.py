@@ -167,8 +167,9 @@ def test_chat_view_snapshot(snap_compare) -> None:  # type: ignore[no-untyped-de
     user message: the prompt's tokens coloured, <|im_start|>/<|im_end|> as bold pink special tokens;
     each message's border gives its first token and count; the last message has a red border and
     "⚠ special token typed"; the table lists the four messages (the assistant one ≈ located by
-    content), the generation prompt and the total, 48 tokens; the runtime selector says llama-server
-    and the line under the table "transformers gives the same ids"."""
+    content), the generation prompt and the total, 48 tokens; the bar's two lines: template default,
+    llama-server, thinking auto, effort unset; gen. prompt on, continue last off, the variables box;
+    the line under the table "transformers gives the same ids"."""
 
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await settle(pilot.app, pilot)
