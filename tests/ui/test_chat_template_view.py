@@ -170,6 +170,9 @@ async def test_an_edit_re_renders_as_the_edited_template(tmp_path: Path) -> None
         await settle(app, pilot)
         assert source.text == original and screen.templates["(edited)"] == edited
         assert screen.prompt.ids == chat_prompt(app.tokenizer, original, _sample(), runtime="llama-server").ids
+        screen.query_one("#chat-template", Select).value = "(edited)"  # chosen again: its text is back
+        await settle(app, pilot)
+        assert source.text == edited and screen.prompt.ids == expected.ids
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert not screen.has_class("-source") and isinstance(app.focused, MessageEditor)

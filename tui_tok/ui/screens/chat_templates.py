@@ -62,8 +62,8 @@ class TemplateScreen(ViewScreen):
     def _template_chosen(self) -> None:
         source = self.query_one("#chat-source", TemplateEditor)
         name = self.template_name
-        # the edited template's text is the editor's own (an edit may be under way): never loaded back
-        if self.has_class("-source") and name != EDITED:
+        # the edited template's text is the editor's own while it holds it (an edit may be under way): not loaded back
+        if self.has_class("-source") and not (name == EDITED and source.template_name == EDITED):
             source.show(name, self.templates.get(name, ""))
 
     def action_show_source(self) -> None:
