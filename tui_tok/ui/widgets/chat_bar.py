@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Select
@@ -75,6 +76,11 @@ class ChatBar(Vertical):
             yield CheckBox("gen. prompt ^G", True, compact=True, id="chat-agp")
             yield CheckBox("continue last", False, compact=True, id="chat-continue")
             yield Input(placeholder="variables: enable_thinking=false", compact=True, id="chat-vars")
+
+    @on(CheckBox.Changed, "#chat-continue")
+    def _continue_changed(self, event: CheckBox.Changed) -> None:
+        # a continued message has no generation prompt after it (llama-server refuses both): greyed meanwhile
+        self.query_one("#chat-agp", CheckBox).disabled = event.value
 
     def choices(self) -> Choices:
         template = self.query_one("#chat-template", Select).value
