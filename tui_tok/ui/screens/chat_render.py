@@ -37,7 +37,8 @@ def render_request(tok: Tokenizer, request: ChatRequest, msgs: Any, runtime: str
     """``msgs`` rendered by ``runtime`` and tokenized, with the request's controls; ``agp`` instead of
     its add_generation_prompt; ``turn``: as a later request sees the turn (nothing continued or prefilled)."""
     if runtime == "transformers" and not request.template:
-        raise ChatInputError("no chat template (transformers has no fallback): ^T loads a template file, ^S types one")
+        raise ChatInputError("no chat template (transformers has no fallback; llama-server renders ChatML): "
+                             "^T loads a template file, ^S types one")
     add = request.add_generation_prompt if agp is None else agp
     server = server_request(add_generation_prompt=add, thinking=request.thinking,
                             reasoning_effort=request.reasoning_effort, prefill_assistant=not turn,
