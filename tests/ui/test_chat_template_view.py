@@ -1,4 +1,4 @@
-"""The Chat view's templates: a template file loaded (ctrl+t), a template edited in the view
+"""The Chat view's templates: a template file loaded (ctrl+l), a template edited in the view
 re-rendering live, the request controls (thinking, reasoning_effort, continue), and the prompt
 pane after a failing template."""
 
@@ -79,8 +79,8 @@ def _sample() -> list[dict[str, str]]:
 
 
 async def _load(app, pilot, path: Path | str) -> TemplateFileDialog:  # type: ignore[no-untyped-def]
-    """ctrl+t, the path typed, Enter; returns the dialog (it has closed when the file was read)."""
-    await pilot.press("ctrl+t")
+    """ctrl+l, the path typed, Enter; returns the dialog (it has closed when the file was read)."""
+    await pilot.press("ctrl+l")
     await pilot.pause()
     dialog = app.screen
     assert isinstance(dialog, TemplateFileDialog)
@@ -234,7 +234,7 @@ async def test_a_hostile_template_file_fails_within_the_deadline_and_the_view_an
     app = make_app(QWEN3)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot)
-        await pilot.press("ctrl+t")
+        await pilot.press("ctrl+l")
         await pilot.pause()
         box = app.screen.query_one(Input)
         box.value = str(path)

@@ -39,6 +39,7 @@ from typing import Any
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.chat.template_file import MAX_TEMPLATE_BYTES
+from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
 from tui_tok.explore.copy_forms import bytes_of
 
 FORMAT = "tui-tok-session"
@@ -68,7 +69,8 @@ class ChatState:
     """The variables field as typed (``KEY=VALUE`` pairs, ``explore.chat.variables``)."""
     tools_text: str = ""
     """The tools box as typed."""
-    runtime: str = "llama-server"
+    runtime: str = RUNTIMES[0]
+    """Who renders the template (``explore.chat.llama_server.runtime.RUNTIMES``)."""
     thinking: str = "auto"
     """``auto``, ``on`` or ``off``."""
     reasoning_effort: str | None = None
@@ -178,12 +180,14 @@ def from_json(doc: Any, where: str) -> SessionState:
             add_generation_prompt=_typed(chat_doc, "add_generation_prompt", bool, f"{where}: chat", True),
             variables=_typed(chat_doc, "variables", str, f"{where}: chat", ""),
             tools_text=tools_text or "",
-            runtime=_typed(chat_doc, "runtime", str, f"{where}: chat", "llama-server"),
+            runtime=_typed(chat_doc, "runtime", str, f"{where}: chat", RUNTIMES[0]),
             thinking=_typed(chat_doc, "thinking", str, f"{where}: chat", "auto"),
             reasoning_effort=_typed(chat_doc, "reasoning_effort", str, f"{where}: chat", None),
             continue_final_message=_typed(chat_doc, "continue_final_message", str, f"{where}: chat", None),
             templates=_templates(_typed(chat_doc, "templates", dict, f"{where}: chat", {}), f"{where}: chat.templates"),
         )
+        if chat.runtime not in RUNTIMES:
+            raise SessionFileError(f"{where}: chat: runtime: {chat.runtime!r} is not one of {', '.join(RUNTIMES)}")
     compare = _typed(doc, "compare", str, where, None)
     model = _typed(doc, "model", str, where, None)
     return SessionState(text=text, toggles=toggles, chat=chat, compare=compare, model=model)

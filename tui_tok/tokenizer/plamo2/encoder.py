@@ -37,6 +37,8 @@ from tui_tok.errors import VocabError
 from tui_tok.tokenizer.core.spans import decode_with_offsets, expand_pieces
 from tui_tok.tokenizer.core.types import Piece, TokenAttr
 from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, cpt_to_utf8
+from tui_tok.tokenizer.core.encoder import Encoder
+from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.vocab import Vocab
 
 INVALID_SCORE = -20_000_000
@@ -45,7 +47,6 @@ _INF = 1 << 60
 _HEXDIGITS = frozenset(b"0123456789abcdefABCDEF")
 _VALUE = -1  # key under which a trie node stores (token id, int score)
 _PAIR = 0x200000  # pair code a * _PAIR + b (decoded code points stay below 0x200000)
-_MIN_SPLIT = 64  # below this many code points, cutting costs more than it saves
 _CACHE_LIMIT = 1 << 16
 
 
@@ -101,11 +102,12 @@ def _candidate_cps(tid: int, text: str) -> list[int] | None:
     return cps
 
 
-class Plamo2Encoder:
-    """llama.cpp's PLaMo2 dynamic programme for one vocab; implements ``FragmentEncoder``."""
+class Plamo2Encoder(Encoder):
+    """llama.cpp's PLaMo2 dynamic programme for one vocab."""
 
-    def __init__(self, vocab: Vocab) -> None:
+    def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
+        self.paths = paths
         self.bytes = byte_table(vocab)
         self._root: dict | None = None
         self._pairs: np.ndarray | None = None
@@ -155,7 +157,7 @@ class Plamo2Encoder:
             return []
         self._trie()
         assert self._pairs is not None
-        if n < _MIN_SPLIT:
+        if n < self.paths.plamo2_split_from:  # short: cutting costs more than it saves
             return self._dp(cps[skip:], offsets[skip:])
         arr = np.array(cps[skip:], dtype=np.int64)
         cuts = np.flatnonzero(~np.isin(arr[:-1] * _PAIR + arr[1:], self._pairs)) + 1 + skip

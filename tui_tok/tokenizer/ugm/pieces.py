@@ -144,7 +144,7 @@ def letter_ids(
     ``alphabet.single``; longer pieces (all of known characters, since an unknown character
     is cut on both sides) are searched once per distinct piece (the caller's condition 3 of
     ``ugm/encoder.py`` must hold). Per-piece arrays are int32 (fresh memory costs a page
-    fault per 4 KB on a first encode, ~1 us each)."""
+    fault per 4 KB on a first encode)."""
     n = letters.size
     if not n:
         return np.zeros(0, dtype=np.int32)

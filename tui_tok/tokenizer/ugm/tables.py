@@ -7,8 +7,7 @@ flag per id, and the longest token per first two characters bounds the lookups a
 A USER_DEFINED token scores 0 in the search; ``unk_score = min(NORMAL scores) - 10`` in
 float32 (``FLT_MAX - 10`` without NORMAL tokens; NaN scores never win ``std::min``).
 
-Everything is vectorised over one joined string of all token texts (about 0.1 s for 250k
-tokens). Does not search: see ``ugm/viterbi.py``.
+Everything is vectorised over one joined string of all token texts. Does not search: see ``ugm/viterbi.py``.
 """
 
 from __future__ import annotations

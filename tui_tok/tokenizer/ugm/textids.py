@@ -311,7 +311,7 @@ def _merge_spaces(
     del word
     out = letters[keep]
     # the spaces left become the space string, on the shorter array, without branches: a
-    # masked copy costs a mispredicted branch per scattered separator (~0.5 ms here)
+    # masked copy costs a mispredicted branch per scattered separator
     sep = _separator(out.dtype)
     out -= (out == sep) * out.dtype.type(sep - space)
     return out

@@ -2,7 +2,7 @@
 
 The conversation (``ChatMessages``), the template (default or named), add_generation_prompt, extra
 variables and an optional tools list are rendered and tokenized as llama.cpp's chat code does
-(``explore.chat.chat_prompt``) in an exclusive worker after each edit, never on the keystroke itself,
+(``explore.chat.prompt.chat_prompt``) in an exclusive worker after each edit, never on the keystroke itself,
 one at a time, without the session lock (only each tokenizer call holds it; each render is within
 the template deadline); a result older than the newest request is dropped, and requests made
 while a render runs skip to the newest. The prompt's tokens are coloured as in the Tokenize
@@ -16,7 +16,7 @@ computed in the same worker).
 
 The bar (``widgets/chat_bar.py``) holds what a request sets: thinking, reasoning_effort, continue the
 last message, add_generation_prompt and the template variables, passed as ``tui-tok chat`` passes them
-(``explore.chat.controls``). Templates: the file's, files loaded with ctrl+t (``template_dialog.py``),
+(``explore.chat.controls``). Templates: the file's, files loaded with ctrl+l (``template_dialog.py``),
 and ``(edited)``: ctrl+s puts the current template's source in an editor in the conversation's place,
 and an edit becomes the ``(edited)`` template, rendered by the same worker (the file's own templates
 are never changed). A file without a template offers ``(none)``: llama-server renders ChatML then, as
@@ -34,6 +34,7 @@ from typing import Any, cast
 import numpy as np
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -43,12 +44,11 @@ from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.chat.llama_server.differ import describe, with_other_runtime
-from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
-from tui_tok.explore.chat.prompt import ChatPrompt, chat_prompt
+from tui_tok.explore.chat.prompt import ChatPrompt
 from tui_tok.explore.chat.render import ChatTemplateError
 from tui_tok.explore.chat.locked import Locked
 from tui_tok.explore.chat.reuse import budget, context_length, describe_reuse, prefix_reuse, tools_count
-from tui_tok.explore.chat.variables import parse_variables, split_variables
+from tui_tok.explore.chat.variables import ChatInputError, parse_variables, split_variables
 from tui_tok.explore.display import display_bytes
 from tui_tok.explore.layout import TokenLayout, kind_codes, layout_tokens
 from tui_tok.explore.visible import visible
@@ -63,6 +63,7 @@ from tui_tok.ui.widgets.chat_spans import MessageSpans
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
+from tui_tok.ui.widgets.text_keys import TextBox
 from tui_tok.ui.widgets.token_view import TokenView
 from tui_tok.ui.widgets.check_box import CheckBox
 from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
@@ -83,12 +84,14 @@ class ChatScreen(TemplateScreen):
     BINDINGS = [
         Binding("ctrl+n", "add_message", "Add"),
         Binding("ctrl+o", "remove_message", "Remove"),
+        Binding("ctrl+z", "restore_message", "Undo remove", show=False, priority=True),
+        Binding("ctrl+t", "add_tool_call", "Tool call", show=False),
         Binding("alt+up", "move_message(-1)", "Move up", show=False),
         Binding("alt+down", "move_message(1)", "Move down", show=False),
         Binding("ctrl+r", "cycle_role", "Role"),
         Binding("ctrl+g", "toggle_generation_prompt", "Gen. prompt", show=False),
         Binding("ctrl+s", "show_source", "Template"),
-        Binding("ctrl+t", "load_template", "Load…"),
+        Binding("ctrl+l", "load_template", "Load…"),
         Binding("escape", "focus_tokens", "To tokens", show=False),
     ]
 
@@ -120,7 +123,7 @@ class ChatScreen(TemplateScreen):
         with Horizontal(id="chat-main"):
             with Vertical(id="chat-left"):
                 yield ChatMessages(SAMPLE_CONVERSATION, id="chat-messages")
-                yield TextArea("", id="chat-tools", soft_wrap=True)
+                yield TextBox("", id="chat-tools", soft_wrap=True)  # the app's text keys (widgets/text_keys.py)
                 yield TemplateEditor(on_edit=self._source_edited, id="chat-source")
             with Vertical(id="chat-right"):
                 yield Static("", id="chat-error")
@@ -135,7 +138,7 @@ class ChatScreen(TemplateScreen):
     def on_mount(self) -> None:
         self.query_one("#chat-tools", TextArea).border_title = "tools (JSON list, optional)"
         self.query_one("#chat-view", TokenView).border_title = "Prompt tokens"
-        self.query_one("#chat-messages", ChatMessages).border_title = "Conversation  ^N add · ^O remove · Alt+↑↓ move · ^R role"
+        self.query_one("#chat-messages", ChatMessages).border_title = "Conversation  ^N add · ^O remove · ^Z undo · ^T tool call · ^R role · Alt+↑↓ move"
         self.watch(self.app, "tokenizer", self._tokenizer_changed)
         self.call_after_refresh(self.focus_conversation, True)
         for note in apply_pending_chat(self):  # the conversation of a loaded session
@@ -165,7 +168,26 @@ class ChatScreen(TemplateScreen):
         self.query_one("#chat-messages", ChatMessages).add()
 
     async def action_remove_message(self) -> None:
-        await self.query_one("#chat-messages", ChatMessages).remove_current()
+        if what := await self.query_one("#chat-messages", ChatMessages).remove_current():
+            self.notify(f"Removed {what} · ctrl+z restores it", markup=False)
+
+    async def action_restore_message(self) -> None:
+        """ctrl+z: the removed message (or call) back, when a removal is the latest edit or no text
+        box has focus; otherwise the focused box's own undo (a priority binding that skips)."""
+        chat = self.query_one("#chat-messages", ChatMessages)
+        if not chat.removed or (chat.undo_ready == 0 and isinstance(self.focused, (TextArea, Input))):
+            raise SkipAction()
+        if what := await chat.restore():
+            self.notify(f"Restored {what}", markup=False)
+
+    async def action_add_tool_call(self) -> None:
+        if not await self.query_one("#chat-messages", ChatMessages).add_call():
+            self.notify("Tool calls belong to assistant messages: ctrl+r changes the role", severity="warning")
+
+    @on(Input.Changed, "#chat-vars")
+    @on(TextArea.Changed, "#chat-tools")
+    def _typed_outside_messages(self) -> None:
+        self.query_one("#chat-messages", ChatMessages).undo_ready = 0  # ctrl+z: the box's own undo now
 
     def action_move_message(self, delta: int) -> None:
         self.query_one("#chat-messages", ChatMessages).move(delta)
@@ -198,11 +220,16 @@ class ChatScreen(TemplateScreen):
         if self.tui.tokenizer is None:
             self.query_one("#chat-status", Readout).show("waiting for the tokenizer…")
             return
+        try:
+            messages = self.query_one("#chat-messages", ChatMessages).messages()
+        except ChatInputError as exc:  # a tool call's arguments that are not JSON
+            self.post_message(self.Rendered(self._generation, None, None, 0.0, exc))
+            return
         bar = self.query_one(ChatBar).choices()
         self._build_prompt(ChatRequest(
             generation=self._generation,
             template=self.templates.get(bar.template, ""),
-            messages=self.query_one("#chat-messages", ChatMessages).messages(),
+            messages=messages,
             add_generation_prompt=bar.add_generation_prompt,
             variables=bar.variables,
             tools=self.query_one("#chat-tools", TextArea).text,
@@ -331,12 +358,14 @@ class ChatScreen(TemplateScreen):
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Chat: add a message", "ctrl+n", self.action_add_message)
-        yield SystemCommand("Chat: remove the message", "ctrl+o", self.action_remove_message)
+        yield SystemCommand("Chat: remove the message (or the focused tool call)", "ctrl+o", self.action_remove_message)
+        yield SystemCommand("Chat: restore the removed message", "ctrl+z", self._restore_any)
+        yield SystemCommand("Chat: add a tool call to the assistant message", "ctrl+t", self.action_add_tool_call)
         yield SystemCommand("Chat: change the message's role", "ctrl+r", self.action_cycle_role)
         yield SystemCommand("Chat: toggle add_generation_prompt", "ctrl+g", self.action_toggle_generation_prompt)
         yield SystemCommand("Chat: edit the template (show its source / the conversation again)", "ctrl+s",
                             self.action_show_source)  # fmt: skip
-        yield SystemCommand("Chat: load a template file…", "ctrl+t", self.action_load_template)
+        yield SystemCommand("Chat: load a template file…", "ctrl+l", self.action_load_template)
         yield SystemCommand("Chat: thinking auto / on / off (next)", "enable_thinking of the request",
                             lambda: self.action_cycle("chat-thinking"))  # fmt: skip
         yield SystemCommand("Chat: reasoning effort (next level)", "reasoning_effort of the request",
@@ -345,6 +374,12 @@ class ChatScreen(TemplateScreen):
                             self.action_toggle_continue)  # fmt: skip
         yield SystemCommand("Chat: runtime llama-server / transformers (next)", "who renders the template",
                             lambda: self.action_cycle("chat-runtime"))  # fmt: skip
+
+    async def _restore_any(self) -> None:
+        if what := await self.query_one("#chat-messages", ChatMessages).restore():
+            self.notify(f"Restored {what}", markup=False)
+        else:
+            self.notify("No removed message to restore", severity="warning")
 
 
 def _error_text(error: TuiTokError | None) -> str:

@@ -18,7 +18,7 @@ from tui_tok.tokenizer.tokenizer import Tokenizer
 class ChatRequest:
     generation: int
     template: str
-    messages: list[dict[str, str]]
+    messages: list[dict[str, Any]]
     add_generation_prompt: bool
     variables: str
     tools: str
@@ -38,7 +38,7 @@ def render_request(tok: Tokenizer, request: ChatRequest, msgs: Any, runtime: str
     its add_generation_prompt; ``turn``: as a later request sees the turn (nothing continued or prefilled)."""
     if runtime == "transformers" and not request.template:
         raise ChatInputError("no chat template (transformers has no fallback; llama-server renders ChatML): "
-                             "^T loads a template file, ^S types one")
+                             "^L loads a template file, ^S types one")
     add = request.add_generation_prompt if agp is None else agp
     server = server_request(add_generation_prompt=add, thinking=request.thinking,
                             reasoning_effort=request.reasoning_effort, prefill_assistant=not turn,

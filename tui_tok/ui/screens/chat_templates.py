@@ -1,4 +1,4 @@
-"""The Chat view's templates: the file's, files loaded with ctrl+t, and the one edited in the view.
+"""The Chat view's templates: the file's, files loaded with ctrl+l, and the one edited in the view.
 
 ``TemplateScreen`` is the Chat view's base: it holds the templates the selector offers (the file's
 own, never changed; a loaded file's by its file name, read again under the same name; ``(edited)``;

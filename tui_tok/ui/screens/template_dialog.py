@@ -1,4 +1,4 @@
-"""``TemplateFileDialog``: ask for a chat template file and read it (the Chat view's ctrl+t).
+"""``TemplateFileDialog``: ask for a chat template file and read it (the Chat view's ctrl+l).
 
 Enter reads the path typed (``~`` expanded, relative to the working directory) with
 ``explore.chat.template_file``'s bounds; a missing, unreadable, huge or binary file is one line

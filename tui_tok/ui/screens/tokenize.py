@@ -11,8 +11,8 @@ tokenizer. Other edits start an exclusive worker (older results are dropped by g
 ``CONFIRM_S`` after such a result is shown (typing paused) the whole text is tokenized again
 and that exact result replaces it (the stream view and tests only ever see exact ids). When
 the cache lacks most of the text (a paste) the exact result comes at once instead. Texts
-above ``WORKER_ONLY_CHARS`` are tokenized only in workers, exactly in pieces
-(``Tokenizer.tokenize_arrays_pieces``): between pieces the worker stops if a newer request
+above ``WORKER_ONLY_CHARS`` are tokenized only in workers, exactly in parts
+(``Tokenizer.tokenize_arrays_pieces``): between parts the worker stops if a newer request
 came, reports progress (shown in the stats line) and lets the UI thread run. Other families merge
 across lines, so they are always tokenized whole (debounced when long).
 With chunk cuts on (``^R``) the Tokens view also shows the pre-tokenizer's cuts, computed in a

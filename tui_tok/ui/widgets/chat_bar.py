@@ -65,7 +65,7 @@ class ChatBar(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield Select(template_options(self._names), value=self._names[0], allow_blank=False, compact=True,
-                         id="chat-template", tooltip="chat template (^T loads a file, ^S edits)")  # fmt: skip
+                         id="chat-template", tooltip="chat template (^L loads a file, ^S edits)")  # fmt: skip
             yield Select([(r, r) for r in RUNTIMES], value=RUNTIMES[0], allow_blank=False, compact=True,
                          id="chat-runtime", tooltip="who renders: llama-server (llama.cpp) or transformers")  # fmt: skip
             yield Select([(f"thinking {t}", t) for t in THINKING], value=THINKING[0], allow_blank=False, compact=True,

@@ -97,7 +97,7 @@ def fold_rows(starts: np.ndarray, widths: np.ndarray, rows_of: Mapping[int, int]
 
 def strip_flow(ids: np.ndarray, pieces: Mapping[int, str] | None, width: int, last: Flow | None) -> Flow:
     """The labels of ``ids`` wrapped at ``width`` (reflowed from ``last`` when it has that width).
-    Plain numpy: a worker computes it for a long text (3M labels take ~0.5 s)."""
+    Plain numpy: a worker computes it for a long text (millions of labels)."""
     widths = label_widths(ids, pieces)
     if last is not None and last[2] == width:
         return widths, reflow_rows(last[1], last[0], widths, width=width), width
