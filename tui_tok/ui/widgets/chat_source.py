@@ -44,4 +44,4 @@ class TemplateEditor(Editor):
 
     def retitle(self) -> None:
         self.border_title = Text(f"template {visible_repr(self.template_name)}")
-        self.border_subtitle = "edits re-render · ^S conversation · ^T load a file"
+        self.border_subtitle = "edits re-render · ^S conversation · ^L load a file"
