@@ -20,8 +20,9 @@ byte read from a file or terminal becomes, is kept as its 3 UTF-8 bytes).
 when it is. ``templates`` holds the templates loaded from files or edited in the Chat view (by the name
 the view gives them; at most ``MAX_TEMPLATES`` of at most ``MAX_TEMPLATE_BYTES`` characters each), so
 that ``template`` can name one of them; ``runtime``, ``thinking``, ``reasoning_effort`` and
-``continue_final_message`` are the view's request controls (``explore/chat/controls.py``). ``model`` is the model the session was made with (a local file's absolute path, or
-its URL): ``tui-tok --session FILE`` without MODEL opens it.
+``continue_final_message`` are the view's request controls (``explore/chat/controls.py``).
+``model`` is the model the session was made with (a local file's absolute path, or its URL):
+``tui-tok --session FILE`` without MODEL opens it.
 
 Reading is bounded (``tui_tok.json_input``: size, nesting, count of arrays and objects, checked
 before parsing) and every field is checked: bad input raises ``SessionFileError`` naming the file
