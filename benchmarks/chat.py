@@ -72,21 +72,23 @@ def main(argv: list[str]) -> int:
 
 
 def view_render(tok: Any, template: str, msgs: list[dict[str, str]], metadata: Any) -> Any:
-    """What ``ui/screens/chat.py``'s worker computes after a key, with the view's defaults (runtime
-    llama-server): the prompt, the other runtime's for the difference line, the budget and prefix reuse."""
-    from tui_tok.explore.chat.llama_server import LlamaServerRequest
+    """What ``ui/screens/chat.py``'s worker computes after a key (in the conversation or the template
+    editor alike), with the view's defaults (runtime llama-server, thinking auto), through the view's own
+    ``render_request``: the prompt, the other runtime's for the difference line, the budget and prefix reuse."""
     from tui_tok.explore.chat.llama_server.differ import with_other_runtime
-    from tui_tok.explore.chat.prompt import chat_prompt
     from tui_tok.explore.chat.reuse import budget, context_length, describe_reuse, prefix_reuse
+    from tui_tok.ui.screens.chat_render import ChatRequest, render_request
+
+    request = ChatRequest(generation=0, template=template, messages=msgs, add_generation_prompt=True, variables="",
+                          tools="")  # fmt: skip
 
     def build(runtime: str) -> Any:
-        return chat_prompt(tok, template, msgs, runtime=runtime, locate_messages=runtime == "llama-server")
+        return render_request(tok, request, msgs, runtime, None, {}, locate=runtime == "llama-server")
 
     prompt, _ = with_other_runtime(build, "llama-server")
 
     def turn(sub: Any, agp: bool) -> Any:
-        return chat_prompt(tok, template, sub, runtime="llama-server", add_generation_prompt=agp, locate_messages=False,
-                           request=LlamaServerRequest(add_generation_prompt=agp, prefill_assistant=False))  # fmt: skip
+        return render_request(tok, request, sub, "llama-server", None, {}, agp=agp, turn=True)
 
     describe_reuse(prefix_reuse(tok, msgs, turn), budget(prompt, context_length(metadata), None, ""))
     return prompt

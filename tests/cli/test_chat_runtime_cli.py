@@ -132,3 +132,16 @@ def test_prefix_reuse_and_budget_in_json_and_reuse_text(capsys: pytest.CaptureFi
     assert code == 0 and lines[-1].startswith("reuse: assistant 1 -> request through message 2: ")
     assert "breaks" not in lines[-1]  # phi-3 re-renders history as it was generated
     assert any(line.startswith("budget: ") and " tokens of 4096 context (" in line for line in lines)
+
+
+def test_template_file_is_read_within_bounds(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A binary or huge --template-file is one line, not a render of whatever it holds."""
+    messages = _file(tmp_path, "m.json", SYSTEM_USER)
+    binary = tmp_path / "model.gguf"
+    binary.write_bytes(b"GGUF\x03\x00\x00\x00{{ messages }}")
+    huge = tmp_path / "huge.jinja"
+    huge.write_text("{{ 'a' }}" + " " * 1_000_000)
+    for path, reason in ((binary, "a NUL byte at offset 5"), (huge, "more than the 1,000,000 allowed")):
+        code, out, err = run_cli(capsys, "chat", QWEN3, "--messages", messages, "--template-file", str(path))
+        assert (code, out) == (2, "") and f"{path}: cannot read the template: " in err and reason in err
+        assert err.count("\n") == 1

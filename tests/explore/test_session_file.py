@@ -95,3 +95,34 @@ def test_the_runtime_and_tool_calls_round_trip(tmp_path: Path) -> None:
     doc = json.loads(to_json(state))
     del doc["chat"]["runtime"]
     assert from_json(doc, "s.json").chat.runtime == "llama-server"  # type: ignore[union-attr]
+
+
+def test_chat_controls_and_added_templates_round_trip() -> None:
+    """The Chat view's runtime, thinking, reasoning effort, continue and its loaded or edited templates."""
+    state = _state("x")
+    assert state.chat is not None
+    state.chat.runtime, state.chat.thinking, state.chat.reasoning_effort = "transformers", "off", "high"
+    state.chat.continue_final_message = "auto"
+    state.chat.templates = {"mine.jinja": "{{ 'a\r\n' }}", "(edited)": "X{{ messages }}"}
+    state.chat.template = "(edited)"
+    assert from_json(json.loads(to_json(state)), "s.json") == state
+    # an older file (no such keys): the view's defaults
+    doc = json.loads(to_json(_state("x")))
+    for key in ("runtime", "thinking", "reasoning_effort", "continue_final_message", "templates"):
+        del doc["chat"][key]
+    chat = from_json(doc, "s.json").chat
+    assert chat is not None and (chat.runtime, chat.thinking, chat.reasoning_effort, chat.templates) == (
+        "llama-server", "auto", None, {})  # fmt: skip
+
+
+@pytest.mark.parametrize(("templates", "message"), [
+    ({"big": "x" * (session_file.MAX_TEMPLATE_BYTES + 1)}, "s.json: chat.templates: 'big': 1,000,001 characters, more than"),
+    ({str(i): "" for i in range(session_file.MAX_TEMPLATES + 1)}, "s.json: chat.templates: 33 templates, more than the 32"),
+    ({"n": 3}, "s.json: chat.templates: 'n': expected a string"),
+])  # fmt: skip
+def test_saved_templates_are_bounded(templates: dict[str, object], message: str) -> None:
+    doc = json.loads(to_json(_state("x")))
+    doc["chat"]["templates"] = templates
+    with pytest.raises(SessionFileError) as info:
+        from_json(doc, "s.json")
+    assert str(info.value).startswith(message)

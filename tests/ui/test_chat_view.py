@@ -11,7 +11,7 @@ from ui_support import make_app, settle
 from tui_tok.explore.chat.render import render_chat, templates_of
 from tui_tok.ui.screens.chat import SAMPLE_CONVERSATION, ChatScreen
 from tui_tok.ui.widgets.chat_messages import ChatMessages
-from tui_tok.ui.widgets.chat_source import TemplateSource
+from tui_tok.ui.widgets.chat_source import TemplateEditor
 from tui_tok.ui.widgets.chat_spans import MessageSpans
 
 QWEN3 = ASSETS / "qwen3-vocab.gguf"
@@ -128,10 +128,10 @@ async def test_template_error_shows_line_and_context_then_source() -> None:
         assert ">1 | " in shown and "^" in shown and "Traceback" not in shown
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert isinstance(app.screen, TemplateSource)
-        area = app.screen.query_one("#chat-source", TextArea)
+        assert screen.has_class("-source")
+        area = screen.query_one("#chat-source", TemplateEditor)
         assert area.text == screen.templates["default"] and area.cursor_location[0] == 0
-        await pilot.press("escape")
+        await pilot.press("ctrl+s")  # the conversation again
         await pilot.press("ctrl+r")  # user -> assistant: renderable again
         await settle(app, pilot)
         assert not screen.has_class("-error") and screen.prompt is not None
@@ -147,12 +147,19 @@ async def test_template_error_shows_line_and_context_then_source() -> None:
         assert "template line" in str(screen.query_one("#chat-error", Static).render())
 
 
-async def test_file_without_template_says_so() -> None:
+async def test_file_without_template_renders_chatml_in_llama_server_and_says_so_in_transformers() -> None:
+    """llama.cpp renders a file without a template with ChatML; transformers has no fallback."""
     app = make_app(ASSETS / "ggml-vocab-gpt-2.gguf")
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot)
-        assert "has no chat template" in str(screen.query_one("#chat-error", Static).render())
+        assert list(screen.templates) == ["(none)"] and screen.prompt is not None
+        assert screen.prompt.text.startswith("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n")
+        assert screen.prompt.text.endswith("<|im_start|>assistant\n")
+        assert str(screen.query_one("#chat-differ", Static).render()).startswith("transformers refuses: no chat template")
+        screen.query_one("#chat-runtime", Select).value = "transformers"
+        await settle(app, pilot)
         assert screen.prompt is None
+        assert "no chat template" in str(screen.query_one("#chat-error", Static).render())
 
 
 def test_chat_view_snapshot(snap_compare) -> None:  # type: ignore[no-untyped-def]
@@ -160,8 +167,9 @@ def test_chat_view_snapshot(snap_compare) -> None:  # type: ignore[no-untyped-de
     user message: the prompt's tokens coloured, <|im_start|>/<|im_end|> as bold pink special tokens;
     each message's border gives its first token and count; the last message has a red border and
     "⚠ special token typed"; the table lists the four messages (the assistant one ≈ located by
-    content), the generation prompt and the total, 48 tokens; the runtime selector says llama-server
-    and the line under the table "transformers gives the same ids"."""
+    content), the generation prompt and the total, 48 tokens; the bar's two lines: template default,
+    llama-server, thinking auto, effort unset; gen. prompt on, continue last off, the variables box;
+    the line under the table "transformers gives the same ids"."""
 
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await settle(pilot.app, pilot)

@@ -29,11 +29,11 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal
 from tui_tok.cli.model_arg import MODEL_HELP
+from tui_tok.explore.chat.controls import server_request, transformers_variables
 from tui_tok.explore.chat.llama_server.apply import CONTINUATIONS, LlamaServerRequest
 from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
 from tui_tok.explore.chat.variables import ChatInputError, parse_variables
@@ -88,10 +88,9 @@ def run(args: argparse.Namespace) -> int:
     extra = kwargs_of(args)
     gguf = read_model(args.model, texts=("tokenizer.ggml.merges",))
     template, tool_use = pick_templates(args, templates_of(gguf.metadata))
-    request = LlamaServerRequest(add_generation_prompt=args.add_generation_prompt and args.continue_final_message is None,
-                                 enable_thinking=args.thinking != "off", reasoning_effort=args.reasoning_effort,
-                                 continue_final_message=args.continue_final_message,
-                                 prefill_assistant=args.prefill_assistant)  # fmt: skip
+    request = server_request(add_generation_prompt=args.add_generation_prompt, thinking=args.thinking,
+                             reasoning_effort=args.reasoning_effort, continue_final_message=args.continue_final_message,
+                             prefill_assistant=args.prefill_assistant)  # fmt: skip
     tok = load_tokenizer(gguf)
 
     def build(runtime: str, locate: bool = False, msgs: Any = messages, req: LlamaServerRequest = request,
@@ -99,11 +98,7 @@ def run(args: argparse.Namespace) -> int:
         if runtime == "transformers":
             if template is None:
                 raise ChatInputError(f"{args.model}: no chat template (tokenizer.chat_template is not set)")
-            variables = dict(extra)
-            if args.thinking is not None:
-                variables.setdefault("enable_thinking", args.thinking == "on")
-            if args.reasoning_effort is not None:
-                variables.setdefault("reasoning_effort", args.reasoning_effort)
+            variables = transformers_variables(extra, args.thinking, args.reasoning_effort)
             return chat_prompt(tok, template, msgs, add_generation_prompt=req.add_generation_prompt, tools=tools,
                                extra=variables, locate_messages=locate)  # fmt: skip
         return chat_prompt(tok, template or "", msgs, add_generation_prompt=req.add_generation_prompt,
@@ -173,12 +168,9 @@ def pick_templates(args: argparse.Namespace, templates: dict[str, str]) -> tuple
     """(template, tool_use template) as the options choose them: ``--template-file`` or a named one
     replaces the file's templates (llama.cpp then ignores its ``tool_use`` one); None for none."""
     if args.template_file is not None:
-        path = Path(args.template_file)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ChatInputError(f"{path}: cannot read the template: {getattr(exc, 'strerror', None) or exc}") from None
-        return text, None
+        from tui_tok.explore.chat.template_file import read_template_file
+
+        return read_template_file(args.template_file, regular_only=False), None  # bounded; a pipe is read
     name = args.template or "default"
     if args.template is not None and name not in templates:
         if not templates:

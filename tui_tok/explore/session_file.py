@@ -7,7 +7,8 @@ A session file is one JSON object (``FORMAT`` names it, ``VERSION`` its version)
      "toggles": {"add_special": true, "parse_special": false, ...},
      "messages": [{"role": "user", "content": "Hi"}, ...], "tools": [...],
      "chat": {"template": "default", "add_generation_prompt": true, "variables": "enable_thinking=false",
-              "tools_text": "[...]", "runtime": "llama-server"},
+              "tools_text": "[...]", "runtime": "llama-server", "thinking": "auto", "reasoning_effort": null,
+              "continue_final_message": null, "templates": {"my.jinja": "{% for m in messages %}..."}},
      "compare": "other.gguf"}
 
 ``messages`` and ``tools`` sit at the top, so ``tui-tok chat --messages FILE`` reads a session as a
@@ -16,8 +17,12 @@ character; a text holding bytes that are not UTF-8 (U+DC80-DCFF, as the explorer
 written as ``text_base64`` instead, because a lone surrogate is not valid in every JSON reader (another lone surrogate, which no
 byte read from a file or terminal becomes, is kept as its 3 UTF-8 bytes).
 ``tools_text`` is the tools box as typed (it may not be JSON yet); ``tools`` is the parsed list
-when it is. ``model`` is the model the session was made with (a local file's absolute path, or
-its URL): ``tui-tok --session FILE`` without MODEL opens it.
+when it is. ``templates`` holds the templates loaded from files or edited in the Chat view (by the name
+the view gives them; at most ``MAX_TEMPLATES`` of at most ``MAX_TEMPLATE_BYTES`` characters each), so
+that ``template`` can name one of them; ``runtime``, ``thinking``, ``reasoning_effort`` and
+``continue_final_message`` are the view's request controls (``explore/chat/controls.py``).
+``model`` is the model the session was made with (a local file's absolute path, or its URL):
+``tui-tok --session FILE`` without MODEL opens it.
 
 Reading is bounded (``tui_tok.json_input``: size, nesting, count of arrays and objects, checked
 before parsing) and every field is checked: bad input raises ``SessionFileError`` naming the file
@@ -34,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_tok.errors import TuiTokError
+from tui_tok.explore.chat.template_file import MAX_TEMPLATE_BYTES
 from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
 from tui_tok.explore.copy_forms import bytes_of
 
@@ -43,6 +49,8 @@ MAX_BYTES = 256 * 1024 * 1024
 """Larger files are refused unread (a 10 MB text is at most ~60 MB of JSON escapes)."""
 TOGGLES = ("add_special", "parse_special", "show_whitespace", "show_pieces", "show_cuts")
 """The Tokenize view's toggles, in its order."""
+MAX_TEMPLATES = 32
+"""Templates loaded or edited that a session keeps (each at most ``MAX_TEMPLATE_BYTES`` characters)."""
 
 
 class SessionFileError(TuiTokError):
@@ -64,6 +72,12 @@ class ChatState:
     """The tools box as typed."""
     runtime: str = RUNTIMES[0]
     """Who renders the template (``explore.chat.llama_server.runtime.RUNTIMES``)."""
+    thinking: str = "auto"
+    """``auto``, ``on`` or ``off``."""
+    reasoning_effort: str | None = None
+    continue_final_message: str | None = None
+    templates: dict[str, str] = field(default_factory=dict)
+    """Templates loaded from files or edited in the view, by name (never the file's own)."""
 
 
 @dataclass
@@ -97,7 +111,9 @@ def to_json(state: SessionState) -> str:
         if tools is not None:
             doc["tools"] = tools
         doc["chat"] = {"template": chat.template, "add_generation_prompt": chat.add_generation_prompt,
-                       "variables": chat.variables, "tools_text": chat.tools_text, "runtime": chat.runtime}  # fmt: skip
+                       "variables": chat.variables, "tools_text": chat.tools_text, "runtime": chat.runtime,
+                       "thinking": chat.thinking, "reasoning_effort": chat.reasoning_effort,
+                       "continue_final_message": chat.continue_final_message, "templates": chat.templates}  # fmt: skip
     if state.compare is not None:
         doc["compare"] = state.compare
     return json.dumps(doc, indent=1) + "\n"
@@ -166,6 +182,10 @@ def from_json(doc: Any, where: str) -> SessionState:
             variables=_typed(chat_doc, "variables", str, f"{where}: chat", ""),
             tools_text=tools_text or "",
             runtime=_typed(chat_doc, "runtime", str, f"{where}: chat", RUNTIMES[0]),
+            thinking=_typed(chat_doc, "thinking", str, f"{where}: chat", "auto"),
+            reasoning_effort=_typed(chat_doc, "reasoning_effort", str, f"{where}: chat", None),
+            continue_final_message=_typed(chat_doc, "continue_final_message", str, f"{where}: chat", None),
+            templates=_templates(_typed(chat_doc, "templates", dict, f"{where}: chat", {}), f"{where}: chat.templates"),
         )
         if chat.runtime not in RUNTIMES:
             raise SessionFileError(f"{where}: chat: runtime: {chat.runtime!r} is not one of {', '.join(RUNTIMES)}")
@@ -205,6 +225,18 @@ def _typed(doc: dict[str, Any], key: str, kind: type, where: str, default: Any =
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise SessionFileError(f"{where}: {key}: expected {names.get(kind, kind.__name__)}")
     return value
+
+
+def _templates(doc: dict[str, Any], where: str) -> dict[str, str]:
+    """The saved templates, checked: strings, bounded in number and size."""
+    if len(doc) > MAX_TEMPLATES:
+        raise SessionFileError(f"{where}: {len(doc):,} templates, more than the {MAX_TEMPLATES} kept")
+    for name, text in doc.items():
+        if not isinstance(text, str):
+            raise SessionFileError(f"{where}: {name!r}: expected a string")
+        if len(text) > MAX_TEMPLATE_BYTES:
+            raise SessionFileError(f"{where}: {name!r}: {len(text):,} characters, more than the {MAX_TEMPLATE_BYTES:,} allowed")
+    return dict(doc)
 
 
 def _parsed_tools(text: str) -> list[Any] | None:

@@ -16,6 +16,7 @@ from typing import Any
 from textual.app import App
 from textual.screen import Screen
 from textual.widgets import Checkbox, Input, Select, TextArea
+from textual.widgets.select import InvalidSelectValueError
 
 from tui_tok.explore.session_file import TOGGLES, ChatState, SessionState
 
@@ -98,14 +99,24 @@ def apply_pending_chat(screen: Any) -> list[str]:
         return []
     chat = pending.chat
     notes: list[str] = []
+    for name, text in chat.templates.items():  # loaded or edited: offered again under their names
+        if name not in screen.file_templates:
+            screen.add_template(name, text)
     if chat.template in screen.templates:
         screen.query_one("#chat-template", Select).value = chat.template
     else:
         notes.append(f"chat template {chat.template!r}: this file has no template of that name")
+    controls = {"chat-runtime": chat.runtime, "chat-thinking": chat.thinking, "chat-effort": chat.reasoning_effort or "unset"}
+    for select_id, value in controls.items():
+        select = screen.query_one(f"#{select_id}", Select)
+        try:
+            select.value = value
+        except InvalidSelectValueError:
+            notes.append(f"chat {select_id.removeprefix('chat-')} {value!r}: not a choice of this tui-tok; left as it was")
+    screen.query_one("#chat-continue", Checkbox).value = chat.continue_final_message is not None
     screen.query_one("#chat-agp", Checkbox).value = chat.add_generation_prompt
     screen.query_one("#chat-vars", Input).value = chat.variables
     screen.query_one("#chat-tools", TextArea).load_text(chat.tools_text)
-    screen.query_one("#chat-runtime", Select).value = chat.runtime  # one of RUNTIMES (session_file checks)
     from tui_tok.ui.widgets.chat_messages import ChatMessages
 
     box = screen.query_one("#chat-messages", ChatMessages)
@@ -117,6 +128,7 @@ def apply_pending_chat(screen: Any) -> list[str]:
 def _chat_state(screen: Any) -> ChatState:
     from tui_tok.ui.widgets.chat_messages import ChatMessages
 
+    effort = str(screen.query_one("#chat-effort", Select).value)
     return ChatState(
         messages=screen.query_one("#chat-messages", ChatMessages).messages(strict=False),
         template=screen.template_name,
@@ -124,6 +136,10 @@ def _chat_state(screen: Any) -> ChatState:
         variables=screen.query_one("#chat-vars", Input).value,
         tools_text=screen.query_one("#chat-tools", TextArea).text,
         runtime=str(screen.query_one("#chat-runtime", Select).value),
+        thinking=str(screen.query_one("#chat-thinking", Select).value),
+        reasoning_effort=None if effort == "unset" else effort,
+        continue_final_message="auto" if screen.query_one("#chat-continue", Checkbox).value else None,
+        templates=screen.added_templates(),
     )
 
 

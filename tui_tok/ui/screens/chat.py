@@ -8,11 +8,19 @@ the template deadline); a result older than the newest request is dropped, and r
 while a render runs skip to the newest. The prompt's tokens are coloured as in the Tokenize
 view (special tokens stand out), each message's border says where its tokens start and how many there
 are, a table lists them with injections (special-token text typed in a message), and a template error
-shows its line, column and the source around it. Ctrl+S shows the template source. The runtime
-selector picks who renders (llama-server as llama.cpp does, or transformers); a line says where the
-other runtime's prompt differs, the next the prompt's tokens against the model's context and how much
-of each of the last assistant turns llama-server's KV cache can reuse in the next request
-(``explore.chat.reuse``, computed in the same worker).
+shows its line, column and the source around it. The runtime selector picks who renders
+(llama-server as llama.cpp does, or transformers); a line says where the other runtime's prompt
+differs, the next the prompt's tokens against the model's context and how much of each of the last
+assistant turns llama-server's KV cache can reuse in the next request (``explore.chat.reuse``,
+computed in the same worker).
+
+The bar (``widgets/chat_bar.py``) holds what a request sets: thinking, reasoning_effort, continue the
+last message, add_generation_prompt and the template variables, passed as ``tui-tok chat`` passes them
+(``explore.chat.controls``). Templates: the file's, files loaded with ctrl+l (``template_dialog.py``),
+and ``(edited)``: ctrl+s puts the current template's source in an editor in the conversation's place,
+and an edit becomes the ``(edited)`` template, rendered by the same worker (the file's own templates
+are never changed). A file without a template offers ``(none)``: llama-server renders ChatML then, as
+llama.cpp does; transformers refuses, and a template can be loaded or typed.
 """
 
 from __future__ import annotations
@@ -36,10 +44,8 @@ from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.chat.llama_server.differ import describe, with_other_runtime
-from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
-from tui_tok.explore.chat.prompt import ChatPrompt, chat_prompt
-from tui_tok.explore.chat.llama_server.apply import LlamaServerRequest
-from tui_tok.explore.chat.render import ChatTemplateError, templates_of
+from tui_tok.explore.chat.prompt import ChatPrompt
+from tui_tok.explore.chat.render import ChatTemplateError
 from tui_tok.explore.chat.locked import Locked
 from tui_tok.explore.chat.reuse import budget, context_length, describe_reuse, prefix_reuse, tools_count
 from tui_tok.explore.chat.variables import ChatInputError, parse_variables, split_variables
@@ -47,17 +53,19 @@ from tui_tok.explore.display import display_bytes
 from tui_tok.explore.layout import TokenLayout, kind_codes, layout_tokens
 from tui_tok.explore.visible import visible
 from tui_tok.tokenizer.tokenizer import Tokenizer
-from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.screens.chat_render import ChatRequest, parse_tools, render_request
+from tui_tok.ui.screens.chat_templates import TemplateScreen
 from tui_tok.ui.session_io import apply_pending_chat
+from tui_tok.ui.widgets.chat_bar import ChatBar
 from tui_tok.ui.widgets.chat_messages import ChatMessages
-from tui_tok.ui.widgets.chat_source import TemplateSource
+from tui_tok.ui.widgets.chat_source import TemplateEditor
 from tui_tok.ui.widgets.chat_spans import MessageSpans
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.text_keys import TextBox
 from tui_tok.ui.widgets.token_view import TokenView
-from tui_tok.ui.widgets.check_box import CheckBox as Checkbox
+from tui_tok.ui.widgets.check_box import CheckBox
 from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 SAMPLE_CONVERSATION = (
@@ -69,20 +77,7 @@ SAMPLE_CONVERSATION = (
 """What the Chat view shows first."""
 
 
-@dataclass(frozen=True, slots=True)
-class ChatRequest:
-    generation: int
-    template: str
-    messages: list[dict[str, Any]]
-    add_generation_prompt: bool
-    variables: str
-    tools: str
-    runtime: str = RUNTIMES[0]
-    tool_use: str | None = None
-    """The file's ``tool_use`` template (llama-server renders tools with it)."""
-
-
-class ChatScreen(ViewScreen):
+class ChatScreen(TemplateScreen):
     """Conversation in, prompt tokens out."""
 
     VIEW = "Chat"
@@ -96,6 +91,7 @@ class ChatScreen(ViewScreen):
         Binding("ctrl+r", "cycle_role", "Role"),
         Binding("ctrl+g", "toggle_generation_prompt", "Gen. prompt", show=False),
         Binding("ctrl+s", "show_source", "Template"),
+        Binding("ctrl+l", "load_template", "Load…"),
         Binding("escape", "focus_tokens", "To tokens", show=False),
     ]
 
@@ -115,28 +111,20 @@ class ChatScreen(ViewScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.templates = templates_of(self.session.metadata)
         self._generation = 0
         self._render_lock = threading.Lock()
         self._kinds: tuple[Tokenizer, np.ndarray] | None = None
         self.prompt: ChatPrompt | None = None
         """The prompt shown (tests read it)."""
-        self.error: TuiTokError | None = None
-        """The error shown instead, if any."""
 
     def compose(self) -> ComposeResult:
         yield InfoBar(self.facts(), self.VIEW)
-        with Horizontal(id="chat-bar"):
-            names = list(self.templates) or ["(none)"]
-            # a template's name is the file's: Text, never markup (``rag[/]``)
-            yield Select([(Text(visible(n)), n) for n in names], value=names[0], allow_blank=False, id="chat-template")
-            yield Select([(r, r) for r in RUNTIMES], value=RUNTIMES[0], allow_blank=False, id="chat-runtime")
-            yield Checkbox("add generation prompt ^G", True, id="chat-agp")
-            yield Input(placeholder="variables: enable_thinking=false", id="chat-vars")
+        yield ChatBar(self.templates, id="chat-bar")
         with Horizontal(id="chat-main"):
             with Vertical(id="chat-left"):
                 yield ChatMessages(SAMPLE_CONVERSATION, id="chat-messages")
                 yield TextBox("", id="chat-tools", soft_wrap=True)  # the app's text keys (widgets/text_keys.py)
+                yield TemplateEditor(on_edit=self._source_edited, id="chat-source")
             with Vertical(id="chat-right"):
                 yield Static("", id="chat-error")
                 yield TokenView(id="chat-view")
@@ -151,18 +139,17 @@ class ChatScreen(ViewScreen):
         self.query_one("#chat-tools", TextArea).border_title = "tools (JSON list, optional)"
         self.query_one("#chat-view", TokenView).border_title = "Prompt tokens"
         self.query_one("#chat-messages", ChatMessages).border_title = "Conversation  ^N add · ^O remove · ^Z undo · ^T tool call · ^R role · Alt+↑↓ move"
-        if not self.templates:
-            self._show_error(f"{self.session.name} has no chat template (tokenizer.chat_template is not set)")
-            return
         self.watch(self.app, "tokenizer", self._tokenizer_changed)
-        self.call_after_refresh(self._focus_first_message)
+        self.call_after_refresh(self.focus_conversation, True)
         for note in apply_pending_chat(self):  # the conversation of a loaded session
             self.notify(visible(note), severity="warning", markup=False)
 
-    def _focus_first_message(self) -> None:
-        editors = self.query_one("#chat-messages", ChatMessages).editors
+    def focus_conversation(self, last: bool = False) -> None:
+        """Focus the message the keys act on (``last``: the last message)."""
+        box = self.query_one("#chat-messages", ChatMessages)
+        editors = box.editors
         if editors:
-            editors[-1].focus()
+            editors[-1 if last or not 0 <= box.current < len(editors) else box.current].focus()
 
     def _tokenizer_changed(self, _value: object = None) -> None:
         self.rerender()
@@ -172,9 +159,8 @@ class ChatScreen(ViewScreen):
     @on(ChatMessages.Changed)
     @on(Input.Changed, "#chat-vars")
     @on(TextArea.Changed, "#chat-tools")
-    @on(Checkbox.Changed, "#chat-agp")
-    @on(Select.Changed, "#chat-template")
-    @on(Select.Changed, "#chat-runtime")
+    @on(CheckBox.Changed, "#chat-bar CheckBox")
+    @on(Select.Changed, "#chat-bar Select")
     def _edited(self) -> None:
         self.rerender()
 
@@ -210,31 +196,25 @@ class ChatScreen(ViewScreen):
         self.query_one("#chat-messages", ChatMessages).cycle_role()
 
     def action_toggle_generation_prompt(self) -> None:
-        box = self.query_one("#chat-agp", Checkbox)
+        box = self.query_one("#chat-agp", CheckBox)
         box.value = not box.value
+
+    def action_toggle_continue(self) -> None:
+        box = self.query_one("#chat-continue", CheckBox)
+        box.value = not box.value
+
+    def action_cycle(self, select_id: str) -> None:
+        """Choose the next option of the bar's ``select_id`` (thinking, reasoning effort, runtime)."""
+        self.query_one(ChatBar).cycle(select_id)
 
     def action_focus_tokens(self) -> None:
         self.query_one("#chat-view", TokenView).focus()
-
-    def action_show_source(self) -> None:
-        name = self.template_name
-        if name not in self.templates:
-            self.notify("This file has no chat template.", severity="warning")
-            return
-        err = self.error if isinstance(self.error, ChatTemplateError) else None
-        line, column = (err.line, err.column) if err is not None else (None, None)
-        self.app.push_screen(TemplateSource(name, self.templates[name], line=line, column=column))
-
-    @property
-    def template_name(self) -> str:
-        value = self.query_one("#chat-template", Select).value
-        return value if isinstance(value, str) else "default"
 
     # --- rendering ----------------------------------------------------------------------------
 
     def rerender(self) -> None:
         """Render the current conversation in a worker (the newest request wins)."""
-        if not self.is_mounted or self.template_name not in self.templates:
+        if not self.is_mounted:
             return
         self._generation += 1
         if self.tui.tokenizer is None:
@@ -245,15 +225,19 @@ class ChatScreen(ViewScreen):
         except ChatInputError as exc:  # a tool call's arguments that are not JSON
             self.post_message(self.Rendered(self._generation, None, None, 0.0, exc))
             return
+        bar = self.query_one(ChatBar).choices()
         self._build_prompt(ChatRequest(
             generation=self._generation,
-            template=self.templates[self.template_name],
+            template=self.templates.get(bar.template, ""),
             messages=messages,
-            add_generation_prompt=self.query_one("#chat-agp", Checkbox).value,
-            variables=self.query_one("#chat-vars", Input).value,
+            add_generation_prompt=bar.add_generation_prompt,
+            variables=bar.variables,
             tools=self.query_one("#chat-tools", TextArea).text,
-            runtime=str(self.query_one("#chat-runtime", Select).value),
-            tool_use=self.templates.get("tool_use") if self.template_name == "default" else None,
+            runtime=bar.runtime,
+            tool_use=self.tool_use_template,
+            thinking=bar.thinking,
+            reasoning_effort=bar.reasoning_effort,
+            continue_final_message=bar.continue_final_message,
         ))  # fmt: skip
 
     @work(thread=True, exclusive=True, group="chat", description="rendering the chat template")
@@ -265,7 +249,7 @@ class ChatScreen(ViewScreen):
         start = time.perf_counter()
         try:
             extra = parse_variables(split_variables(request.variables))
-            tools = _tools(request.tools)
+            tools = parse_tools(request.tools)
             # one render at a time (a thread cannot be stopped early): requests made meanwhile wait
             # here, and all but the newest give up
             with self._render_lock:
@@ -276,9 +260,8 @@ class ChatScreen(ViewScreen):
                 locked = cast(Tokenizer, Locked(tok, self.session.lock))
 
                 def build(runtime: str) -> ChatPrompt:  # the other runtime's render only for the difference
-                    return chat_prompt(locked, request.template, request.messages, runtime=runtime, tools=tools,
-                                       add_generation_prompt=request.add_generation_prompt, extra=extra,
-                                       tool_use_template=request.tool_use, locate_messages=runtime == request.runtime)  # fmt: skip
+                    return render_request(locked, request, request.messages, runtime, tools, extra,
+                                        locate=runtime == request.runtime)  # fmt: skip
 
                 prompt, differ = with_other_runtime(build, request.runtime)
                 reuse = self._reuse_line(locked, request, prompt, tools, extra)
@@ -301,11 +284,12 @@ class ChatScreen(ViewScreen):
         one without the tools to count theirs; a refusal there is a turn's ✗, never the view's error."""
 
         def build(msgs: Any, agp: bool, with_tools: list[Any] | None = tools) -> ChatPrompt:
-            return chat_prompt(tok, request.template, msgs, runtime=request.runtime, tools=with_tools, extra=extra,
-                               add_generation_prompt=agp, tool_use_template=request.tool_use, locate_messages=False,
-                               request=LlamaServerRequest(add_generation_prompt=agp, prefill_assistant=False))  # fmt: skip
+            return render_request(tok, request, msgs, request.runtime, with_tools, extra, agp=agp, turn=True)
 
-        tools_tokens, method = tools_count(lambda: build(request.messages, request.add_generation_prompt, None), prompt, tools)
+        def without_tools() -> ChatPrompt:
+            return render_request(tok, request, request.messages, request.runtime, None, extra)
+
+        tools_tokens, method = tools_count(without_tools, prompt, tools)
         record = budget(prompt, context_length(self.session.metadata), tools_tokens, method)
         worker = get_current_worker()
 
@@ -354,7 +338,7 @@ class ChatScreen(ViewScreen):
         for editor in self.query_one("#chat-messages", ChatMessages).editors:
             editor.border_subtitle = ""  # the spans of the last good render no longer hold
         self.query_one("#chat-error", Static).update(Text(visible(text, lines=True)))
-        self.query_one("#chat-status", Readout).show("the template did not render" if self.templates else "no chat template")
+        self.query_one("#chat-status", Readout).show("the template did not render")
 
     @on(IdStrip.Clicked)
     def _id_clicked(self, event: IdStrip.Clicked) -> None:
@@ -379,8 +363,17 @@ class ChatScreen(ViewScreen):
         yield SystemCommand("Chat: add a tool call to the assistant message", "ctrl+t", self.action_add_tool_call)
         yield SystemCommand("Chat: change the message's role", "ctrl+r", self.action_cycle_role)
         yield SystemCommand("Chat: toggle add_generation_prompt", "ctrl+g", self.action_toggle_generation_prompt)
-        yield SystemCommand("Chat: show the template source", "ctrl+s", self.action_show_source)
-
+        yield SystemCommand("Chat: edit the template (show its source / the conversation again)", "ctrl+s",
+                            self.action_show_source)  # fmt: skip
+        yield SystemCommand("Chat: load a template file…", "ctrl+l", self.action_load_template)
+        yield SystemCommand("Chat: thinking auto / on / off (next)", "enable_thinking of the request",
+                            lambda: self.action_cycle("chat-thinking"))  # fmt: skip
+        yield SystemCommand("Chat: reasoning effort (next level)", "reasoning_effort of the request",
+                            lambda: self.action_cycle("chat-effort"))  # fmt: skip
+        yield SystemCommand("Chat: continue the last message on/off", "continue_final_message (no generation prompt)",
+                            self.action_toggle_continue)  # fmt: skip
+        yield SystemCommand("Chat: runtime llama-server / transformers (next)", "who renders the template",
+                            lambda: self.action_cycle("chat-runtime"))  # fmt: skip
 
     async def _restore_any(self) -> None:
         if what := await self.query_one("#chat-messages", ChatMessages).restore():
@@ -389,22 +382,8 @@ class ChatScreen(ViewScreen):
             self.notify("No removed message to restore", severity="warning")
 
 
-def _tools(text: str) -> list[Any] | None:
-    if not text.strip():
-        return None
-    from tui_tok.json_input import JSONInputError, load_json
-
-    try:
-        tools = load_json(text)
-    except JSONInputError as exc:
-        raise ChatInputError(f"tools: {exc}") from None
-    if not isinstance(tools, list):
-        raise ChatInputError("tools: expected a JSON list")
-    return tools
-
-
 def _error_text(error: TuiTokError | None) -> str:
     if isinstance(error, ChatTemplateError):
         tail = f"\n\n{error.context}" if error.context else ""
-        return f"{error}{tail}\n\nCtrl+S shows the whole template."
+        return f"{error}{tail}\n\nCtrl+S edits the template (the file's own stays as it is)."
     return str(error) if error is not None else "unknown error"

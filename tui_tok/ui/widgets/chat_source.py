@@ -1,40 +1,47 @@
-"""``TemplateSource``: the chat template's source in a read-only, line-numbered box (a modal).
+"""``TemplateEditor``: the chat template's source, editable, in the Chat view (ctrl+s shows it).
 
-Opened from the Chat view; when the last render failed, the cursor starts on the failing line and
-column so the error's context can be read in full. Escape closes it.
+It takes the conversation's place on the left while the prompt stays on the right, so an edit's
+new prompt (or its error, with line and column) is seen as it is typed. It is an ``Editor``: the
+text is exactly the template's (CR, NUL, ZWJ kept; drawn one cell per character, controls as
+pictures), with line numbers and no wrapping, so an error's line and column point at what is shown.
+The screen turns its edits into the ``(edited)`` template; the file's own templates are never
+changed (tui-tok never writes to a file it opens). Renders nothing itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.screen import ModalScreen
-from textual.widgets import TextArea
 
-from tui_tok.explore.display import editor_text
 from tui_tok.explore.visible import visible_repr
-from tui_tok.ui.widgets.text_keys import TextBox
+from tui_tok.ui.widgets.editor import Editor
 
 
-class TemplateSource(ModalScreen[None]):
-    """Shows ``source``; ``line``/``column`` (1-based) put the cursor on an error."""
+class TemplateEditor(Editor):
+    """The template named ``name``; ``show`` loads another (its undo history starts afresh)."""
 
-    BINDINGS = [Binding("escape,ctrl+s,q", "dismiss", "Close")]
+    def __init__(self, *, on_edit: Callable[[], None] | None = None, id: str | None = None) -> None:
+        super().__init__("", on_edit=on_edit, show_line_numbers=True, soft_wrap=False, id=id)
+        self.template_name = ""
 
-    def __init__(self, name: str, source: str, *, line: int | None = None, column: int | None = None) -> None:
-        super().__init__()
-        self._title = Text(f"template {visible_repr(name)} · {len(source):,} characters · Esc closes")
-        # controls drawn one character each, so the error's line and column still point right
-        self._source = "\n".join(map(editor_text, source.split("\n")))
-        self._at = (max(0, (line or 1) - 1), max(0, (column or 1) - 1))
+    def show(self, name: str, source: str, *, line: int | None = None, column: int | None = None) -> None:
+        """Hold ``source`` (unless it is the text already); ``line``/``column`` (1-based) put the cursor on an error."""
+        self.template_name = name
+        if self.text != source:
+            self.load_text(source)
+        self.retitle()
+        if line is not None:
+            self.cursor_location = (max(0, line - 1), max(0, (column or 1) - 1))
+            self.scroll_cursor_visible(center=True, animate=False)
 
-    def compose(self) -> ComposeResult:
-        yield TextBox(self._source, read_only=True, show_line_numbers=True, soft_wrap=False, id="chat-source")
+    def rename(self, name: str) -> None:
+        """Its text is now template ``name`` (the first edit makes it ``(edited)``)."""
+        if name != self.template_name:
+            self.template_name = name
+            # after the edit: inside it, the editor repaints only the rows that changed
+            self.call_later(self.retitle)
 
-    def on_mount(self) -> None:
-        area = self.query_one("#chat-source", TextArea)
-        area.border_title = self._title
-        area.cursor_location = self._at
-        area.scroll_cursor_visible(center=True, animate=False)
-        area.focus()
+    def retitle(self) -> None:
+        self.border_title = Text(f"template {visible_repr(self.template_name)}")
+        self.border_subtitle = "edits re-render · ^S conversation · ^L load a file"

@@ -6,7 +6,8 @@ it dozens of times per keystroke (wrapping, row keys, each built row, cursor mov
 content area only changes with the widget's outer size, its scrollbars and its
 styles, so ``content_box`` keeps it until one of those differs (a style update forgets it).
 
-Leaves out the region's position: only its size is kept.
+Leaves out the region's position: only its size is kept; and an empty box (a hidden widget's) is
+never kept.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ class ContentBox:
         key = (widget.outer_size, widget.show_vertical_scrollbar, widget.show_horizontal_scrollbar)
         if key != self._box_key:
             self._box = widget.scrollable_content_region.size
-            self._box_key = key
+            # a hidden widget (display: none) has no region but keeps its last outer size: its empty
+            # box kept under that key would outlive the widget being shown again at the same size
+            self._box_key = key if self._box.area else None
         return self._box
 
     def notify_style_update(self) -> None:
