@@ -1,6 +1,6 @@
-"""The UGM Viterbi search of ``ugm_viterbi.viterbi_str`` for many texts at once, in numpy.
+"""The UGM Viterbi search (``ugm/reference.py``'s ``search``) for many texts at once, in numpy.
 
-The per-text search spends its time in Python: a dict lookup per candidate substring and a
+A per-text search in Python spends its time in Python: a dict lookup per candidate substring and a
 comparison per lattice edge (a bulk ``map(dict.get, substrings)`` is no better: building and
 hashing the substrings dominates). Here the texts (normalised units, see ``ugm/encoder.py``) are
 joined and every step runs over all of them together:
@@ -18,7 +18,10 @@ joined and every step runs over all of them together:
 3. **backtracking**: every text follows its best-start links together; the token ends are
    marked in one array, and consecutive unknown tokens of a text collapse into one.
 
-Exactly the additions and comparisons of ``viterbi_str`` (and so of llama.cpp), per text.
+Exactly the additions and comparisons of the reference's search (and so of llama.cpp), per text,
+when the texts are valid UTF-8 (then a token can only match between character boundaries: a token
+ending inside a character lands on a position no search starts from in llama.cpp either). Also the
+search of single texts (``ugm/units.search_text``).
 Does not normalise or map offsets (``ugm/units.py``) and does not merge unknown tokens across
 texts (``ugm/encoder.py`` does, when it joins units).
 

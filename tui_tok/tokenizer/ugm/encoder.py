@@ -2,7 +2,7 @@
 
 llama.cpp (V:903-1252) normalises each raw fragment (``ugm/normalize.py``: user-defined
 tokens, precompiled charsmap, whitespace rules) and runs a Viterbi search over the result
-(``ugm/viterbi.py``) with the tables of ``ugm/tables.py``. Spans map back through the
+(``ugm/batch.py``) with the tables of ``ugm/tables.py``. Spans map back through the
 normaliser's offsets; they tile the normalised text (a token starts where the previous one
 ended, so input that vanished, like merged spaces, belongs to the token after it).
 
@@ -88,11 +88,6 @@ _CACHE_BYTES = 8 << 20  # normalised bytes of all cached units
 # units of text typed again and again).
 _SAMPLE = 64
 """Words sampled to tell whether the unit cache knows a long text (``_cache_knows``)."""
-_TOKENS_PER_UNIT = 250
-"""Before the first batch, its hash table (built over the trie tokens) must pay off: a batch
-needs a unit per this many trie tokens, as building the table costs about as much per this many
-tokens as one unit encoded on its own (benchmarks/NOTES.md)."""
-
 _Unit = tuple[list[int], list[int], bool, int]
 """One encoded unit: token ids, token end offsets, is_space_prepended after it, normalised length."""
 
@@ -127,8 +122,7 @@ class UgmEncoder(Encoder):
         self.whole_from = paths.ugm_whole_from
         """Fragments from this many bytes take ``ugm/textids.py`` for ids (0: always, tests)."""
         self.batch_from = paths.ugm_batch_from
-        """Missing units from which they are encoded together (``ugm/units.py``); before the
-        first batch also one per ``_TOKENS_PER_UNIT`` tokens; 0 always batches (tests)."""
+        """Missing units from which they are encoded together (``ugm/units.py``); 0 always batches (tests)."""
         self._cache: dict[object, _Unit] = {}
         """Unit results: key ``word`` (or ``(word, is_space_prepended)`` when prepend and not
         merge) for a separator + word, ``(True, word, False)`` for a fragment's first word."""
@@ -148,11 +142,10 @@ class UgmEncoder(Encoder):
 
     def prepare(self) -> None:
         """Build now the search tables and the trie's hash table (otherwise built by the first
-        encode of many new words), as llama.cpp builds its token matcher at load."""
-        if self._token_hash is None:
-            self._token_hash = trie_hash(self.tables)
+        encode), as llama.cpp builds its token matcher at load."""
+        token_hash = self.token_hash
         if self.tables.units_ok and self._text_ids.usable():  # the whole-text path's tables too
-            self._text_ids.alphabet(self.tables, self._token_hash, self.vocab.unk_id)
+            self._text_ids.alphabet(self.tables, token_hash, self.vocab.unk_id)
 
     @property
     def tables(self) -> UgmTables:
@@ -164,6 +157,14 @@ class UgmEncoder(Encoder):
                 if tables is None:
                     tables = self._tables = build_tables(self.vocab, self.normalizer)
         return tables
+
+    @property
+    def token_hash(self) -> TokenHash:
+        """The trie tokens' hash table for the searches (``ugm/hash.py``), built on first use (or by ``prepare``)."""
+        found = self._token_hash
+        if found is None:
+            found = self._token_hash = trie_hash(self.tables)
+        return found
 
     # -- encoding --------------------------------------------------------------------------
 
@@ -186,9 +187,7 @@ class UgmEncoder(Encoder):
             return []
         tables = self.tables
         if tables.units_ok and len(text) >= self.whole_from and tables.max_exact_bytes and not self._cache_knows(text):
-            if self._token_hash is None:
-                self._token_hash = trie_hash(tables)
-            found = self._text_ids.encode(text, tables, self._token_hash, unk_id=self.vocab.unk_id)
+            found = self._text_ids.encode(text, tables, self.token_hash, unk_id=self.vocab.unk_id)
             if found is not None:
                 return found
         if tables.units_ok:
@@ -367,10 +366,7 @@ class UgmEncoder(Encoder):
         """Encode the units ``b" " + word`` into ``filled`` and the cache under ``keys`` (False: some
         unit's normalised bytes are not valid UTF-8). The caller reads ``filled``: another thread
         may empty the shared cache at any time."""
-        need = self.batch_from
-        if need and self._token_hash is None:  # the first batch also builds the hash table
-            need = max(need, self.vocab.n_tokens // _TOKENS_PER_UNIT)
-        if not batch or len(keys) < need:
+        if not batch or len(keys) < self.batch_from:
             for key, word in zip(keys, words):
                 hit = self._encode_unit(b" " + word, flag, tables)
                 if hit is None:
@@ -388,14 +384,12 @@ class UgmEncoder(Encoder):
                 keys, words = [keys[i] for i in short], [words[i] for i in short]
                 if not words:
                     return True
-        if self._token_hash is None:
-            self._token_hash = trie_hash(tables)
         results = encode_units(
             words,
             flag=flag,
             forms=self._forms,
             tables=tables,
-            token_hash=self._token_hash,
+            token_hash=self.token_hash,
             unk_id=self.vocab.unk_id,
         )
         if results is None:
@@ -432,6 +426,5 @@ class UgmEncoder(Encoder):
     def _search(
         self, text: bytes, offsets: list[int], tables: UgmTables, *, restart: bool = False
     ) -> tuple[list[int], list[int]] | None:
-        """``units.search_text`` with this vocab's tables (the batched search once its hash
-        table exists)."""
-        return search_text(text, offsets, tables, self._token_hash, unk_id=self.vocab.unk_id, restart=restart)
+        """``units.search_text`` with this vocab's tables."""
+        return search_text(text, offsets, tables, self.token_hash, unk_id=self.vocab.unk_id, restart=restart)

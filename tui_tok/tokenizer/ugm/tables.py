@@ -2,18 +2,17 @@
 that decide whether the per-unit cache of ``ugm/encoder.py`` is exact (its conditions 1-3).
 
 The trie of llama.cpp holds every token whose attributes include NORMAL, USER_DEFINED or
-UNUSED (so a CONTROL|UNUSED token joins); here it is a dict text -> id plus an ``in_trie``
+UNUSED (so a CONTROL|UNUSED token joins); here it is a dict text -> id plus an ``in_trie_mask``
 flag per id, and the longest token per first two characters bounds the lookups at a position.
 A USER_DEFINED token scores 0 in the search; ``unk_score = min(NORMAL scores) - 10`` in
 float32 (``FLT_MAX - 10`` without NORMAL tokens; NaN scores never win ``std::min``).
 
-Everything is vectorised over one joined string of all token texts. Does not search: see ``ugm/viterbi.py``.
+Everything is vectorised over one joined string of all token texts. Does not search: see ``ugm/batch.py``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -28,14 +27,10 @@ _JOINER = "\0"
 
 @dataclass(frozen=True)
 class UgmTables:
-    """What the search needs, and what the unit cache may assume.
-
-    The per-text search (``viterbi_str``) reads Python containers (``in_trie``, ``scores``,
-    ``pair_max_len``), made from the arrays on first use: the batched search never needs them.
-    """
+    """What the search needs, and what the unit cache may assume."""
 
     ids: dict[str, int]
-    """Token text -> id (the trie's id when texts repeat); check ``in_trie`` before use."""
+    """Token text -> id (the trie's id when texts repeat); check ``in_trie_mask`` before use."""
     unk_score: float
     """float32 ``min(NORMAL scores) - 10`` as a Python float."""
     units_ok: bool
@@ -45,38 +40,19 @@ class UgmTables:
     separators: bytes | None
     """``bytes.translate`` table turning every separator into 0x20 (None: 0x20 is the only one)."""
     in_trie_mask: np.ndarray
-    """``in_trie`` as a bool array (for the batched search of ``ugm/batch.py``)."""
+    """1 at the ids of trie tokens (NORMAL, USER_DEFINED or UNUSED attribute), as a bool array."""
     score_array: np.ndarray
-    """``scores`` as a float64 array."""
+    """Search score by id (the float32 score, 0 for USER_DEFINED) as a float64 array."""
     pair_keys: np.ndarray
-    """Sorted int64 keys ``(first << 21) | second`` of the code-point pairs in ``pair_max_len``."""
+    """Sorted int64 keys ``(first << 21) | second`` of the code-point pairs that begin a token (of >= 2 characters)."""
     pair_lens: np.ndarray
-    """``pair_max_len`` of each key in ``pair_keys``."""
+    """The longest token (characters) starting with each pair of ``pair_keys``."""
     token_cps: np.ndarray
     """Code points of all token texts, joined (uint32), for ``trie_hash``."""
     token_starts: np.ndarray
     """Where each token's text starts in ``token_cps`` (int64, by id)."""
     token_lengths: np.ndarray
     """Each token's length in characters (int64, by id)."""
-
-    @cached_property
-    def in_trie(self) -> bytes:
-        """1 at the ids of trie tokens (NORMAL, USER_DEFINED or UNUSED attribute), else 0."""
-        return self.in_trie_mask.astype(np.uint8).tobytes()
-
-    @cached_property
-    def scores(self) -> list[float]:
-        """Search score by id: the float32 score, 0 for USER_DEFINED."""
-        return self.score_array.tolist()
-
-    @cached_property
-    def pair_max_len(self) -> dict[str, int]:
-        """First two characters -> longest token (characters, >= 2) starting with them."""
-        chars = np.empty(2 * self.pair_keys.size, dtype="<u4")
-        chars[0::2] = self.pair_keys >> 21
-        chars[1::2] = self.pair_keys & 0x1FFFFF
-        text = chars.tobytes().decode("utf-32-le", "surrogatepass")
-        return dict(zip([text[i : i + 2] for i in range(0, len(text), 2)], self.pair_lens.tolist()))
 
 
 def _frac_bits(values: np.ndarray) -> int:

@@ -32,7 +32,6 @@ from tui_tok.tokenizer.ugm.batch import viterbi_batch
 from tui_tok.tokenizer.ugm.pieces import viterbi_pieces
 from tui_tok.tokenizer.ugm.hash import TokenHash
 from tui_tok.tokenizer.ugm.tables import UgmTables
-from tui_tok.tokenizer.ugm.viterbi import viterbi_str
 from tui_tok.tokenizer.ugm.words import WordForms
 
 UnitResult = tuple[list[int], list[int], bool, int]
@@ -141,32 +140,14 @@ def _char_ends(text: str, ends: list[int], in_bytes: bool) -> list[int]:
 
 
 def search_text(
-    text: bytes, offsets: list[int], tables: UgmTables, token_hash: TokenHash | None, *, unk_id: int,
-    restart: bool = False,
+    text: bytes, offsets: list[int], tables: UgmTables, token_hash: TokenHash, *, unk_id: int, restart: bool = False,
 ) -> tuple[list[int], list[int]] | None:
-    """Character search of one normalised ``text``: token ids and input end offsets (through
-    ``offsets``); None if ``text`` is not valid UTF-8. The batched search when ``token_hash``
-    exists, else the per-text search. ``restart``: the text is a unit (conditions 1-3 of
-    ``ugm/encoder.py`` hold), so the batched search may restart where no edge crosses."""
+    """Character search of one normalised ``text`` (``ugm/batch.py``): token ids and input end
+    offsets (through ``offsets``); None if ``text`` is not valid UTF-8. ``restart``: the text is a
+    unit (conditions 1-3 of ``ugm/encoder.py`` hold), so the search may restart where no edge crosses."""
     try:
         s = text.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if token_hash is not None:
-        found = viterbi_batch([s], tables, token_hash, unk_id=unk_id, restart=restart)
-        tids, char_ends = found.ids.tolist(), found.ends.tolist()
-    else:
-        raw = viterbi_str(
-            s, tables.ids, tables.in_trie, tables.scores, tables.pair_max_len, unk_id=unk_id, unk_score=tables.unk_score
-        )
-        tids, char_ends = [p[0] for p in raw], [p[2] for p in raw]
-    if len(s) == len(text):
-        return tids, [offsets[e] for e in char_ends]
-    ends = []  # character ends -> byte ends, one token at a time
-    at = 0
-    prev = 0
-    for e in char_ends:
-        at += len(s[prev:e].encode("utf-8"))
-        prev = e
-        ends.append(offsets[at])
-    return tids, ends
+    found = viterbi_batch([s], tables, token_hash, unk_id=unk_id, byte_ends=len(s) != len(text), restart=restart)
+    return found.ids.tolist(), [offsets[e] for e in found.ends.tolist()]
