@@ -153,7 +153,6 @@ def test_fine_cuts_do_not_change_the_result(path, text: str) -> None:
     if path not in _FINE:
         enc = _FINE[path] = SpmEncoder(_tok(path).vocab)
         enc.fine_after, enc.fine_min_len = -1, 1  # every new chunk goes through the fine cuts
-        enc.list_after = -1  # and short ones through the list-scan merge (the default encoder starts with the heap)
     data = text.encode()
     got = _FINE[path].encode_fragment(data, after_special=True)
     assert [p[0] for p in got] == reference_spm(_tok(path).vocab, data, True)
@@ -161,33 +160,3 @@ def test_fine_cuts_do_not_change_the_result(path, text: str) -> None:
 
 
 _FINE: dict = {}
-
-
-def test_list_merge_equals_heap_merge_on_real_chunks() -> None:
-    """``merge_list`` (short chunks) makes the heap's choices: compare on words whose merges tie
-    and interleave, with the bundled phi-3 vocab (equal scores are rare there, so add a toy tie)."""
-    from tui_tok.tokenizer.spm.merge import merge_list, merge_str
-
-    tok = load_tokenizer("assets/ggml-vocab-phi-3.gguf")
-    enc = SpmEncoder(tok.vocab)
-    score_of = dict(zip(tok.vocab.tokens, tok.vocab.scores.tolist()))
-    words = ["▁Hello,▁world!", "▁tokenization", "▁aaaaaaaa", "▁naïve▁café", "中文▁🦙▁llama", "▁" * 9, "x"]
-    for w in words:
-        heap = ["".join(w[a:b]) for a, b in merge_str(w, tok.vocab.token_to_id, enc._scores)]  # noqa: SLF001
-        assert merge_list(w, score_of.get) == heap, w
-    toy = {"a": 0.0, "b": 0.0, "ab": -1.0, "ba": -1.0, "aba": -1.0, "bab": -2.0}
-    t2id = {t: i for i, t in enumerate(toy)}
-    for w in ["ababab", "babab", "aab", "abba"]:
-        heap = [w[a:b] for a, b in merge_str(w, t2id, list(toy.values()))]
-        assert merge_list(w, toy.get) == heap, w
-
-
-@settings(max_examples=200, deadline=None)
-@given(word=st.text(alphabet="ab▁", max_size=20))
-def test_list_merge_equals_heap_merge_with_ties(word: str) -> None:
-    from tui_tok.tokenizer.spm.merge import merge_list, merge_str
-
-    toy = {"a": 0.0, "b": 0.0, "▁": 0.0, "ab": -1.0, "ba": -1.0, "aba": -1.0, "bab": -2.0, "▁a": -1.0,
-           "▁ab": -0.5, "bb": -3.0, "abab": -0.25, "▁▁": -1.0}  # fmt: skip
-    t2id = {t: i for i, t in enumerate(toy)}
-    assert merge_list(word, toy.get) == [word[a:b] for a, b in merge_str(word, t2id, list(toy.values()))]

@@ -62,9 +62,7 @@ class Paths:
     spm_batch_from: int = 48
     """From this many distinct new chunks of a text, they merge together (``batch/merge.py``)."""
     spm_list_max: int = 64
-    """Chunks of up to this many characters merge by a list scan (once ``spm_list_after``)."""
-    spm_list_after: int = 256
-    """Distinct chunks merged with the heap before the list scan's score dict is built."""
+    """Chunks of up to this many characters merge in the batch; longer ones alone, with the heap."""
     spm_fine_per_tokens: int = 16
     """Chunks are cut finer after ``max(n_tokens // this, spm_fine_after_min)`` distinct chunks."""
     spm_fine_after_min: int = 1000
@@ -90,7 +88,7 @@ AUTO = Paths()
 EAGER = Paths(
     mode="eager", rounds_from=2, tail_words=0, run_keys_from=1, radix_from=1,
     bpe_list_max=NEVER, bpe_batch_from=1, bpe_batch_word_max=NEVER, bpe_cut_from=0,
-    spm_batch_from=1, spm_list_max=NEVER, spm_list_after=-1, spm_fine_per_tokens=NEVER, spm_fine_after_min=-1,
+    spm_batch_from=1, spm_list_max=NEVER, spm_fine_per_tokens=NEVER, spm_fine_after_min=-1,
     spm_fine_min_len=0,
     ugm_batch_from=0, ugm_batch_unit_max=NEVER, ugm_whole_from=0,
     plamo2_split_from=0, wpm_tail_max=0, rwkv_python_max=0,
@@ -99,7 +97,7 @@ EAGER = Paths(
 REFERENCE = replace(
     AUTO, mode="reference", rounds_from=NEVER, tail_words=NEVER, run_keys_from=NEVER, radix_from=NEVER,
     bpe_list_max=-1, bpe_batch_from=NEVER, bpe_batch_word_max=-1, bpe_cut_from=NEVER,
-    spm_batch_from=NEVER, spm_list_max=-1, spm_list_after=NEVER, spm_fine_after_min=NEVER,
+    spm_batch_from=NEVER, spm_list_max=-1, spm_fine_after_min=NEVER,
     spm_fine_min_len=NEVER,
     ugm_batch_from=NEVER, ugm_batch_unit_max=-1, ugm_whole_from=NEVER,
     plamo2_split_from=NEVER, wpm_tail_max=NEVER, rwkv_python_max=NEVER,

@@ -18,7 +18,7 @@ gives the byte to its first token); the inserted prefix space covers nothing (th
 starts at 0 with no extra width).
 
 Does not split special tokens (``special/partition.py``) and never emits UNK: llama.cpp's SPM does not.
-Every path here (chunks, caches, list scan, heap, batch) is equal to ``spm/reference.py``, the
+Every path here (chunks, caches, heap, batch) is equal to ``spm/reference.py``, the
 algorithm written once (``tests/tokenizer/test_reference.py``).
 
 >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
@@ -44,7 +44,6 @@ from tui_tok.tokenizer.arrays.sorted_unique import unique_inverse
 from tui_tok.tokenizer.batch.results import Parts, expand_words
 from tui_tok.tokenizer.spm.chunks import Chunker
 from tui_tok.tokenizer.spm.reference import ReferenceEncoder
-from tui_tok.tokenizer.spm.merge import merge_list as _merge_list
 from tui_tok.tokenizer.spm.merge import merge_str as _merge_str
 from tui_tok.tokenizer.core.encoder import Encoder, Fragments
 from tui_tok.tokenizer.core.paths import AUTO, Paths
@@ -57,10 +56,7 @@ _CACHE_LIMIT = 200_000
 # The paths (core/paths.py): fine cuts start after n_tokens / ``spm_fine_per_tokens`` (16) distinct
 # chunks (2k for 32k tokens, 16k for 262k): then the vocab's pair set (built over every
 # token) pays for itself in shared sub-chunks; chunks shorter than ``spm_fine_min_len`` merge
-# whole. Chunks longer than ``spm_list_max`` merge with the heap (llama.cpp's queue), shorter ones
-# with a list scan once ``spm_list_after`` distinct chunks were merged with the heap (its text ->
-# score dict has one entry per token: a first short text need not pay for it). From
-# ``spm_batch_from`` distinct new chunks in one fragment they merge together (``batch/merge.py``).
+# whole. From ``spm_batch_from`` distinct new chunks in one fragment they merge together (``batch/merge.py``).
 _FRAGMENT_MAX = 256  # longer fragments are not cached whole (their chunks are)
 
 ChunkResult = tuple[tuple[int, ...], tuple[int, ...]]
@@ -75,8 +71,6 @@ class SpmEncoder(Encoder):
         self.paths = paths
         self._t2id = vocab.token_to_id
         self._scores: list[float] = vocab.scores.tolist()
-        self._score_of: dict[str, float] | None = None  # token text -> score, for the list scan
-        self._list_merge = bool(np.isfinite(vocab.scores).all())  # -inf marks "no token" in the scan
         self._add_space_prefix = vocab.add_space_prefix
         self._cache: dict[str, ChunkResult] = {}
         self._fragments: tuple[dict[bytes, tuple[int, ...]], ...] = ({}, {})  # [prefix space?]
@@ -92,8 +86,6 @@ class SpmEncoder(Encoder):
         self.fine_after = max(vocab.n_tokens // paths.spm_fine_per_tokens, paths.spm_fine_after_min)
         """Distinct chunks to see before cutting chunks finer (tests set -1 to always cut)."""
         self.fine_min_len = paths.spm_fine_min_len
-        self.list_after = paths.spm_list_after
-        """Distinct chunks to merge with the heap before the list scan (tests set -1)."""
 
     # --- public -------------------------------------------------------------------------------
 
@@ -367,16 +359,7 @@ class SpmEncoder(Encoder):
         s = orig.replace(" ", _ESC)
         if len(s) >= self.paths.rounds_from and (merger := self._merger()) is not None:  # whole-array rounds
             return self._chunk_result(orig, merger.texts(merger.merge_rounds(merger.char_symbol_array(s))))
-        t2id = self._t2id
-        score_of = self._score_of
-        list_max = self.paths.spm_list_max
-        if score_of is None and self._list_merge and self._misses > self.list_after and len(s) <= list_max:
-            score_of = self._score_of = _score_dict(self._vocab.tokens, t2id, self._scores)
-        if score_of is not None and len(s) <= list_max:
-            syms = _merge_list(s, score_of.get)
-        else:
-            syms = [s[a:b] for a, b in _merge_str(s, t2id, self._scores)]
-        return self._chunk_result(orig, syms)
+        return self._chunk_result(orig, [s[a:b] for a, b in _merge_str(s, self._t2id, self._scores)])
 
     def _chunk_result(self, orig: str, syms: list[str]) -> ChunkResult:
         """(ids, byte ends) of a chunk from its final symbols (of the escaped chunk)."""
@@ -467,13 +450,6 @@ class SpmEncoder(Encoder):
         if tid is None:  # llama.cpp's buf2 is a C string: byte 0 looks up "" (V:4012-4014)
             tid = self._t2id.get(bytes([byte]).decode("utf-8", "surrogateescape") if byte else "")
         return tid
-
-
-def _score_dict(tokens: list[str], t2id: dict[str, int], scores: list[float]) -> dict[str, float]:
-    """Token text -> its token's score (the id ``token_to_id`` gives, when texts repeat)."""
-    if len(t2id) == len(tokens):
-        return dict(zip(tokens, scores))
-    return {text: scores[tid] for text, tid in t2id.items()}
 
 
 def _twice_esc(sym: str) -> int:
