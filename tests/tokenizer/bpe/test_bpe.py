@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from support import HAVE_SHARED, SHARED_MISSING, conformance_rows, llama_test_cases, vocab_files
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.bpe import encoder as bpe_module
 from tui_tok.tokenizer.bpe.encoder import BpeEncoder
 from tui_tok.tokenizer.core.byte_level import CHAR_TO_BYTE
 from tui_tok.tokenizer.pretokenize import offsets
@@ -164,13 +163,12 @@ def test_code_point_above_unicode_is_an_error() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(word=st.text(alphabet=st.sampled_from("abcdeth ĠĊ"), min_size=2, max_size=120))
-def test_heap_merge_equals_list_merge(word: str) -> None:
-    """Long words use a heap (llama.cpp's queue), short ones a scan: same result."""
+def test_list_merge_equals_the_reference_heap(word: str) -> None:
+    """Short words merge by a list scan, long ones with the reference's heap (llama.cpp's queue): same result."""
     enc = _qwen()
-    ranks = enc.merge_ranks()
     symbols = list(word.replace(" ", "Ġ"))
     listed = enc._merge(list(symbols)) if len(symbols) <= enc.paths.bpe_list_max else None
-    heaped = bpe_module._merge_heap(list(symbols), lambda a, b: ranks.get(a + " " + b, bpe_module._NO_RANK))  # noqa: SLF001
+    heaped = enc._merge_checked(list(symbols))  # noqa: SLF001
     if listed is not None:
         assert listed == heaped
     assert "".join(heaped) == "".join(symbols)

@@ -16,14 +16,14 @@ token boundary inside such a replaced character snaps to its end.
 Models ``hybriddna`` (DNA k-mers) and ``whitespace`` (split on whitespace first) wrap this
 path in ``bpe/models.py``; many distinct words merge together in ``bpe/batch.py``. Does not handle special tokens or BOS/EOS: see ``tokenizer.py``.
 
-Every path here (list scan, heap, batch, whole-array rounds, caches) is a faster form of the one
-algorithm in ``bpe/reference.py`` and is tested equal to it (``tests/tokenizer/test_reference.py``);
-the staleness tests of the two loops below rest on the argument written there.
+Every path here (list scan, batch, whole-array rounds, caches) is a faster form of the one
+algorithm in ``bpe/reference.py`` (which merges the long words the batch does not take) and is
+tested equal to it (``tests/tokenizer/test_reference.py``); the staleness test of the list scan
+below rests on the argument written there.
 """
 
 from __future__ import annotations
 
-import heapq
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -53,7 +53,7 @@ from tui_tok.tokenizer.core.vocab import Vocab
 _NO_RANK = 1 << 62
 _CACHE_MAX = 1 << 17
 # The paths (core/paths.py): words of up to ``bpe_list_max`` symbols merge by a list scan, faster in
-# Python for short words and giving the same result, longer ones with a heap (llama.cpp's queue).
+# Python for short words and giving the same result, longer ones with ``bpe/reference.py``'s heap.
 # From ``bpe_batch_from`` distinct new words in one text of at least ``bpe_cut_from`` characters (or
 # once the batch exists) they merge together (``bpe/batch.py``); fewer are cheaper one by one,
 # with ranks from ``bpe/ranks.py`` until the rank dict exists. Texts shorter than ``bpe_cut_from``
@@ -259,7 +259,7 @@ class BpeEncoder(Encoder):
                 local.update(zip(missing, self._batch_words(missing)))
             else:
                 huge = [w for w in missing if len(w) >= paths.rounds_from]  # a run of spaces, a blob
-                if huge:  # the batch merges them in whole-array rounds (the heap: a Python step per merge)
+                if huge:  # the batch merges them in whole-array rounds (reference's heap: a Python step per merge)
                     local.update(zip(huge, self._batch_words(huge)))
                     missing = [w for w in missing if len(w) < paths.rounds_from]
                 local.update(zip(missing, map(self._bpe_word, missing)))
@@ -365,11 +365,9 @@ class BpeEncoder(Encoder):
         return self._to_ids(symbols)
 
     def _merge(self, symbols: list[str]) -> list[str]:
-        get = self._rank_get()
-        if not self._byte_encode and " " in "".join(symbols):
+        if len(symbols) > self.paths.bpe_list_max or not self._byte_encode and " " in "".join(symbols):
             return self._merge_checked(symbols)
-        if len(symbols) > self.paths.bpe_list_max:
-            return _merge_heap(symbols, lambda a, b: get(a + " " + b, _NO_RANK))
+        get = self._rank_get()
         no = _NO_RANK
         # ranks[j] = rank of (symbols[j], symbols[j + 1]); the last entry is a "no pair" sentinel
         ranks = list(map(get, [a + " " + b for a, b in zip(symbols, symbols[1:])], repeat(no)))
@@ -388,9 +386,11 @@ class BpeEncoder(Encoder):
             ranks[i] = get(merged + " " + symbols[i + 1], no) if i + 1 < len(symbols) else no
 
     def _merge_checked(self, symbols: list[str]) -> list[str]:
-        """Merge for raw symbols that may hold ' ': llama.cpp splits a merge string at its first
-        ' ' searched from byte 1, which its ``bpe_ranks`` keys by pair; ``bpe/reference.py``
-        builds them so (unreachable with llama.cpp's pres, which escape or split spaces)."""
+        """``bpe/reference.py``'s merge (llama.cpp's heap): for words too long for the list scan
+        (O(n²)) that do not go to the batch (``_lookup``), and for raw symbols that may hold ' ':
+        llama.cpp splits a merge string at its first ' ' searched from byte 1, which its
+        ``bpe_ranks`` keys by pair, and the reference builds them so (unreachable with
+        llama.cpp's pres, which escape or split spaces)."""
         ref = self._reference
         if ref is None:
             ref = self._reference = ReferenceEncoder(self.vocab)
@@ -447,41 +447,3 @@ def _raw_symbols(word: str) -> list[str]:
     if not has_surrogates(word):
         return list(word)
     return [c.encode("utf-8", "surrogatepass").decode("utf-8", "surrogateescape") for c in word]
-
-
-def _merge_heap(symbols: list[str], rank) -> list[str]:  # noqa: ANN001 - local callable
-    """llama.cpp's priority-queue merge (V:620-690): (rank, left index) order, stale pairs skipped
-    (empty side or sizes no longer adding up: equivalent to llama.cpp's text test, see ``bpe/reference.py``)."""
-    n = len(symbols)
-    text = list(symbols)
-    nxt = list(range(1, n)) + [-1]
-    prv = list(range(-1, n - 1))
-    heap: list[tuple[int, int, int, int]] = []
-    for i in range(n - 1):
-        r = rank(text[i], text[i + 1])
-        if r != _NO_RANK:
-            heap.append((r, i, i + 1, len(text[i]) + len(text[i + 1])))
-    heapq.heapify(heap)
-    while heap:
-        r, left, right, size = heapq.heappop(heap)
-        lt, rt = text[left], text[right]
-        if not lt or not rt or len(lt) + len(rt) != size:
-            continue  # stale: a side was merged away or grew
-        if nxt[left] != right:
-            continue
-        text[left] = lt + rt
-        text[right] = ""
-        nxt[left] = nxt[right]
-        if nxt[right] >= 0:
-            prv[nxt[right]] = left
-        p = prv[left]
-        if p >= 0:
-            r2 = rank(text[p], text[left])
-            if r2 != _NO_RANK:
-                heapq.heappush(heap, (r2, p, left, len(text[p]) + len(text[left])))
-        q = nxt[left]
-        if q >= 0:
-            r2 = rank(text[left], text[q])
-            if r2 != _NO_RANK:
-                heapq.heappush(heap, (r2, left, q, len(text[left]) + len(text[q])))
-    return [t for t in text if t]
