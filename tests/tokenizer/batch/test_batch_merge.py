@@ -248,7 +248,7 @@ class _Colliding(str):
     st.booleans(),
 )
 def test_hashed_ranks_equal_first_index(merges: list[str], keys: list[str], collide: bool) -> None:
-    """Rank = the first index of the key (llama.cpp's emplace), None if absent, also when many
+    """Rank = the first index of the key (llama.cpp's emplace), -1 if absent, also when many
     merges share a hash and when merges repeat."""
     from tui_tok.tokenizer.bpe.hashed_ranks import HashedRanks
 
@@ -257,7 +257,7 @@ def test_hashed_ranks_equal_first_index(merges: list[str], keys: list[str], coll
         keys = [_Colliding(k) for k in keys]
     keys = keys + merges[:5]
     index = HashedRanks(merges)
-    assert index.get_many(keys) == [merges.index(k) if k in merges else None for k in keys]
+    assert index.ranks(keys).tolist() == [merges.index(k) if k in merges else -1 for k in keys]
 
 
 def _all_files():  # noqa: ANN202

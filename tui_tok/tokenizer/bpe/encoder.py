@@ -147,17 +147,6 @@ class BpeEncoder(Encoder):
                 return self.merge_ranks().get
         return lazy.get
 
-    def bpe_word(self, word: str) -> WordResult:
-        """Token ids and byte lengths of one pre-tokenized word (code points, before byte encoding)."""
-        hit = self._cache.get(word)
-        if hit is not None:
-            return hit
-        result = self._bpe_word(word)
-        if len(self._cache) >= _CACHE_MAX:
-            self._cache.clear()
-        self._cache[word] = result
-        return result
-
     # ---------------------------------------------------------- one fragment
 
     def _encode_raw(self, data: bytes) -> list[Piece]:

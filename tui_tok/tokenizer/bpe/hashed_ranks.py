@@ -32,10 +32,6 @@ class HashedRanks:
         self._sorted = top[order]
         self._order = order
 
-    def get_many(self, keys: list[str]) -> list[int | None]:
-        """The rank of each key, or None when it is no merge."""
-        return [None if r < 0 else r for r in self.ranks(keys).tolist()]
-
     def ranks(self, keys: list[str]) -> np.ndarray:
         """The rank of each key as an int64 array, -1 when it is no merge."""
         out = np.full(len(keys), -1, dtype=np.int64)

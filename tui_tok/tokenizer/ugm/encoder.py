@@ -176,7 +176,7 @@ class UgmEncoder(Encoder):
         tables = self.tables
         if tables.units_ok:
             with gc_paused(len(text)):
-                pieces = self._encode_units(text, tables, spans=True)
+                pieces = self._encode_units(text, tables)
             if pieces is not None:
                 return pieces
         return self.encode_whole(text)
@@ -232,10 +232,10 @@ class UgmEncoder(Encoder):
             ref = self._reference = ReferenceEncoder(self.vocab)
         return ref.encode_fragment(text, after_special=False)
 
-    def _encode_units(self, text: bytes, tables: UgmTables, *, spans: bool) -> list[Any] | None:
+    def _encode_units(self, text: bytes, tables: UgmTables) -> list[Piece] | None:
         """Conditions 1-3 hold: encode unit by unit through the cache (None: use the slow path).
 
-        Pieces if ``spans``, else only ids. Spans tile the normalised output (a token starts
+        Spans tile the normalised output (a token starts
         where the previous one ended, input that vanished in between belongs to the next
         token), so only ends are kept. Missing units are encoded together (``ugm/units.py``)
         when there are enough of them, so the per-unit Python work is the lookups.
@@ -283,11 +283,6 @@ class UgmEncoder(Encoder):
         if not ids:
             return []
         unk = self.vocab.unk_id
-        if not spans:
-            if unk not in ids:
-                return ids
-            id_arr = np.array(ids, dtype=np.int64)
-            return id_arr[keep_one_unknown(id_arr, unk)].tolist()
         # C-level lists first: np.array of a list is much faster than np.fromiter of a chain
         unit_pos = np.zeros(len(words), dtype=np.int64)  # unit k > 0 starts at separator k - 1
         unit_pos[1:] = np.flatnonzero(np.frombuffer(spaced, dtype=np.uint8) == 0x20)
@@ -303,7 +298,7 @@ class UgmEncoder(Encoder):
         return list(zip(ids, [0, *ends[:-1]], ends))
 
     def _encode_units_ids(self, text: bytes, tables: UgmTables) -> list[int] | None:
-        """``_encode_units(spans=False)`` with the units as byte ranges: the distinct ones found
+        """``_encode_units`` without the spans, with the units as byte ranges: the distinct ones found
         and the ids chained in whole arrays (``arrays/chunks.py``), so the Python work is per
         distinct unit, not per unit (123k units, 11k distinct in 0.56 MB of mixed text)."""
         keyed = self.normalizer.prepend and not self.normalizer.merge

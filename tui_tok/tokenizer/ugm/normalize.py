@@ -129,17 +129,9 @@ class UgmNormalizer:
 
     @property
     def plain_ascii_bytes(self) -> bytes:
-        """The bytes ``is_plain_ascii`` accepts (``data.translate(None, these)`` is empty)."""
+        """ASCII bytes that normalise to themselves byte for byte (each its own chunk, no space,
+        no charsmap change) when an ASCII byte or nothing follows (``_plain_ascii_bytes``)."""
         return self._plain_ascii
-
-    def is_plain_ascii(self, data: bytes) -> bool:
-        """Whether ``data`` normalises to itself byte for byte (each byte its own chunk, no
-        space, no charsmap change) when an ASCII byte or nothing follows it.
-
-        >>> UgmNormalizer(charsmap=None, user_defined=(), prepend=True, merge=True).is_plain_ascii(b"a.b")
-        True
-        """
-        return data.isascii() and not data.translate(None, self._plain_ascii)
 
     def _plain_pattern(self) -> re.Pattern[bytes]:
         """Runs of ASCII bytes that are each their own chunk, copied unchanged, not spaces.

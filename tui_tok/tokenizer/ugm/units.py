@@ -4,7 +4,7 @@ A *unit* of ``ugm/encoder.py`` is a separator followed by a word. Cold text brin
 distinct units; one at a time, each costs a normaliser call and a Python Viterbi search.
 Here:
 
-* a word of plain ASCII bytes (``UgmNormalizer.is_plain_ascii``), or of characters that are
+* a word of plain ASCII bytes (``UgmNormalizer.plain_ascii_bytes``), or of characters that are
   each their own unchanged chunk (``WordForms.identity_text``), normalises to the space
   string followed by the word whenever the space string is emitted exactly once (with
   ``merge``, or without a pending prefix). Its normalised text is built directly, and a token
