@@ -71,8 +71,6 @@ class Paths:
     # --- UGM (ugm/encoder.py)
     ugm_batch_from: int = 16
     """From this many missing units they are searched together (``ugm/units.py``); 0: always."""
-    ugm_batch_unit_max: int = 4096
-    """Units longer than this (input bytes) take the per-unit search even in a batch."""
     ugm_whole_from: int = 16384
     """Fragments from this many bytes take the whole-text ids path (``ugm/textids.py``)."""
     # --- PLaMo2, WPM, RWKV
@@ -90,7 +88,7 @@ EAGER = Paths(
     bpe_list_max=NEVER, bpe_batch_from=1, bpe_batch_word_max=NEVER, bpe_cut_from=0,
     spm_batch_from=1, spm_list_max=NEVER, spm_fine_per_tokens=NEVER, spm_fine_after_min=-1,
     spm_fine_min_len=0,
-    ugm_batch_from=0, ugm_batch_unit_max=NEVER, ugm_whole_from=0,
+    ugm_batch_from=0, ugm_whole_from=0,
     plamo2_split_from=0, wpm_tail_max=0, rwkv_python_max=0,
 )  # fmt: skip
 """Every fast path from the smallest input it takes."""
@@ -99,7 +97,7 @@ REFERENCE = replace(
     bpe_list_max=-1, bpe_batch_from=NEVER, bpe_batch_word_max=-1, bpe_cut_from=NEVER,
     spm_batch_from=NEVER, spm_list_max=-1, spm_fine_after_min=NEVER,
     spm_fine_min_len=NEVER,
-    ugm_batch_from=NEVER, ugm_batch_unit_max=-1, ugm_whole_from=NEVER,
+    ugm_batch_from=NEVER, ugm_whole_from=NEVER,
     plamo2_split_from=NEVER, wpm_tail_max=NEVER, rwkv_python_max=NEVER,
 )  # fmt: skip
 """No fast path: each algorithm as llama.cpp loops (where a family has no ``reference.py``)."""

@@ -79,11 +79,8 @@ from tui_tok.tokenizer.core.vocab import Vocab
 _CACHE_LIMIT = 100_000
 _CACHE_BYTES = 8 << 20  # normalised bytes of all cached units
 # The paths (core/paths.py): from ``ugm_batch_from`` missing units ``ugm/units.encode_units`` beats
-# encoding them one by one. Units longer than ``ugm_batch_unit_max`` (input bytes) take the
-# per-unit search even in a batch (one unspaced 64 KB line was faster alone); since both
-# searches restart where no lattice edge crosses (``ugm/batch.py``), they cost about the same on
-# long units, and the ~1 KB unspaced lines of mixed text are faster in the batch (the generic
-# normaliser is the per-unit path's cost). Fragments from ``ugm_whole_from`` bytes take the
+# encoding them one by one, long units included (both searches restart where no lattice edge
+# crosses, ``ugm/batch.py``; the generic normaliser is the per-unit path's cost). Fragments from ``ugm_whole_from`` bytes take the
 # whole-text ids path (``ugm/textids.py``): below, the unit cache's lookups win (and keep the
 # units of text typed again and again).
 _SAMPLE = 64
@@ -354,14 +351,11 @@ class UgmEncoder(Encoder):
             id_arr = id_arr[keep_one_unknown(id_arr, unk)]
         return id_arr.tolist()
 
-    def _fill(
-        self, keys: list[Any], words: list[bytes], flag: bool, tables: UgmTables, filled: dict[Any, _Unit], *,
-        batch: bool = True,
-    ) -> bool:
+    def _fill(self, keys: list[Any], words: list[bytes], flag: bool, tables: UgmTables, filled: dict[Any, _Unit]) -> bool:
         """Encode the units ``b" " + word`` into ``filled`` and the cache under ``keys`` (False: some
         unit's normalised bytes are not valid UTF-8). The caller reads ``filled``: another thread
         may empty the shared cache at any time."""
-        if not batch or len(keys) < self.batch_from:
+        if len(keys) < self.batch_from:
             for key, word in zip(keys, words):
                 hit = self._encode_unit(b" " + word, flag, tables)
                 if hit is None:
@@ -369,16 +363,6 @@ class UgmEncoder(Encoder):
                 filled[key] = self._cache[key] = hit
                 self._cache_bytes += hit[3]
             return True
-        unit_max = self.paths.ugm_batch_unit_max
-        if words and max(map(len, words)) > unit_max:  # huge units: the per-unit search is faster
-            short = [i for i, w in enumerate(words) if len(w) <= unit_max]
-            if len(short) < len(words):
-                long = sorted(set(range(len(words))).difference(short))
-                if not self._fill([keys[i] for i in long], [words[i] for i in long], flag, tables, filled, batch=False):
-                    return False
-                keys, words = [keys[i] for i in short], [words[i] for i in short]
-                if not words:
-                    return True
         results = encode_units(
             words,
             flag=flag,
