@@ -155,10 +155,12 @@ class Tokenizer:
         """
         data = _as_bytes(text)
         with gc_paused(len(data)):
-            pieces = self._encode(data, add_special, parse_special)
-            if not pieces:
-                return []
-            ids, starts, ends = zip(*pieces)
+            if getattr(self.encoder, "TOKENIZE_FROM_ARRAYS", False):  # no tuple per token on the way
+                columns = self.tokenize_arrays(data, add_special=add_special, parse_special=parse_special)
+                ids, starts, ends = (c.tolist() for c in columns)
+            else:
+                pieces = self._encode(data, add_special, parse_special)
+                ids, starts, ends = zip(*pieces) if pieces else ((), (), ())
             rows = zip(ids, starts, ends, map(self._kind_table().__getitem__, ids))
             return list(map(_new_tuple, repeat(Token), rows))  # Token(*row) without a Python-level call
 

@@ -41,7 +41,7 @@ import numpy as np
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.arrays.chunks import chain_flat, chain_ids, distinct_chunks
 from tui_tok.tokenizer.core.spans import decode_spans, expand_pieces, utf8_offsets
-from tui_tok.tokenizer.core.types import Piece
+from tui_tok.tokenizer.core.types import Piece, PieceArrays, piece_arrays
 from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, flags_table, to_lower
 from tui_tok.tokenizer.wpm.classify import (
@@ -57,6 +57,7 @@ from tui_tok.tokenizer.wpm.classify import (
     word_spans,
     words_of,
 )
+from tui_tok.tokenizer.wpm.spans import fragment_arrays
 from tui_tok.tokenizer.wpm.table import TokenTable
 
 __all__ = ["CJK_RANGES", "PHANTOM_SPACE", "WpmEncoder", "class_table", "word_classes"]
@@ -64,6 +65,9 @@ __all__ = ["CJK_RANGES", "PHANTOM_SPACE", "WpmEncoder", "class_table", "word_cla
 PHANTOM_SPACE = "\u2581"
 _PHANTOM_BYTES = PHANTOM_SPACE.encode()
 _CACHE_LIMIT = 1 << 17
+ARRAYS_FROM = 4096
+"""Texts of at least this many bytes take the arrays path for spans (``wpm/spans.py``); shorter
+ones the plain word walk (same spans: numpy calls cost more than the walk on a few words)."""
 
 _word_spans = word_spans  # the names explain/wpm.py and the tests use
 _words = words_of
@@ -80,6 +84,9 @@ class WpmEncoder:
 
     FRESH_IDS = True
     """``encode_fragment_ids`` returns a new list on every call (``FragmentEncoder``)."""
+    TOKENIZE_FROM_ARRAYS = True
+    """``Tokenizer.tokenize`` builds its tokens from ``encode_fragments_arrays``' columns (faster
+    here than a tuple per piece from ``encode_fragment``; same tokens)."""
 
     def __init__(self, vocab: Vocab) -> None:
         self.vocab = vocab
@@ -91,6 +98,7 @@ class WpmEncoder:
         self._table: TokenTable | None = None
         self._tabled = False
         self._id_objects: np.ndarray | None = None
+        self._lengths: np.ndarray | None = None
         self._prefixes: dict[bytes, int] | None = None
         self._norm: dict[int, str | None] = {}
         self._cache: dict[str, tuple[Piece, ...]] = {}
@@ -120,11 +128,21 @@ class WpmEncoder:
             with self._build_lock:  # one build, not one per waiting thread
                 if not self._tabled:
                     unique = len(self.vocab.token_to_id) == len(self.vocab.tokens)
-                    self._table = TokenTable.build(self._token_bytes(), unique=unique)
+                    raw = self._token_bytes()
+                    self._table = TokenTable.build(raw, unique=unique)
+                    self._lengths = np.append(np.fromiter(map(len, raw), dtype=np.int64, count=len(raw)), 0)
                     # every id as a Python int, and -1 last (an unk of a vocab without one is -1)
                     self._id_objects = np.array([*range(len(self.vocab.tokens)), -1], dtype=object)
                     self._tabled = True
         return self._table
+
+    def _token_lengths(self) -> np.ndarray:
+        """int64 byte length of every id's token, then 0 for id -1 (``wpm/spans.py``)."""
+        lengths = self._lengths
+        if lengths is None:
+            raw = self._token_bytes()
+            lengths = self._lengths = np.append(np.fromiter(map(len, raw), dtype=np.int64, count=len(raw)), 0)
+        return lengths
 
     def _token_dict(self) -> dict[bytes, int]:
         """Token bytes -> id, the last id of equal texts winning (llama.cpp's ``token_to_id``),
@@ -158,6 +176,19 @@ class WpmEncoder:
         return table
 
     # --- ids only -----------------------------------------------------------------------------
+
+    def encode_fragments_arrays(self, fragments: list[tuple[bytes, bool]]) -> list[PieceArrays]:
+        """``encode_fragment`` of each fragment as int64 columns (``Tokenizer.tokenize_arrays``):
+        the spans come from the ids path's arrays (``wpm/spans.py``), not a tuple per token."""
+        return [self.encode_fragment_arrays(text) for text, _ in fragments]
+
+    def encode_fragment_arrays(self, text: bytes) -> PieceArrays:
+        """``encode_fragment(text)`` as int64 columns (ids, starts, ends)."""
+        if len(text) >= ARRAYS_FROM:
+            got = fragment_arrays(self, text)
+            if got is not None:
+                return got
+        return piece_arrays(self.encode_fragment(text, after_special=True))
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Tokenize one raw fragment; ``after_special`` does not matter for WPM."""
