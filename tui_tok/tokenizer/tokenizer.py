@@ -156,8 +156,7 @@ class Tokenizer:
         data = _as_bytes(text)
         with gc_paused(len(data)):
             if getattr(self.encoder, "TOKENIZE_FROM_ARRAYS", False):  # no tuple per token on the way
-                columns = self.tokenize_arrays(data, add_special=add_special, parse_special=parse_special)
-                ids, starts, ends = (c.tolist() for c in columns)
+                ids, starts, ends = _lists(self.tokenize_arrays(data, add_special=add_special, parse_special=parse_special))
             else:
                 pieces = self._encode(data, add_special, parse_special)
                 ids, starts, ends = zip(*pieces) if pieces else ((), (), ())
@@ -383,6 +382,16 @@ def _as_bytes(text: str | bytes) -> bytes:
             c.encode("utf-8", "surrogateescape" if 0xDC80 <= ord(c) <= 0xDCFF else "surrogatepass")
             for c in text
         )
+
+
+def _lists(columns: PieceArrays) -> tuple[list[int], list[int], list[int]]:
+    """The columns as lists; where the spans tile (each start the previous end), the starts
+    share the ends' int objects (one new int per token fewer)."""
+    ids, starts, ends = columns
+    end_list = ends.tolist()
+    if len(starts) and np.array_equal(starts[1:], ends[:-1]):
+        return ids.tolist(), [int(starts[0]), *end_list[:-1]], end_list
+    return ids.tolist(), starts.tolist(), end_list
 
 
 def _one(token_id: int, start: int, end: int) -> PieceArrays:
