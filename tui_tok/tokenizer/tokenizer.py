@@ -29,7 +29,7 @@ Encoders are imported lazily from a registry so opening a file costs only the vo
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -155,11 +155,13 @@ class Tokenizer:
         """
         data = _as_bytes(text)
         with gc_paused(len(data)):
-            if getattr(self.encoder, "TOKENIZE_FROM_ARRAYS", False):  # no tuple per token on the way
-                ids, starts, ends = _lists(self.tokenize_arrays(data, add_special=add_special, parse_special=parse_special))
+            columns: tuple[Sequence[int], ...]
+            if getattr(self.encoder, "TOKENIZE_FROM_ARRAYS", False):  # no tuple per piece on the way
+                columns = _lists(self.tokenize_arrays(data, add_special=add_special, parse_special=parse_special))
             else:
                 pieces = self._encode(data, add_special, parse_special)
-                ids, starts, ends = zip(*pieces) if pieces else ((), (), ())
+                columns = tuple(zip(*pieces)) if pieces else ((), (), ())
+            ids, starts, ends = columns
             rows = zip(ids, starts, ends, map(self._kind_table().__getitem__, ids))
             return list(map(_new_tuple, repeat(Token), rows))  # Token(*row) without a Python-level call
 
