@@ -43,7 +43,7 @@ from tui_tok.tokenizer.arrays.chunks import chain_flat, chain_ids, distinct_chun
 from tui_tok.tokenizer.core.spans import decode_spans, expand_pieces, utf8_offsets
 from tui_tok.tokenizer.core.types import Piece, PieceArrays, piece_arrays
 from tui_tok.tokenizer.core.vocab import Vocab
-from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, flags_table, to_lower
+from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, flags_table, nfd_first, to_lower
 from tui_tok.tokenizer.wpm.classify import (
     _DROP,
     CJK_RANGES,
@@ -52,7 +52,7 @@ from tui_tok.tokenizer.wpm.classify import (
     class_table,
     classes_of,
     loose_word_spans,
-    nfd_first_table,
+    nfd_first_of,
     word_classes,
     word_spans,
     words_of,
@@ -110,8 +110,6 @@ class WpmEncoder:
         builds its token map at load."""
         self._token_table()
         flags_table()
-        if self.strip_accents:
-            nfd_first_table()
 
     # --- tables -------------------------------------------------------------------------------
 
@@ -284,12 +282,12 @@ class WpmEncoder:
         if len(cps) < 16:  # a few: numpy calls would cost more than the work
             points = list(cps)
             classes = [class_of(cp, strip) for cp in points]
-            mapped = [int(nfd_first_table()[cp]) for cp in points] if strip else points
+            mapped = [nfd_first(cp) for cp in points] if strip else points
         else:
             arr = np.fromiter(cps, dtype=np.int64, count=len(cps))
             points = arr.tolist()
             classes = classes_of(arr, strip).tolist()
-            mapped = nfd_first_table()[arr].tolist() if strip else points
+            mapped = nfd_first_of(arr).tolist() if strip else points
         lower = self.lowercase
         norm = self._norm
         for cp, cls, m in zip(points, classes, mapped):
