@@ -170,7 +170,7 @@ class Tokenizer:
 
         No object per token: a 10 MB text has ~3M tokens, which as ``Token`` tuples cost
         hundreds of MB and keep the garbage collector busy. Encoders with
-        ``encode_fragments_arrays`` (BPE) give columns directly; others go through ``tokenize``'s pieces.
+        ``encode_fragments_arrays`` (BPE, WPM, RWKV) give columns directly; others go through ``tokenize``'s pieces.
         """
         data = _as_bytes(text)
         with gc_paused(len(data)):
