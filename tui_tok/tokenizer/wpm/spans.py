@@ -21,7 +21,7 @@ for ``TokenTable``): the caller takes the plain path then.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
@@ -31,10 +31,23 @@ from tui_tok.tokenizer.core.types import PieceArrays
 from tui_tok.tokenizer.wpm.classify import loose_word_spans
 from tui_tok.tokenizer.wpm.table import TokenTable
 
-if TYPE_CHECKING:
-    from tui_tok.tokenizer.wpm.encoder import WpmEncoder
-
 _PHANTOM = "\u2581".encode()
+
+
+class WpmEncoder(Protocol):
+    """What this module uses of ``wpm/encoder.py``'s ``WpmEncoder`` (which imports this module)."""
+
+    strip_accents: bool
+    lowercase: bool
+    _norm: dict[int, str | None]
+
+    def _token_table(self) -> TokenTable | None: ...
+
+    def _distinct_ids(self, table: TokenTable, words: list[bytes]) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def _token_lengths(self) -> np.ndarray: ...
+
+    def _learn(self, cps: set[int] | list[int]) -> None: ...
 
 
 def _empty() -> PieceArrays:
