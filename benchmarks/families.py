@@ -16,14 +16,16 @@ llama.cpp does load + warm-up + encode through llama-cpp-python (``llama_model_l
 with ``vocab_only``, then the C call ``llama_tokenize``, its encode timed alone), in its own
 fresh process, alternating with ours run by run so both see the same machine. Medians of
 ``--repeat`` rounds (``--best``: each side's fastest round, which other jobs on the machine
-disturb least); ratios are our time / llama.cpp's (below 1: we are faster). All ids of all
+disturb least; ``--cpu``: each process's CPU time, not wall time, on both sides: a machine loaded by
+other jobs makes a process wait for a core, which wall time counts); ratios are our time /
+llama.cpp's (below 1: we are faster). All ids of all
 runs on both sides are compared (by SHA-256). ``--all`` runs every vocabulary of ../shared/vocabs
 and then the ones named below.
 
 llama-cpp-python is never a dependency: pass the Python that has it (``--llama-python``, e.g. a
 venv where ``pip install llama-cpp-python==0.3.36`` was built). Without it, only our figures.
 
-    python -m benchmarks families [--only NAME ...|--all] [--spans] [--best] [--repeat N] [--size BYTES] [--llama-python PY]
+    python -m benchmarks families [--only NAME ...|--all] [--spans] [--best] [--cpu] [--repeat N] [--size BYTES] [--llama-python PY]
 """
 
 from __future__ import annotations
@@ -69,19 +71,20 @@ for module_name, _ in ENCODERS.values():
     importlib.import_module(module_name)
 text = open(sys.argv[3], encoding="utf-8").read()
 mode = sys.argv[4]
-t0 = time.perf_counter()
+clock = getattr(time, sys.argv[5])
+t0 = clock()
 tok = load_tokenizer(sys.argv[2])
 if mode != "total":
     tok.prepare()
 tok.encode("Hello world, a short warm-up.", add_special=False)
-t1 = time.perf_counter()
+t1 = clock()
 if mode == "arrays":
     out = tok.tokenize_arrays(text, add_special=False, parse_special=False)
 elif mode == "tokens":
     out = tok.tokenize(text, add_special=False, parse_special=False)
 else:
     out = tok.encode(text, add_special=False, parse_special=False)
-t2 = time.perf_counter()
+t2 = clock()
 ids = out[0].tolist() if mode == "arrays" else [t[0] for t in out] if mode == "tokens" else out
 digest = hashlib.sha256(b"".join(i.to_bytes(4, "little") for i in ids)).hexdigest()
 json.dump({"ready": t1 - t0, "encode": t2 - t1, "n": len(ids), "ids": digest}, sys.stdout)
@@ -94,18 +97,19 @@ QUIET = L.llama_log_callback(lambda *a: None)  # kept referenced: a collected ct
 L.llama_log_set(QUIET, ctypes.c_void_p(0))
 L.llama_backend_init()
 text = open(sys.argv[1], "rb").read()
-t0 = time.perf_counter()
+clock = getattr(time, sys.argv[3])
+t0 = clock()
 params = L.llama_model_default_params()
 params.vocab_only = True
 model = L.llama_model_load_from_file(sys.argv[2].encode(), params)
 vocab = L.llama_model_get_vocab(model)
 buf = (L.llama_token * 64)()
 L.llama_tokenize(vocab, b"Hello world, a short warm-up.", 29, buf, 64, False, False)
-t1 = time.perf_counter()
+t1 = clock()
 cap = len(text) + 16
 out = (L.llama_token * cap)()
 n = L.llama_tokenize(vocab, text, len(text), out, cap, False, False)
-t2 = time.perf_counter()
+t2 = clock()
 digest = hashlib.sha256(b"".join(i.to_bytes(4, "little") for i in out[:n])).hexdigest()
 json.dump({"ready": t1 - t0, "encode": t2 - t1, "n": n, "ids": digest}, sys.stdout)
 """
@@ -151,14 +155,18 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--llama-python", help="a Python with llama-cpp-python installed (the peer)")
     parser.add_argument("--best", action="store_true",
                         help="each side's fastest round instead of the median (on a machine other jobs load)")
+    parser.add_argument("--cpu", action="store_true",
+                        help="CPU time of each process (time.process_time) instead of wall time: what other jobs on the machine change least")
     args = parser.parse_args(argv)
+    clock = "process_time" if args.cpu else "perf_counter"
     sys.path.insert(0, str(ROOT))
     from benchmarks.cjk_text import cjk_text
     from benchmarks.corpus import build_corpus
 
     modes = ["prepared", "total"] + (["arrays", "tokens"] if args.spans else [])
     text = build_corpus(args.size)
-    print(f"corpus: {len(text.encode()):,} bytes; {args.repeat} rounds, fresh processes, {'fastest' if args.best else 'medians'}; "
+    print(f"corpus: {len(text.encode()):,} bytes; {args.repeat} rounds, fresh processes, {'fastest' if args.best else 'medians'}, "
+          f"{'CPU' if args.cpu else 'wall'} time; "
           "ratios are our time / llama.cpp's")
     head = f"{'vocab':18} {'family':18} {'ours s':>7} {'llama s':>7} {'prep':>5} {'ours tot':>8} {'llama tot':>9} {'total':>5}"
     if args.spans:
@@ -184,9 +192,9 @@ def main(argv: list[str]) -> int:
             try:
                 for _ in range(args.repeat):  # our runs and llama.cpp's alternate: both see the same load
                     for mode in modes:
-                        ours[mode].append(run([sys.executable, "-c", OURS, str(ROOT), str(path), str(corpus_file), mode]))
+                        ours[mode].append(run([sys.executable, "-c", OURS, str(ROOT), str(path), str(corpus_file), mode, clock]))
                         if args.llama_python and mode in ("prepared", "total"):
-                            peer.append(run([args.llama_python, "-c", LLAMA, str(corpus_file), str(path)]))
+                            peer.append(run([args.llama_python, "-c", LLAMA, str(corpus_file), str(path), clock]))
             except RuntimeError as exc:
                 print(f"{name:18} failed: {exc}")
                 continue
