@@ -67,7 +67,9 @@ _PHANTOM_BYTES = PHANTOM_SPACE.encode()
 _CACHE_LIMIT = 1 << 17
 ARRAYS_FROM = 4096
 """Texts of at least this many bytes take the arrays path for spans (``wpm/spans.py``); shorter
-ones the plain word walk (same spans: numpy calls cost more than the walk on a few words)."""
+ones the plain word walk (same spans). Measured on slices of the benchmark corpus (CPU time):
+4 KB took 1.0 ms either way with a cold word cache (the walk: 0.4 ms warm), 1 KB 0.5 ms against
+0.3 ms, 8 KB 1.4 ms against 1.7 ms (0.7 ms warm)."""
 
 _word_spans = word_spans  # the names explain/wpm.py and the tests use
 _words = words_of
