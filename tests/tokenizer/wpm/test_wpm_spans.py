@@ -17,9 +17,9 @@ from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.tokenizer.core.paths import AUTO
 from tui_tok.tokenizer.wpm.encoder import WpmEncoder
+from tui_tok.tokenizer.wpm.spans import fragment_arrays
 
 ARRAYS_FROM = AUTO.wpm_arrays_from
-from tui_tok.tokenizer.wpm.spans import fragment_arrays
 
 BERT = ASSETS / "ggml-vocab-bert-bge.gguf"
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
