@@ -1,4 +1,4 @@
-"""An edit re-tokenized around itself (``tokenizer.edit``) and its layout spliced (``explore.layout_splice``)
+"""An edit re-tokenized around itself (``explore.edit``) and its layout spliced (``explore.layout_splice``)
 equal the whole text tokenized and laid out again: ids, spans, kinds, colour phases, lines and cells."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from tui_tok.explore.layout import kind_codes, layout_arrays
 from tui_tok.explore.layout_splice import splice_layout
 from tui_tok.loader import load_tokenizer
 from tui_tok.samples import DEFAULT_SAMPLE
-from tui_tok.tokenizer.edit import edit_margin, plan_edit, retokenize_edit
+from tui_tok.explore.edit import edit_margin, plan_edit, retokenize_edit
 from tui_tok.tokenizer.tokenizer import Tokenizer, as_bytes
 
 SPLICED = ("qwen3-vocab", "gpt-2", "llama-bpe", "command-r", "falcon", "mistral-tekken-240718", "starcoder", "qwen35",

@@ -1,7 +1,7 @@
 """``splice_layout``: the layout of an edited text from the old layout and the re-encoded stretch.
 
 ``layout_arrays`` looks at every character (a 10 MB text: ~1-3 s of numpy over 10M-long
-arrays); after a key only the stretch ``tokenizer.edit.plan_edit`` re-encoded is new. Here the
+arrays); after a key only the stretch ``explore.edit.plan_edit`` re-encoded is new. Here the
 old tokens, line starts and cell counts before it are kept, those after it shifted, and only
 the stretch is laid out. Colour phases (``layout.line_phases``) are runs from line starts
 whose halves alternate: the stretch starts a line, so its phases are its own with the halves

@@ -49,7 +49,7 @@ from tui_tok.ui.session_io import apply_pending_tokenize
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.screens.tokenize_cuts import ChunkCuts, CutsReady
 from tui_tok.ui.screens.toggles import CheckboxToggles
-from tui_tok.ui.screens.tokenize_engine import TokenizeEngine, TokenizeRequest, details_rows
+from tui_tok.explore.tokenize_engine import TokenizeEngine, TokenizeRequest, details_rows
 from tui_tok.ui.token_ids import TokenIds
 from tui_tok.ui.widgets.editor import Editor, load_text
 from tui_tok.ui.widgets.id_strip import Flow, IdStrip, strip_flow

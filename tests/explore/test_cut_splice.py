@@ -7,7 +7,7 @@ import pytest
 from support import ASSETS
 
 from tui_tok.loader import load_tokenizer
-from tui_tok.ui.screens.tokenize_engine import TokenizeEngine, TokenizeRequest
+from tui_tok.explore.tokenize_engine import TokenizeEngine, TokenizeRequest
 
 TEXT = "Hello, world. The quick brown fox (aged 7) jumps over the lazy dog!\n日本語 🙂 naïve\n" * 300
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from tui_tok.tokenizer.core.types import PieceArrays
 from tui_tok.tokenizer.cuts import CutTable, cut_table
-from tui_tok.tokenizer.edit import Splice, _common_prefix
+from tui_tok.explore.edit import Splice, _common_prefix
 from tui_tok.tokenizer.tokenizer import Tokenizer
 
 _NEAR = 4

@@ -24,7 +24,7 @@ from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import VocabIndex, token_facts
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 from tui_tok.tokenizer.core.types import PieceArrays
-from tui_tok.tokenizer.edit import Splice
+from tui_tok.explore.edit import Splice
 from tui_tok.tokenizer.tokenizer import Tokenizer, as_bytes
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 
@@ -54,7 +54,7 @@ is tokenized exactly at once: line by line would cost as much, and then be done 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class _Exact:
-    """The last exact result: what an edit's tokens are spliced from (``tokenizer.edit``)."""
+    """The last exact result: what an edit's tokens are spliced from (``explore.edit``)."""
 
     tok: Tokenizer
     add_special: bool

@@ -1,0 +1,62 @@
+"""The Tokenize view's engine (``explore.tokenize_engine``) without Textual: a request gives the
+exact layout of its text, an edit of the last exact text is spliced and still exact, a long text
+is tokenized in stoppable pieces that report progress and the count before the layout."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from support import ASSETS
+
+from tui_tok.explore.tokenize_engine import PIECE_CHARS, TokenizeEngine, TokenizeRequest, details_rows
+from tui_tok.loader import load_tokenizer
+from tui_tok.samples import DEFAULT_SAMPLE
+
+TEXT = "Hello, world. The quick brown fox (aged 7) jumps over the lazy dog!\n日本語 🙂 naïve <|im_start|>\n"
+
+
+def _request(generation: int, text: str, *, provisional: bool = False) -> TokenizeRequest:
+    return TokenizeRequest(generation, text, add_special=True, parse_special=True, show_pieces=False, provisional=provisional)
+
+
+def test_engine_needs_no_textual() -> None:
+    code = "import sys, tui_tok.explore.tokenize_engine; print(any(m.split('.')[0] == 'textual' for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("name", [DEFAULT_SAMPLE, "ggml-vocab-phi-3.gguf", "ggml-vocab-bert-bge.gguf", "rwkv-world-vocab.gguf"])
+def test_layout_is_the_tokenizers_and_an_edit_stays_exact(name: str) -> None:
+    tok = load_tokenizer(ASSETS / name)
+    engine = TokenizeEngine()
+    text = TEXT * 50
+    got = engine.layout(tok, _request(0, text))
+    assert got is not None
+    layout, provisional = got
+    assert not provisional
+    ids, starts, ends = tok.tokenize_arrays(text, add_special=True, parse_special=True)
+    assert layout.ids.tolist() == ids.tolist() and layout.n_tokens == len(ids)
+    edited = text[:1000] + "zq" + text[1000:]
+    got = engine.layout(tok, _request(1, edited))
+    assert got is not None and not got[1]
+    assert engine.spliced == 1
+    assert got[0].ids.tolist() == tok.encode(edited, add_special=True, parse_special=True)
+    rows = dict(details_rows(got[0], 3, tok, None))
+    assert rows and all(isinstance(v, str) for v in rows.values())
+
+
+def test_long_text_reports_count_and_progress_and_stops() -> None:
+    tok = load_tokenizer(ASSETS / DEFAULT_SAMPLE)
+    text = TEXT * (3 * PIECE_CHARS // len(TEXT))
+    heard: list[float] = []
+    counted: list[int] = []
+    got = TokenizeEngine().layout(tok, _request(0, text), progress=heard.append, counted=lambda ids: counted.append(len(ids)))
+    assert got is not None
+    want = len(tok.encode(text, add_special=True, parse_special=True))
+    assert counted == [want] == [got[0].n_tokens]
+    assert heard and heard == sorted(heard) and all(0 < f < 1 for f in heard)
+    calls = []
+    stopped = TokenizeEngine().layout(tok, _request(0, text), stop=lambda: calls.append(1) or True)
+    assert stopped is None and calls == [1]
