@@ -81,7 +81,8 @@ def reflow_rows(
     tail_start, delta = n_new - same_tail, n_new - n_old
     # the row holding the item before the first change: its end was decided by that change
     row = min(max(0, int(np.searchsorted(old_starts, first - 1, side="right")) - 1), len(old_starts) - 2)
-    out: list[int] = np.asarray(old_starts[:row], dtype=np.int64).tolist()
+    head = np.asarray(old_starts[:row], dtype=np.int64)
+    out: list[int] = []  # the rows flowed again (the head and the shifted tail stay numpy: 3M labels are ~200k rows)
     pos = int(old_starts[row])
     while True:
         hi = min(n_new, pos + window)
@@ -94,7 +95,8 @@ def reflow_rows(
             if start >= tail_start:
                 old_row = int(np.searchsorted(old_starts, start - delta))
                 if old_row < len(old_starts) and int(old_starts[old_row]) == start - delta:
-                    return np.asarray(out + (np.asarray(old_starts[old_row:], dtype=np.int64) + delta).tolist(), dtype=np.int64)
+                    tail = np.asarray(old_starts[old_row:], dtype=np.int64) + delta
+                    return np.concatenate((head, np.asarray(out, dtype=np.int64), tail))
             out.append(start)
             j = nxt[i]
             if j >= hi - pos and hi < n_new:  # the row may run past this window: flow on from its start
@@ -105,5 +107,5 @@ def reflow_rows(
                 break
             if pos + j >= n_new:
                 out.append(n_new)
-                return np.asarray(out, dtype=np.int64)
+                return np.concatenate((head, np.asarray(out, dtype=np.int64)))
             i = j

@@ -8,14 +8,16 @@ whose halves alternate: the stretch starts a line, so its phases are its own wit
 flipped when an odd number of runs precede it, and the tail's are the old ones, flipped when
 the parity of the runs before it changed. When a condition for that does not hold (a stretch
 whose first token does not start it, a tail whose first token does not start a line) the
-phases are computed whole.
+phases are computed whole. ``splice_rows`` does the same for the wrapped rows a view keeps.
 """
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
-from tui_tok.explore.layout import N_PHASES, TokenLayout, layout_arrays, line_phases
+from tui_tok.explore.layout import N_PHASES, Rows, Spliced, TokenLayout, layout_arrays, line_phases, lines_rows
 
 _HALF = N_PHASES // 2
 
@@ -73,7 +75,35 @@ def splice_layout(
     return TokenLayout(
         text=text, ids=ids, starts=starts, ends=ends, kinds=kinds, phases=phases,
         line_starts=line_starts, cells_before=cells_before, n_bytes=n_bytes,
+        edit=Spliced(weakref.ref(old), char_a, char_b_old),
     )  # fmt: skip
+
+
+def splice_rows(rows: Rows, old: TokenLayout, new: TokenLayout, *, char_a: int, char_b_old: int) -> Rows | None:
+    """``wrap_rows(new)`` from ``rows`` (``old``'s, at the same width) when ``new`` is ``old``
+    with ``old.text[char_a:char_b_old]`` replaced (the rest of the text the same): only the lines
+    that touch the replaced stretch are wrapped again, the rows of the lines before it kept and
+    those after it moved (a key in a 10 MB text: its few lines, not 240k). None when the lines
+    after the stretch do not line up (then wrap whole)."""
+    delta = len(new.text) - len(old.text)
+    char_b = char_b_old + delta
+    la = max(0, int(np.searchsorted(old.line_starts, char_a, side="right")) - 1)
+    # lines starting after the stretch start after an unchanged character: lines of both texts
+    lb_old = int(np.searchsorted(old.line_starts, char_b_old, side="right"))
+    lb_new = int(np.searchsorted(new.line_starts, char_b, side="right"))
+    if old.n_lines - lb_old != new.n_lines - lb_new or la > lb_new or la >= new.n_lines:
+        return None
+    mid, mid_breaks = lines_rows(new, la, lb_new, width=rows.width, wrap=rows.wrap)
+    per_line = np.diff(rows.row_starts)
+    line_rows = np.concatenate((per_line[:la], mid, per_line[lb_old:]))
+    row_starts = np.empty(len(line_rows) + 1, dtype=np.int64)
+    row_starts[0] = 0
+    np.cumsum(line_rows, out=row_starts[1:])
+    shift = lb_new - lb_old
+    breaks = {line: b for line, b in rows.breaks.items() if line < la}
+    breaks.update(mid_breaks)
+    breaks.update({line + shift: b + delta for line, b in rows.breaks.items() if line >= lb_old})
+    return Rows(width=rows.width, wrap=rows.wrap, row_starts=row_starts, breaks=breaks)
 
 
 def join_shifted(parts: list[tuple[np.ndarray, int]], dtype: np.dtype | type) -> np.ndarray:

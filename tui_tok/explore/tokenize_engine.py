@@ -66,6 +66,15 @@ class _Exact:
     layout: TokenLayout
 
 
+def _chars(data: bytes, a: int, b: int) -> int:
+    """Characters in ``data[a:b]`` (valid UTF-8: ``_splice`` encodes strictly): its bytes that do
+    not continue a character, counted with numpy (decoding a 10 MB tail took ~20 ms a key)."""
+    if b - a < 4096:
+        return len(data[a:b].decode("utf-8"))
+    view = np.frombuffer(data, dtype=np.uint8)[a:b]
+    return b - a - int(np.count_nonzero((view & 0xC0) == 0x80))
+
+
 def _compact(tokens: PieceArrays) -> PieceArrays:
     """Byte offsets kept for the next splice as int32 when they fit (the ids are the layout's)."""
     ids, starts, ends = tokens
@@ -213,8 +222,8 @@ class TokenizeEngine:
         splice = self._planner.plan(tok, last.data, last.inner, new, parse_special=request.parse_special, max_bytes=PIECE_CHARS)
         if splice is None:
             return None
-        char_a = len(new[: splice.a].decode("utf-8"))
-        char_b_old = len(last.layout.text) - len(new[splice.b :].decode("utf-8"))
+        char_a = _chars(new, 0, splice.a)
+        char_b_old = len(last.layout.text) - _chars(new, splice.b, len(new))
         mid_ids, mid_starts, mid_ends = splice.mid
         layout = splice_layout(
             last.layout, text, char_a=char_a, char_b_old=char_b_old, first=splice.first + last.n_bos,

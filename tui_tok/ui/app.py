@@ -165,9 +165,10 @@ class TuiTokApp(DataActions, App[int]):
     """Searchable vocabulary, built from metadata alone."""
     lint_report: var[LintReport | None] = var(None)
     """The lint findings (None until the lint worker is done)."""
-    ids: var[Sequence[int]] = var(())
+    ids: var[Sequence[int]] = var((), always_update=True)
     """Ids of the text in the tokenize view (the stream view replays them): a tuple, or
-    ``TokenIds`` (an array read as one) from the tokenize view."""
+    ``TokenIds`` (an array read as one) from the tokenize view. Set without comparing to the
+    last ids (3M of them with 10 MB of text: an O(n) compare on every key); watchers compare."""
     keep_cr_in_pastes: var[bool] = var(False)
     """Keep a paste's CR (the terminal's newline) instead of making it LF (``widgets/editor.py``);
     the tokenize view's toggle, remembered between runs."""
@@ -439,8 +440,10 @@ def run_app(opening: Opening, *, session: SessionState | None = None) -> int:
     ``session``: a session file's state to reopen (``--session``; the text is ``opening``'s).
     "Open model…" ends the app with a ``Relaunch``: the next one opens on it."""
     from tui_tok.ui.fast_paste import use_bulk_paste
+    from tui_tok.ui.heap import reuse_freed_memory
     from tui_tok.ui.lenient_input import accept_invalid_utf8
 
+    reuse_freed_memory()  # a key in a 10 MB text: no page faults for its new text and columns
     accept_invalid_utf8()
     use_bulk_paste()
     app = TuiTokApp(opening=opening)

@@ -32,6 +32,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui_tok.explore.chunk_marks import ChunkMarks, carry_marks, row_cuts
+from tui_tok.explore.layout_splice import splice_rows
 from tui_tok.explore.display import INVISIBLE, invisible_form, visible_text
 from tui_tok.explore.layout import (
     Rows,
@@ -117,11 +118,15 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
 
     def show(self, layout: TokenLayout) -> None:
         """Draw ``layout``; the cursor stays on the same token index when it still exists."""
-        old_rows = self._rows
+        old_rows, old_layout = self._rows, self.token_layout
         self.token_layout = layout
         if self.cut_marks is not None and self.cut_marks.text is not layout.text:
             self.cut_marks = carry_marks(self.cut_marks, layout.text)
+        edit = layout.edit
         self._rows = None
+        if old_rows is not None and edit is not None and edit.base() is old_layout and old_rows.width == max(2, self.content_box.width):
+            # an edit of the layout shown: only the lines around it are wrapped again
+            self._rows = splice_rows(old_rows, old_layout, layout, char_a=edit.char_a, char_b_old=edit.char_b_old)
         self._update_size()
         if self.cursor >= layout.n_tokens:
             self.cursor = layout.n_tokens - 1
