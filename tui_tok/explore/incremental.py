@@ -203,6 +203,10 @@ class EditPlanner:
                 table = None
             self._tables = (tok, table, table is not None or edit_margin(tok) is not None)
 
+    def table(self, tok: Tokenizer) -> CutTable | None:
+        """The cut table of ``tok`` once ``prepare`` built it (None: not built, or no cuts)."""
+        return self._tables[1] if self._tables is not None and self._tables[0] is tok else None
+
     def ready(self, tok: Tokenizer) -> bool:
         """Can edits of ``tok``'s text be spliced (a cut table built, or BPE's own cuts)?"""
         return self._tables is not None and self._tables[0] is tok and self._tables[2]

@@ -334,6 +334,8 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         return True
 
     def _run(self, request: TokenizeRequest) -> None:
+        if len(request.text) > WORKER_ONLY_CHARS and not self._engine.splices(self.tui.tokenizer):
+            self.tui.text_idle.clear()  # set again when a worker is done (the builds wait meanwhile)
         self._run_worker([request, self.query_one("#tok-ids", IdStrip).flow_hint()])
 
     @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
@@ -342,6 +344,12 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         Worker keeps its arguments, and Textual's workers sit in reference cycles (context
         variables) that only a full garbage collection frees: held directly, every key's
         request would keep its 10 MB text alive until then."""
+        try:
+            self._tokenize(job)
+        finally:
+            self.tui.text_idle.set()  # the index and lint builds may go on (``_run``)
+
+    def _tokenize(self, job: list[Any]) -> None:
         request: TokenizeRequest = job[0]
         flow_hint: tuple[tuple[int, ...], Flow | None] = job[1]
         job.clear()
@@ -351,18 +359,15 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
             return
         start = time.perf_counter()
         big = len(request.text) > WORKER_ONLY_CHARS
-        def progress(fraction: float) -> None:
-            self.post_message(self.Progress(request.generation, fraction))
-
-        def counted(ids: np.ndarray) -> None:
-            self.post_message(self.Counted(request.generation, ids))
+        generation, post = request.generation, self.post_message
         try:
             with self.session.lock:
                 if worker.is_cancelled:
                     return
                 result = self._engine.layout(
-                    tok, request, stop=lambda: worker.is_cancelled, progress=progress if big else None,
-                    counted=counted if big else None,
+                    tok, request, stop=lambda: worker.is_cancelled,
+                    progress=(lambda fraction: post(self.Progress(generation, fraction))) if big else None,
+                    counted=(lambda ids: post(self.Counted(generation, ids))) if big else None,
                 )
                 if result is None:
                     return
