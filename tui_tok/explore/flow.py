@@ -71,13 +71,11 @@ def reflow_rows(
         return flow_rows(new_w, width=width)
     width = max(1, width)
     m = min(n_old, n_new)
-    differ = np.flatnonzero(old_w[:m] != new_w[:m])
-    first = int(differ[0]) if len(differ) else m
+    first = _first_difference(old_w[:m], new_w[:m])
     if first == n_old == n_new:
         return np.asarray(old_starts, dtype=np.int64)
     k = m - first  # the common tail may not overlap the common head
-    tail_differ = np.flatnonzero(old_w[n_old - k :][::-1] != new_w[n_new - k :][::-1]) if k else np.zeros(0, np.int64)
-    same_tail = int(tail_differ[0]) if len(tail_differ) else k
+    same_tail = _first_difference(old_w[n_old - k :][::-1], new_w[n_new - k :][::-1]) if k else 0
     tail_start, delta = n_new - same_tail, n_new - n_old
     # the row holding the item before the first change: its end was decided by that change
     row = min(max(0, int(np.searchsorted(old_starts, first - 1, side="right")) - 1), len(old_starts) - 2)
@@ -109,3 +107,10 @@ def reflow_rows(
                 out.append(n_new)
                 return np.concatenate((head, np.asarray(out, dtype=np.int64)))
             i = j
+
+
+def _first_difference(a: np.ndarray, b: np.ndarray) -> int:
+    """The first index where ``a`` and ``b`` (of one length) differ, or their length: by
+    ``argmax``, not ``flatnonzero`` (after an insert most of 3M labels differ by position)."""
+    differ = a != b
+    return int(differ.argmax()) if differ.any() else len(a)

@@ -56,6 +56,10 @@ class Spliced:
     base: weakref.ref[TokenLayout]
     char_a: int
     char_b_old: int
+    first: int
+    """``base``'s tokens ``[:first]`` are this layout's first tokens."""
+    stop: int
+    """``base``'s tokens ``[stop:]`` are this layout's last tokens."""
 
 
 @dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)

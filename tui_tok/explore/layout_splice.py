@@ -47,7 +47,9 @@ def splice_layout(
     )  # fmt: skip
     cat = np.concatenate
     ids = join_shifted([(old.ids[:first], 0), (mid.ids, 0), (old.ids[stop:], 0)], old.ids.dtype)
-    pos_type = np.result_type(old.starts.dtype, mid.starts.dtype) if len(text) < 2**31 - 64 else np.int64
+    # the old columns' type (int32 for most texts), not widened by the stretch's (an ASCII
+    # stretch's are int64): 3M-long columns stay 12 MB, and no key pays a widening copy
+    pos_type = old.starts.dtype if len(text) < 2**31 - 64 else np.int64
     starts = join_shifted([(old.starts[:first], 0), (mid.starts, char_a), (old.starts[stop:], delta)], pos_type)
     ends = join_shifted([(old.ends[:first], 0), (mid.ends, char_a), (old.ends[stop:], delta)], pos_type)
     kinds = join_shifted([(old.kinds[:first], 0), (mid.kinds, 0), (old.kinds[stop:], 0)], np.uint8)
@@ -75,7 +77,7 @@ def splice_layout(
     return TokenLayout(
         text=text, ids=ids, starts=starts, ends=ends, kinds=kinds, phases=phases,
         line_starts=line_starts, cells_before=cells_before, n_bytes=n_bytes,
-        edit=Spliced(weakref.ref(old), char_a, char_b_old),
+        edit=Spliced(weakref.ref(old), char_a, char_b_old, first, stop),
     )  # fmt: skip
 
 

@@ -144,8 +144,8 @@ class TokenizeEngine:
         *,
         chunks: list[str] | None = None,
         stop: Callable[[], bool] | None = None,
-        progress: Callable[[float], None] | None = None,
-        counted: Callable[[np.ndarray], None] | None = None,
+        progress: Callable[[float], object] | None = None,
+        counted: Callable[[np.ndarray], object] | None = None,
     ) -> tuple[TokenLayout, bool] | None:
         """Tokenize (line by line from the cache when provisional) and lay out; holds the lock.
         Returns the layout and whether it is provisional.

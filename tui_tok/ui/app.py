@@ -303,8 +303,10 @@ class TuiTokApp(DataActions, App[int]):
             self.exit(return_code=message.error.exit_code if message.error is not None else 1)
             return
         self._opened(message.opened)
+        # the loading screen is painted: the tokenizer builds while the views are made (with a
+        # 10 MB text the view's editor takes ~0.5 s, which the count no longer waits for)
+        self._start_builds()
         self.switch_mode("compare" if self.compare_gguf is not None else "tokenize")
-        self.call_after_refresh(self._start_builds)
 
     def on_unmount(self) -> None:
         self.gc_pacer.stop()
@@ -355,6 +357,10 @@ class TuiTokApp(DataActions, App[int]):
         self.post_message(VocabIndexBuilt(index, time.perf_counter() - start))
 
     def on_tokenizer_loaded(self, message: TokenizerLoaded) -> None:
+        from tui_tok.ui.screens.tokenize import WORKER_ONLY_CHARS
+
+        if message.tokenizer is not None and len(self.text) > WORKER_ONLY_CHARS:
+            self.text_idle.clear()  # the tokenize view's worker sets it again (``_after_text``)
         self.tokenizer_ready_at = time.perf_counter()
         self.tokenizer_error = message.error
         self.tokenizer = message.tokenizer
