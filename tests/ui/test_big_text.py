@@ -1,5 +1,6 @@
 """A long ``--text`` (issue 30): the explorer opens on it from its loading screen, the exact count
-comes from the tokenize worker (outside BPE before the colours: from the ids alone), the index
+comes from the tokenize worker (outside BPE before the colours: from the ids alone), which also
+wraps the text for the Tokens panel, the index
 and lint builds wait for it, and a key typed afterwards is spliced: its count exact, the Tokens
 panel's rows re-wrapped only around it and the id strip's labels measured only where it changed,
 both equal to a fresh wrap. The speed itself is ``python -m benchmarks big_text``'s (a real
@@ -58,6 +59,9 @@ async def test_long_text_counts_then_a_key_is_spliced_exactly(name: str, monkeyp
     monkeypatch.setattr(TokenizeScreen, "on_tokenize_screen_counted", lambda self, m: (order.append("count"), counted(self, m))[1])
     built = TuiTokApp.on_vocab_index_built
     monkeypatch.setattr(TuiTokApp, "on_vocab_index_built", lambda self, m: (order.append("index"), built(self, m))[1])
+    wraps: list[int] = []  # wraps on the UI thread (the worker's are tokenize_draw's)
+    wrap = token_view.wrap_rows
+    monkeypatch.setattr(token_view, "wrap_rows", lambda lay, width: (wraps.append(lay.n_lines), wrap(lay, width=width))[1])
     app = TuiTokApp(opening=Opening(name, lambda progress: Opened(read_gguf(path), TEXT)))
     async with app.run_test(size=(120, 40)) as pilot:
         await _until(app, lambda: _idle(app))
@@ -69,10 +73,9 @@ async def test_long_text_counts_then_a_key_is_spliced_exactly(name: str, monkeyp
         assert 0 < screen.count_shown_at <= screen.last_result_at
         assert f"{len(want):,} tokens" in str(screen.query_one("#tok-stats", Readout).render())
 
-        wraps: list[int] = []
+        assert max(wraps) == 1  # the worker wrapped the text's lines (the UI thread only the empty view's one)
         widths: list[int] = []
-        wrap, measure = token_view.wrap_rows, id_strip.label_widths
-        monkeypatch.setattr(token_view, "wrap_rows", lambda lay, width: (wraps.append(lay.n_lines), wrap(lay, width=width))[1])
+        measure = id_strip.label_widths
         monkeypatch.setattr(id_strip, "label_widths", lambda ids, pieces: (widths.append(len(ids)), measure(ids, pieces))[1])
         editor = screen.query_one("#tok-input", Editor)
         spliced = screen.spliced_shown
@@ -83,7 +86,7 @@ async def test_long_text_counts_then_a_key_is_spliced_exactly(name: str, monkeyp
             await _until(app, lambda: screen.last_result_at > since and _idle(app))
             assert list(app.ids) == tok.encode(editor.text)
         assert screen.spliced_shown == spliced + 2
-        assert wraps == [] and max(widths) < 100  # only the lines and labels around each key
+        assert max(wraps) == 1 and max(widths) < 100  # only the lines and labels around each key
 
         view = screen.query_one("#tok-view", TokenView)
         fresh = wrap(view.token_layout, width=view.rows.width)

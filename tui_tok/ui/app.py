@@ -364,7 +364,8 @@ class TuiTokApp(DataActions, App[int]):
         self.tokenizer_ready_at = time.perf_counter()
         self.tokenizer_error = message.error
         self.tokenizer = message.tokenizer
-        _freeze_heap()
+        if self.text_idle.is_set():  # else once the long text is tokenized (the index waits for it, then freezes)
+            _freeze_heap()
         self.build_index()  # one build at a time: two threads would starve the UI of the GIL
 
     def on_vocab_index_built(self, message: VocabIndexBuilt) -> None:

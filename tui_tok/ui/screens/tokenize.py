@@ -31,19 +31,20 @@ from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.incremental import split_chunks
-from tui_tok.explore.layout import TokenLayout
+from tui_tok.explore.layout import Rows, TokenLayout
 from tui_tok.explore.stats import text_stats
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.paint_now import paint_now
 from tui_tok.ui.session_io import apply_pending_tokenize
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.screens.tokenize_cuts import ChunkCuts, CutsReady
+from tui_tok.ui.screens.tokenize_draw import DrawHint, draw_hint, drawn
 from tui_tok.ui.screens.toggles import CheckboxToggles
 from tui_tok.explore.token_info import token_byte_offset
 from tui_tok.explore.tokenize_engine import TokenizeEngine, TokenizeRequest, details_rows
 from tui_tok.ui.token_ids import TokenIds
 from tui_tok.ui.widgets.editor import Editor, load_text
-from tui_tok.ui.widgets.id_strip import Flow, FlowHint, IdStrip, spliced_widths, strip_flow
+from tui_tok.ui.widgets.id_strip import Flow, IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.token_details import TokenDetails
@@ -102,6 +103,8 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         provisional: bool = False
         flowed: tuple[Flow, ...] = ()
         """The id strip's rows, flowed by the worker at the widths it may have (a long text's 3M labels)."""
+        rows: Rows | None = None
+        """The Tokens panel's rows, wrapped by the worker (a long text's 240k lines)."""
 
     @dataclass
     class Counted(Message):
@@ -335,7 +338,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         if len(request.text) > WORKER_ONLY_CHARS and not self._engine.splices(self.tui.tokenizer):
             self.tui.text_idle.clear()  # set again when a worker is done (the builds wait meanwhile)
             self._in_flight = (request.text, (self.tui.tokenizer, request.add_special, request.parse_special, request.show_pieces))
-        self._run_worker([request, self.query_one("#tok-ids", IdStrip).flow_hint()])
+        self._run_worker([request, draw_hint(self.query_one("#tok-ids", IdStrip), self.query_one("#tok-view", TokenView))])
 
     @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
     def _run_worker(self, job: list[Any]) -> None:
@@ -349,7 +352,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
 
     def _tokenize(self, job: list[Any]) -> None:
         request: TokenizeRequest = job[0]
-        flow_hint: FlowHint = job[1]
+        hint: DrawHint = job[1]
         job.clear()
         worker = get_current_worker()
         tok = self.tui.tokenizer
@@ -374,14 +377,10 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         except TuiTokError as exc:
             self.post_message(self.Tokenized(request.generation, None, None, 0.0, str(exc)))
             return
-        # what the UI thread would otherwise do for a long text, in slices that let it run
-        labels = spliced_widths(layout, pieces, flow_hint) if big else None
-        flowed = tuple(strip_flow(layout.ids, pieces, w, flow_hint[1], labels) for w in flow_hint[0]) if big else ()
+        flowed, rows = drawn(layout, pieces, hint) if big else ((), None)  # else the UI thread's work (tokenize_draw)
         if not worker.is_cancelled:
             elapsed = time.perf_counter() - start
-            self.post_message(
-                self.Tokenized(request.generation, layout, pieces, elapsed, provisional=provisional, flowed=flowed)
-            )
+            self.post_message(self.Tokenized(generation, layout, pieces, elapsed, provisional=provisional, flowed=flowed, rows=rows))
 
     def on_tokenize_screen_counted(self, message: Counted) -> None:
         """The exact count (and ids) of a long text, shown while its colours are laid out."""
@@ -411,7 +410,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         stats.remove_class("-error")
         layout = message.layout
         view = self.query_one("#tok-view", TokenView)
-        view.show(layout)
+        view.show(layout, message.rows)
         self.query_one("#tok-ids", IdStrip).show(
             layout.ids, layout.kinds, phases=layout.phases, pieces=message.pieces, flowed=message.flowed
         )
