@@ -20,8 +20,9 @@ M_TRIM_THRESHOLD = -1
 M_MMAP_THRESHOLD = -3
 MMAP_FROM = 1 << 30
 """Blocks from 1 GB are still mapped (the default: from 128 KB, rising with use to 32 MB)."""
-TRIM_FROM = 256 << 20
-"""Free memory at the heap's top is given back once it exceeds 256 MB (default 128 KB)."""
+TRIM_FROM = 32 << 20
+"""Free memory at the heap's top is given back once it exceeds 32 MB (default 128 KB): with 256 MB
+the peak RSS of a 10 MB text rose by ~190 MB over mapped blocks, with 32 MB by ~100 MB."""
 
 
 def reuse_freed_memory() -> bool:
