@@ -162,7 +162,8 @@ def _fmt(x: object, unit: str = "s") -> str:
 
 def main(argv: list[str]) -> int:
     if "-h" in argv or "--help" in argv:
-        print(__doc__.split("\n\n")[0].replace("``", ""))
+        print(__doc__.split("\n\n")[0].split(": ")[0].replace("``", ""))
+        print("usage: python -m benchmarks big_text [--size MB] [--keys N] [GGUF ...]")
         return 0
     if shutil.which("tmux") is None:
         print("big_text: tmux is not installed", file=sys.stderr)
