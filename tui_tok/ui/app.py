@@ -359,7 +359,7 @@ class TuiTokApp(DataActions, App[int]):
     def on_tokenizer_loaded(self, message: TokenizerLoaded) -> None:
         from tui_tok.ui.screens.tokenize import WORKER_ONLY_CHARS
 
-        if message.tokenizer is not None and len(self.text) > WORKER_ONLY_CHARS:
+        if message.tokenizer is not None and len(self.text) > WORKER_ONLY_CHARS and self.current_mode == "tokenize":
             self.text_idle.clear()  # the tokenize view's worker sets it again (``_after_text``)
         self.tokenizer_ready_at = time.perf_counter()
         self.tokenizer_error = message.error
