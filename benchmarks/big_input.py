@@ -89,7 +89,7 @@ async def _app_run(model: str, path: Path) -> dict[str, Any]:
             if time.perf_counter() - start > 600:
                 break
         out["count_shown_s"] = screen.count_shown_at - start
-        while not (screen.last_result_at > start and not screen.showing_provisional and not app.workers._workers):  # noqa: SLF001
+        while not (screen.last_result_at > start and not screen.showing_provisional and not app.workers._workers):
             await asyncio.sleep(0.01)
             if time.perf_counter() - start > 600:
                 break

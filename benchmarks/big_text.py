@@ -143,7 +143,7 @@ def _run_app(model: Path, path: Path, first_line: str, count: int, keys: list[tu
             want = f"{n:,} tokens"
             t0 = time.perf_counter()
             subprocess.run(["tmux", "send-keys", "-t", session, "-l", ch], check=True)
-            times.append(_wait(session, lambda p: want in p, t0, timeout=30))
+            times.append(_wait(session, lambda p, want=want: want in p, t0, timeout=30))
             time.sleep(0.3)
         out["keys"] = times
         out["rss"] = _peak_rss_mb(pid)

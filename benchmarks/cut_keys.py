@@ -43,7 +43,10 @@ def _keys(path: Path, size: int, n: int) -> None:
     results = {}
     for mode in ("full", "cut"):
         engine = TokenizeEngine()
-        req = lambda g, t: TokenizeRequest(generation=g, text=t, add_special=True, parse_special=False, show_pieces=False)  # noqa: E731
+
+        def req(g: int, t: str) -> TokenizeRequest:
+            return TokenizeRequest(generation=g, text=t, add_special=True, parse_special=False, show_pieces=False)
+
         t0 = time.perf_counter()
         engine.layout(tok, req(0, text))
         first = time.perf_counter() - t0

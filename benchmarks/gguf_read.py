@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,12 +79,12 @@ def main(argv: list[str] | None = None) -> int:
         size = v.path.stat().st_size
         f = read_gguf(v.path)
         n_strings = sum(len(f.get(k) or ()) for k in ("tokenizer.ggml.tokens", "tokenizer.ggml.merges"))
-        wall, cpu = best_of(args.repeat, lambda: read_gguf(v.path))
-        info_wall, _ = best_of(3, lambda: info_process(v.path))
+        wall, cpu = best_of(args.repeat, partial(read_gguf, v.path))
+        info_wall, _ = best_of(3, partial(info_process, v.path))
         peer = "-"
         speed = "-"
         if have_peer and not (args.quick and size > QUICK_LIMIT):
-            peer_wall, _ = best_of(1, lambda: gguf_py(v.path))
+            peer_wall, _ = best_of(1, partial(gguf_py, v.path))
             peer = f"{peer_wall:9.2f}"
             speedups.append(peer_wall / wall)
             speed = f"{peer_wall / wall:7.0f}x"

@@ -68,14 +68,14 @@ async def _until_painted(widget: Any, since: float) -> None:
 def _clock_frames(app: Any) -> list[float]:
     """perf_counter() each time the app hands a finished frame to its driver (appended to the list)."""
     stamps: list[float] = []
-    display = app._display  # noqa: SLF001 - benchmark probe: where a composed frame is written out
+    display = app._display  # benchmark probe: where a composed frame is written out
 
     def timed(screen: Any, renderable: Any) -> None:
         display(screen, renderable)
         if renderable is not None:
             stamps.append(time.perf_counter())
 
-    app._display = timed  # noqa: SLF001
+    app._display = timed
     return stamps
 
 
@@ -102,10 +102,10 @@ async def _keystrokes(path: Path, size: int, n: int) -> tuple[list[float], int, 
         await pilot.pause()
         for i in range(-WARM_UP_KEYS, n):
             # what a typed key does (Pilot.press itself adds ~60 ms of test-harness waiting)
-            before = screen._generation  # noqa: SLF001 - benchmark probe
+            before = screen._generation  # benchmark probe
             start = time.perf_counter()
             editor.insert("abcdefghij"[i % 10])
-            while screen._generation == before or screen._shown_generation != screen._generation:  # noqa: SLF001
+            while screen._generation == before or screen._shown_generation != screen._generation:
                 await asyncio.sleep(0.0005)
             await _until_painted(view, screen.last_result_at)
             while not written or written[-1] < view.painted_at:
@@ -116,7 +116,7 @@ async def _keystrokes(path: Path, size: int, n: int) -> tuple[list[float], int, 
             await pilot.pause()
         # typing stops: how long until the exact whole-text result is drawn
         stop = time.perf_counter()
-        while screen.query_one("#tok-stats").has_class("-provisional") or screen._shown_generation != screen._generation:  # noqa: SLF001
+        while screen.query_one("#tok-stats").has_class("-provisional") or screen._shown_generation != screen._generation:
             await asyncio.sleep(0.002)
         exact = time.perf_counter() - stop
     return times, len(text.encode()), exact, frames

@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from support import HAVE_SHARED, SHARED, SHARED_MISSING  # noqa: E402
+from support import HAVE_SHARED, SHARED, SHARED_MISSING
 
 
 def pytest_report_header(config) -> str:  # type: ignore[no-untyped-def]

@@ -108,7 +108,7 @@ def render_case(render_jinja_template, template: str, case: dict, bos: str, eos:
             bos_token=bos, eos_token=eos, **case.get("extra", {}),
         )
         return {"expected": text[0]}
-    except Exception as exc:  # noqa: BLE001 - a reference may be "this template refuses it"
+    except Exception as exc:  # a reference may be "this template refuses it"
         return {"error": f"{type(exc).__name__}: {exc}"}
 
 

@@ -4,7 +4,7 @@ Run with a Python that has llama-cpp-python (0.3.36 recorded the file); the test
 fixture and never need llama_cpp. Texts: hand-picked edge cases (NFKC-changed full- and
 half-width forms, spaces, newlines, unknown characters, ASCII inside CJK), lines of
 ``benchmarks/cjk_text.py`` (seed 3, not the training text) and one 20 KB text, long enough to
-take the whole-text ids path (``ugm/encoder.py``'s ``_WHOLE_FROM``).
+take the whole-text ids path (``Paths.ugm_whole_from``, ``tokenizer/core/paths.py``).
 
     /path/to/llama-venv/bin/python tools/record_cjk_ids.py
 """

@@ -10,8 +10,8 @@ Imports are lazy so ``tui-tok info`` starts fast.
 
 Importing this package before numpy sets ``OPENBLAS_NUM_THREADS=1`` (unless a thread count is
 already set): numpy's bundled OpenBLAS otherwise starts a worker thread per core at
-``import numpy``, which costs ~0.08-0.12 s of a ~0.4 s open on a busy 2-core machine, and tui-tok
-never calls BLAS. A program that imports tui_tok first and then wants multi-threaded numpy linear
+``import numpy``, a fair share of the time ``tui-tok info`` takes on a busy 2-core machine, and
+tui-tok never calls BLAS. A program that imports tui_tok first and then wants multi-threaded numpy linear
 algebra should set the variable itself (or import numpy first).
 """
 

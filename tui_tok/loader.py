@@ -17,12 +17,13 @@ from tui_tok.errors import UnsupportedTokenizerError, VocabError
 
 if TYPE_CHECKING:
     from tui_tok.gguf import GGUFFile
+    from tui_tok.tokenizer.core.paths import Paths, PathsMode
     from tui_tok.tokenizer.tokenizer import Tokenizer
 
 
-def load_tokenizer(source: str | os.PathLike[str] | GGUFFile) -> Tokenizer:
+def load_tokenizer(source: str | os.PathLike[str] | GGUFFile, *, paths: PathsMode | Paths | None = None) -> Tokenizer:
     """Read ``source`` (a path, a URL or shorthand that ``tui_tok.sources`` resolves, or a
-    ``GGUFFile``) and build its tokenizer.
+    ``GGUFFile``) and build its tokenizer, with the code paths ``paths`` (``Tokenizer``).
 
     Raises ``GGUFFormatError``/``GGUFOpenError`` for unreadable files, ``VocabError`` (with the
     path) when llama.cpp would refuse the vocab, ``UnsupportedTokenizerError`` (with the path) for
@@ -40,7 +41,7 @@ def load_tokenizer(source: str | os.PathLike[str] | GGUFFile) -> Tokenizer:
                  if f.item_type is GGUFValueType.STRING and type(f.value) is list}  # fmt: skip
     texts = {k: f.text for k, f in gguf.fields.items() if f.text is not None}
     try:
-        return Tokenizer(vocab_from_metadata(gguf.metadata, str_lists=str_lists, texts=texts))
+        return Tokenizer(vocab_from_metadata(gguf.metadata, str_lists=str_lists, texts=texts), paths=paths)
     except VocabError as exc:
         path = getattr(gguf, "location", None)
         if path is not None and str(path) not in str(exc):

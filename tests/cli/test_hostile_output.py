@@ -154,13 +154,13 @@ def test_list(capsys: pytest.CaptureFixture[str], tmp_path: Path, hostile: str, 
 class _LyingServer(BaseHTTPRequestHandler):
     """Answers every request with a 404 whose reason phrase and Content-Type hold escape sequences."""
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self.send_response(404, "Not" + OSC_TITLE + "Found")
         self.send_header("Content-Type", "text/\x1b[7m\x9bhtml")
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    do_HEAD = do_GET  # noqa: N815
+    do_HEAD = do_GET
 
     def log_message(self, format: str, *args: object) -> None:  # quiet
         pass

@@ -55,6 +55,7 @@ def test_without_chat_the_conversation_stays_unset() -> None:
     ({"messages": [{"role": "user"}, {"content": "x"}]}, "messages[1]: expected an object with a string \"role\""),
     ({"messages": {"role": "user"}}, "messages: expected a JSON list"),
     ({"chat": {"template": 3}}, "template: expected a string"),
+    ({"chat": {"runtime": "vllm"}}, "chat: runtime: 'vllm' is not one of llama-server, transformers"),
     ({"text_base64": "@@@"}, "text_base64: not base64"),
 ])  # fmt: skip
 def test_bad_fields_are_named(change: dict, message: str) -> None:  # type: ignore[type-arg]
@@ -80,3 +81,17 @@ def test_reading_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         load(path)
     with pytest.raises(SessionFileError, match="missing.json: the session file: cannot open"):
         load(tmp_path / "missing.json")
+
+
+def test_the_runtime_and_tool_calls_round_trip(tmp_path: Path) -> None:
+    messages = [{"role": "assistant", "content": "", "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}}]},
+                {"role": "tool", "content": "2", "tool_call_id": "c1", "name": "f"}]  # fmt: skip
+    state = SessionState(text="", chat=ChatState(messages=messages, runtime="transformers"))
+    save(tmp_path / "s.json", state)
+    assert load(tmp_path / "s.json") == state
+    assert json.loads((tmp_path / "s.json").read_text("ascii"))["chat"]["runtime"] == "transformers"
+    # a file without the runtime (older tui-tok) renders with llama-server, the default
+    doc = json.loads(to_json(state))
+    del doc["chat"]["runtime"]
+    assert from_json(doc, "s.json").chat.runtime == "llama-server"  # type: ignore[union-attr]

@@ -27,7 +27,7 @@ from tui_tok.gguf.reader import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sources"))
-from fake_stores import limited_run, sparse_liar  # noqa: E402
+from fake_stores import limited_run, sparse_liar
 
 
 class ClaimingSource:

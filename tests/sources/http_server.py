@@ -61,7 +61,7 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # quiet
         pass
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         st = self.state
         st.requests.append((self.path, self.headers.get("Range"), self.headers.get("Authorization")))
         m = re.match(r"^/api/models/([^/]+/[^/]+)$", self.path)

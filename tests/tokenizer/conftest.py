@@ -25,14 +25,20 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # ty
 
 @pytest.fixture(scope="session")
 def load_cached():  # type: ignore[no-untyped-def]
-    """``load_cached(path)`` -> Tokenizer, loaded once per session (big vocabs take a while)."""
+    """``load_cached(path, paths=None)`` -> Tokenizer with those code paths (``core/paths.py``;
+    None: the default), loaded once per session (big vocabs take a while; the other modes share
+    the first one's vocab)."""
     from tui_tok.loader import load_tokenizer
+    from tui_tok.tokenizer.tokenizer import Tokenizer
 
     cache: dict = {}
 
-    def get(path):  # type: ignore[no-untyped-def]
-        if path not in cache:
-            cache[path] = load_tokenizer(path)
-        return cache[path]
+    def get(path, paths=None):  # type: ignore[no-untyped-def]
+        if (path, paths) not in cache:
+            if (path, None) not in cache:
+                cache[path, None] = load_tokenizer(path)
+            if paths is not None:
+                cache[path, paths] = Tokenizer(cache[path, None].vocab, paths=paths)
+        return cache[path, paths]
 
     return get

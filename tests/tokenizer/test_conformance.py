@@ -1,6 +1,7 @@
 """Every vocab file against llama.cpp's own output: ids, pieces, both detokenizations, .inp/.out.
 
-One test per vocab (all families). A family whose encoder is missing fails with a message saying
+One test per vocab (all families) and code-path mode (``Tokenizer(paths=...)``: the tuned sizes,
+every fast path from the smallest input, no fast path; each must give llama.cpp's ids). A family whose encoder is missing fails with a message saying
 so: that is the truth about the project, not something to skip. The match rate per vocab is
 printed at the end of the run (see conftest.py). Uses only bundled assets without ../shared.
 """
@@ -11,6 +12,7 @@ import pytest
 from support import VocabFile, conformance_rows, llama_test_cases, vocab_files
 
 from tui_tok.errors import TuiTokError
+from tui_tok.tokenizer.core.paths import MODES
 from tui_tok.tokenizer.tokenizer import Tokenizer
 
 MATCH_RATES: dict[str, tuple[int, int, str]] = {}
@@ -43,14 +45,16 @@ def _row_problems(tok: Tokenizer, row: dict) -> list[str]:
     return problems
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("vf", _VOCABS, ids=[v.name for v in _VOCABS])
-def test_matches_llama_cpp(load_cached, record_property, vf: VocabFile) -> None:  # type: ignore[no-untyped-def]
+def test_matches_llama_cpp(load_cached, record_property, vf: VocabFile, mode: str) -> None:  # type: ignore[no-untyped-def]
+    name = vf.name if mode == "auto" else f"{vf.name} ({mode})"
     try:
-        tok = load_cached(vf.path)
+        tok = load_cached(vf.path, mode)
     except TuiTokError as exc:
-        MATCH_RATES[vf.name] = (0, len(conformance_rows(vf.name)), f"cannot load: {exc}")
-        record_property("conformance_match_rate", (vf.name, *MATCH_RATES[vf.name]))
-        pytest.fail(f"{vf.name}: cannot build a tokenizer ({type(exc).__name__}: {exc})")
+        MATCH_RATES[name] = (0, len(conformance_rows(vf.name)), f"cannot load: {exc}")
+        record_property("conformance_match_rate", (name, *MATCH_RATES[name]))
+        pytest.fail(f"{name}: cannot build a tokenizer ({type(exc).__name__}: {exc})")
     problems: list[str] = []
     rows = conformance_rows(vf.name)
     ok = 0
@@ -67,6 +71,6 @@ def test_matches_llama_cpp(load_cached, record_property, vf: VocabFile) -> None:
         else:
             problems.append(f".inp/.out {text!r}: ids {got} != {expected}")
     note = f"(.inp/.out {ok_cases}/{len(cases)})" if cases else ""
-    MATCH_RATES[vf.name] = (ok, len(rows), note)
-    record_property("conformance_match_rate", (vf.name, ok, len(rows), note))
-    assert not problems, f"{vf.name}: {len(problems)} mismatches, first ones:\n" + "\n".join(problems[:10])
+    MATCH_RATES[name] = (ok, len(rows), note)
+    record_property("conformance_match_rate", (name, ok, len(rows), note))
+    assert not problems, f"{name}: {len(problems)} mismatches, first ones:\n" + "\n".join(problems[:10])

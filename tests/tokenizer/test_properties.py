@@ -1,22 +1,26 @@
 """Invariants on every available vocab: no crash on any text, spans in order (tiling the input for
-lossless families), and byte-exact round trips through the pieces."""
+lossless families), and byte-exact round trips through the pieces; in every code-path mode
+(``Tokenizer(paths=...)``), on short texts and on long ones (``long_text.py``: the big-input paths)."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from long_text import LONG_TEXT
 from support import VocabFile, vocab_files
 
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.core.byte_level import BYTE_TO_CHAR
 from tui_tok.tokenizer.core.decode import clean_spaces
+from tui_tok.tokenizer.core.paths import MODES
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 
 VOCABS = list(vocab_files())
 C_SPACE = b" \t\n\v\f\r"
 STRIP = int(TokenAttr.LSTRIP | TokenAttr.RSTRIP)
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+LONG_SETTINGS = settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 # text with the characters tokenizers treat specially, plus anything
 TEXT = st.one_of(
@@ -59,11 +63,24 @@ def check_spans(tok, data: bytes, tokens) -> None:
         assert tokens and attrs[tokens[-1].id] & STRIP and all(b in C_SPACE for b in data[pos:]), (data[pos:], tokens)
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("vf", VOCABS, ids=[v.name for v in VOCABS])
 @SETTINGS
 @given(text=TEXT, add=st.booleans(), parse=st.booleans())
-def test_any_text_encodes_with_ordered_spans(load_cached, vf: VocabFile, text: str, add: bool, parse: bool) -> None:
-    tok = load_cached(vf.path)
+def test_any_text_encodes_with_ordered_spans(load_cached, vf: VocabFile, mode: str, text: str, add: bool, parse: bool) -> None:
+    _spans_and_ids(load_cached(vf.path, mode), text, add, parse)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("vf", VOCABS, ids=[v.name for v in VOCABS])
+@LONG_SETTINGS
+@given(text=LONG_TEXT, parse=st.booleans())
+def test_long_text_encodes_with_ordered_spans(load_cached, vf: VocabFile, mode: str, text: str, parse: bool) -> None:
+    """Thousands of characters: new words enough for the batches, now and then a huge word."""
+    _spans_and_ids(load_cached(vf.path, mode), text, True, parse)
+
+
+def _spans_and_ids(tok, text: str, add: bool, parse: bool) -> None:  # type: ignore[no-untyped-def]
     data = text.encode()
     tokens = tok.tokenize(text, add_special=add, parse_special=parse)
     assert [t.id for t in tokens] == tok.encode(data, add_special=add, parse_special=parse)
@@ -71,11 +88,12 @@ def test_any_text_encodes_with_ordered_spans(load_cached, vf: VocabFile, text: s
     tok.decode([t.id for t in tokens])
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("vf", VOCABS, ids=[v.name for v in VOCABS])
 @SETTINGS
 @given(data=st.binary(max_size=24))
-def test_any_bytes_encode_or_fail_like_llama_cpp(load_cached, vf: VocabFile, data: bytes) -> None:
-    tok = load_cached(vf.path)
+def test_any_bytes_encode_or_fail_like_llama_cpp(load_cached, vf: VocabFile, mode: str, data: bytes) -> None:
+    tok = load_cached(vf.path, mode)
     try:
         tokens = tok.tokenize(data, add_special=False)
     except TokenizeError:
@@ -86,11 +104,12 @@ def test_any_bytes_encode_or_fail_like_llama_cpp(load_cached, vf: VocabFile, dat
     assert tok.encode(data, add_special=False) == [t.id for t in tokens]
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("vf", [v for v in VOCABS], ids=[v.name for v in VOCABS])
 @SETTINGS
 @given(text=TEXT)
-def test_pieces_round_trip_on_lossless_vocabs(load_cached, vf: VocabFile, text: str) -> None:
-    tok = load_cached(vf.path)
+def test_pieces_round_trip_on_lossless_vocabs(load_cached, vf: VocabFile, mode: str, text: str) -> None:
+    tok = load_cached(vf.path, mode)
     v = tok.vocab
     if not lossless(tok) or (v.type is VocabType.SPM or v.escape_whitespaces) and "\u2581" in text:
         return  # SPM (and gemma4) render a literal ▁ as a space

@@ -7,7 +7,8 @@ threads wrong ids or an ``IndexError``. Each round here takes a *fresh* tokenize
 hide the race), starts 8 threads at a barrier, each encoding or tokenizing its own slice of a
 mixed text (the conformance inputs: scripts, bytes, whitespace runs, special-token texts), and
 compares with the same calls made one after the other on another fresh tokenizer. The switch
-interval is shortened so that threads interleave inside the cache updates.
+interval is shortened so that threads interleave inside the cache updates. Each code-path mode
+(``Tokenizer(paths=...)``) is tested: "eager" takes the batches' shared tables from the first text.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 
 from support import conformance_rows, llama_test_cases, vocab_files
 from tui_tok.tokenizer import Tokenizer
+from tui_tok.tokenizer.core.paths import MODES
 
 THREADS = 8
 ROUNDS = 6
@@ -91,40 +93,43 @@ def _threaded(tok: Tokenizer, jobs: list) -> list[object]:
     return results
 
 
-def _check(path: Path, load_cached) -> None:  # type: ignore[no-untyped-def]
+def _check(path: Path, load_cached, mode: str) -> None:  # type: ignore[no-untyped-def]
     vocab = load_cached(path).vocab
     name = path.name.removesuffix(".gguf").removeprefix("ggml-vocab-")
     jobs = _jobs(_text(name))
-    fresh = Tokenizer(vocab)
+    fresh = Tokenizer(vocab, paths=mode)
     expected = [_run(fresh, job) for job in jobs]
     assert not any(isinstance(e, str) for e in expected), expected
     with _fast_switching():
-        for round_ in range(ROUNDS):
-            got = _threaded(Tokenizer(vocab), jobs)
+        for round_ in range(ROUNDS if mode != "reference" else 2):  # the reference shares no batch tables
+            got = _threaded(Tokenizer(vocab, paths=mode), jobs)
             for i, (g, e) in enumerate(zip(got, expected)):
                 assert g == e, f"{name}: round {round_}, thread {i} ({jobs[i][0]}): {str(g)[:200]}"
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("path", _available(FAMILY_VOCABS), ids=lambda p: p.name)
-def test_shared_tokenizer_in_threads_bundled(path: Path, load_cached) -> None:  # type: ignore[no-untyped-def]
-    _check(path, load_cached)
+def test_shared_tokenizer_in_threads_bundled(path: Path, load_cached, mode: str) -> None:  # type: ignore[no-untyped-def]
+    _check(path, load_cached, mode)
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", SHARED_VOCABS)
-def test_shared_tokenizer_in_threads_shared(name: str, load_cached) -> None:  # type: ignore[no-untyped-def]
+def test_shared_tokenizer_in_threads_shared(name: str, load_cached, mode: str) -> None:  # type: ignore[no-untyped-def]
     paths = _available((name,))
     if not paths:
         pytest.skip(f"{name} not available (../shared missing or has no such vocab)")
-    _check(paths[0], load_cached)
+    _check(paths[0], load_cached, mode)
 
 
-def test_plamo2_tokenizer_in_threads(tmp_path: Path, load_cached) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("mode", MODES)
+def test_plamo2_tokenizer_in_threads(tmp_path: Path, load_cached, mode: str) -> None:  # type: ignore[no-untyped-def]
     from fixtures.plamo2_vocab import write_plamo2_gguf
 
     path = write_plamo2_gguf(tmp_path / "plamo2.gguf")
     vocab = load_cached(path).vocab
     jobs = _jobs("Hello world, こんにちは\n" * 50 + "naïve café \x00\xff" * 30)
-    expected = [_run(Tokenizer(vocab), job) for job in jobs]
+    expected = [_run(Tokenizer(vocab, paths=mode), job) for job in jobs]
     with _fast_switching():
         for _ in range(ROUNDS):
-            assert _threaded(Tokenizer(vocab), jobs) == expected
+            assert _threaded(Tokenizer(vocab, paths=mode), jobs) == expected

@@ -30,7 +30,7 @@ MAX_PAUSE_S = 2.0
 
 async def _wait_exact(app, screen: TokenizeScreen, since: float, timeout: float = 180) -> None:  # type: ignore[no-untyped-def]
     start = time.perf_counter()
-    while not (screen.last_result_at > since and not screen.showing_provisional and app.workers._workers == set()):  # noqa: SLF001
+    while not (screen.last_result_at > since and not screen.showing_provisional and app.workers._workers == set()):
         await asyncio.sleep(0.02)
         assert time.perf_counter() - start < timeout, "no exact result"
 

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from tui_tok import read_gguf
-from tui_tok.explore.layout import wrap_rows
 from tui_tok.loader import load_tokenizer
 from tui_tok.ui.app import Opened, Opening, TuiTokApp
 from tui_tok.ui.screens import tokenize
@@ -83,7 +82,7 @@ async def test_long_text_counts_then_a_key_is_spliced_exactly(name: str, monkeyp
             editor.move_cursor(location)
             since = time.perf_counter()
             await pilot.press(key)
-            await _until(app, lambda: screen.last_result_at > since and _idle(app))
+            await _until(app, lambda since=since: screen.last_result_at > since and _idle(app))
             assert list(app.ids) == tok.encode(editor.text)
         assert screen.spliced_shown == spliced + 2
         assert max(wraps) == 1 and max(widths) < 100  # only the lines and labels around each key

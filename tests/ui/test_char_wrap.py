@@ -27,14 +27,14 @@ def wrapped(text: str, width: int) -> AdaptiveWrappedDocument:
 
 
 def check(doc: AdaptiveWrappedDocument, width: int) -> None:
-    assert doc._by_char  # noqa: SLF001
+    assert doc._by_char
     y = 0
     for line in range(doc.document.line_count):
         sections = doc.get_sections(line)
         assert "".join(sections) == doc.document[line]
-        assert len(sections) == len(doc.get_offsets(line)) + 1 == len(doc._line_index_to_offsets[line])  # noqa: SLF001
+        assert len(sections) == len(doc.get_offsets(line)) + 1 == len(doc._line_index_to_offsets[line])
         for k, section in enumerate(sections):
-            assert doc._offset_to_line_info[y] == (line, k)  # noqa: SLF001
+            assert doc._offset_to_line_info[y] == (line, k)
             if len(section) > 1 and "\t" not in section:
                 assert cell_len(section) <= width
             y += 1
@@ -74,7 +74,7 @@ def test_edits_wrap_as_a_fresh_wrap(text: str, insert: str, at: int, cut: int, w
     result = document.replace_range(start, end, insert)
     doc.wrap_range(start, end, result.end_location)
     fresh = wrapped(document.text, width)
-    assert doc._rows.tolist() == fresh._rows.tolist()  # noqa: SLF001
+    assert doc._rows.tolist() == fresh._rows.tolist()
     check(doc, width)
 
 

@@ -21,15 +21,15 @@ from textual.widgets import DataTable, Input, Select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sources"))
 
-from fake_stores import home_env  # noqa: E402
-from hostile_files import HOSTILE_ID, HOSTILE_TOKEN, TEMPLATE_NAME, raw_controls, spm_file, ugm_file  # noqa: E402
-from tui_tok.sources import find_models  # noqa: E402
-from tui_tok.ui.app import TuiTokApp  # noqa: E402
-from tui_tok.ui.screens.picker import PickerApp, stored_choice  # noqa: E402
-from tui_tok.ui.screens.explain import ExplainScreen  # noqa: E402
-from tui_tok.ui.screens.metadata import MetadataScreen  # noqa: E402
-from tui_tok.ui.widgets.token_view import TokenView  # noqa: E402
-from ui_support import make_app, settle  # noqa: E402
+from fake_stores import home_env
+from hostile_files import HOSTILE_ID, HOSTILE_TOKEN, TEMPLATE_NAME, raw_controls, spm_file, ugm_file
+from tui_tok.sources import find_models
+from tui_tok.ui.app import TuiTokApp
+from tui_tok.ui.screens.picker import PickerApp, stored_choice
+from tui_tok.ui.screens.explain import ExplainScreen
+from tui_tok.ui.screens.metadata import MetadataScreen
+from tui_tok.ui.widgets.token_view import TokenView
+from ui_support import make_app, settle
 
 SIZE = (140, 40)
 
@@ -82,9 +82,9 @@ async def test_every_view_of_a_hostile_file(tmp_path: Path) -> None:
         shown = await _visit(app, pilot, "f5")  # the default template raises: the error pane
         assert "no[/]␛]2;PWNED" in shown
         select = app.screen.query_one("#chat-template", Select)
-        names = [str(prompt) for prompt, _ in select._options]  # noqa: SLF001
+        names = [str(prompt) for prompt, _ in select._options]
         assert any("rag[/]␛]2;PWNED" in n for n in names), names
-        select.value = next(v for _, v in select._options if isinstance(v, str) and v.startswith("rag"))  # noqa: SLF001
+        select.value = next(v for _, v in select._options if isinstance(v, str) and v.startswith("rag"))
         await settle(app, pilot)
         assert raw_controls(_screen(app)) == []
         shown = await _visit(app, pilot, "ctrl+s")  # the template's source, titled with its name

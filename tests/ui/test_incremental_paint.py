@@ -83,8 +83,8 @@ async def test_editor_rows_from_its_cache_match_textarea_drawing() -> None:
             await pilot.pause()
             region = Region(0, 0, editor.outer_size.width, editor.outer_size.height)
             shown = [[(s.text, s.style) for s in line] for line in editor.render_lines(region)]
-            editor._row_strips.clear()  # noqa: SLF001 - the oracle: nothing cached
-            editor._line_cache.clear()  # noqa: SLF001
+            editor._row_strips.clear()  # the oracle: nothing cached
+            editor._line_cache.clear()
             editor.refresh()
             fresh = [[(s.text, s.style) for s in line] for line in editor.render_lines(region)]
             assert shown == fresh, k
@@ -119,7 +119,7 @@ async def test_readouts_repainting_changed_rows_match_a_full_repaint() -> None:
             for widget in (stats, details):
                 region = Region(0, 0, widget.outer_size.width, widget.outer_size.height)
                 shown = [[(s.text, s.style) for s in line] for line in widget.render_lines(region)]
-                widget._strips_key = None  # noqa: SLF001 - the oracle: rendered again from its content
+                widget._strips_key = None  # the oracle: rendered again from its content
                 getattr(widget, "_row_strips", {}).clear()  # the details' rendered pairs too
                 widget.refresh()
                 fresh = [[(s.text, s.style) for s in line] for line in widget.render_lines(region)]
@@ -196,7 +196,7 @@ async def test_a_search_result_is_drawn_in_a_frame_composed_when_it_arrives(monk
 
     def handler(self: VocabScreen, message: VocabScreen.Searched) -> None:
         real(self, message)
-        if message.generation == self._generation and self.last_result is not None and len(self.last_result.ids):  # noqa: SLF001
+        if message.generation == self._generation and self.last_result is not None and len(self.last_result.ids):
             table = self.query_one(VocabTable)
             inside = table.painted_at >= self.last_result_at  # before render_lines below stamps it again
             top = table.render_lines(Region(0, 0, table.outer_size.width, 1))[0].text

@@ -11,13 +11,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sources"))
 
-from fake_stores import QWEN3, build_home, home_env  # noqa: E402
-from textual.widgets import DataTable, Input, Static  # noqa: E402
+from fake_stores import QWEN3, build_home, home_env
+from textual.widgets import DataTable, Input, Static
 
-from tui_tok.samples import DEFAULT_SAMPLE  # noqa: E402
-from tui_tok.sources import find_models  # noqa: E402
-from tui_tok.ui.screens import picker  # noqa: E402
-from tui_tok.ui.screens.picker import Picked, PickerApp, sample_choice, stored_choice  # noqa: E402
+from tui_tok.samples import DEFAULT_SAMPLE
+from tui_tok.sources import find_models
+from tui_tok.ui.screens import picker
+from tui_tok.ui.screens.picker import Picked, PickerApp, sample_choice, stored_choice
 
 
 def _choices(home: Path) -> list[picker.Choice]:

@@ -14,7 +14,7 @@ from ui_support import make_app, settle
 def burst(app: App[object], keys: list[str]) -> None:
     """Queue ``keys`` at once, as a terminal read of several keys does (Pilot.press waits between
     keys for the app to go idle, which hides what a burst loses)."""
-    driver = app._driver  # noqa: SLF001 - where the terminal's keys come from
+    driver = app._driver  # where the terminal's keys come from
     assert driver is not None
     for key in keys:
         character = {"space": " "}.get(key, key if len(key) == 1 else None)

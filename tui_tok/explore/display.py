@@ -88,8 +88,8 @@ def visible_text(text: str, *, show_whitespace: bool = True) -> str:
 _PIECE_CHARS = re.compile("[" + "".join(map(re.escape, map(chr, sorted(PIECE_TABLE)))) + "]")
 _LONG = 4096
 """From this length ``display_piece`` finds the few characters to change with a regex: a
-``translate`` with a dict looks every character up (~35 ns each: ~90 ms for the 1.7M
-characters of gemma-4's joined vocabulary, against ~10 ms)."""
+``translate`` with a dict looks every character up (several times slower on gemma-4's joined
+vocabulary)."""
 
 
 def display_piece(piece: str) -> str:

@@ -51,7 +51,7 @@ def step_line(family: str, step: Step, show: Callable[[str | bytes], str] = show
     return k
 
 
-def report_lines(expl: Explanation, piece) -> list[str]:  # noqa: ANN001 - piece(id) -> str
+def report_lines(expl: Explanation, piece) -> list[str]:  # piece(id) -> str
     """The readable report: fragments, chunks (with the rule that cut before each), steps."""
     text = expl.text
     out = [f"{len(expl.ids)} tokens: {list(expl.ids)}", f"family {expl.family}, parse special {'on' if expl.parse_special else 'off'}"]
@@ -98,7 +98,7 @@ def merge_rows(chunk: Chunk) -> list[MergeRow]:
     return rows
 
 
-def lattice_rows(detail: UgmDetail, start: int, end: int, piece, limit: int = 40) -> list[tuple[str, ...]]:  # noqa: ANN001
+def lattice_rows(detail: UgmDetail, start: int, end: int, piece, limit: int = 40) -> list[tuple[str, ...]]:
     """(position, piece, score, offered total, best) rows for the edges overlapping input bytes
     [start, end): the lattice around a token, small enough for a table."""
     rows: list[tuple[str, ...]] = []

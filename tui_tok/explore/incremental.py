@@ -1,7 +1,7 @@
 """Provisional re-tokenization while typing: re-encode only the lines an edit touched.
 
-The text is cut after a newline that is followed by a non-space character; each piece is
-tokenized on its own and cached, so an edit re-encodes one piece. For byte-level BPE
+The text is cut after a newline that is followed by a non-space character; each part is
+tokenized on its own and cached, so an edit re-encodes one part. For byte-level BPE
 pre-tokenizers such a point is a word boundary in every regex we know, but that is not
 proven for all of them (and SPM, UGM, WPM merge across lines), so the result is only
 *provisional*: the UI shows it at once and replaces it with a full ``tokenize`` of the
@@ -36,7 +36,7 @@ MAX_CACHED = 20_000
 
 def split_chunks(text: str) -> list[str]:
     """Cut ``text`` after every newline followed by a non-whitespace character."""
-    # matching the newlines (not splitting on a look-behind, tried at every character) is ~8x faster
+    # matching the newlines, not splitting on a look-behind (tried at every character): faster
     ends = [m.end() for m in _CUT.finditer(text)]
     return [text[a:b] for a, b in zip([0, *ends], [*ends, len(text)])]
 
@@ -186,7 +186,7 @@ class EditPlanner:
     """Exact splices of an edit for every family: ``explore.edit`` for BPE with a one-pass
     pre-tokenizer, ``explore.cut_edit`` (proven cuts) for SPM, UGM, WPM and RWKV.
 
-    The cut table is built once per vocab (0.1 s for gemma3's 262k tokens): ``prepare`` builds it
+    The cut table is built once per vocab (a pass over every token): ``prepare`` builds it
     in a worker; ``plan`` only uses a table already built (else None: a full tokenize).
     """
 

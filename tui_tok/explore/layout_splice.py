@@ -1,7 +1,7 @@
 """``splice_layout``: the layout of an edited text from the old layout and the re-encoded stretch.
 
-``layout_arrays`` looks at every character (a 10 MB text: ~1-3 s of numpy over 10M-long
-arrays); after a key only the stretch ``explore.edit.plan_edit`` re-encoded is new. Here the
+``layout_arrays`` looks at every character (a 10 MB text: numpy over 10M-long arrays, far
+past a keystroke's budget); after a key only the stretch ``explore.edit.plan_edit`` re-encoded is new. Here the
 old tokens, line starts and cell counts before it are kept, those after it shifted, and only
 the stretch is laid out. Colour phases (``layout.line_phases``) are runs from line starts
 whose halves alternate: the stretch starts a line, so its phases are its own with the halves
@@ -158,7 +158,6 @@ def _phases_around(
     the first run that starts at or after ``mid_end``: the phases before are the old ones, those
     after it the old ones with their halves flipped when the parity of the runs before changed
     (a cut splice's stretch need not start a line; ``line_phases`` of 3M tokens took ~0.1 s a key)."""
-    n = len(starts)
     r0 = _run_start(starts, line_starts, first, back=True)
     e = _run_start(starts, line_starts, mid_end, back=False)
     local = line_phases(starts[r0:e], line_starts)  # r0 counted as a run's start: it is one (or 0)

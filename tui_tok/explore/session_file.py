@@ -7,7 +7,7 @@ A session file is one JSON object (``FORMAT`` names it, ``VERSION`` its version)
      "toggles": {"add_special": true, "parse_special": false, ...},
      "messages": [{"role": "user", "content": "Hi"}, ...], "tools": [...],
      "chat": {"template": "default", "add_generation_prompt": true, "variables": "enable_thinking=false",
-              "tools_text": "[...]"},
+              "tools_text": "[...]", "runtime": "llama-server"},
      "compare": "other.gguf"}
 
 ``messages`` and ``tools`` sit at the top, so ``tui-tok chat --messages FILE`` reads a session as a
@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_tok.errors import TuiTokError
+from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
 from tui_tok.explore.copy_forms import bytes_of
 
 FORMAT = "tui-tok-session"
@@ -61,6 +62,8 @@ class ChatState:
     """The variables field as typed (``KEY=VALUE`` pairs, ``explore.chat.variables``)."""
     tools_text: str = ""
     """The tools box as typed."""
+    runtime: str = RUNTIMES[0]
+    """Who renders the template (``explore.chat.llama_server.runtime.RUNTIMES``)."""
 
 
 @dataclass
@@ -94,7 +97,7 @@ def to_json(state: SessionState) -> str:
         if tools is not None:
             doc["tools"] = tools
         doc["chat"] = {"template": chat.template, "add_generation_prompt": chat.add_generation_prompt,
-                       "variables": chat.variables, "tools_text": chat.tools_text}  # fmt: skip
+                       "variables": chat.variables, "tools_text": chat.tools_text, "runtime": chat.runtime}  # fmt: skip
     if state.compare is not None:
         doc["compare"] = state.compare
     return json.dumps(doc, indent=1) + "\n"
@@ -162,7 +165,10 @@ def from_json(doc: Any, where: str) -> SessionState:
             add_generation_prompt=_typed(chat_doc, "add_generation_prompt", bool, f"{where}: chat", True),
             variables=_typed(chat_doc, "variables", str, f"{where}: chat", ""),
             tools_text=tools_text or "",
+            runtime=_typed(chat_doc, "runtime", str, f"{where}: chat", RUNTIMES[0]),
         )
+        if chat.runtime not in RUNTIMES:
+            raise SessionFileError(f"{where}: chat: runtime: {chat.runtime!r} is not one of {', '.join(RUNTIMES)}")
     compare = _typed(doc, "compare", str, where, None)
     model = _typed(doc, "model", str, where, None)
     return SessionState(text=text, toggles=toggles, chat=chat, compare=compare, model=model)

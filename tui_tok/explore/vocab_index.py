@@ -4,8 +4,7 @@ Built straight from GGUF metadata (``tokenizer.ggml.*`` keys), not from a loaded
 so a file whose tokenizer cannot be built still has a browsable vocabulary. Every display
 piece is joined with ``\\n`` into one string once; a search is then one ``regex`` scan plus
 ``numpy.searchsorted`` to turn match offsets into ids (a regex scans the text the pieces decode to
-instead, built once on first use; a few ms over gemma-4's 262k pieces;
-a query matching most pieces costs about 1 µs per match).
+instead, built once on first use; a query matching most pieces costs most in its matches).
 Does not tokenize anything and does not know llama.cpp's attribute overrides (see
 ``tui_tok.tokenizer.core.vocab``); types shown are the stored ``token_type`` values.
 
@@ -82,7 +81,7 @@ class VocabIndex:
     byte_lengths: np.ndarray
     """int64 bytes the piece decodes to."""
     _decoded: list[tuple[str, np.ndarray]] = field(default_factory=list, repr=False)
-    """Cache of ``decoded_view`` (built on first use: ~0.1-0.4 s for Qwen3)."""
+    """Cache of ``decoded_view`` (built on first use: a pass over every piece)."""
     _decoded_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     """One build even when searches typed in a row all ask for it."""
 
@@ -146,7 +145,7 @@ and Σ (σ or, ending a word, ς)."""
 def _lower_same_length(text: str) -> str:
     """Each character lower-cased on its own, except those whose lower case is longer (``İ``)
     stay as they are, so offsets are kept. ``str.lower`` of the text between İ and Σ, which it
-    lowers one by one like this (a ``translate`` looked every character up: ~10x slower)."""
+    lowers one by one like this (a ``translate`` looked every character up: much slower)."""
     parts = _LOWER_APART.split(text)
     parts[::2] = [p.lower() for p in parts[::2]]
     parts[1::2] = ["\u03c3" if p == "\u03a3" else p for p in parts[1::2]]
@@ -154,7 +153,7 @@ def _lower_same_length(text: str) -> str:
 
 
 def fold_spaces(text: str) -> str:
-    """``text.translate(SPACE_FOLD)``, by three C-level replaces (~10x faster on a whole vocabulary)."""
+    """``text.translate(SPACE_FOLD)``, by three C-level replaces (a dict lookup per character is slower)."""
     return text.replace("\u00b7", " ").replace("\u0120", " ").replace("\u2581", " ")
 
 

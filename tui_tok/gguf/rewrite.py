@@ -63,7 +63,7 @@ def rewrite_gguf(src: GGUFFile, out: str | os.PathLike[str], changes: Mapping[st
     path = Path(out)
     alignment = _new_alignment(src, changes)
     try:
-        fin = open(src.path, "rb")  # noqa: SIM115 (closed in finally)
+        fin = open(src.path, "rb")  # closed in finally
     except OSError as exc:
         raise OutputError(f"{src.path}: cannot read it: {exc.strerror or exc}") from None
     try:

@@ -1,8 +1,8 @@
 """Fast decoding of GGUF string arrays (150k-500k entries in a vocab).
 
 A string array is ``count`` times ``[u64 length][bytes]``: each string's position
-depends on every length before it, so a plain loop costs ~1 µs per string in
-CPython (0.7 s for Gemma's 262k tokens + 515k merges). Instead:
+depends on every length before it, so a plain loop in CPython pays the interpreter per
+string, most of a big vocab's load (benchmarks/NOTES.md). Instead:
 
 1. *Candidates*: every byte offset whose u64 is < 256 (numpy, over an unaligned
    strided view). Every length field of a string shorter than 256 bytes is one;

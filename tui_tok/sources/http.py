@@ -354,7 +354,7 @@ class HttpSource:
                 self._drop_connection()
                 if attempt:
                     raise GGUFOpenError(f"{self.url}: the server closed the connection without answering") from None
-            except socket.timeout:
+            except TimeoutError:
                 self._drop_connection()
                 raise GGUFOpenError(f"{self.url}: no answer within {self.timeout:g} s") from None
             except OSError as exc:
@@ -407,7 +407,7 @@ class HttpSource:
                 if allow_short:
                     return got
                 raise GGUFOpenError(self._closed_message()) from None
-            except socket.timeout:
+            except TimeoutError:
                 raise GGUFOpenError(f"{self.url}: no data for {self.timeout:g} s after {self._have} bytes") from None
             except OSError as exc:
                 if allow_short:

@@ -48,8 +48,8 @@ Why each cut is exact (x: the character before the cut, y: the one after; X, Y t
   score sums are exact in double (``exact_sums``): the right side's comparisons are then those
   of the whole shifted by one constant, so the same ties and the same winners.
 
-Tables are built once per vocab with numpy: ~0.1 s for gemma3 (262k tokens), t5 and nomic (their
-charsmaps walked in bulk, ``charsmap_ends``), ~0.05 s for rwkv-world.
+Tables are built once per vocab with numpy (t5's and nomic's charsmaps walked in bulk,
+``charsmap_ends``).
 """
 
 from __future__ import annotations
@@ -222,7 +222,7 @@ def cut_table(vocab: Vocab, charsmap: Charsmap | None = None, regexes: tuple[str
 
 def _merge_pairs(merges: list[str]) -> np.ndarray:
     """``char_pairs`` of every merge result ("left right" joined): one string when each rule has
-    exactly one space (escaped vocabs), so no list of 500k new strings (0.3 s for gemma-4)."""
+    exactly one space (escaped vocabs), so no list of 500k new strings for gemma-4."""
     joined = "\x00".join(merges)
     if joined.count(" ") == len(merges):
         return char_pairs([joined.replace(" ", "")])

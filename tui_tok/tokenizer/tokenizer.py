@@ -15,6 +15,13 @@ TEST
 
 Encoders are imported lazily from a registry so opening a file costs only the vocab build.
 
+Which code paths the encoders take is one switch, ``paths`` (``core/paths.py``): ``"auto"`` (the
+default, tuned sizes), ``"eager"`` (every fast path from the smallest input: tests reach the
+big-input code with short texts) or ``"reference"`` (no fast path: the family's named reference,
+``<family>/reference.py``, where it has one, else its encoder with every fast path off). All three
+give the same ids (``tests/tokenizer/test_paths.py``); the environment variable ``TUI_TOK_PATHS``
+sets the default.
+
 >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 >>> tok = Tokenizer.from_metadata({"tokenizer.ggml.model": "llama",
 ...     "tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "▁", "h", "i", "▁h", "▁hi"],
@@ -29,19 +36,21 @@ Encoders are imported lazily from a registry so opening a file costs only the vo
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import repeat
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from tui_tok.errors import TokenizeError, UnsupportedTokenizerError, VocabError
 from tui_tok.tokenizer.core.decode import PieceTable
+from tui_tok.tokenizer.core.encoder import Encoder, Fragments, Wrapped
 from tui_tok.tokenizer.core.gc_pause import gc_paused
-from tui_tok.tokenizer.special.partition import RAW, Fragment, SpecialPartitioner
+from tui_tok.tokenizer.core.paths import Paths, PathsMode, paths_for
+from tui_tok.tokenizer.special.partition import RAW, SpecialPartitioner
 from tui_tok.tokenizer.core.stream import StreamDecoder
 from tui_tok.tokenizer.core.types import (
-    FragmentEncoder, Piece, PieceArrays, Token, TokenAttr, TokenKind, VocabType, piece_arrays,
+    Piece, PieceArrays, Token, TokenAttr, TokenKind, VocabType, piece_arrays,
 )
 from tui_tok.tokenizer.core.vocab import MODEL_TYPES, Vocab, vocab_from_metadata
 
@@ -54,7 +63,9 @@ ENCODERS: dict[VocabType, tuple[str, str]] = {
     VocabType.PLAMO2: ("tui_tok.tokenizer.plamo2.encoder", "Plamo2Encoder"),
     VocabType.TEST: ("tui_tok.tokenizer.tokenizer", "TestEncoder"),
 }
-"""Family -> (module, class) of its FragmentEncoder."""
+"""Family -> (module, class) of its ``Encoder``; a family's named reference, where it has one, is
+``ReferenceEncoder`` in ``reference.py`` beside that module."""
+R = TypeVar("R")
 
 _new_tuple = tuple.__new__
 _CONTROL = int(TokenAttr.CONTROL)
@@ -63,10 +74,17 @@ _USER_DEFINED = int(TokenAttr.USER_DEFINED)
 _BYTE = int(TokenAttr.BYTE)
 
 
-class TestEncoder:
+Part = tuple[int, int, int, bool]
+"""One step of ``Tokenizer.fragments``: (start, end, token, after_special). ``token`` is ``RAW`` for
+a raw fragment the family's encoder encodes, else the token's id (an added BOS/EOS/SEP covers no
+input: start == end); ``after_special``: a raw fragment starts the text or follows a special token
+(SPM's space prefix). A plain tuple: a code file cut by gemma's whitespace tokens has ~30k."""
+
+
+class TestEncoder(Encoder):
     """llama.cpp's TEST vocab: 5-byte chunks, id = (h*31 + byte ...) mod n_vocab."""
 
-    def __init__(self, vocab: Vocab) -> None:
+    def __init__(self, vocab: Vocab, *, paths: Paths | None = None) -> None:
         self._n = vocab.n_tokens
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
@@ -89,43 +107,50 @@ class Tokenizer:
     symbols) or builds a shared table runs under a lock, and per-call state stays in the call
     (``tests/tokenizer/test_threads.py``). A ``StreamDecoder`` has state: use one per stream. ``tokenize`` of a long
     input pauses the cyclic garbage collector while it runs (and re-enables it only if it was on).
+
+    ``paths`` chooses the encoder's code paths, all giving the same ids: ``"auto"`` (default, or
+    ``$TUI_TOK_PATHS``) takes each fast path from its tuned input size, ``"eager"`` from the smallest
+    input, ``"reference"`` never (the family's ``reference.py`` where it has one). Every threshold is
+    named in ``core/paths.py``.
     """
 
-    def __init__(self, vocab: Vocab) -> None:
+    def __init__(self, vocab: Vocab, *, paths: PathsMode | Paths | None = None) -> None:
+        """``paths``: ``"auto"``, ``"eager"`` or ``"reference"`` (module docstring), or a ``Paths``;
+        None: ``$TUI_TOK_PATHS``, else ``"auto"``."""
         if vocab.type is VocabType.NONE:
             raise VocabError(f"this file has no vocabulary (tokenizer.ggml.model = {vocab.model!r})")
         self.vocab = vocab
         """The loaded vocabulary (tokens, attributes, special ids, flags)."""
-        self._encoder_class = _encoder_class(vocab)
-        self._encoder: FragmentEncoder | None = None
+        self.paths = paths_for(paths)
+        """The code paths the encoder takes (``core/paths.py``)."""
+        self._new_encoder = _encoder_factory(vocab, self.paths)
+        self._encoder: Encoder | None = None
         self._partitioner = SpecialPartitioner(vocab)
         self._pieces = PieceTable(vocab)
         self._kinds: list[TokenKind] | None = None
 
     @classmethod
-    def from_vocab(cls, vocab: Vocab) -> Tokenizer:
-        return cls(vocab)
+    def from_vocab(cls, vocab: Vocab, *, paths: PathsMode | Paths | None = None) -> Tokenizer:
+        return cls(vocab, paths=paths)
 
     @classmethod
-    def from_metadata(cls, meta: Mapping[str, Any]) -> Tokenizer:
+    def from_metadata(cls, meta: Mapping[str, Any], *, paths: PathsMode | Paths | None = None) -> Tokenizer:
         """Build from GGUF-style metadata (key -> value), as ``vocab_from_metadata`` reads it."""
-        return cls(vocab_from_metadata(meta))
+        return cls(vocab_from_metadata(meta), paths=paths)
 
     def prepare(self) -> None:
         """Build now the tables that are otherwise built on first need (the encoder's merge-rank
         index and batch tables, the special-token matchers), as llama.cpp builds its own at load.
         Encoding gives the same ids either way; this only moves the cost (e.g. before a paste)."""
-        prepare = getattr(self.encoder, "prepare", None)
-        if prepare is not None:
-            prepare()
+        self.encoder.prepare()
         for parse_special in (False, True):
             self._partitioner.prepare(parse_special=parse_special)
 
     @property
-    def encoder(self) -> FragmentEncoder:
-        """The family's fragment encoder (built on first use)."""
+    def encoder(self) -> Encoder:
+        """The family's fragment encoder (built on first use; the named reference in ``"reference"`` mode)."""
         if self._encoder is None:
-            self._encoder = self._encoder_class(self.vocab)
+            self._encoder = self._new_encoder()
         return self._encoder
 
     @property
@@ -134,6 +159,25 @@ class Tokenizer:
 
     # --- encoding -----------------------------------------------------------------------------
 
+    def fragments(self, data: bytes, *, add_special: bool = True, parse_special: bool = False) -> list[Part]:
+        """What ``encode`` emits, in order: the added BOS, the special tokens and raw fragments of
+        the partition (``special/partition.py``), the added EOS/SEP; each raw fragment with
+        whether it follows a special token or starts the text (``after_special``: SPM's space
+        prefix). The one fragment loop: every encoding call walks it (and explain may)."""
+        v = self.vocab
+        bos, eos, sep = self._added(add_special)
+        out: list[Part] = [(0, 0, _need(v.bos_id, "BOS", v), False)] if bos else []
+        after_special = True
+        for start, end, tid in self._partitioner.partition(data, parse_special=parse_special):
+            out.append((start, end, tid, after_special and tid == RAW))
+            after_special = tid != RAW
+        n = len(data)
+        if eos:
+            out.append((n, n, _need(v.eos_id, "EOS", v), False))
+        if sep:
+            out.append((n, n, _need(v.sep_id, "SEP", v), False))
+        return out
+
     def encode(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> list[int]:
         """Token ids exactly as llama.cpp's ``llama_tokenize`` gives them.
 
@@ -141,11 +185,19 @@ class Tokenizer:
         """
         data = _as_bytes(text)
         with gc_paused(len(data)):
-            ids_only = getattr(self.encoder, "encode_fragment_ids", None)
-            if ids_only is None:
-                pieces = self._encode(data, add_special, parse_special)
-                return list(next(zip(*pieces))) if pieces else []
-            return self._encode_ids(data, add_special, parse_special, ids_only)
+            enc = self.encoder
+            parts = self.fragments(data, add_special=add_special, parse_special=parse_special)
+            if len(parts) == 1 and parts[0][2] == RAW and enc.FRESH_IDS:
+                # the caller may own the encoder's new list: no copy of a big text's ids (Encoder)
+                return enc.encode_fragment_ids(data[parts[0][0] : parts[0][1]], after_special=True)
+            out: list[int] = []
+            encoded = _raw_results(data, parts, enc.encode_fragments_ids, enc.encode_fragment_ids)
+            for _, _, token, _ in parts:
+                if token != RAW:
+                    out.append(token)
+                else:
+                    out += next(encoded)
+            return out
 
     def tokenize(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> list[Token]:
         """Tokens with byte spans into the UTF-8 input and a display kind.
@@ -166,33 +218,21 @@ class Tokenizer:
         """``tokenize`` as three int64 arrays: ids, byte starts, byte ends (kinds: ``token_kinds``).
 
         No object per token: a 10 MB text has ~3M tokens, which as ``Token`` tuples cost
-        hundreds of MB and keep the garbage collector busy. Encoders with
-        ``encode_fragments_arrays`` (BPE) give columns directly; others go through ``tokenize``'s pieces.
+        hundreds of MB and keep the garbage collector busy. Encoders that override
+        ``encode_fragments_arrays`` (BPE) give columns directly.
         """
         data = _as_bytes(text)
         with gc_paused(len(data)):
-            many = getattr(self.encoder, "encode_fragments_arrays", None)
-            if many is None:
-                return piece_arrays(self._encode(data, add_special, parse_special))
-            v = self.vocab
-            bos, eos, sep = self._added(add_special)
-            parts = self._partitioner.partition(data, parse_special=parse_special)
-            raw = _raw_fragments(data, parts)
-            encoded = iter(many(raw) if raw else [])
-            n = len(data)
+            enc = self.encoder
+            parts = self.fragments(data, add_special=add_special, parse_special=parse_special)
             columns: list[PieceArrays] = []
-            if bos:
-                columns.append(_one(_need(v.bos_id, "BOS", v), 0, 0))
-            for start, end, tid in parts:
-                if tid != RAW:
-                    columns.append(_one(tid, start, end))
+            encoded = _raw_results(data, parts, enc.encode_fragments_arrays, None)
+            for start, end, token, _ in parts:
+                if token != RAW:
+                    columns.append(_one(token, start, end))
                     continue
-                ids, starts, ends = next(encoded)
-                columns.append((ids, starts + start, ends + start))
-            if eos:
-                columns.append(_one(_need(v.eos_id, "EOS", v), n, n))
-            if sep:
-                columns.append(_one(_need(v.sep_id, "SEP", v), n, n))
+                found = next(encoded)
+                columns.append((found[0], found[1] + start, found[2] + start) if start else found)
             return concat_arrays(columns)
 
     def tokenize_arrays_pieces(
@@ -201,24 +241,19 @@ class Tokenizer:
         """``tokenize_arrays`` in consecutive pieces (``concat_arrays`` of them is its result),
         each about ``piece_chars`` characters of text: between pieces a caller may stop, report
         progress or let other threads run (a 10 MB text is seconds of work). Pieces are cut only
-        where the encoder proves a cut exact (``BpeEncoder.fragment_arrays_pieces``); a text
+        where the encoder proves a cut exact (``Encoder.fragment_arrays_pieces``); a text
         with special tokens, or a family without such cuts, comes as one piece."""
         data = _as_bytes(text)
-        pieces = getattr(self.encoder, "fragment_arrays_pieces", None)
-        parts = None if pieces is None else self._partitioner.partition(data, parse_special=parse_special)
-        if pieces is None or parts is None or len(parts) != 1 or parts[0][2] != RAW:
+        parts = self.fragments(data, add_special=add_special, parse_special=parse_special)
+        raw = [p for p in parts if p[2] == RAW]
+        if len(raw) != 1 or any(start < end for start, end, token, _ in parts if token != RAW):  # special tokens
             yield self.tokenize_arrays(data, add_special=add_special, parse_special=parse_special)
             return
-        v = self.vocab
-        bos, eos, sep = self._added(add_special)
-        n = len(data)
-        if bos:
-            yield _one(_need(v.bos_id, "BOS", v), 0, 0)
-        yield from pieces(data, piece_chars=piece_chars)
-        if eos:
-            yield _one(_need(v.eos_id, "EOS", v), n, n)
-        if sep:
-            yield _one(_need(v.sep_id, "SEP", v), n, n)
+        for start, end, token, _ in parts:
+            if token == RAW:  # the whole text (no special token in it): offsets need no shift
+                yield from self.encoder.fragment_arrays_pieces(data[start:end], piece_chars=piece_chars)
+            else:
+                yield _one(token, start, end)
 
     def _added(self, add_special: bool) -> tuple[bool, bool, bool]:
         """Whether llama.cpp adds (BOS, EOS, SEP) for this family (``llama_vocab::impl::tokenize``)."""
@@ -229,62 +264,21 @@ class Tokenizer:
             return add_special, False, add_special
         return False, False, False
 
-    def _encode_ids(self, data: bytes, add_special: bool, parse_special: bool, ids_only: Any) -> list[int]:
-        """``encode`` for encoders with an ids-only fast path ``encode_fragment_ids(text, *,
-        after_special)`` (same ids as ``encode_fragment``, no spans)."""
-        v = self.vocab
-        bos, eos, sep = self._added(add_special)
-        parts = self._partitioner.partition(data, parse_special=parse_special)
-        if len(parts) == 1 and parts[0][2] == RAW and not (bos or eos or sep) and getattr(self.encoder, "FRESH_IDS", False):
-            # the caller may own the encoder's new list: no copy of a big text's ids (FragmentEncoder)
-            start, end, _ = parts[0]
-            return ids_only(data[start:end], after_special=True)  # type: ignore[no-any-return]
-        out: list[int] = [_need(v.bos_id, "BOS", v)] if bos else []
-        after_special = True
-        encoded = _all_at_once(data, parts, getattr(self.encoder, "encode_fragments_ids", None))
-        for start, end, tid in parts:
-            if tid != RAW:
-                out.append(tid)
-                after_special = True
-            else:
-                out += next(encoded) if encoded else ids_only(data[start:end], after_special=after_special)
-                after_special = False
-        if eos:
-            out.append(_need(v.eos_id, "EOS", v))
-        if sep:
-            out.append(_need(v.sep_id, "SEP", v))
-        return out
-
     def _encode(self, data: bytes, add_special: bool, parse_special: bool) -> list[Piece]:
-        v = self.vocab
+        enc = self.encoder
         out: list[Piece] = []
-        bos, eos, sep = self._added(add_special)
-        if bos:
-            out.append((_need(v.bos_id, "BOS", v), 0, 0))
-        encoder = self.encoder
-        after_special = True
-        parts = self._partitioner.partition(data, parse_special=parse_special)
-        encoded = _all_at_once(data, parts, getattr(encoder, "encode_fragments", None))
-        for start, end, tid in parts:
-            if tid != RAW:
-                out.append((tid, start, end))
-                after_special = True
+        parts = self.fragments(data, add_special=add_special, parse_special=parse_special)
+        encoded = _raw_results(data, parts, enc.encode_fragments, enc.encode_fragment)
+        for start, end, token, _ in parts:
+            if token != RAW:
+                out.append((token, start, end))
                 continue
-            if encoded:
-                pieces = next(encoded)
-            else:
-                pieces = encoder.encode_fragment(data[start:end], after_special=after_special)
+            pieces = next(encoded)
             if start and pieces:
                 ids, starts, ends = zip(*pieces)
                 out.extend(zip(ids, map(start.__add__, starts), map(start.__add__, ends)))
             else:
                 out.extend(pieces)
-            after_special = False
-        n = len(data)
-        if eos:
-            out.append((_need(v.eos_id, "EOS", v), n, n))
-        if sep:
-            out.append((_need(v.sep_id, "SEP", v), n, n))
         return out
 
     # --- decoding -----------------------------------------------------------------------------
@@ -400,39 +394,58 @@ def _need(token_id: int, what: str, vocab: Vocab) -> int:
     return token_id
 
 
-def _raw_fragments(data: bytes, parts: list[Fragment]) -> list[tuple[bytes, bool]]:
-    """Each raw fragment of ``parts`` with whether it follows a special token, in order."""
-    raw: list[tuple[bytes, bool]] = []
-    after_special = True
-    for start, end, tid in parts:
-        if tid == RAW:
-            raw.append((data[start:end], after_special))
-        after_special = tid != RAW
-    return raw
-
-
-def _all_at_once(data: bytes, parts: list[Fragment], many: Any) -> Iterator[Any] | None:
-    """The results of an encoder's many-fragment call (``encode_fragments_ids`` or
-    ``encode_fragments``) on every raw fragment of ``parts``, each with whether it follows a
-    special token, in order; None when the encoder has no such call or there are fewer than
-    two raw fragments (one call per fragment is the same then). One call lets the encoder
-    batch the new words of all fragments (user-defined tokens may cut a text into thousands).
-    A fragment that repeats with the same ``after_special`` is encoded once and its result
-    shared: callers only read it."""
-    if many is None or sum(tid == RAW for _, _, tid in parts) < 2:
-        return None
-    raw = _raw_fragments(data, parts)
-    distinct = list(dict.fromkeys(raw))  # gemma's whitespace tokens cut code into lines that repeat
+def _raw_results(
+    data: bytes, parts: list[Part], many: Callable[[Fragments], list[R]], one: Callable[..., R] | None
+) -> Iterator[R]:
+    """The encoding of each raw fragment of ``parts`` (``Tokenizer.fragments``), in order: a lone
+    one by ``one(text, after_special=...)`` (when given), several by one ``many`` call, which lets
+    the encoder batch the new words of all of them (user-defined tokens may cut a text into
+    thousands). A fragment that repeats with the same ``after_special`` is encoded once and its
+    result shared (gemma's whitespace tokens cut code into lines that repeat): callers only read it."""
+    raw = [(data[start:end], after) for start, end, token, after in parts if token == RAW]
+    if len(raw) == 1 and one is not None:
+        return iter((one(raw[0][0], after_special=raw[0][1]),))
+    if len(raw) < 2:
+        return iter(many(raw) if raw else ())
+    distinct = list(dict.fromkeys(raw))
     if len(distinct) == len(raw):
         return iter(many(raw))
     return map(dict(zip(distinct, many(distinct))).__getitem__, raw)
+
+
+def _encoder_factory(vocab: Vocab, paths: Paths) -> Callable[[], Encoder]:
+    """What builds the encoder: in ``"reference"`` mode the family's ``ReferenceEncoder`` where
+    it has one (wrapped as an ``Encoder`` unless it is one), else its encoder with ``paths``."""
+    if paths.mode == "reference":
+        reference: Any = _reference_class(vocab.type)  # a class taking the vocab
+        if reference is not None:
+            if issubclass(reference, Encoder):
+                return lambda: reference(vocab)  # type: ignore[no-any-return]
+            return lambda: Wrapped(reference(vocab))
+    cls: Any = _encoder_class(vocab)
+    return lambda: cls(vocab, paths=paths)  # type: ignore[no-any-return]
+
+
+def _reference_class(family: VocabType) -> type | None:
+    """``ReferenceEncoder`` of ``<family>/reference.py``, or None when the family has none."""
+    package = ENCODERS[family][0].rpartition(".")[0]
+    if package == __package__:  # TEST: no package of its own
+        return None
+    module_name = package + ".reference"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        return None
+    return getattr(module, "ReferenceEncoder", None)
 
 
 def _encoder_class(vocab: Vocab) -> type:
     module_name, class_name = ENCODERS[vocab.type]
     try:
         module = importlib.import_module(module_name)
-        return getattr(module, class_name)
+        return getattr(module, class_name)  # type: ignore[no-any-return]
     except (ImportError, AttributeError) as exc:
         supported = [m for m, t in MODEL_TYPES.items() if t in ENCODERS and _available(m)]
         raise UnsupportedTokenizerError("tokenizer.ggml.model", vocab.model, supported) from exc

@@ -1,4 +1,5 @@
-"""``TuiTokApp``: six views of one GGUF file, switched with F1-F6 (or 1-6 where nothing is typed).
+"""``TuiTokApp``: the views of one GGUF file, switched with F1-F8 (or 1-6 where nothing is typed;
+Compare with a second file, Explain on a selected token).
 
 No printable key quits: a person may be typing (the picker's path, a search, a message), and a
 stray ``q`` lost the text and a built conversation. ``ctrl+q`` quits (Textual's own binding).
@@ -6,7 +7,7 @@ What is typed on a table with a search box goes to that box (``widgets/search_bo
 
 Paint first: ``run_app`` starts the app on a loading screen (the header and ``loading…``) and
 reads the file and the ``--text`` in a worker after that first paint (the terminal stayed
-blank 1-1.4 s, and 5.5 s with 10 MB of text); the views' modules are imported there too, so
+blank while they were read: benchmarks/NOTES.md); the views' modules are imported there too, so
 this module imports only Textual. A file that cannot be read ends the app, and ``run_app``
 raises its one-line error on the shell. An app given a file read already opens on its views.
 The chosen colour theme is remembered between runs (``ui/settings.py``).
@@ -43,8 +44,10 @@ from tui_tok.ui.gc_pacing import GcPacer
 from tui_tok.ui.messages import LintDone, TokenizerLoaded, VocabIndexBuilt
 from tui_tok.ui.data_actions import DataActions
 from tui_tok.ui.data_keys import BINDINGS as DATA_BINDINGS
+from tui_tok.ui.widgets.text_keys import TEXT_BOX_BINDINGS, TextBoxActions
 from tui_tok.ui.session import Session
 from tui_tok.ui.settings import load_settings, save_setting
+from tui_tok.ui.textual_compat import compat_ok, key_bindings, plain_requested, status
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.search_box import type_to_search
 
@@ -140,7 +143,7 @@ class LoadingScreen(Screen[None]):
         loading.update(f"loading {self.file_name}… {line}" if line else f"loading {self.file_name}…")
 
 
-class TuiTokApp(DataActions, App[int]):
+class TuiTokApp(DataActions, TextBoxActions, App[int]):
     """Explore the tokenizer of one GGUF file."""
 
     CSS_PATH = "app.tcss"
@@ -159,6 +162,7 @@ class TuiTokApp(DataActions, App[int]):
         Binding("f9", "toggle_keys", "Keys", priority=True),
         Binding("question_mark", "toggle_keys", "Keys", show=False),
         *DATA_BINDINGS,  # ctrl+c copy, alt+s/l/o/w/e/p files, alt+m/c models (ui/data_keys.py)
+        *TEXT_BOX_BINDINGS,  # ctrl+a select all, alt+x clear, in every text box (widgets/text_keys.py)
     ]
 
     tokenizer: var[Tokenizer | None] = var(None)
@@ -244,14 +248,18 @@ class TuiTokApp(DataActions, App[int]):
         self.session = Session(opened.gguf, label=opened.label)
         self.compare_gguf, self.compare_label = opened.compare, opened.compare_label
         if opened.compare is not None:  # F7 in the footer (without a file it still explains how to start)
-            bindings = self._bindings.key_to_bindings
-            bindings["f7"] = [replace(b, show=True) for b in bindings["f7"]]
+            bindings = key_bindings(self)
+            if "f7" in bindings:
+                bindings["f7"] = [replace(b, show=True) for b in bindings["f7"]]
         text = self.initial_text if opened.text is None else opened.text
         self.initial_text = text
         self.set_reactive(TuiTokApp.text, text)
         self.sub_title = visible(self.session.name)
 
     def on_mount(self) -> None:
+        self.log(status())
+        if not compat_ok() and not plain_requested():  # another Textual than the one written for
+            self.notify(status(), severity="warning", timeout=8)
         theme = load_settings().get("theme")
         if isinstance(theme, str) and theme in self.available_themes:
             self.theme = theme
@@ -440,8 +448,8 @@ class TuiTokApp(DataActions, App[int]):
 def _freeze_heap() -> None:
     """Exempt what is alive now (the vocabulary, tables, widgets) from the garbage collector.
 
-    A full collection walks every tracked object: with a loaded vocabulary that took ~80 ms,
-    about once per 15 keystrokes, and was the slowest keystroke. The vocabulary and index live
+    A full collection walks every tracked object: with a loaded vocabulary it came every few
+    dozen keystrokes and was the slowest keystroke. The vocabulary and index live
     as long as the app, so freezing them loses nothing; later garbage is collected as usual.
     """
     gc.collect()

@@ -1,7 +1,7 @@
 """Copying what a view shows to the clipboard (Textual's ``App.copy_to_clipboard``: OSC 52).
 
-``ctrl+c`` copies the view's main thing when no text box has the focus (a text box copies its
-selection itself): the ids (Tokenize), the rendered prompt (Chat), the finding (Lint), the diff
+``ctrl+c`` (in the footer) copies the view's main thing unless the focused text box has a
+selection (that box copies its selection itself): the ids (Tokenize), the rendered prompt (Chat), the finding (Lint), the diff
 (Compare), the trace (Explain). ``copy_commands`` lists every copy of the current view for the
 command palette. Each copy says what it copied in a notification; a copy too big for a terminal
 to pass on (OSC 52 sends the text base64-encoded through the terminal) is refused with a warning

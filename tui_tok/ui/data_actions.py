@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from textual.actions import SkipAction
 from textual.app import App, SystemCommand
 from textual.screen import Screen
+from textual.widgets import Input, TextArea
 
 
 class DataActions:
@@ -15,10 +17,31 @@ class DataActions:
     module when first used)."""
 
     def action_copy_view(self) -> None:
-        """ctrl+c: copy what the current view shows (``ui/clipboard.py``)."""
+        """ctrl+c: copy what the current view shows (``ui/clipboard.py``), unless the focused text box
+        has a selection: it copies that itself (the binding has priority, so it skips)."""
+        from tui_tok.ui.clipboard import copy_main
+
+        focused = self._app.focused
+        if (isinstance(focused, TextArea) and focused.selected_text) or (
+            isinstance(focused, Input) and not focused.selection.is_empty
+        ):
+            raise SkipAction()
+        copy_main(self._app.screen)
+
+    def action_help_quit(self) -> None:
+        """ctrl+c where nothing is to be copied (Textual's binding): say so, and how to quit."""
         from tui_tok.ui.clipboard import copy_main
 
         copy_main(self._app.screen)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """ctrl+c only where the view has something to copy (elsewhere: not in the footer, and the
+        key goes on as it did)."""
+        if action == "copy_view":
+            from tui_tok.ui.clipboard import copies
+
+            return bool(copies(self._app.screen))
+        return True
 
     def action_data(self, action: str) -> None:
         """alt+s/l/o/w/e/p: ask for a path, then save, load, open or export (``ui/screens/session_io.py``)."""

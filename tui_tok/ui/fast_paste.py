@@ -10,16 +10,20 @@ reads right after its ESC is left to Textual too (its slow path, which drops NUL
 an ESC in the paste); one split later is held until the next read.
 
 ``use_bulk_paste`` installs it in the Linux driver (patching the name the driver looks the
-parser up by, as ``lenient_input`` does for the decoder).
+parser up by, as ``lenient_input`` does for the decoder: ``textual_compat``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from textual import events
-from textual._xterm_parser import XTermParser
 from textual.message import Message
+
+from tui_tok.ui.textual_compat import patch_linux_driver, xterm_parser_base
+
+XTermParser: Any = xterm_parser_base()
 
 START = "\x1b[200~"
 END = "\x1b[201~"
@@ -85,10 +89,7 @@ def _partial_suffix(data: str, marker: str) -> int:
     return 0
 
 
-def use_bulk_paste() -> None:
-    """Make the Linux driver parse input with ``BulkPasteParser`` (idempotent)."""
-    try:
-        from textual.drivers import linux_driver
-    except ImportError:  # not on a POSIX system
-        return
-    linux_driver.XTermParser = BulkPasteParser  # type: ignore[attr-defined, misc]
+def use_bulk_paste() -> bool:
+    """Make the Linux driver parse input with ``BulkPasteParser`` (idempotent); False when
+    Textual is left plain (``textual_compat``)."""
+    return XTermParser is not object and patch_linux_driver("XTermParser", BulkPasteParser)

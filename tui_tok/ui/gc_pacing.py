@@ -1,8 +1,8 @@
 """``GcPacer``: run Python's cyclic garbage collector between frames instead of inside them.
 
 Left automatic, the collector runs whenever 700 container objects have piled up, which is
-mid-keystroke: measured ~2.6 young collections per keystroke (~0.3 ms each) and an older
-one every ~5 keystrokes (1.5-3 ms), landing inside the key -> repaint path. ``GcPacer``
+mid-keystroke: several young collections per keystroke and an older one every few
+keystrokes, landing inside the key -> repaint path. ``GcPacer``
 switches automatic collection off while the app runs and does the same collections (same
 thresholds as CPython's defaults) from a timer on the event loop, which cannot interrupt a
 frame. Objects freed by reference counting (nearly all) are unaffected.

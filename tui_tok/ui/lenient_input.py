@@ -7,8 +7,8 @@ there and the app died with a traceback. ``accept_invalid_utf8`` makes that deco
 as one byte and the tokenizer encodes as the raw byte (``Tokenizer`` reads U+DC80-DCFF that
 way), exactly as ``encode --file`` tokenizes it.
 
-Patches the name the driver module looks the decoder up by (it has no option for this);
-other drivers (Windows, headless tests) are untouched.
+Patches the name the driver module looks the decoder up by (it has no option for this;
+``textual_compat.patch_linux_driver``); other drivers (Windows, headless tests) are untouched.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import codecs
 import functools
 from collections.abc import Callable
 from typing import Any
+
+from tui_tok.ui.textual_compat import patch_linux_driver
 
 
 def lenient_decoder(encoding: str) -> Callable[..., Any]:
@@ -28,10 +30,7 @@ def lenient_decoder(encoding: str) -> Callable[..., Any]:
     return functools.partial(codecs.getincrementaldecoder(encoding), errors="surrogateescape")
 
 
-def accept_invalid_utf8() -> None:
-    """Make the Linux driver's input thread decode with ``surrogateescape`` (idempotent)."""
-    try:
-        from textual.drivers import linux_driver
-    except ImportError:  # not on a POSIX system
-        return
-    linux_driver.getincrementaldecoder = lenient_decoder  # type: ignore[attr-defined]
+def accept_invalid_utf8() -> bool:
+    """Make the Linux driver's input thread decode with ``surrogateescape`` (idempotent); False
+    when Textual is left plain (``textual_compat``)."""
+    return patch_linux_driver("getincrementaldecoder", lenient_decoder)

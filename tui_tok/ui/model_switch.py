@@ -19,7 +19,6 @@ from typing import Any
 from textual.app import App, SystemCommand
 
 from tui_tok.explore.session_file import SessionState
-from tui_tok.explore.visible import visible
 from tui_tok.gguf import GGUFFile
 from tui_tok.ui import session_io
 from tui_tok.ui.settings import load_settings, save_setting

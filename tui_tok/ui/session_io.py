@@ -46,6 +46,20 @@ def collect(app: App[Any]) -> SessionState:
                         model=source_name(session.gguf) if session is not None else None)  # fmt: skip
 
 
+def with_conversation(app: App[Any], messages: list[dict[str, Any]], tools: list[Any] | None) -> SessionState:
+    """The app's state now with the conversation ``messages`` (and ``tools``, when given) instead."""
+    from dataclasses import replace
+
+    from tui_tok.explore.visible import json_dumps
+
+    state = collect(app)
+    chat = replace(state.chat, messages=messages) if state.chat is not None else ChatState(messages=messages)
+    if tools is not None:
+        chat.tools_text = json_dumps(tools, indent=1)  # controls escaped: the tools box shows them
+    state.chat = chat
+    return state
+
+
 def apply(app: App[Any], state: SessionState) -> list[str]:
     """Show ``state``: the text now, the views' parts now or when they mount. Returns what could
     not be applied (one line each, for a notification)."""
@@ -91,40 +105,25 @@ def apply_pending_chat(screen: Any) -> list[str]:
     screen.query_one("#chat-agp", Checkbox).value = chat.add_generation_prompt
     screen.query_one("#chat-vars", Input).value = chat.variables
     screen.query_one("#chat-tools", TextArea).load_text(chat.tools_text)
-    pairs: list[tuple[str, str]] = []
-    for i, m in enumerate(chat.messages):
-        content = m.get("content")
-        extra = sorted(set(m) - {"role", "content"})
-        if extra or not isinstance(content, (str, type(None))):
-            notes.append(f"message {i}: only its role and text content are shown (left out: "
-                         f"{', '.join(extra) or 'content that is not a string'})")  # fmt: skip
-        pairs.append((str(m["role"]), content if isinstance(content, str) else ""))
-    screen.run_worker(_replace_messages(screen, pairs), group="session-chat", exclusive=True)
-    return notes
-
-
-async def _replace_messages(screen: Any, pairs: list[tuple[str, str]]) -> None:
-    from tui_tok.ui.widgets.chat_messages import ChatMessages, MessageEditor
+    screen.query_one("#chat-runtime", Select).value = chat.runtime  # one of RUNTIMES (session_file checks)
+    from tui_tok.ui.widgets.chat_messages import ChatMessages
 
     box = screen.query_one("#chat-messages", ChatMessages)
-    await box.remove_children()
-    editors = [MessageEditor(role, content) for role, content in pairs]
-    await box.mount_all(editors)
-    for i, editor in enumerate(editors):
-        editor.retitle(i)
-    box.current = 0
-    box.post_message(ChatMessages.Changed(box))
+    boxes, left_out = box.prepare(chat.messages)
+    screen.run_worker(box.replace(boxes), group="session-chat", exclusive=True)
+    return notes + left_out
 
 
 def _chat_state(screen: Any) -> ChatState:
     from tui_tok.ui.widgets.chat_messages import ChatMessages
 
     return ChatState(
-        messages=[dict(m) for m in screen.query_one("#chat-messages", ChatMessages).messages()],
+        messages=screen.query_one("#chat-messages", ChatMessages).messages(strict=False),
         template=screen.template_name,
         add_generation_prompt=screen.query_one("#chat-agp", Checkbox).value,
         variables=screen.query_one("#chat-vars", Input).value,
         tools_text=screen.query_one("#chat-tools", TextArea).text,
+        runtime=str(screen.query_one("#chat-runtime", Select).value),
     )
 
 

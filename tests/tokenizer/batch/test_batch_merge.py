@@ -15,6 +15,7 @@ import inspect
 import json
 import textwrap
 from functools import cache
+from types import MethodType
 
 import numpy as np
 import pytest
@@ -213,8 +214,11 @@ def test_long_text_ids_equal_unbatched(path) -> None:  # noqa: ANN001
     fast = load_tokenizer(path)
     slow = load_tokenizer(path)
     encoder = slow.encoder
-    encoder.encode_fragments_ids = None  # type: ignore[attr-defined]
-    encoder.encode_fragments = None  # type: ignore[attr-defined]
+    from tui_tok.tokenizer.core.encoder import Encoder
+
+    # the base class's one-fragment-at-a-time defaults instead of the encoder's batched overrides
+    encoder.encode_fragments_ids = MethodType(Encoder.encode_fragments_ids, encoder)  # type: ignore[method-assign]
+    encoder.encode_fragments = MethodType(Encoder.encode_fragments, encoder)  # type: ignore[method-assign]
     if hasattr(encoder, "_batch_words"):
         encoder._batch_words = lambda words: [encoder._bpe_word(w) for w in words]  # type: ignore[attr-defined]
     if hasattr(encoder, "_encode_batch"):

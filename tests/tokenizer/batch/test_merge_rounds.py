@@ -9,6 +9,8 @@ merges of a run that beat the pair that made them), on words of runs, and on rea
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,6 +18,7 @@ from hypothesis import strategies as st
 from support import vocab_files
 
 from tui_tok.tokenizer.batch.merge import SymbolMerger
+from tui_tok.tokenizer.core.paths import AUTO, NEVER
 from tui_tok.tokenizer.core.types import VocabType
 from tui_tok.tokenizer.tokenizer import Tokenizer
 
@@ -125,14 +128,9 @@ HUGE_TEXTS = [
 def test_huge_words_encode_as_without_rounds(encoder, text: str, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     """End to end through the encoders: the ids (and, via ``tokenize``, the spans) of huge words
     with the rounds equal those of a tokenizer that never takes them (per-word heap)."""
-    import tui_tok.tokenizer.bpe.encoder as bpe_encoder
-    import tui_tok.tokenizer.spm.encoder as spm_encoder
-
     vocab = encoder.vocab if hasattr(encoder, "vocab") else encoder._vocab  # noqa: SLF001
     fast = Tokenizer(vocab)
     got_ids, got_tokens = fast.encode(text), fast.tokenize(text)
-    monkeypatch.setattr(spm_encoder, "ROUNDS_FROM", 10**12)
-    monkeypatch.setattr(bpe_encoder, "ROUNDS_FROM", 10**12)
-    slow = Tokenizer(vocab)
+    slow = Tokenizer(vocab, paths=replace(AUTO, rounds_from=NEVER))
     assert got_ids == slow.encode(text)
     assert got_tokens == slow.tokenize(text)

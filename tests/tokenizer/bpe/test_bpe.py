@@ -169,7 +169,7 @@ def test_heap_merge_equals_list_merge(word: str) -> None:
     enc = _qwen()
     ranks = enc.merge_ranks()
     symbols = list(word.replace(" ", "Ġ"))
-    listed = enc._merge(list(symbols)) if len(symbols) <= bpe_module._HEAP_FROM else None  # noqa: SLF001
+    listed = enc._merge(list(symbols)) if len(symbols) <= enc.paths.bpe_list_max else None
     heaped = bpe_module._merge_heap(list(symbols), lambda a, b: ranks.get(a + " " + b, bpe_module._NO_RANK))  # noqa: SLF001
     if listed is not None:
         assert listed == heaped

@@ -8,8 +8,8 @@ shared with ``benchmarks/llama_peer.py``. Building takes a minute or two,
 so it only runs when asked: ``TUI_TOK_ORACLE=1`` (needs g++ and the llama.cpp sources);
 ``TUI_TOK_ORACLE_N`` / ``TUI_TOK_ORACLE_SEED`` set how many random inputs and which.
 
-What it leaves out: the special-token partition and BOS/EOS (``tokenizer.py``); the encoder is
-fed whole fragments, as ``encode_fragment`` is. The vocab (tokens, merges, flags) is the one
+What it leaves out: the special-token partition and BOS/EOS (``tokenizer.py``); the encoder and
+``bpe/reference.py`` (checked too) are fed whole fragments, as ``encode_fragment`` is. The vocab (tokens, merges, flags) is the one
 our loader built, so the comparison is of the encoding algorithm alone.
 """
 
@@ -25,6 +25,7 @@ from fixtures.llama_bpe_oracle import LLAMA_SRC, compile_source, oracle_source, 
 from support import VocabFile, vocab_files
 
 from tui_tok.tokenizer.bpe.encoder import BpeEncoder
+from tui_tok.tokenizer.bpe.reference import ReferenceEncoder
 from tui_tok.tokenizer.core.types import VocabType
 
 
@@ -76,12 +77,14 @@ def test_bpe_session_matches_llama_cpp(oracle: Path, vf: VocabFile, tmp_path: Pa
     # llama.cpp escapes ' ' in the fragment bytes before the session sees them (V:3506)
     fed = [d.replace(b" ", "\u2581".encode()) for d in inputs] if enc.vocab.escape_whitespaces else inputs
     want = _run(oracle, enc, fed, tmp_path)
+    ref = ReferenceEncoder(vocab)
     for data, expected in zip(inputs, want):
         if isinstance(expected, str):
             with pytest.raises(Exception):  # noqa: B017 - TokenizeError for code points > U+10FFFF
                 enc.encode_fragment(data, after_special=True)
             continue
         assert [t for t, _, _ in enc.encode_fragment(data, after_special=True)] == expected, data
+        assert [t for t, _, _ in ref.encode_fragment(data, after_special=True)] == expected, data
 
 
 def _toy_vocab(model: str, pre: str):  # noqa: ANN202
@@ -108,5 +111,7 @@ def test_special_models_match_llama_cpp(oracle: Path, model: str, pre: str, tmp_
     pieces = ["a", "b", "c", "d", "ab", " ", "\u00a0", "\u0130", "\u00e9", "<dna>", "</dna>", "acgtac", "CCCCCC", "aaa", "x", "\n"]
     inputs = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))).encode() for _ in range(300)]
     want = _run(oracle, enc, inputs, tmp_path)
+    ref = ReferenceEncoder(enc.vocab)
     for data, expected in zip(inputs, want):
         assert [t for t, _, _ in enc.encode_fragment(data, after_special=True)] == expected, data
+        assert [t for t, _, _ in ref.encode_fragment(data, after_special=True)] == expected, data

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from explain_checks import check
-from support import conformance_rows, llama_test_cases, vocab_files
+from support import HAVE_SHARED, SHARED, SHARED_MISSING, conformance_rows, llama_test_cases, vocab_files
 
 from tui_tok.tokenizer.explain import explain
 
@@ -20,3 +20,11 @@ def test_explanations_agree_with_encode(load_cached, vf) -> None:  # type: ignor
     for text in texts:
         for parse_special in (False, True):
             check(tok, explain(tok, text, parse_special=parse_special), text, parse_special)
+
+
+@pytest.mark.skipif(not HAVE_SHARED, reason=SHARED_MISSING)
+def test_the_shared_corpus_is_covered() -> None:
+    """With ../shared, every vocab of its conformance corpus is one of the cases above (without it,
+    the bundled vocabs, one per family, still are)."""
+    shared = {p.name.removesuffix(".jsonl") for p in (SHARED / "conformance").glob("*.jsonl")}
+    assert shared <= {v.name for v in _VOCABS}

@@ -1,4 +1,4 @@
-"""PLaMo2 encoder: hand-derived cases from llama.cpp's DP, a literal port of its suffix table, invariants.
+"""PLaMo2 encoder: hand-derived cases from llama.cpp's DP, its literal port (``plamo2/reference.py``), invariants.
 
 No real PLaMo2 GGUF exists here: ``tests/fixtures/plamo2_vocab.py`` builds one from llama.cpp's rules.
 ``test_plamo2_oracle.py`` checks the same cases against llama.cpp's own code when it is built.
@@ -14,12 +14,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fixtures.plamo2_literal import LiteralPlamo2
 from fixtures.plamo2_vocab import CASES, plamo2_metadata, plamo2_tokens, write_plamo2_gguf
 from fixtures.simple_vocab import vocab_from_file, vocab_from_plain
 from tui_tok.errors import VocabError
-from tui_tok.tokenizer.plamo2.encoder import INVALID_SCORE, Plamo2Encoder, int_score
 from tui_tok.tokenizer.core.vocab import Vocab
+from tui_tok.tokenizer.plamo2.encoder import INVALID_SCORE, Plamo2Encoder, int_score
+from tui_tok.tokenizer.plamo2.reference import ReferenceEncoder
+
+
+class LiteralPlamo2:
+    """The ids of ``plamo2/reference.py`` (llama.cpp's suffix table and DP, line by line)."""
+
+    def __init__(self, vocab: Vocab) -> None:
+        self.reference = ReferenceEncoder(vocab)
+
+    def encode(self, data: bytes) -> list[int]:
+        return [p[0] for p in self.reference.encode_fragment(data, after_special=True)]
 
 
 @cache

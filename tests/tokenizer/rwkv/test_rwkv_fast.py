@@ -3,6 +3,7 @@ longer than 15 bytes in numpy, and ``encode_fragment_ids`` with every round in n
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from unittest.mock import patch
 
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from test_rwkv import world
 
 from tui_tok.tokenizer.arrays.chunks import word_view
-from tui_tok.tokenizer.rwkv import encoder, greedy
+from tui_tok.tokenizer.rwkv import encoder
 from tui_tok.tokenizer.rwkv.distinct import distinct_long
 from tui_tok.tokenizer.rwkv.greedy import greedy_chunks
 from tui_tok.tokenizer.rwkv.long import LongTokens
@@ -134,7 +135,7 @@ def test_greedy_chunks_of_any_length_equal_the_walk(texts: list[bytes]) -> None:
 def test_ids_path_equals_walk_whatever_the_python_tail(data: bytes, few: int) -> None:
     """``encode_fragment_ids`` == the walk with the rounds' Python tail taking 0, 3 or 64 chunks."""
     _, enc = world()
-    with patch.object(greedy, "_FEW", few):
+    with patch.object(enc, "paths", replace(enc.paths, rwkv_python_max=few)):
         assert enc.encode_fragment_ids(data) == [tid for tid, _, _ in enc._walk(data)]
 
 

@@ -12,6 +12,7 @@ from fixtures.simple_vocab import vocab_from_file, vocab_from_plain
 from support import conformance_rows, vocab_file
 from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.rwkv.encoder import RwkvEncoder, unescape_token
+from tui_tok.tokenizer.rwkv.reference import ReferenceEncoder
 
 pytestmark = pytest.mark.skipif(not llama_oracle.available(), reason="llama oracle not built: python tests/fixtures/llama_oracle.py")
 
@@ -25,6 +26,8 @@ def test_world_random_and_reference_inputs(tmp_path: Path) -> None:
     bad = [(d, e) for d, e in zip(inputs, expected, strict=True) if [p[0] for p in enc.encode_fragment(d, after_special=False)] != e]
     assert bad == []
     assert [d for d, e in zip(inputs, expected, strict=True) if enc.encode_fragment_ids(d) != e] == []
+    ref = ReferenceEncoder(vocab)
+    assert [d for d, e in zip(inputs, expected, strict=True) if [p[0] for p in ref.encode_fragment(d, after_special=False)] != e] == []
 
 
 def _long_token_texts(vocab: Vocab, seed: int, n: int) -> list[bytes]:

@@ -18,8 +18,10 @@ from test_ugm_textids import fast_ids, whole_ids
 from benchmarks.cjk_text import cjk_text
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.tokenizer import Tokenizer
-from tui_tok.tokenizer.ugm.encoder import _WHOLE_FROM as WHOLE_FROM
+from tui_tok.tokenizer.core.paths import AUTO
 from tui_tok.tokenizer.ugm.encoder import UgmEncoder
+
+WHOLE_FROM = AUTO.ugm_whole_from
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURE = ROOT / "tests" / "fixtures" / "cjk_unigram_ids.jsonl"

@@ -16,11 +16,13 @@ from benchmarks.corpus import build_corpus
 from tui_tok.tokenizer.ugm.batch import viterbi_batch
 from tui_tok.tokenizer.ugm.charsmap import Charsmap, build_charsmap
 from tui_tok.tokenizer.ugm.charwalk import CharWalk
-from tui_tok.tokenizer.ugm.encoder import _WHOLE_FROM as WHOLE_FROM
+from tui_tok.tokenizer.core.paths import AUTO
 from tui_tok.tokenizer.ugm.encoder import UgmEncoder
 from tui_tok.tokenizer.ugm.hash import text_code_points
 from tui_tok.tokenizer.ugm.pieces import viterbi_pieces
 from tui_tok.tokenizer.ugm.tables import trie_hash
+
+WHOLE_FROM = AUTO.ugm_whole_from
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NAMES = ["t5-botchan-en-unigram-1000", "nomic-bert-moe"]

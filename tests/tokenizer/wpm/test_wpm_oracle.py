@@ -11,12 +11,14 @@ from fixtures.simple_vocab import vocab_from_file, vocab_from_plain
 from support import conformance_rows, llama_test_cases, vocab_file
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.wpm.encoder import WpmEncoder
+from tui_tok.tokenizer.wpm.reference import ReferenceEncoder
 
 pytestmark = pytest.mark.skipif(not llama_oracle.available(), reason="llama oracle not built: python tests/fixtures/llama_oracle.py")
 
 
 def _ours(enc: WpmEncoder, data: bytes) -> list[int] | str:
-    """The spans path's ids, checked equal to the ids-only path's (what ``encode`` uses)."""
+    """The spans path's ids, checked equal to the ids-only path's (what ``encode`` uses) and to
+    ``wpm/reference.py``'s."""
     try:
         spans = [p[0] for p in enc.encode_fragment(data, after_special=True)]
     except TokenizeError:
@@ -25,8 +27,12 @@ def _ours(enc: WpmEncoder, data: bytes) -> list[int] | str:
         ids: list[int] | None = enc.encode_fragment_ids(data)
     except TokenizeError:
         ids = None
-    if ids != spans:
-        return f"paths differ: spans {spans} ids {ids}"
+    try:
+        ref: list[int] | None = [p[0] for p in ReferenceEncoder(enc.vocab).encode_fragment(data, after_special=True)]
+    except TokenizeError:
+        ref = None
+    if not ids == spans == ref:
+        return f"paths differ: spans {spans} ids {ids} reference {ref}"
     return "ERR" if ids is None else ids
 
 

@@ -165,7 +165,7 @@ def _environment() -> BoundedSandbox:
 
 @lru_cache(maxsize=16)
 def compile_template(template: str) -> jinja2.Template:
-    """The compiled template (cached: compiling gemma-4's 12 KB template takes ~20 ms).
+    """The compiled template (cached: compiling gemma-4's 12 KB template is not free).
 
     Raises ``ChatTemplateError`` for a syntax error, a template nesting too deeply or one that takes
     longer than the deadline to compile.

@@ -35,7 +35,7 @@ def shrink(text: str, fails: Callable[[str], bool], *, max_tests: int = MAX_TEST
         chunk = max(1, len(cps) // n)
         parts = [cps[i : i + chunk] for i in range(0, len(cps), chunk)]
         reduced = False
-        for i, part in enumerate(parts):  # try one part alone
+        for part in parts:  # try one part alone
             if len(parts) > 1 and test(part):
                 cps, n, reduced = part, 2, True
                 break

@@ -108,7 +108,7 @@ def check_model_fit(ctx: LintContext) -> Iterator[Finding]:
                           "tokenizer.ggml.merges: llama.cpp refuses it ('cannot find tokenizer merges').",
                           key=ctx.model_key)  # fmt: skip
         if not any(t in t2i for t in ("Ċ", "\n", "<0x0A>")):
-            yield finding("model-mismatch", f"the BPE vocabulary has no newline token ('Ċ', '\\n' or <0x0A>): llama.cpp "
+            yield finding("model-mismatch", "the BPE vocabulary has no newline token ('Ċ', '\\n' or <0x0A>): llama.cpp "
                           "drops newlines from the text and uses the PAD id as its newline.", key=TOKENS_KEY,
                           severity=Severity.WARNING)  # fmt: skip
 

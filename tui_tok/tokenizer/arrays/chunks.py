@@ -2,8 +2,7 @@
 
 Encoders whose chunks are independent (RWKV between byte pairs no token holds, WPM words) encode
 each distinct chunk once. Doing the bookkeeping in Python (slice every chunk, ``dict.fromkeys``,
-chain the cached tuples) cost ~0.3 us a chunk: 40 ms for the 137k chunks of 0.5 MB with RWKV,
-more than llama.cpp's whole encode. Here a chunk of up to 15 bytes is named by its bytes read as
+chain the cached tuples) cost more than llama.cpp's whole encode of the same text with RWKV. Here a chunk of up to 15 bytes is named by its bytes read as
 one or two 64-bit words (exact: the length is in the top byte), so finding the distinct chunks
 is a sort of integers; only distinct chunks and chunks longer than 15 bytes (about 2 % of them)
 become ``bytes``. The ids are chained back with one ragged gather.

@@ -1,13 +1,13 @@
 """Distinct values of an integer array, sorted: ``np.unique`` without its slow path.
 
 numpy 2.3+ answers a plain ``np.unique(a)`` (no ``return_inverse``) with a hash-based path that
-is 5-10x slower here than sorting and dropping repeats (1.7M codes: 250 ms against 21 ms);
-with ``return_inverse`` it still sorts. Same values, same order, for any integer dtype.
+is several times slower here than sorting and dropping repeats; with ``return_inverse`` it still
+sorts. Same values, same order, for any integer dtype.
 
 Values that are already sorted, or a few sorted runs one after another, are sorted with numpy's
-stable sort (timsort for wide integers), which finds the runs and merges them in linear time:
-180k positions in two runs, 0.8 ms against 10 ms for a quicksort, which this machine's numpy
-does not vectorise. On shuffled values quicksort is the faster one.
+stable sort (timsort for wide integers), which finds the runs and merges them in linear time,
+far ahead of a quicksort, which this machine's numpy does not vectorise. On shuffled values
+quicksort is the faster one.
 
 >>> sorted_unique(np.array([3, 1, 3, 2])).tolist()
 [1, 2, 3]
@@ -32,16 +32,14 @@ def sorted_unique(values: np.ndarray, *, runs: bool = False) -> np.ndarray:
     return s[keep]
 
 
-_RADIX_FROM = 4096
-"""From this many values ``unique_inverse`` sorts by 16-bit radix passes; below, numpy's own."""
 
 
 def radix_order(values: np.ndarray) -> np.ndarray:
     """A stable ``argsort`` of a 1-D array of non-negative integers (``int64`` or ``uint64``).
 
     Stable 16-bit radix passes (numpy's stable ``argsort`` of ``uint16`` is a radix sort), as
-    many as the largest value needs: 2-3x faster here than the comparison sort numpy runs for
-    wider integers (~65 ns a key on this machine).
+    many as the largest value needs: faster here than the comparison sort numpy runs for wider
+    integers.
 
     >>> radix_order(np.array([70000, 5, 1, 5], dtype=np.uint64)).tolist()
     [2, 1, 3, 0]
@@ -59,16 +57,17 @@ def radix_order(values: np.ndarray) -> np.ndarray:
     return order
 
 
-def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def unique_inverse(values: np.ndarray, *, radix_from: int = 4096) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(values, return_inverse=True)`` for a 1-D array of non-negative integers; long
-    arrays are ordered by ``radix_order`` (the batch merge's pair keys take three passes).
+    arrays (from ``radix_from`` values, ``core/paths.py``) are ordered by ``radix_order`` (the batch
+    merge's pair keys take three passes); shorter ones by numpy's own sort.
 
     >>> u, inv = unique_inverse(np.array([5, 1, 5, 70000] * 2000))
     >>> u.tolist(), inv[:4].tolist()
     ([1, 5, 70000], [1, 0, 1, 2])
     """
     n = len(values)
-    if n < _RADIX_FROM:
+    if n < radix_from or not n:
         uniq, inverse = np.unique(values, return_inverse=True)
         return uniq, inverse.reshape(-1)
     values = values.astype(np.int64, copy=False)

@@ -3,12 +3,13 @@
 Both ``llm_tokenizer_bpe_session`` and ``llm_tokenizer_spm_session`` repeat one step per word:
 take the adjacent pair of symbols with the best priority (BPE: lowest merge rank; SPM: highest
 score of the concatenation, a token), ties to the leftmost, and replace it by its merge. Python
-spends ~3 us per step of one word; a cold encode of 0.5 MB of text runs ~50k of them. Here every
+pays the interpreter per step of one word, and a cold encode of 0.5 MB of text runs tens of
+thousands of them. Here every
 word of a batch takes its step together: one ``np.minimum.reduceat`` finds each word's best pair,
 the merges are written and the merged-away symbols dropped in whole-array operations, and only
 the (at most two) pairs beside each merge are looked up again. So the order of merges inside a
-word is exactly the sequential loop's, and the result is the same (tests check it against the
-per-word merges on every vocab).
+word is exactly the sequential loop's, and the result is the same: equal to ``bpe/reference.py``
+and ``spm/reference.py`` (``tests/tokenizer/test_reference.py`` draws texts long enough to batch).
 
 Symbols are small ints: a token's text has its token id (``token_to_id``, so duplicate texts
 share one id); any other text met on the way (a byte or character that is no token, a BPE merge
@@ -16,7 +17,7 @@ whose result is no token) gets an id past the vocab. A pair's priority and merge
 from a caller's ``resolve(left_text, right_text)``, memoised per pair of ids.
 
 One long word (this loop's steps cost O(word length)) goes to ``merge_long``: from
-``ROUNDS_FROM`` symbols ``merge_rounds`` (many merges per whole-array round where that is the
+``Paths.rounds_from`` symbols ``merge_rounds`` (many merges per whole-array round where that is the
 heap's own order: a run of spaces or letters takes a few rounds), else llama.cpp's heap.
 
 A merger is shared by the threads of one tokenizer: new symbol ids are handed out under a lock,
@@ -37,24 +38,20 @@ from typing import cast
 import numpy as np
 
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique, unique_inverse
+from tui_tok.tokenizer.core.paths import AUTO, Paths
 
 NO_PRIO = 1 << 30
 """Priority of "no merge" (real priorities are smaller)."""
 _ID_BITS = 26
 _ID_MASK = (1 << _ID_BITS) - 1
 _NO_PAIR = NO_PRIO << _ID_BITS
-_TAIL_WORDS = 12
-"""Below this many unfinished words, the rest is merged per word in Python (cheaper than a
-round of a dozen numpy calls)."""
-
-ROUNDS_FROM = 1024
-"""Words of at least this many symbols try ``merge_rounds`` before the heap."""
+# Sizes from a ``Paths`` (core/paths.py): below ``tail_words`` unfinished words, the rest is merged
+# per word in Python (cheaper than a round of a dozen numpy calls); words of at least
+# ``rounds_from`` symbols try ``merge_rounds`` before the heap; from ``run_keys_from`` pairs,
+# ``_pairs`` first checks for runs of one key (a run of one symbol).
 _ROUND_SHARE = 64
-"""A round costs O(word length) in numpy, a heap step ~2 us in Python: rounds go on while they
+"""A round costs O(word length) in numpy, a heap step a Python step: rounds go on while they
 merge at least 1/64 of the symbols."""
-
-_RUN_KEYS_FROM = 4096
-"""From this many pairs ``_pairs`` first checks for runs of one key (a run of one symbol)."""
 
 Resolver = Callable[[list[str], list[str]], "tuple[np.ndarray, list[str] | list[int]]"]
 """(left texts, right texts) -> (priorities, merged): priorities an int64 array, one per pair,
@@ -67,16 +64,18 @@ class SymbolMerger:
     """The symbol table and pair memo of one vocab and one priority rule."""
 
     def __init__(
-        self, tokens: list[str], token_to_id: dict[str, int], resolve: Resolver, *, merges_to_ids: bool = False
+        self, tokens: list[str], token_to_id: dict[str, int], resolve: Resolver, *, merges_to_ids: bool = False,
+        paths: Paths = AUTO,
     ) -> None:
         """``merges_to_ids``: the resolver gives merged token ids (every merge makes a token)."""
+        self.paths = paths
         self._merges_to_ids = merges_to_ids
         self._tokens = tokens
         self._t2id = token_to_id
         self._resolve = resolve
         self._n_tokens = len(tokens)
         self._extra_ids: dict[str, int] = {}
-        self._texts = list(tokens)  # id -> text, extras appended (a copy: ~1 ms for 262k)
+        self._texts = list(tokens)  # id -> text, extras appended (a copy: cheap)
         self._memo: dict[int, int] = {}  # (left << _ID_BITS | right) -> priority << _ID_BITS | merged
         self._by_code_point: np.ndarray | None = None  # code point -> its symbol id + 1 (0: not yet seen)
         self._new_lock = threading.Lock()  # new symbol ids: one per text, whatever the threads
@@ -125,8 +124,8 @@ class SymbolMerger:
         return list(map(self._char_table(text).__getitem__, text))
 
     def char_symbol_array(self, text: str) -> np.ndarray:
-        """``char_symbols`` as an int64 array, by code point from a table kept across calls (a
-        dict lookup per character was ~8 ms of a 150k-character batch; this is one gather)."""
+        """``char_symbols`` as an int64 array, by code point from a table kept across calls (not
+        a dict lookup per character: one gather)."""
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         table = self._by_code_point
         if table is None:  # np.zeros: the OS hands out pages only where written
@@ -158,7 +157,7 @@ class SymbolMerger:
         """Pair values of two aligned id arrays (memo lookups at C speed; the resolver only for
         pairs never seen before)."""
         keys = (left << _ID_BITS) | right
-        if len(keys) >= _RUN_KEYS_FROM:  # a long word of runs: look up one key per run
+        if len(keys) >= self.paths.run_keys_from:  # a long word of runs: look up one key per run
             head = np.empty(len(keys), dtype=bool)
             head[0] = True
             np.not_equal(keys[1:], keys[:-1], out=head[1:])
@@ -166,7 +165,7 @@ class SymbolMerger:
             if n_runs * 4 <= len(keys):
                 vals_of_runs = self._pairs(left[head], right[head])
                 return vals_of_runs[np.cumsum(head) - 1]
-        keys, where = unique_inverse(keys)
+        keys, where = unique_inverse(keys, radix_from=self.paths.radix_from)
         vals = np.fromiter(map(self._memo.get, keys.tolist(), repeat(-1)), dtype=np.int64, count=len(keys))
         new = np.flatnonzero(vals < 0)
         if len(new):
@@ -217,7 +216,7 @@ class SymbolMerger:
         at = np.flatnonzero(inner)
         val[at] = self._pairs(syms[at], syms[at + 1])
         while len(lens):
-            if len(lens) <= _TAIL_WORDS:
+            if len(lens) <= self.paths.tail_words:
                 for w, a, e in zip(word.tolist(), starts.tolist(), ends.tolist()):
                     out[w] = self._merge_one(syms[a:e].tolist(), val[a:e].tolist())
                 break
@@ -275,10 +274,10 @@ class SymbolMerger:
             prios[i] = v >> _ID_BITS
 
     def merge_long(self, syms: list[int]) -> list[int]:
-        """The loop for one long word: ``merge_rounds`` from ``ROUNDS_FROM`` symbols (a run of
+        """The loop for one long word: ``merge_rounds`` from ``paths.rounds_from`` symbols (a run of
         one character merges in a few whole-array rounds), else, or once its rounds stop paying,
         llama.cpp's heap (``merge_heap``)."""
-        if len(syms) >= ROUNDS_FROM:
+        if len(syms) >= self.paths.rounds_from:
             return self.merge_rounds(np.array(syms, dtype=np.int64))  # callers with a text: char_symbol_array
         return self.merge_heap(syms)
 
@@ -349,7 +348,7 @@ class SymbolMerger:
             val = val[keep[:-1]][: len(syms) - 1]  # a kept last symbol's pair: its right side is gone
             pos = cand - np.arange(len(cand))  # the merged symbols' new places
             redo = np.concatenate((pos[pos > 0] - 1, pos[pos < len(syms) - 1]))  # repeats: same value
-            # written twice (np.union1d's hashing np.unique took 0.6 s a round on 1M symbols)
+            # written twice (np.union1d's hashing np.unique was far slower a round on 1M symbols)
             val[redo] = self._pairs(syms[redo], syms[redo + 1])
         return syms
 
@@ -393,7 +392,8 @@ class SymbolMerger:
 
     def merge_heap(self, syms: list[int]) -> list[int]:
         """The loop for one long word with a heap, as llama.cpp runs it: entries are ordered by
-        (priority, left index); one is stale once either side is merged away or changed."""
+        (priority, left index); one is stale once either side is merged away or changed (the
+        staleness tests are equivalent: ``bpe/reference.py``'s docstring says why)."""
         n = len(syms)
         nxt = list(range(1, n)) + [-1]
         prv = list(range(-1, n - 1))

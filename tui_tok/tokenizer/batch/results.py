@@ -23,7 +23,7 @@ Parts = tuple[tuple[int, ...], tuple[int, ...]]
 
 
 def expand_words(
-    merged: list[list[int]], parts: Callable[[list[int]], list[Parts]], *, ends: bool
+    merged: list[list[int]], parts: Callable[[list[int]], list[Parts]], *, ends: bool, radix_from: int = 4096
 ) -> list[Parts]:
     """Per word: its symbols' token ids concatenated, and their byte sizes (``ends``: the running
     byte ends inside the word instead). ``parts(symbol_ids)`` describes distinct symbols."""
@@ -31,7 +31,7 @@ def expand_words(
         return []
     flat = np.array(list(chain.from_iterable(merged)), dtype=np.int64)
     per_word = np.fromiter(map(len, merged), dtype=np.int64, count=len(merged))
-    uniq, inv = unique_inverse(flat)
+    uniq, inv = unique_inverse(flat, radix_from=radix_from)
     described = parts(uniq.tolist())
     n_parts = np.fromiter(map(len, map(itemgetter(0), described)), dtype=np.int64, count=len(described))
     part_ids = np.array(list(chain.from_iterable(map(itemgetter(0), described))), dtype=np.int64)

@@ -2,6 +2,9 @@
 
 No tuple per token: a 10 MB text has ~3M tokens. The pieces let a caller stop between them or
 let other threads run; they are cut only where the pre-tokenizer proves a word ends.
+
+A fast path: what it computes equals ``bpe/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
 """
 
 from __future__ import annotations

@@ -10,8 +10,11 @@ A pair's rank is looked up the first time the pair is met (for all new pairs of 
 
 Words the batch leaves to ``bpe/encoder.py``'s per-word path (same answers): the ``ignore_merges`` and
 gemma4 whole-word shortcuts (``bpe/encoder.py`` keeps them out) and raw words holding surrogates. Words
-longer than ``LONG_WORD`` merge alone with llama.cpp's heap. Final symbols that are no token
+longer than ``Paths.bpe_batch_word_max`` merge alone with llama.cpp's heap. Final symbols that are no token
 (byte fallback) are turned into ids by ``bpe/encoder.py``.
+
+A fast path: what it computes equals ``bpe/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
 """
 
 from __future__ import annotations
@@ -26,9 +29,7 @@ import numpy as np
 from tui_tok.tokenizer.batch.merge import SymbolMerger
 from tui_tok.tokenizer.batch.results import Parts, expand_words
 from tui_tok.tokenizer.core.byte_level import BYTE_TO_CHAR
-
-LONG_WORD = 128
-"""Longer words (in symbols) merge alone with a heap (the batch loop's steps are O(length))."""
+from tui_tok.tokenizer.core.paths import AUTO, Paths
 
 WordResult = tuple[tuple[int, ...], tuple[int, ...]]
 """One word's token ids and how many bytes of the re-encoded word each covers, in order.
@@ -45,8 +46,12 @@ class BpeBatch:
         ranks: Callable[[list[str]], np.ndarray],
         *,
         byte_encode: bool,
+        paths: Paths = AUTO,
     ) -> None:
-        """``ranks``: the ranks of many ``"left right"`` strings at once (int64, -1: no merge)."""
+        """``ranks``: the ranks of many ``"left right"`` strings at once (int64, -1: no merge).
+        Words longer than ``paths.bpe_batch_word_max`` symbols merge alone (``merge_long``: the
+        batch loop's steps are O(length))."""
+        self._paths = paths
         self._tokens = tokens
         self._byte_encode = byte_encode
         self._sizes: dict[int, int] = {}  # token id -> UTF-8 size of its text (raw vocabs)
@@ -61,7 +66,7 @@ class BpeBatch:
             hits = np.flatnonzero(prios >= 0).tolist()
             return prios, [lefts[i] + rights[i] for i in hits]
 
-        self._merger = merger = SymbolMerger(tokens, token_to_id, resolve)
+        self._merger = merger = SymbolMerger(tokens, token_to_id, resolve, paths=paths)
         self._byte_symbols = np.array([merger.symbol(BYTE_TO_CHAR[b]) for b in range(256)], dtype=np.int64)
 
     def encode(
@@ -80,12 +85,13 @@ class BpeBatch:
     ) -> list[WordResult]:
         results: list[WordResult | None] = [None] * len(words)
         merger = self._merger
+        long_word = self._paths.bpe_batch_word_max
         batch: list[int] = []
         if self._byte_encode:
             raws = [w.encode("utf-8", "surrogatepass") for w in words]
             lens = list(map(len, raws))
             for i, n in enumerate(lens):
-                if 0 < n <= LONG_WORD:
+                if 0 < n <= long_word:
                     batch.append(i)
                 elif n:
                     sids = self._byte_symbols[np.frombuffer(raws[i], dtype=np.uint8)].tolist()
@@ -99,14 +105,14 @@ class BpeBatch:
             for i, (w, n) in enumerate(zip(words, lens)):
                 if not n or (surrogates and has_surrogates(w)):
                     results[i] = fallback(w)
-                elif n <= LONG_WORD:
+                elif n <= long_word:
                     batch.append(i)
                 else:
                     results[i] = self._result(merger.merge_long(merger.char_symbols(w)), to_ids)
             syms = merger.char_symbol_array("".join([words[i] for i in batch]))
         if batch:
             merged = merger.merge_flat(syms, np.array([lens[i] for i in batch], dtype=np.int64))
-            for i, result in zip(batch, expand_words(merged, partial(self._describe, to_ids=to_ids), ends=False)):
+            for i, result in zip(batch, expand_words(merged, partial(self._describe, to_ids=to_ids), ends=False, radix_from=self._paths.radix_from)):
                 results[i] = result
         return results  # type: ignore[return-value]
 

@@ -15,6 +15,10 @@ token boundary inside such a replaced character snaps to its end.
 
 Models ``hybriddna`` (DNA k-mers) and ``whitespace`` (split on whitespace first) wrap this
 path in ``bpe/models.py``; many distinct words merge together in ``bpe/batch.py``. Does not handle special tokens or BOS/EOS: see ``tokenizer.py``.
+
+Every path here (list scan, heap, batch, whole-array rounds, caches) is a faster form of the one
+algorithm in ``bpe/reference.py`` and is tested equal to it (``tests/tokenizer/test_reference.py``);
+the staleness tests of the two loops below rest on the argument written there.
 """
 
 from __future__ import annotations
@@ -29,14 +33,16 @@ from typing import cast
 
 import numpy as np
 
-from tui_tok.tokenizer.batch.merge import ROUNDS_FROM
 from tui_tok.tokenizer.bpe.arrays import fragment_arrays_pieces, result_arrays
 from tui_tok.tokenizer.bpe.batch import BpeBatch, WordResult, has_surrogates
 from tui_tok.tokenizer.bpe.hashed_ranks import HashedRanks
 from tui_tok.tokenizer.bpe.models import encode_hybriddna, encode_whitespace
+from tui_tok.tokenizer.bpe.reference import ReferenceEncoder
 from tui_tok.tokenizer.bpe.ranks import LazyRanks
 from tui_tok.tokenizer.bpe.subword_cut import SubwordCut, build_subword_cut
 from tui_tok.tokenizer.core.byte_level import ENCODE_TABLE
+from tui_tok.tokenizer.core.encoder import Encoder
+from tui_tok.tokenizer.core.paths import AUTO, NEVER, Paths
 from tui_tok.tokenizer.pretokenize.spec import PreSpec
 from tui_tok.tokenizer.pretokenize.offsets import decode
 from tui_tok.tokenizer.pretokenize.split import split_words
@@ -45,27 +51,25 @@ from tui_tok.tokenizer.core.types import Piece, PieceArrays, piece_arrays
 from tui_tok.tokenizer.core.vocab import Vocab
 
 _NO_RANK = 1 << 62
-_HEAP_FROM = 150
-"""Words with more symbols than this merge with a heap (llama.cpp's queue); shorter ones with
-a list scan, which is faster in Python for short words and gives the same result."""
 _CACHE_MAX = 1 << 17
-_BATCH_FROM = 48
-"""From this many distinct new words in one text of at least ``_CUT_FROM`` characters (or once
-the batch exists), merge them together (``bpe/batch.py``); fewer are cheaper one by one, with
-ranks from ``bpe/ranks.py`` until the rank dict exists."""
-_CUT_FROM = 256
-"""Texts shorter than this are not cut before ▁ (``_subword_cut``) until the cut exists (it only
-helps the word cache, and building it costs ~0.1 s for gemma4's merges); longer ones build it."""
+# The paths (core/paths.py): words of up to ``bpe_list_max`` symbols merge by a list scan, faster in
+# Python for short words and giving the same result, longer ones with a heap (llama.cpp's queue).
+# From ``bpe_batch_from`` distinct new words in one text of at least ``bpe_cut_from`` characters (or
+# once the batch exists) they merge together (``bpe/batch.py``); fewer are cheaper one by one,
+# with ranks from ``bpe/ranks.py`` until the rank dict exists. Texts shorter than ``bpe_cut_from``
+# are not cut before ▁ (``_subword_cut``) until the cut exists (it only helps the word cache, and
+# building it walks all of gemma4's merges).
 
 
-class BpeEncoder:
-    """llama.cpp's BPE for one vocab; implements ``FragmentEncoder``.
+class BpeEncoder(Encoder):
+    """llama.cpp's BPE for one vocab.
 
     Merge ranks and the per-word cache are built lazily, so constructing one is cheap.
     """
 
-    def __init__(self, vocab: Vocab, *, spec: PreSpec | None = None) -> None:
+    def __init__(self, vocab: Vocab, *, spec: PreSpec | None = None, paths: Paths = AUTO) -> None:
         self.vocab = vocab
+        self.paths = paths
         self.spec = spec if spec is not None else pre_spec("gemma4" if vocab.model == "gemma4" else vocab.pre)
         self._token_to_id = vocab.token_to_id
         self._byte_encode = self.spec.byte_encode
@@ -76,6 +80,7 @@ class BpeEncoder:
         self._cache: dict[str, WordResult] = {}
         self._batch: BpeBatch | None = None
         self._build_lock = threading.Lock()
+        self._reference: ReferenceEncoder | None = None  # for symbols holding ' ' (``_merge_checked``)
 
     # ----------------------------------------------------------------- public
 
@@ -107,7 +112,7 @@ class BpeEncoder:
         """Build the batch tables (rank index, gemma4's cut) and compile the pre-tokenizer now."""
         if self.vocab.model in ("hybriddna", "whitespace"):
             return
-        self._words("prepare", long=True)
+        self._words("prepare", long=self.paths.bpe_cut_from != NEVER)
         self._get_batch()
 
     def merge_ranks(self) -> dict[str, int]:
@@ -127,8 +132,8 @@ class BpeEncoder:
 
     def _rank_get(self) -> Callable[[str, int], int]:
         """``merge_ranks().get``, or until the first few lookups have scanned the merge list a
-        few times over, a search in the joined merges (the dict costs ~0.1-0.3 s for 515k merges,
-        which a first short text need not pay)."""
+        few times over, a search in the joined merges (the dict of 515k merges costs most of a
+        file's open, which a first short text need not pay)."""
         ranks = self._ranks
         if ranks is not None:
             return ranks.get
@@ -199,7 +204,7 @@ class BpeEncoder:
     def _fragment_results(self, texts: list[str]) -> list[list[WordResult]]:
         """BPE of every word of each decoded fragment, all fragments looked up (and their new
         words merged) together."""
-        long = sum(map(len, texts)) >= _CUT_FROM
+        long = sum(map(len, texts)) >= self.paths.bpe_cut_from
         per_text = [self._words(t, long=long) for t in texts]
         results = self._lookup(list(chain.from_iterable(per_text)), long=long)
         out = []
@@ -229,13 +234,14 @@ class BpeEncoder:
 
     def _word_results(self, text: str) -> list[WordResult]:
         """BPE of every word of ``text``, in order."""
-        long = len(text) >= _CUT_FROM
+        long = len(text) >= self.paths.bpe_cut_from
         return self._lookup(self._words(text, long=long), long=long)
 
     def _words(self, text: str, *, long: bool) -> list[str]:
         """``text`` cut by the pre-tokenizer (and before ▁ where exact, ``_subword_cut``)."""
         words = split_words(text, self.spec.regexes) if text else []
-        if not self._byte_encode and (self._cut is not False or long) and (cut := self._subword_cut()) is not None:
+        cut_ok = not self._byte_encode and self.paths.bpe_cut_from != NEVER
+        if cut_ok and (self._cut is not False or long) and (cut := self._subword_cut()) is not None:
             return cut.cut_words(text, words)
         return words
 
@@ -248,13 +254,14 @@ class BpeEncoder:
             get = cache.get
             local = {w: get(w) for w in dict.fromkeys(words)}
             missing = [w for w, r in local.items() if r is None]
-            if len(missing) >= _BATCH_FROM and (self._batch is not None or long):
+            paths = self.paths
+            if len(missing) >= paths.bpe_batch_from and (self._batch is not None or long):
                 local.update(zip(missing, self._batch_words(missing)))
             else:
-                huge = [w for w in missing if len(w) >= ROUNDS_FROM]  # a run of spaces, a blob
-                if huge:  # the batch merges them in whole-array rounds (heap: ~2 us per merge)
+                huge = [w for w in missing if len(w) >= paths.rounds_from]  # a run of spaces, a blob
+                if huge:  # the batch merges them in whole-array rounds (the heap: a Python step per merge)
                     local.update(zip(huge, self._batch_words(huge)))
-                    missing = [w for w in missing if len(w) < ROUNDS_FROM]
+                    missing = [w for w in missing if len(w) < paths.rounds_from]
                 local.update(zip(missing, map(self._bpe_word, missing)))
             results = list(map(local.__getitem__, words))
             if len(cache) + len(local) > _CACHE_MAX:
@@ -289,8 +296,7 @@ class BpeEncoder:
     def _shortcut_ids(self, words: list[str]) -> tuple[list[str], list[int | None]]:
         """Each word as vocab text (``_encoded``), and the token that is the whole word when
         ``_shortcut`` takes it (else None): what ``_bpe_word`` decides word by word, done for all
-        the words at once (one byte mapping of their join, C-level lookups; ~4x faster for
-        llama-bpe's 14k distinct words of a 0.5 MB text)."""
+        the words at once (one byte mapping of their join, C-level lookups)."""
         if self._byte_encode:
             raws = list(map(methodcaller("encode", "utf-8", "surrogatepass"), words))
             text = b"".join(raws).decode("latin-1").translate(ENCODE_TABLE)
@@ -330,7 +336,7 @@ class BpeEncoder:
             def ranks(keys: list[str]) -> np.ndarray:
                 return np.fromiter(map(get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
 
-        return BpeBatch(self.vocab.tokens, self._token_to_id, ranks, byte_encode=self._byte_encode)
+        return BpeBatch(self.vocab.tokens, self._token_to_id, ranks, byte_encode=self._byte_encode, paths=self.paths)
 
     def _encoded(self, word: str) -> str:
         """The word as vocab text: byte-mapped, or raw with bad bytes as surrogate escapes."""
@@ -362,7 +368,7 @@ class BpeEncoder:
         get = self._rank_get()
         if not self._byte_encode and " " in "".join(symbols):
             return self._merge_checked(symbols)
-        if len(symbols) > _HEAP_FROM:
+        if len(symbols) > self.paths.bpe_list_max:
             return _merge_heap(symbols, lambda a, b: get(a + " " + b, _NO_RANK))
         no = _NO_RANK
         # ranks[j] = rank of (symbols[j], symbols[j + 1]); the last entry is a "no pair" sentinel
@@ -383,14 +389,13 @@ class BpeEncoder:
 
     def _merge_checked(self, symbols: list[str]) -> list[str]:
         """Merge for raw symbols that may hold ' ': llama.cpp splits a merge string at its first
-        ' ' searched from byte 1, so "left right" only names (left, right) if left has no ' '
-        after its first byte. (Unreachable with llama.cpp's pres, which escape or split spaces.)"""
-        ranks = self.merge_ranks()
-
-        def rank(left: str, right: str) -> int:
-            return _NO_RANK if " " in left[1:] else ranks.get(left + " " + right, _NO_RANK)
-
-        return _merge_heap(symbols, rank)
+        ' ' searched from byte 1, which its ``bpe_ranks`` keys by pair; ``bpe/reference.py``
+        builds them so (unreachable with llama.cpp's pres, which escape or split spaces)."""
+        ref = self._reference
+        if ref is None:
+            ref = self._reference = ReferenceEncoder(self.vocab)
+        _, final, _ = ref.merge_word("".join(symbols).encode("utf-8", "surrogateescape"))
+        return [sym.decode("utf-8", "surrogateescape") for sym in final]
 
     def _to_ids(self, symbols: list[str]) -> WordResult:
         token_to_id = self._token_to_id
@@ -445,7 +450,8 @@ def _raw_symbols(word: str) -> list[str]:
 
 
 def _merge_heap(symbols: list[str], rank) -> list[str]:  # noqa: ANN001 - local callable
-    """llama.cpp's priority-queue merge (V:620-690): (rank, left index) order, stale pairs skipped."""
+    """llama.cpp's priority-queue merge (V:620-690): (rank, left index) order, stale pairs skipped
+    (empty side or sizes no longer adding up: equivalent to llama.cpp's text test, see ``bpe/reference.py``)."""
     n = len(symbols)
     text = list(symbols)
     nxt = list(range(1, n)) + [-1]

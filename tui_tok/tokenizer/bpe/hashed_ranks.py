@@ -1,11 +1,11 @@
 """Merge ranks for many lookups at once, from sorted hashes instead of a dict.
 
-A ``"left right" -> rank`` dict of gemma-4's 515k merges costs ~0.2 s to build here, most of it
+A ``"left right" -> rank`` dict of gemma-4's 515k merges is slow to build, most of it
 inserting; the batch merge (``bpe/batch.py``) then asks it for a few tens of thousands of pairs.
 This index hashes every merge string once (Python's own ``hash``, cached in the string), keeps
 the top 32 bits of each and orders them with two stable 16-bit radix passes
-(``sorted_unique.radix_order``: ~11 ms for 515k keys here, against ~34 ms for a ``sort`` of the
-64-bit hashes, which this machine's numpy does not vectorise). A lookup finds each key's
+(``sorted_unique.radix_order``: faster than a ``sort`` of the 64-bit hashes, which this
+machine's numpy does not vectorise). A lookup finds each key's
 (equally truncated) hash with one ``searchsorted`` for all keys, then checks the merge string
 itself, so the answer is exact whatever collides: equal truncated hashes form a run of the sorted
 array, in rank order (the passes are stable), and the first string of the run that equals the key

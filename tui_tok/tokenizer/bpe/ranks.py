@@ -1,7 +1,6 @@
 """Merge ranks without building the rank dict first: a search in the joined merge list.
 
-The ``"left right" -> rank`` dict costs ~0.1-0.3 s for gemma-4's 515k merges, most of a file's
-open time, while a first short text needs a handful of ranks. ``LazyRanks`` answers those from
+The ``"left right" -> rank`` dict of gemma-4's 515k merges costs most of a file's open time, while a first short text needs a handful of ranks. ``LazyRanks`` answers those from
 one joined string, then hands over to the dict (``bpe/encoder.py`` builds it) once the searches have
 scanned the list ``_LAZY_SCANS`` times over. Both give the same ranks.
 """

@@ -8,6 +8,9 @@ BPE of the parts, concatenated, is BPE of the word. Tests check it on gemma-4 wi
 
 Leaves out: deciding when the cut is worth building (``bpe/encoder.py``) and the merging itself.
 
+A fast path: what it computes equals ``bpe/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
+
 >>> cut = build_subword_cut("\\x00\u2581 y\\x00x \u2581y\\x00", 2)
 >>> cut.split("x\u2581ya\u2581b")
 ['x\u2581ya', '\u2581b']

@@ -11,7 +11,7 @@ leading spaces. The cached piece depends on the family (``llama_vocab::impl::tok
 - RWKV: the unescaped token bytes. PLaMo2: ``<0xHH>`` BYTE tokens -> the byte, else raw text.
   TEST: the id in lowercase hex.
 
-We build pieces lazily, one token at a time (a 262k vocab would cost ~0.3 s up front).
+We build pieces lazily, one token at a time (not all of a 262k vocab up front).
 ``detokenize`` applies BOS/EOS removal, the leading-space strip and the three
 ``clean_spaces`` passes exactly. Does not handle streaming: see ``core/stream.py``.
 """

@@ -27,6 +27,12 @@ from tui_tok.tokenizer.core.types import Piece
 K = TypeVar("K", bound=Hashable)
 
 
+def utf8_len(lead: int) -> int:
+    """llama.cpp's ``unicode_len_utf8`` (unicode.cpp): the length a lead byte announces (1 for a
+    continuation byte), no validation; the references cut symbols and code points with it."""
+    return (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4)[lead >> 4]
+
+
 def utf8_lens(cps: np.ndarray) -> np.ndarray:
     """UTF-8 length of each code point (1-4; no range check)."""
     return 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)

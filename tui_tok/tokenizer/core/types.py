@@ -7,7 +7,7 @@ Does not hold any algorithm: see ``core/vocab.py`` for how attributes are derive
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     import numpy as np
@@ -92,6 +92,8 @@ Token.kind.__doc__ = "Display class: normal, special, byte fallback, unknown or 
 
 
 Piece = tuple[int, int, int]
+"""A token placed on the input: (token id, start, end), byte offsets relative to the fragment (what a
+fragment encoder returns). Its *piece* is the token's text (``token_to_piece``; README, Glossary)."""
 PieceArrays = tuple["np.ndarray", "np.ndarray", "np.ndarray"]
 """Pieces as columns: int64 ids, byte starts, byte ends (``Tokenizer.tokenize_arrays``)."""
 
@@ -102,22 +104,4 @@ def piece_arrays(pieces: list[Piece]) -> PieceArrays:
 
     table = np.array(pieces, dtype=np.int64).reshape(-1, 3)
     return table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy()
-"""(token id, start, end): what a fragment encoder returns; offsets relative to the fragment."""
 
-
-class FragmentEncoder(Protocol):
-    """One algorithm (SPM, BPE, ...) applied to one raw-text fragment.
-
-    The special-token partition (``special/partition.py``) has already cut the input; an encoder
-    sees only the bytes between special tokens and never adds BOS/EOS itself.
-
-    An encoder whose ``encode_fragment_ids`` returns a new list on every call (never one it
-    keeps, e.g. in a cache) says so with a class attribute ``FRESH_IDS = True``: ``encode``
-    then hands a one-fragment text's list to the caller without copying it (tested for each
-    such encoder in ``tests/tokenizer/test_fresh_ids.py``).
-    """
-
-    def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
-        """Encode ``text``; ``after_special`` is true for the first fragment and for a
-        fragment that follows a special token (SPM's space-prefix rule uses it)."""
-        ...

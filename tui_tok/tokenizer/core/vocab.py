@@ -180,7 +180,7 @@ def vocab_from_metadata(
     ``meta`` maps GGUF keys to values as the GGUF reader returns them (str, int, bool, numpy
     arrays, ``list[str]``); plain lists work too. ``str_lists`` names keys whose values the caller
     knows to be ``list[str]`` (the loader passes the file's string arrays): their entries are not
-    type-checked again (10-40 ms for 150k-500k strings). ``texts`` maps keys to their string
+    type-checked again (a pass over 150k-500k strings). ``texts`` maps keys to their string
     array's ``"\\0" + "\\0".join(value) + "\\0"`` where the caller has it (``Vocab.merges_text``).
     Raises ``UnsupportedTokenizerError`` for an unknown model or pre-tokenizer and ``VocabError``
     where llama.cpp refuses to load.

@@ -9,10 +9,13 @@ normalisation, Viterbi path, k-best alternatives and rivals (``ugm.py``), WPM gr
 "why not this split / this token" (``whynot.py``); ``to_json`` gives the CLI's object
 (``jsonform.py``).
 
-Every module reuses the family encoder's own tables and primitives (rank lookup, score table,
-normaliser, trie, prefix table) and the builder asserts that the explanation's ids equal
-``Tokenizer.encode(text, add_special=False, parse_special=...)``, so an explanation can never
-drift from the ids silently (``ExplainMismatchError``).
+Every family module records the hooks of the family's reference encoder (``<family>/reference.py``,
+the algorithm written once as llama.cpp runs it; kept per vocab by ``engine.py``) instead of
+replaying the algorithm, and the builder asserts that the explanation's ids equal the fast
+encoder's ``Tokenizer.encode(text, add_special=False, parse_special=...)``, so an explanation can
+never drift from the ids silently (``ExplainMismatchError``). PLaMo2 and TEST label the fast
+encoder's own pieces (nothing is replayed there; PLaMo2's reference builds its suffix table in
+seconds for a real vocabulary).
 """
 
 from __future__ import annotations

@@ -1,15 +1,17 @@
 """``explain``: the whole explanation of one text, checked against ``Tokenizer.encode``.
 
-Partition first (``explain/partition.py``), then each raw fragment by its family module with
-the tokenizer's own encoder object. ``after_special`` follows ``Tokenizer._encode``: true for
-the first fragment and after a special token. The ids of all fragments must equal
+Partition first (``explain/partition.py``), then each raw fragment by its family module, which
+traces the family's reference encoder (``explain/engine.py``). ``after_special`` follows
+``Tokenizer._encode``: true for the first fragment and after a special token. The ids of all fragments must equal
 ``encode(text, add_special=False, parse_special=...)``, else ``ExplainMismatchError``.
 """
 
 from __future__ import annotations
 
 from tui_tok.tokenizer.core.types import VocabType
+from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.explain import bpe, plamo2, rwkv, spm, ugm, wpm
+from tui_tok.tokenizer.explain.engine import reference
 from tui_tok.tokenizer.explain.partition import fragments as partition_fragments
 from tui_tok.tokenizer.explain.pretokenize import rule_names
 from tui_tok.tokenizer.explain.result import Chunk, ExplainMismatchError, Explanation, Fragment
@@ -41,7 +43,7 @@ def explain(
             frags.append(Fragment(start, end, False, tuple(t for t, _, _ in ids_only)))
             after_special = False
             continue
-        chunks = _chunks(family, enc, raw, after_special, k_best)
+        chunks = _chunks(family, enc, v, raw, after_special, k_best)
         chunks = [_shift(c, start) for c in chunks]
         ids = tuple(i for c in chunks for i in c.ids)
         frags.append(Fragment(start, end, False, ids, tuple(chunks)))
@@ -55,17 +57,17 @@ def explain(
     return Explanation(data, family.value, parse_special, ids, tuple(frags), _rules(tok), _notes(tok))
 
 
-def _chunks(family: VocabType, enc: object, raw: bytes, after_special: bool, k_best: int) -> list[Chunk]:
+def _chunks(family: VocabType, enc: object, v: Vocab, raw: bytes, after_special: bool, k_best: int) -> list[Chunk]:
     if family is VocabType.BPE:
-        return bpe.explain_fragment(enc, raw)  # type: ignore[arg-type]
+        return bpe.explain_fragment(reference(v), raw)
     if family is VocabType.SPM:
-        return spm.explain_fragment(enc, raw, after_special=after_special)  # type: ignore[arg-type]
+        return spm.explain_fragment(reference(v), raw, after_special=after_special)
     if family is VocabType.UGM:
-        return ugm.explain_fragment(enc, raw, k_best=k_best)  # type: ignore[arg-type]
+        return ugm.explain_fragment(reference(v), raw, k_best=k_best)
     if family is VocabType.WPM:
-        return wpm.explain_fragment(enc, raw)  # type: ignore[arg-type]
+        return wpm.explain_fragment(reference(v), raw)
     if family is VocabType.RWKV:
-        return rwkv.explain_fragment(enc, raw)  # type: ignore[arg-type]
+        return rwkv.explain_fragment(reference(v), raw)
     if family is VocabType.PLAMO2:
         return plamo2.explain_fragment(enc, raw)
     return plamo2.explain_test(enc, raw)
@@ -87,7 +89,7 @@ def _shift(c: Chunk, by: int) -> Chunk:
 def _rules(tok: Tokenizer) -> tuple[str, ...]:
     v = tok.vocab
     if v.type is VocabType.BPE:
-        return rule_names(tok.encoder.spec.regexes)  # type: ignore[attr-defined]
+        return rule_names(reference(v).spec.regexes)
     if v.type is VocabType.SPM:
         return spm.RULES
     if v.type is VocabType.WPM:
@@ -99,7 +101,7 @@ def _notes(tok: Tokenizer) -> tuple[str, ...]:
     v = tok.vocab
     out: list[str] = []
     if v.type is VocabType.BPE:
-        spec = tok.encoder.spec  # type: ignore[attr-defined]
+        spec = reference(v).spec
         out.append(f"pre {v.pre or 'default'} ({spec.pre_type}); "
                    + ("byte-level: each byte is one symbol (GPT-2 byte map)" if spec.byte_encode else "symbols are characters"))  # fmt: skip
         if v.ignore_merges:

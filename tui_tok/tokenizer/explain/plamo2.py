@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui_tok.tokenizer.explain.result import Chunk, Step
-from tui_tok.tokenizer.plamo2.encoder import int_score
+from tui_tok.tokenizer.plamo2.reference import int_score
 from tui_tok.tokenizer.core.types import TokenAttr
 
 

@@ -1,13 +1,13 @@
 """UGM explained: what the normaliser changed, the Viterbi lattice, the best path and its rivals.
 
-Uses the encoder's own normaliser (``ugm/normalize.py``: ``chunk`` per input position gives
-each charsmap / user-defined replacement with its offsets; ``normalize`` gives the text the
-search runs on) and its search tables (``ugm/tables.py``). The lattice lists, at each code point,
-the trie tokens the search offers there (in ``viterbi_str``'s order) and the unknown piece when
-no token is that one code point. A k-best search over the same edges and the same double
-additions gives the best whole segmentations (the first is llama.cpp's, checked against
-``viterbi_str``); for each piece of the best path, the best rival is the other edge ending at
-the same place with the highest total (Viterbi compares there, and keeps the earliest on ties).
+The trace is ``ugm/reference.py``'s own: its ``normalize`` step (and the normaliser's ``chunk``,
+one ``normalize_prefix`` per input position, for the replacements), and its ``search`` step with
+the ``on_edge`` hook giving every offer in llama.cpp's order with the total it offered and whether
+it won. The lattice lists, at each code point, the trie tokens offered there and the unknown piece
+when no token is that one code point. A k-best search over the same edges and the same double
+additions gives the best whole segmentations (the first must be the reference's path); for each
+piece of the best path, the best rival is the other edge ending at the same place with the highest
+total (Viterbi compares there, and keeps the earliest on ties).
 
 UGM has no pre-tokenizer: a raw fragment is one chunk.
 """
@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tui_tok.tokenizer.explain.result import Chunk, ExplainMismatchError, Step
-from tui_tok.tokenizer.ugm.encoder import UgmEncoder
-from tui_tok.tokenizer.ugm.viterbi import DBL_MAX, viterbi_str
+from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
+from tui_tok.tokenizer.ugm.reference import DBL_MAX, ReferenceEncoder
 
 K_BEST = 3
 
@@ -41,18 +41,19 @@ class UgmDetail:
     unk_id: int
 
 
-def explain_fragment(enc: UgmEncoder, data: bytes, *, k_best: int = K_BEST) -> list[Chunk]:
+def explain_fragment(ref: ReferenceEncoder, data: bytes, *, k_best: int = K_BEST) -> list[Chunk]:
     if not data:
         return []
-    tables = enc.tables
-    norm = enc.normalizer.normalize(data)
-    tokens = enc.vocab.tokens
-    unk_id = enc.vocab.unk_id
-    steps = _normalize_steps(enc, data)
+    tokens = ref.vocab.tokens
+    unk_id = ref.vocab.unk_id
+    steps = _normalize_steps(ref.normalizer, data)
+    norm = ref.normalize(data)
+    offers: list[tuple[int, int, int, float, float, bool]] = []
+    found = ref.search(norm.text, on_edge=lambda *e: offers.append(e))
     try:
         s = norm.text.decode("utf-8")
-    except UnicodeDecodeError:  # the byte search (llama.cpp's lenient decode): pieces only
-        pieces = enc.encode_reference(data)
+    except UnicodeDecodeError:  # llama.cpp's lenient decode: pieces only
+        pieces = [(t, norm.offsets[a], norm.offsets[b]) for t, a, b in found]
         steps += [Step("piece", token=tokens[t] if 0 <= t < len(tokens) else "", id=t, start=a, end=b) for t, a, b in pieces]
         return [Chunk(0, len(data), tuple(t for t, _, _ in pieces), tuple(steps), text=norm.text.decode("utf-8", "replace"),
                       shortcut="normalised text is not valid UTF-8: the byte search, no lattice")]  # fmt: skip
@@ -61,14 +62,25 @@ def explain_fragment(enc: UgmEncoder, data: bytes, *, k_best: int = K_BEST) -> l
     byte_at = [0]
     for ch in s:
         byte_at.append(byte_at[-1] + len(ch.encode("utf-8")))
+    char_at = {b: k for k, b in enumerate(byte_at)}
     offsets = tuple(norm.offsets[b] for b in byte_at)
-    edges = _lattice(s, enc, unk_id)
-    best, back = _forward(len(s), edges)
-    real = viterbi_str(s, tables.ids, tables.in_trie, tables.scores, tables.pair_max_len,
-                       unk_id=unk_id, unk_score=tables.unk_score)  # fmt: skip
+    # the offers in characters (one ending inside a character is never extended: left out);
+    # best total and winning edge at each boundary, as the search recorded them
+    edges: list[Edge] = []
+    best = [-DBL_MAX] * (len(s) + 1)
+    best[0] = 0.0
+    back = [-1] * (len(s) + 1)
+    for a, b, tid, score, total, taken in offers:
+        if b not in char_at:
+            continue
+        if taken:
+            best[char_at[b]] = total
+            back[char_at[b]] = len(edges)
+        edges.append((char_at[a], char_at[b], tid, score))
+    real = [(tid, char_at[a], char_at[b]) for tid, a, b in found]
     paths = _k_best(len(s), edges, max(k_best, 1), unk_id)
-    if not paths or [p for p in paths[0][1]] != [tuple(r) for r in real]:
-        raise ExplainMismatchError(f"UGM: the k-best search's first path differs from viterbi_str on {s!r}")
+    if not paths or list(paths[0][1]) != real:
+        raise ExplainMismatchError(f"UGM: the k-best search's first path differs from the reference's on {s!r}")
     ids = tuple(t for t, _, _ in real)
     into: dict[int, list[int]] = {}
     for k, e in enumerate(edges):
@@ -91,11 +103,11 @@ def _text(tokens: list[str], tid: int, unk_id: int, covered: str) -> str:
     return f"<unk:{covered}>" if tid == unk_id else tokens[tid]
 
 
-def _normalize_steps(enc: UgmEncoder, data: bytes) -> list[Step]:
+def _normalize_steps(normalizer: UgmNormalizer, data: bytes) -> list[Step]:
     """Each input chunk the normaliser replaced (charsmap match, bad byte -> U+FFFD)."""
     out: list[Step] = []
     pos = 0
-    chunk = enc.normalizer.chunk
+    chunk = normalizer.chunk
     while pos < len(data):
         rep, used = chunk(data, pos)
         src = data[pos : pos + used]
@@ -104,43 +116,6 @@ def _normalize_steps(enc: UgmEncoder, data: bytes) -> list[Step]:
                             text_to=rep.decode("utf-8", "replace")))  # fmt: skip
         pos += max(used, 1)
     return out
-
-
-def _lattice(s: str, enc: UgmEncoder, unk_id: int) -> list[Edge]:
-    """Every edge the search offers, in ``viterbi_str``'s order (per start: the one-character
-    token, longer tokens by length, then the unknown piece when no token is that character)."""
-    tables = enc.tables
-    get = tables.ids.get
-    in_trie = tables.in_trie
-    scores = tables.scores
-    longest = tables.pair_max_len.get
-    n = len(s)
-    edges: list[Edge] = []
-    for i in range(n):
-        tid = get(s[i])
-        single = tid is not None and in_trie[tid] != 0
-        if single:
-            edges.append((i, i + 1, tid, scores[tid]))  # type: ignore[arg-type, index]
-        for end in range(i + 2, min(i + longest(s[i : i + 2], 0), n) + 1):
-            t = get(s[i:end])
-            if t is not None and in_trie[t]:
-                edges.append((i, end, t, scores[t]))
-        if not single:
-            edges.append((i, i + 1, unk_id, tables.unk_score))
-    return edges
-
-
-def _forward(n: int, edges: list[Edge]) -> tuple[list[float], list[int]]:
-    """Viterbi's best totals and, per end, the index of the winning edge (strictly greater wins)."""
-    best = [-DBL_MAX] * (n + 1)
-    best[0] = 0.0
-    back = [-1] * (n + 1)
-    for k, (a, b, _, w) in enumerate(edges):
-        cand = best[a] + w
-        if cand > best[b]:
-            best[b] = cand
-            back[b] = k
-    return best, back
 
 
 def _rival(edges: list[Edge], into: list[int], chosen: int, best: list[float], tokens: list[str], unk_id: int) -> tuple[str, float | None]:

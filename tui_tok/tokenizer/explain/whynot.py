@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 from tui_tok.tokenizer.core.byte_level import ENCODE_TABLE
 from tui_tok.tokenizer.explain.result import Chunk, Explanation
+from tui_tok.tokenizer.explain.engine import reference
 from tui_tok.tokenizer.explain.ugm import UgmDetail
-from tui_tok.tokenizer.ugm.viterbi import DBL_MAX
+from tui_tok.tokenizer.ugm.reference import DBL_MAX
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +64,7 @@ def spell(tok, text: str) -> str:  # noqa: ANN001
     """Plain text in the model's spelling of chunks (what ``Chunk.text`` holds)."""
     v = tok.vocab
     if v.type.value == "bpe":
-        if tok.encoder.spec.byte_encode:
+        if reference(v).spec.byte_encode:
             return text.encode("utf-8", "surrogateescape").decode("latin-1").translate(ENCODE_TABLE)
         return text.replace(" ", "\u2581") if v.escape_whitespaces else text
     if v.type.value in ("spm", "ugm", "wpm"):
@@ -230,8 +231,9 @@ def _merges(tok, chunk: Chunk, cuts, reasons: list[str], fam: str) -> WhyNot:  #
 
 def _bpe_builds(tok, piece: str) -> bool:  # noqa: ANN001
     """Whether some merge of the vocab yields ``piece`` (else only a whole-word shortcut can)."""
-    ranks = tok.encoder.merge_ranks()
-    return any(piece[:i] + " " + piece[i:] in ranks for i in range(1, len(piece)))
+    ranks = reference(tok.vocab).bpe_ranks()
+    raw = [piece[:i].encode("utf-8", "surrogateescape") for i in range(len(piece) + 1)]
+    return any((raw[i], raw[-1][len(raw[i]) :]) in ranks for i in range(1, len(piece)))
 
 
 def _ugm(tok, d: UgmDetail, cuts, reasons: list[str]) -> WhyNot:  # noqa: ANN001
@@ -242,12 +244,12 @@ def _ugm(tok, d: UgmDetail, cuts, reasons: list[str]) -> WhyNot:  # noqa: ANN001
     for a, b, _, w in reversed(d.edges):
         if back[b] > -DBL_MAX and back[b] + w > back[a]:
             back[a] = back[b] + w
-    tables = tok.encoder.tables
+    trie = reference(tok.vocab).trie()
     unknown = {e[0]: e[3] for e in d.edges if e[2] == d.unk_id and e[1] == e[0] + 1}  # position -> its unk edge's score
     total = d.best[cuts[0][0]]
     for a, b, p in cuts:
-        tid = tables.ids.get(p)
-        if tid is None or not tables.in_trie[tid]:
+        hit = trie.get(p.encode("utf-8", "surrogateescape"))
+        if hit is None:
             if all(i in unknown for i in range(a, b)):  # a run of unknown characters: llama.cpp emits one [UNK]
                 total += sum(unknown[i] for i in range(a, b))
                 reasons.append(f"{p!r}: unknown ({b - a} character{'s' * (b - a != 1)} of score {unknown[a]:.4f}; "
@@ -255,8 +257,8 @@ def _ugm(tok, d: UgmDetail, cuts, reasons: list[str]) -> WhyNot:  # noqa: ANN001
                 continue
             reasons.append(f"{p!r} is not a token the search can use")
             return WhyNot("the proposal cannot be a path of the lattice", tuple(reasons))
-        reasons.append(f"{p!r}: score {tables.scores[tid]:.4f}")
-        total += tables.scores[tid]
+        reasons.append(f"{p!r}: score {hit[1]:.4f}")
+        total += hit[1]
     total += back[cuts[-1][1]]
     best = d.best[n]
     if total >= best:

@@ -1,12 +1,11 @@
 """WPM explained: the words, each normalised and matched greedily, longest prefix first.
 
-Uses the encoder's own classification (``_classify``: spaces end words, punctuation, symbols
-and CJK are words alone, control characters vanish), its word cutter, its per-character
-normalisation (lowercase, accent strip) and its prefix table of token bytes. Per word the
-greedy walk is replayed with that table to show, at each step, the longest token taken and the
-longest prefix that was still tried beyond it (a ``match``), or the byte of the ``▁``-word
-where no token starts, which makes the whole word ``[UNK]`` (an ``unknown``); the ids are
-checked against the encoder's ``_word_pieces``.
+The trace is ``wpm/reference.py``'s own: ``on_word`` gives each word (its input span, its
+``▁``-form and where each of its bytes comes from), ``on_match`` each token the greedy walk
+takes, ``on_unknown`` the byte of the ``▁``-word where no token starts, which makes the whole
+word ``[UNK]``. For each match, the view also shows the longest prefix of the rest that some
+token still begins with beyond the match (what the walk tried and lost: a prefix table of the
+token texts, built here for that only).
 
 Chunks tile the fragment: words, and between them gaps (whitespace, dropped characters) with
 no ids.
@@ -14,84 +13,59 @@ no ids.
 
 from __future__ import annotations
 
-from tui_tok.tokenizer.explain.result import Chunk, ExplainMismatchError, Step
-from tui_tok.tokenizer.wpm.encoder import PHANTOM_SPACE, WpmEncoder, _word_spans, _words
+from tui_tok.tokenizer.core.vocab import Vocab
+from tui_tok.tokenizer.explain.engine import cached
+from tui_tok.tokenizer.explain.result import Chunk, Step
+from tui_tok.tokenizer.wpm.reference import ReferenceEncoder, WpmWord
 
 RULES = ("whitespace (or dropped characters) ends a word", "punctuation, an ASCII symbol or a CJK character is a word alone")
 
 
-def explain_fragment(enc: WpmEncoder, data: bytes) -> list[Chunk]:
+def explain_fragment(ref: ReferenceEncoder, data: bytes) -> list[Chunk]:
     if not data:
         return []
-    cps, classes, offs = enc._classify(data)  # noqa: SLF001 - the encoder's own classification
-    starts, ends = _word_spans(classes)
-    offsets = list(range(len(data) + 1)) if offs is None else [int(o) for o in offs]
-    if len(offsets) == len(cps):
-        offsets.append(len(data))
-    words = _words(cps, starts, ends) if len(starts) else []
+    tokens = ref.vocab.tokens
+    prefixes = _prefix_table(ref.vocab)
+    words: list[tuple[WpmWord, list[Step], list[int]]] = []
+
+    def on_word(w: WpmWord) -> None:
+        words.append((w, [Step("word", token=w.text.decode("utf-8", "replace"), start=w.start, end=w.end)], []))
+
+    def on_match(tid: int, at: int, end: int) -> None:
+        w, steps, ids = words[-1]
+        j = at + 1  # the longest prefix some token begins with
+        while j <= len(w.text) and w.text[at:j] in prefixes:
+            j += 1
+        tried = w.text[at : j - 1] if j - 1 > end else b""
+        steps.append(Step("match", token=tokens[tid], id=tid, start=w.byte_at[at],
+                          end=w.byte_at[end] if end < len(w.text) else w.end, rival=tried.decode("utf-8", "replace")))  # fmt: skip
+        ids.append(tid)
+
+    def on_unknown(at: int) -> None:
+        w, steps, ids = words[-1]
+        del steps[1:]
+        ids[:] = [ref.vocab.unk_id]
+        steps.append(Step("unknown", token=w.word, id=ref.vocab.unk_id, start=w.start, end=w.end, at=at))
+
+    ref.encode_fragment(data, after_special=True, on_word=on_word, on_match=on_match, on_unknown=on_unknown)
     chunks: list[Chunk] = []
     pos = 0
-    for word, a, b in zip(words, starts.tolist(), ends.tolist()):
-        wa, wb = offsets[a], offsets[b]
-        if wa > pos:
-            chunks.append(Chunk(pos, wa, (), (), cut=0 if chunks else -1, text=data[pos:wa].decode("utf-8", "replace")))
-        chunks.append(_word(enc, word, wa, offsets[a : b + 1], cut=-1 if not chunks else (0 if wa > pos else 1)))
-        pos = wb
+    for w, steps, ids in words:
+        if w.start > pos:
+            chunks.append(Chunk(pos, w.start, (), (), cut=0 if chunks else -1, text=data[pos : w.start].decode("utf-8", "replace")))
+        cut = -1 if not chunks else (0 if w.start > pos else 1)
+        chunks.append(Chunk(w.start, w.end, tuple(ids), tuple(steps), cut=cut, text=w.text.decode("utf-8", "replace")))
+        pos = w.end
     if pos < len(data):
         chunks.append(Chunk(pos, len(data), (), (), cut=0 if chunks else -1, text=data[pos:].decode("utf-8", "replace")))
     return chunks
 
 
-def _word(enc: WpmEncoder, word: str, start: int, char_at: list[int], cut: int) -> Chunk:
-    """One word: its ``▁`` form, then each greedy match (or the unknown)."""
-    tokens = enc.vocab.tokens
-    kept_at: list[int] = []  # byte of the ▁-word where each kept character starts
-    parts = [PHANTOM_SPACE.encode()]
-    size = len(parts[0])
-    char_of_byte: list[int] = []  # for each byte of the ▁-word: its character in ``word`` (-1: the ▁)
-    char_of_byte += [-1] * size
-    for idx, ch in enumerate(word):
-        norm = enc._normalise(ch)  # noqa: SLF001
-        if norm is None:
-            continue
-        enc_bytes = norm.encode("utf-8", "surrogatepass")
-        kept_at.append(size)
-        parts.append(enc_bytes)
-        char_of_byte += [idx] * len(enc_bytes)
-        size += len(enc_bytes)
-    data = b"".join(parts)
-    prefixes = enc._prefix_table()  # noqa: SLF001
-    end_byte = char_at[-1]
-    steps = [Step("word", token=data.decode("utf-8", "replace"), start=start, end=end_byte)]
-    i = 0
-    ids: list[int] = []
-    while i < len(data):
-        best, best_end, j = -1, i, i + 1
-        while j <= len(data):
-            tid = prefixes.get(data[i:j])
-            if tid is None:
-                break
-            if tid >= 0:
-                best, best_end = tid, j
-            j += 1
-        if best < 0:
-            ids = [enc.unk_id]
-            steps = steps[:1] + [Step("unknown", token=word, id=enc.unk_id, start=start, end=end_byte, at=i)]
-            break
-        tried = data[i : j - 1] if j - 1 > best_end else b""
-        steps.append(Step("match", token=tokens[best], id=best, start=_byte_of(char_of_byte, char_at, i, start),
-                          end=_byte_of(char_of_byte, char_at, best_end, end_byte), rival=tried.decode("utf-8", "replace")))  # fmt: skip
-        ids.append(best)
-        i = best_end
-    real = [t for t, _, _ in enc._word_pieces(word)]  # noqa: SLF001
-    if ids != real:
-        raise ExplainMismatchError(f"WPM word {word!r}: greedy replay {ids} != encoder {real}")
-    return Chunk(start, end_byte, tuple(ids), tuple(steps), cut=cut, text=data.decode("utf-8", "replace"))
+def _prefix_table(vocab: Vocab) -> frozenset[bytes]:
+    """Every prefix of every token's bytes (~50 ms for 30k tokens; kept per vocab)."""
 
+    def build() -> frozenset[bytes]:
+        raws = [t.encode("utf-8", "surrogateescape") for t in vocab.tokens]
+        return frozenset(raw[:k] for raw in raws for k in range(1, len(raw) + 1))
 
-def _byte_of(char_of_byte: list[int], char_at: list[int], pos: int, default: int) -> int:
-    """Input byte where ▁-word byte ``pos`` (a boundary) falls: its character's start."""
-    if pos >= len(char_of_byte):
-        return default
-    c = char_of_byte[pos]
-    return char_at[0] if c < 0 else char_at[c]
+    return cached(vocab, "wpm-prefixes", build)

@@ -23,11 +23,13 @@ llama.cpp, whose table is keyed by re-encoded strings.
 Spans: a token covers the input bytes of its code points; the byte tokens of one code point
 share that code point's bytes one by one when the counts agree, else the first takes them all.
 The dropped BOM is a gap. Does not split special tokens: see ``tokenizer.py``.
+
+Equal to ``plamo2/reference.py``, llama.cpp's suffix table and DP written once, line by line
+(``tests/tokenizer/plamo2/test_plamo2.py``, ``tests/tokenizer/test_reference.py``).
 """
 
 from __future__ import annotations
 
-import math
 
 import threading
 
@@ -37,53 +39,17 @@ from tui_tok.errors import VocabError
 from tui_tok.tokenizer.core.spans import decode_with_offsets, expand_pieces
 from tui_tok.tokenizer.core.types import Piece, TokenAttr
 from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, cpt_to_utf8
+from tui_tok.tokenizer.core.encoder import Encoder
+from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.vocab import Vocab
+from tui_tok.tokenizer.plamo2.reference import INVALID_SCORE, UNKNOWN_SCORE, byte_pieces, byte_table, int_score
 
-INVALID_SCORE = -20_000_000
-UNKNOWN_SCORE = -10_000_000
+__all__ = ["INVALID_SCORE", "UNKNOWN_SCORE", "Plamo2Encoder", "byte_table", "int_score"]
+
 _INF = 1 << 60
-_HEXDIGITS = frozenset(b"0123456789abcdefABCDEF")
 _VALUE = -1  # key under which a trie node stores (token id, int score)
 _PAIR = 0x200000  # pair code a * _PAIR + b (decoded code points stay below 0x200000)
-_MIN_SPLIT = 64  # below this many code points, cutting costs more than it saves
 _CACHE_LIMIT = 1 << 16
-
-
-def int_score(score: float) -> int:
-    """llama.cpp's ``static_cast<int32_t>(std::round(score * 1e4))``, or INVALID for non-finite.
-
-    >>> int_score(0.00005), int_score(-0.00005), int_score(-1000.0), int_score(1e6)
-    (1, -1, -10000000, -2147483648)
-    """
-    x = float(score) * 1e4
-    if not math.isfinite(float(score)) or not math.isfinite(x):
-        return INVALID_SCORE
-    r = math.floor(abs(x))
-    if abs(x) - r >= 0.5:
-        r += 1
-    r = r if x >= 0 else -r
-    if not -(1 << 31) <= r < (1 << 31):
-        return -(1 << 31)  # x86 cvttsd2si answer for an out-of-range cast
-    return r
-
-
-def byte_table(vocab: Vocab) -> list[int]:
-    """The 256 byte-fallback ids; raises ``VocabError`` like llama.cpp when one is missing."""
-    table = [0] * 256
-    for tid, text in enumerate(vocab.tokens):
-        if not int(vocab.attrs[tid]) & TokenAttr.BYTE:
-            continue
-        raw = text.encode("utf-8", "surrogateescape")
-        if len(raw) == 6 and raw.startswith(b"<0x") and raw.endswith(b">"):
-            if raw[3] in _HEXDIGITS and raw[4] in _HEXDIGITS:
-                table[int(raw[3:5], 16)] = tid
-    for byte, tid in enumerate(table):
-        if tid == 0:
-            raise VocabError(
-                f"PLaMo2 vocab has no byte token for <0x{byte:02X}> (or it is id 0, which llama.cpp "
-                "treats as missing): llama.cpp refuses to load it"
-            )
-    return table
 
 
 def _candidate_cps(tid: int, text: str) -> list[int] | None:
@@ -101,11 +67,12 @@ def _candidate_cps(tid: int, text: str) -> list[int] | None:
     return cps
 
 
-class Plamo2Encoder:
-    """llama.cpp's PLaMo2 dynamic programme for one vocab; implements ``FragmentEncoder``."""
+class Plamo2Encoder(Encoder):
+    """llama.cpp's PLaMo2 dynamic programme for one vocab."""
 
-    def __init__(self, vocab: Vocab) -> None:
+    def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
+        self.paths = paths
         self.bytes = byte_table(vocab)
         self._root: dict | None = None
         self._pairs: np.ndarray | None = None
@@ -155,7 +122,7 @@ class Plamo2Encoder:
             return []
         self._trie()
         assert self._pairs is not None
-        if n < _MIN_SPLIT:
+        if n < self.paths.plamo2_split_from:  # short: cutting costs more than it saves
             return self._dp(cps[skip:], offsets[skip:])
         arr = np.array(cps[skip:], dtype=np.int64)
         cuts = np.flatnonzero(~np.isin(arr[:-1] * _PAIR + arr[1:], self._pairs)) + 1 + skip
@@ -224,20 +191,6 @@ class Plamo2Encoder:
             if tid >= 0:
                 out.append((tid, start, end))
             else:
-                out.extend(self._byte_pieces(cps[pos], start, end))
+                out.extend(byte_pieces(self.bytes, cps[pos], start, end))
             pos += length
         return out
-
-    def _byte_pieces(self, cp: int, start: int, end: int) -> list[Piece]:
-        """llama.cpp's byte fallback for one code point (it encodes even cps above U+10FFFF)."""
-        s = 1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)
-        ids: list[int] = []
-        for k in range(s):
-            if s == 1:
-                lead = cp
-            else:
-                lead = ((0xF00 >> s) & 0xFF) if k == 0 else 0x80
-            ids.append(self.bytes[(lead | ((cp >> ((s - k - 1) * 6)) & 0x3F)) & 0xFF])
-        if end - start == s:
-            return [(tid, start + k, start + k + 1) for k, tid in enumerate(ids)]
-        return [(ids[0], start, end)] + [(tid, end, end) for tid in ids[1:]]

@@ -46,8 +46,8 @@ class DeepseekCuts:
     single_numbers: bool
     """``\\p{N}`` (every number its own word) rather than ``\\p{N}+``."""
     min_text: int = 256
-    """Shorter texts take ``split``'s memoised per-chunk path: ~30 numpy calls cost ~0.1 ms even on
-    a word, while a repeated short fragment (text between special tokens) is one memo lookup."""
+    """Shorter texts take ``split``'s memoised per-chunk path: a few dozen numpy calls cost their
+    overhead even on a word, while a repeated short fragment (text between special tokens) is one memo lookup."""
 
     def words(self, text: str) -> list[str]:
         if not text:

@@ -93,7 +93,7 @@ def _cls(flag: int, marker: str) -> str:
 @cache
 def _lowered_from() -> dict[int, set[int]]:
     """Lowercase code point -> every code point that lowers to it (one pass over the map,
-    not one per contraction letter: ~7 ms of a first encode)."""
+    not one per contraction letter, which was a visible part of a first encode)."""
     inverse: dict[int, set[int]] = {}
     for cp, low in ud.lowercase_map().items():
         inverse.setdefault(low, set()).add(cp)

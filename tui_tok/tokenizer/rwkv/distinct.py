@@ -6,6 +6,9 @@ words they were looked up with; longer ones are compared as masked words. All in
 ``arrays/chunks.distinct_spans`` recomputed the keys of the short ones and sliced and hashed
 the long ones in Python.
 
+A fast path: what it computes equals ``rwkv/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
+
 >>> from tui_tok.tokenizer.arrays.chunks import word_view
 >>> text = b"a long chunk, seventeen" + b"a long chunk, seventeen" + b"another long chunk"
 >>> occ, rep = distinct_long(word_view(text), np.array([0, 23, 46]), np.array([23, 23, 18]))
@@ -27,8 +30,8 @@ _WIDEST = 32
 
 def distinct_long(words: np.ndarray, at: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The distinct chunks among those at ``at`` (``size`` bytes, more than 15), as
-    ``hash_unique`` gives them, in numpy (``distinct_spans`` sliced and hashed each in Python:
-    ~0.6 ms for the 2,400 long chunks of the benchmark corpus). Each chunk is read as masked
+    ``hash_unique`` gives them, in numpy (``distinct_spans`` sliced and hashed each in Python, a
+    visible part of an encode of the benchmark corpus). Each chunk is read as masked
     words, hashed two ways, grouped by both hashes, and every chunk is then compared word by
     word with its group's representative: exact, or None (a hash collision, or a chunk too long) and
     the caller does it the slow way."""

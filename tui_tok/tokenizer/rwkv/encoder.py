@@ -13,11 +13,13 @@ restarts *from offset 0*, looping forever. We raise ``TokenizeError`` instead.
 The longest match is found without a trie: a token of 3 bytes or more that is a prefix of the
 text begins with the text's first 3 bytes, so the longest one is at most the longest token with
 those 3 bytes first (a dict of ~50k entries) and the lengths from there down are looked up in
-the token dict. Same answer as the trie; no 0.2 s trie build at load. ``encode`` (ids only)
+the token dict. Same answer as the trie; no trie to build at load. ``encode`` (ids only)
 looks every chunk up whole at once and matches the distinct others together in numpy
 (``rwkv/greedy.py``). The escaped texts are decoded in bulk (``rwkv/unescape.py``).
 
-Does not split special tokens or add BOS/EOS (RWKV never adds them): see ``tokenizer.py``.
+Every path here is equal to ``rwkv/reference.py``, the algorithm written once as llama.cpp runs
+it (``tests/tokenizer/test_reference.py``). Does not split special tokens or add BOS/EOS (RWKV
+never adds them): see ``tokenizer.py``.
 
 >>> unescape_token(r"\x41\n\\")
 b'A\n\\'
@@ -35,6 +37,8 @@ from tui_tok.tokenizer.rwkv.distinct import distinct_misses
 from tui_tok.tokenizer.rwkv.greedy import greedy_chunks, spread
 from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, chunk_keys
 from tui_tok.tokenizer.rwkv.unescape import unescape_all, unescape_token
+from tui_tok.tokenizer.core.encoder import Encoder
+from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.spans import expand_pieces
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
@@ -65,7 +69,7 @@ def _inner_cuts(blob: bytes, sizes: np.ndarray) -> np.ndarray:
 
 def _longest3(raws: list[bytes], data: np.ndarray, offsets: np.ndarray, sizes: np.ndarray) -> dict[bytes, int]:
     """First 3 bytes -> the longest token of 3 bytes or more starting so: a group maximum in
-    numpy (a Python loop over 65k tokens took ~12 ms), then one slice per distinct prefix."""
+    numpy (not a Python loop over 65k tokens), then one slice per distinct prefix."""
     three = np.flatnonzero(sizes >= 3)
     at = offsets[three]
     key = (data[at].astype(np.int64) << 16) | (data[at + 1].astype(np.int64) << 8) | data[at + 2]
@@ -93,7 +97,7 @@ class _Tables:
     """The tokens of up to 15 bytes for ``greedy_chunks``."""
     id_objects: np.ndarray | None
     """object[n + 1]: the Python int of every id (and -1 last, for ``take(-1)``): ``take(ids).tolist()``
-    shares them, where ``ids.tolist()`` made a new int per token (~0.6 ms per 166k ids).
+    shares them, where ``ids.tolist()`` made a new int per token.
     None if the unk id is outside -1..n-1."""
     lengths: np.ndarray | None
     """int64[n + 1]: the byte length of each id's token (and 1 last, for the unk id -1), so the
@@ -131,8 +135,8 @@ def _build_tables(vocab: Vocab) -> _Tables:
     )
 
 
-class RwkvEncoder:
-    """Greedy longest-match as llama.cpp's RWKV byte trie gives it; implements ``FragmentEncoder``.
+class RwkvEncoder(Encoder):
+    """Greedy longest-match as llama.cpp's RWKV byte trie gives it.
 
     Speed: a match can only cross between two bytes if some token holds that byte pair, so
     the text is first cut wherever the pair occurs in no token (every ~4 bytes of prose with
@@ -142,15 +146,16 @@ class RwkvEncoder:
     ``encode_fragment`` takes those ids and their spans from the token lengths (where an
     unknown token longer than a byte makes them ambiguous: each distinct chunk walked once,
     cached). The tables
-    are built on first use (~0.03 s for rwkv-world, all in bulk: ``rwkv/unescape.py``, numpy)
+    are built on first use (all in bulk: ``rwkv/unescape.py``, numpy)
     or by ``prepare``.
     """
 
     FRESH_IDS = True
-    """``encode_fragment_ids`` returns a new list on every call (``FragmentEncoder``)."""
+    """``encode_fragment_ids`` returns a new list on every call (``Encoder``)."""
 
-    def __init__(self, vocab: Vocab) -> None:
+    def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
+        self.paths = paths
         self.unk_id = vocab.unk_id
         self._built: _Tables | None = None
         self._cache: dict[bytes, tuple[Piece, ...]] = {}
@@ -184,7 +189,7 @@ class RwkvEncoder:
         tables = self._tables()
         if tables.lengths is not None and tables.id_objects is not None:
             # the ids' fast path, spans from the token lengths (a list of distinct chunks and a
-            # tuple per chunk occurrence cost 4x the ids); a length sum that is not the text's
+            # tuple per chunk occurrence cost more than the ids); a length sum that is not the text's
             # (never, if the ids are right) leaves it to the chunk path below
             try:
                 found = self._ids(text)
@@ -266,7 +271,8 @@ class RwkvEncoder:
         k-th is distinct chunk ``occ[k]``, at ``first``, ``length`` bytes) replaced by their
         greedy matches."""
         try:
-            got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id, finish=self._walk_ids, words=words, whole_missed=True)
+            got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id, finish=self._walk_ids, words=words, whole_missed=True,
+                                few=self.paths.rwkv_python_max)
         except TokenizeError:
             got = None
         if got is None:

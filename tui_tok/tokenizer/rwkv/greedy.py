@@ -18,6 +18,9 @@ done for every chunk together:
 Tokens longer than 15 bytes are checked where one may start (``rwkv/long.py``); the last few
 unfinished chunks are walked in Python. Same ids as ``RwkvEncoder._walk`` on each chunk (tested).
 
+A fast path: what it computes equals ``rwkv/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
+
 >>> table = TokenTable.build({b"a": 0, b"ab": 1, b"b": 2, b"abc": 3})
 >>> text = b"abcab" + b"ba"
 >>> ids, counts = greedy_chunks(text, np.array([0, 3, 5]), np.array([3, 2, 2]), table, unk_id=-1)
@@ -35,9 +38,6 @@ import numpy as np
 from tui_tok.tokenizer.arrays.chunks import word_view
 from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, keys
 
-_FEW = 64
-"""With this many chunks or fewer still unfinished, ``finish`` walks the rest in Python: a round
-costs ~0.15 ms however few chunks it has, and the last rounds (a few long chunks) have few."""
 
 
 def spread(first: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -56,11 +56,13 @@ def greedy_chunks(
     finish: Callable[[bytes], list[int]] | None = None,
     words: np.ndarray | None = None,
     whole_missed: bool = False,
+    few: int = 64,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """llama.cpp's greedy longest match on each chunk ``text[at[k]:at[k]+length[k]]``: all the
     ids, chunk after chunk, and how many each chunk has; None if some chunk holds a byte that
     starts a token but no token matches there (llama.cpp would hang). ``finish`` (the same
-    match on one text, in Python) takes over the last few chunks (``_FEW``). ``words``: the
+    match on one text, in Python) takes over the last ``few`` chunks (``Paths.rwkv_python_max``: a round
+    costs a fixed numpy overhead however few chunks it has, and the last rounds, a few long chunks, have few). ``words``: the
     text's ``word_view``, or a contiguous copy of it (faster gathers). ``whole_missed``: no
     chunk is one token (``rwkv/encoder.py`` looked them up whole), so the first round does not
     look up again the chunks whose longest candidate is the whole chunk (most of them)."""
@@ -74,7 +76,7 @@ def greedy_chunks(
     rounds: list[tuple[np.ndarray, np.ndarray]] = []  # per round: (chunk, id)
     tail: list[list[int]] = []
     while active.size:
-        if finish is not None and active.size <= _FEW:
+        if finish is not None and active.size <= few:
             ends = (at[active] + length[active]).tolist()
             tail = [finish(text[a:b]) for a, b in zip((at[active] + pos[active]).tolist(), ends)]
             break

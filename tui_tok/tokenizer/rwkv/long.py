@@ -4,8 +4,11 @@
 in rwkv-world: runs of spaces, dashes, Cyrillic words) are found here: an offset can start one
 only if its byte pair starts one and its first 16 bytes hash like one's head (a sorted search);
 those few offsets are compared with every such token, word by word, in one 2-D gather. Walking
-them in Python instead (``bytes.startswith``) cost ~0.5 ms for the ~800 offsets of the 0.56 MB
-benchmark corpus, whose Cyrillic words are often one long token.
+them in Python instead (``bytes.startswith``) was a visible part of encoding the benchmark
+corpus, whose Cyrillic words are often one long token.
+
+A fast path: what it computes equals ``rwkv/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
 
 >>> blob = b"abcdefghijklmnopq" + b"abcdefghijklmnopqrs"
 >>> tokens = LongTokens.build(blob, np.array([0, 17]), np.array([17, 19]), np.array([5, 6]))

@@ -60,7 +60,7 @@ def chunk_keys(view: np.ndarray, at: np.ndarray, size: np.ndarray) -> tuple[np.n
     """``keys`` of ``text[at:at+size]`` capped at 15 bytes, for every chunk of a text at once,
     gathered from the strided ``word_view`` itself: a contiguous copy of it is 8 bytes per text
     byte (4.5 MB for the 0.56 MB benchmark text), fresh pages to fault and a cache flushed, for
-    gathers ~0.3 ms faster. The second word is read only for the chunks longer than 8 bytes
+    gathers only a little faster. The second word is read only for the chunks longer than 8 bytes
     (10 % of them); the others' is their length tag alone. Two temporaries of one word per chunk."""
     length = np.minimum(size, MAX_LEN)
     first = view[at]

@@ -1,8 +1,8 @@
 r"""RWKV token texts are stored escaped; llama.cpp unescapes each at load (``llama_unescape_rwkv_token``).
 
 ``unescape_token`` is the exact rule for one text. ``unescape_all`` gives the same bytes for a
-whole vocab in a few C-level passes: calling ``unescape_token`` 65,536 times (rwkv-world) took
-~20 ms of the encoder's ~50 ms table build, though 72 % of the texts hold no backslash at all.
+whole vocab in a few C-level passes: calling ``unescape_token`` 65,536 times (rwkv-world) was
+most of the encoder's table build, though 72 % of the texts hold no backslash at all.
 It joins the texts with newlines, encodes and splits them once, and decodes only the texts with
 a backslash, with Python's own escape decoder wherever every escape there is one it reads as
 llama.cpp does (all of rwkv-world's).
@@ -37,7 +37,7 @@ _HEX[list(b"0123456789abcdef")] = True
 
 
 def all_plain(data: bytes) -> bool:
-    """``_PLAIN_ESCAPES.fullmatch(data)``, in numpy (the regex took 3-13 ms over rwkv-world's
+    """``_PLAIN_ESCAPES.fullmatch(data)``, in numpy (the regex was slower over rwkv-world's
     escaped texts): a backslash at an even offset of its run of backslashes starts an escape
     (an odd one is the second half of ``\\\\``); each escape must be plain."""
     arr = np.frombuffer(data + b"\0\0\0", dtype=np.uint8)

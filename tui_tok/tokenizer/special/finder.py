@@ -2,7 +2,7 @@
 
 The partition asks, again and again, "where is the leftmost place at or after here where some
 candidate starts, and which is the longest one there?". A regex of every candidate answers in one
-call but takes 20-250 ms to compile for vocabs with hundreds to thousands of user-defined tokens;
+call but is slow to compile for vocabs with hundreds to thousands of user-defined tokens;
 they share a few prefixes (``[PAD``, ``<|``), so a regex of the distinct prefixes finds the places
 and a dict lookup per candidate length confirms them.
 

@@ -11,13 +11,15 @@ change the result. Once a few hundred chunks have been seen, chunks of up to 64 
 by scanning a list of pair scores (same choices as the heap, see ``spm/merge.py``); longer ones,
 and the first ones, with the heap. ``encode_fragment_ids`` (what ``Tokenizer.encode`` uses)
 skips spans; both cache short fragments whole. A fragment that is not valid UTF-8 takes the
-uncached byte-exact path (lead-byte symbols may then swallow a space, so no cut is safe).
+uncached reference (``spm/reference.py``: lead-byte symbols may then swallow a space, so no cut is safe).
 
 Spans map to input bytes: a ▁ made from a space covers that 1 byte (a byte-fallback run for it
 gives the byte to its first token); the inserted prefix space covers nothing (the first token
 starts at 0 with no extra width).
 
 Does not split special tokens (``special/partition.py``) and never emits UNK: llama.cpp's SPM does not.
+Every path here (chunks, caches, list scan, heap, batch) is equal to ``spm/reference.py``, the
+algorithm written once (``tests/tokenizer/test_reference.py``).
 
 >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 >>> v = vocab_from_metadata({"tokenizer.ggml.model": "llama",
@@ -37,39 +39,40 @@ from typing import Literal, cast
 import numpy as np
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.batch.merge import ROUNDS_FROM, SymbolMerger
+from tui_tok.tokenizer.batch.merge import SymbolMerger
 from tui_tok.tokenizer.arrays.sorted_unique import unique_inverse
 from tui_tok.tokenizer.batch.results import Parts, expand_words
 from tui_tok.tokenizer.spm.chunks import Chunker
-from tui_tok.tokenizer.spm.exact import encode_exact
+from tui_tok.tokenizer.spm.reference import ReferenceEncoder
 from tui_tok.tokenizer.spm.merge import merge_list as _merge_list
 from tui_tok.tokenizer.spm.merge import merge_str as _merge_str
+from tui_tok.tokenizer.core.encoder import Encoder, Fragments
+from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
 
 _ESC = "\u2581"
 _ESC_BYTES = _ESC.encode()
 _CACHE_LIMIT = 200_000
-_FINE_PER_TOKENS = 16
-"""Fine cuts start after n_tokens / 16 distinct chunks (2k for 32k tokens, 16k for 262k): then the
-vocab's pair set (~0.05 s to build per 32k tokens) pays for itself in shared sub-chunks."""
-_FINE_MIN_LEN = 3  # shorter chunks: merging them whole is cheaper than cutting them
-_LIST_MAX = 64  # longer chunks merge with the heap (llama.cpp's queue); shorter ones with a list scan
-_SCORE_DICT_AFTER = 256  # distinct chunks merged with the heap before the list scan's text -> score
-# dict (0.01-0.1 s for 32k-262k tokens) is built: a first short text need not pay for it
-_BATCH_FROM = 48
-"""From this many distinct new chunks in one fragment, merge them together (``batch/merge.py``)."""
+# The paths (core/paths.py): fine cuts start after n_tokens / ``spm_fine_per_tokens`` (16) distinct
+# chunks (2k for 32k tokens, 16k for 262k): then the vocab's pair set (built over every
+# token) pays for itself in shared sub-chunks; chunks shorter than ``spm_fine_min_len`` merge
+# whole. Chunks longer than ``spm_list_max`` merge with the heap (llama.cpp's queue), shorter ones
+# with a list scan once ``spm_list_after`` distinct chunks were merged with the heap (its text ->
+# score dict has one entry per token: a first short text need not pay for it). From
+# ``spm_batch_from`` distinct new chunks in one fragment they merge together (``batch/merge.py``).
 _FRAGMENT_MAX = 256  # longer fragments are not cached whole (their chunks are)
 
 ChunkResult = tuple[tuple[int, ...], tuple[int, ...]]
 """A chunk's token ids and each token's byte end (relative to the chunk; tokens tile it)."""
 
 
-class SpmEncoder:
-    """FragmentEncoder for ``tokenizer.ggml.model == "llama"`` vocabularies."""
+class SpmEncoder(Encoder):
+    """The encoder of ``tokenizer.ggml.model == "llama"`` vocabularies."""
 
-    def __init__(self, vocab: Vocab) -> None:
+    def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self._vocab = vocab
+        self.paths = paths
         self._t2id = vocab.token_to_id
         self._scores: list[float] = vocab.scores.tolist()
         self._score_of: dict[str, float] | None = None  # token text -> score, for the list scan
@@ -79,16 +82,17 @@ class SpmEncoder:
         self._fragments: tuple[dict[bytes, tuple[int, ...]], ...] = ({}, {})  # [prefix space?]
         self._piece_fragments: tuple[dict[bytes, tuple[Piece, ...]], ...] = ({}, {})
         self._byte_ids: list[int | None] | None = None
+        self._exact: ReferenceEncoder | None = None
         self._chunker = Chunker(vocab.tokens)
         self._batch: SymbolMerger | Literal[False] | None = None  # False: cannot batch this vocab
         self._symbol_parts: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._sid_parts: dict[int, Parts] = {}  # batch symbol id -> its ids and input bytes
         self._build_lock = threading.Lock()  # one batch merger per encoder, whatever the threads
         self._misses = 0
-        self.fine_after = max(vocab.n_tokens // _FINE_PER_TOKENS, 1000)
+        self.fine_after = max(vocab.n_tokens // paths.spm_fine_per_tokens, paths.spm_fine_after_min)
         """Distinct chunks to see before cutting chunks finer (tests set -1 to always cut)."""
-        self.fine_min_len = _FINE_MIN_LEN
-        self.list_after = _SCORE_DICT_AFTER
+        self.fine_min_len = paths.spm_fine_min_len
+        self.list_after = paths.spm_list_after
         """Distinct chunks to merge with the heap before the list scan (tests set -1)."""
 
     # --- public -------------------------------------------------------------------------------
@@ -106,10 +110,7 @@ class SpmEncoder:
         try:
             decoded = data.decode("utf-8")
         except UnicodeDecodeError:
-            pieces = self._encode_exact(data)
-            if prefix:
-                pieces = [(t, s - 1 if s else 0, e - 1 if e else 0) for t, s, e in pieces]
-            return pieces
+            return self._reference().encode_fragment(text, after_special=after_special)
         pieces = self._encode_chunked(decoded, -1 if prefix else 0)
         if len(text) <= _FRAGMENT_MAX:
             if len(frags) >= _CACHE_LIMIT:
@@ -126,11 +127,11 @@ class SpmEncoder:
         found = self._fragment_chunks(text, after_special)
         if isinstance(found, list):
             return found
-        if len(found) >= _BATCH_FROM:
+        if len(found) >= self.paths.spm_batch_from:
             self._encode_batch(found)
         return self._fragment_ids(text, after_special, found)
 
-    def encode_fragments_ids(self, fragments: list[tuple[bytes, bool]]) -> list[list[int]]:
+    def encode_fragments_ids(self, fragments: Fragments) -> list[list[int]]:
         """``encode_fragment_ids`` of each (fragment, after_special) of one text, with the new
         chunks of all of them merged in one batch (gemma's whitespace tokens cut code into
         thousands of short fragments, each too short to batch on its own)."""
@@ -141,7 +142,7 @@ class SpmEncoder:
             for (text, after), f in zip(fragments, found)
         ]
 
-    def encode_fragments(self, fragments: list[tuple[bytes, bool]]) -> list[list[Piece]]:
+    def encode_fragments(self, fragments: Fragments) -> list[list[Piece]]:
         """``encode_fragment`` of each (fragment, after_special) of one text, the new chunks of
         all of them merged in one batch first (see ``encode_fragments_ids``)."""
         if len(fragments) >= 2:
@@ -166,7 +167,7 @@ class SpmEncoder:
         try:
             decoded = data.decode("utf-8")
         except UnicodeDecodeError:
-            return [t for t, _, _ in self._encode_exact(data)]
+            return [t for t, _, _ in self._reference().encode_fragment(text, after_special=after_special)]
         return tuple(self._chunker.coarse(decoded)) if decoded else ()
 
     def _fragment_ids(self, text: bytes, after_special: bool, chunks: tuple[str, ...]) -> list[int]:
@@ -175,7 +176,7 @@ class SpmEncoder:
         out: list[int] = []
         for chunk in chunks:
             hit = cache.get(chunk)
-            if hit is None and len(chunk) >= ROUNDS_FROM:  # huge: ids only, not cached
+            if hit is None and len(chunk) >= self.paths.rounds_from:  # huge: ids only, not cached
                 ids = self._huge_chunk_ids(chunk)
                 if ids is not None:
                     out += ids
@@ -201,7 +202,7 @@ class SpmEncoder:
         prev = 0
         first = shift < 0
         chunks = self._chunker.coarse(text)
-        if len(chunks) >= _BATCH_FROM:
+        if len(chunks) >= self.paths.spm_batch_from:
             self._encode_batch(chunks)
         for chunk in chunks:
             hit = cache.get(chunk)
@@ -228,7 +229,7 @@ class SpmEncoder:
         when there are enough of them; the rest of the encoder then finds them all cached."""
         get = self._cache.get
         new = [c for c in dict.fromkeys(chunks) if get(c) is None]
-        if len(new) < _BATCH_FROM:
+        if len(new) < self.paths.spm_batch_from:
             return
         merger = self._merger()
         if merger is None:
@@ -236,7 +237,7 @@ class SpmEncoder:
         if len(self._cache) + len(new) >= _CACHE_LIMIT:
             self._cache.clear()
         self._misses += len(new)
-        short = [c for c in new if len(c) <= _LIST_MAX]
+        short = [c for c in new if len(c) <= self.paths.spm_list_max]
         syms = merger.char_symbol_array("".join(short).replace(" ", _ESC))
         merged = merger.merge_flat(syms, np.fromiter(map(len, short), dtype=np.int64, count=len(short)))
         cache = self._cache
@@ -247,10 +248,10 @@ class SpmEncoder:
                     cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
             short = [c for c, ok in zip(short, plain) if ok]
             merged = [m for m, ok in zip(merged, plain) if ok]
-        cache.update(zip(short, expand_words(merged, self._describe, ends=True)))
+        cache.update(zip(short, expand_words(merged, self._describe, ends=True, radix_from=self.paths.radix_from)))
         if len(short) < len(new):
             for chunk in new:
-                if len(chunk) > _LIST_MAX:  # the heap: O(n log n)
+                if len(chunk) > self.paths.spm_list_max:  # the heap: O(n log n)
                     sids = merger.merge_long(merger.char_symbols(chunk.replace(" ", _ESC)))
                     cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
 
@@ -276,7 +277,7 @@ class SpmEncoder:
                 out += ([sid] if sid < n_tokens else list(self._parts_of(merger.text(sid))[0])) * n
             return out
         del head, starts
-        uniq, inv = unique_inverse(sids)  # expand each symbol to its ids in whole arrays
+        uniq, inv = unique_inverse(sids, radix_from=self.paths.radix_from)  # expand each symbol to its ids in whole arrays
         parts = [(sid,) if sid < n_tokens else self._parts_of(merger.text(sid))[0] for sid in uniq.tolist()]
         sizes = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
         flat = np.fromiter(chain.from_iterable(parts), dtype=np.int64)
@@ -330,7 +331,7 @@ class SpmEncoder:
             tids = np.fromiter(map(get, map(str.__add__, lefts, rights), repeat(-1)), dtype=np.int64, count=len(lefts))
             return prio[tids], tids[tids >= 0].tolist()
 
-        return SymbolMerger(self._vocab.tokens, self._t2id, resolve, merges_to_ids=True)
+        return SymbolMerger(self._vocab.tokens, self._t2id, resolve, merges_to_ids=True, paths=self.paths)
 
     def _encode_miss(self, chunk: str) -> ChunkResult:
         """Encode a coarse chunk not in the cache, reusing cached fine sub-chunks once warm."""
@@ -364,13 +365,14 @@ class SpmEncoder:
         other two are empty), any other character covers its UTF-8 bytes one token per byte.
         """
         s = orig.replace(" ", _ESC)
-        if len(s) >= ROUNDS_FROM and (merger := self._merger()) is not None:  # whole-array rounds
+        if len(s) >= self.paths.rounds_from and (merger := self._merger()) is not None:  # whole-array rounds
             return self._chunk_result(orig, merger.texts(merger.merge_rounds(merger.char_symbol_array(s))))
         t2id = self._t2id
         score_of = self._score_of
-        if score_of is None and self._list_merge and self._misses > self.list_after and len(s) <= _LIST_MAX:
+        list_max = self.paths.spm_list_max
+        if score_of is None and self._list_merge and self._misses > self.list_after and len(s) <= list_max:
             score_of = self._score_of = _score_dict(self._vocab.tokens, t2id, self._scores)
-        if score_of is not None and len(s) <= _LIST_MAX:
+        if score_of is not None and len(s) <= list_max:
             syms = _merge_list(s, score_of.get)
         else:
             syms = [s[a:b] for a, b in _merge_str(s, t2id, self._scores)]
@@ -439,9 +441,14 @@ class SpmEncoder:
 
     # --- byte-exact path ----------------------------------------------------------------------
 
-    def _encode_exact(self, data: bytes) -> list[Piece]:
-        """Any bytes (``spm/exact.py``)."""
-        return encode_exact(data, self._t2id, self._scores, self._byte_token)
+    def _reference(self) -> ReferenceEncoder:
+        """``spm/reference.py`` for input that is not valid UTF-8: lead-byte symbols may swallow a
+        space there, so no chunking is exact and the whole fragment merges at once, as llama.cpp
+        merges it (one Python heap, the cost of the former separate byte path)."""
+        ref = self._exact
+        if ref is None:
+            ref = self._exact = ReferenceEncoder(self._vocab)
+        return ref
 
     def _byte_token(self, byte: int) -> int:
         table = self._byte_ids
@@ -457,8 +464,8 @@ class SpmEncoder:
 
     def _lookup_byte(self, byte: int) -> int | None:
         tid = self._t2id.get(f"<0x{byte:02X}>")
-        if tid is None:
-            tid = self._t2id.get(bytes([byte]).decode("utf-8", "surrogateescape"))
+        if tid is None:  # llama.cpp's buf2 is a C string: byte 0 looks up "" (V:4012-4014)
+            tid = self._t2id.get(bytes([byte]).decode("utf-8", "surrogateescape") if byte else "")
         return tid
 
 

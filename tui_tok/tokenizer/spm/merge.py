@@ -1,12 +1,15 @@
-"""llama.cpp's SPM merge loop (``llm_tokenizer_spm_session``, llama-vocab.cpp:115-239), three ways.
+"""llama.cpp's SPM merge loop (``llm_tokenizer_spm_session``, llama-vocab.cpp:115-239), two fast ways.
 
 Repeatedly merge the adjacent pair of symbols whose concatenation is a token with the highest
-score, ties to the leftmost, until no pair is a token. ``merge`` is the loop as llama.cpp runs it
-(a heap of bigrams, stale entries skipped) over arbitrary symbol bounds; ``merge_str`` is the same
-with one symbol per character; ``merge_list`` replaces the heap by a scan of a list of pair
-scores, which is faster in Python for short strings and makes the same choices.
+score, ties to the leftmost, until no pair is a token. ``merge_str`` is the loop as llama.cpp runs
+it (a heap of bigrams, stale entries skipped) with one symbol per character of a ``str``;
+``merge_list`` replaces the heap by a scan of a list of pair scores, which is faster in Python for
+short strings and makes the same choices. Arbitrary bytes (lead-byte symbols) take
+``spm/reference.py`` itself.
 
 Only the segmentation is computed here: ids, spans and byte fallback are ``spm/encoder.py``'s.
+Both are equal to ``spm/reference.py`` (tested there), and their staleness tests (size; empty
+or sizes not adding up) rest on the argument written once in ``bpe/reference.py``.
 """
 
 from __future__ import annotations
@@ -97,54 +100,5 @@ def merge_str(s: str, t2id: dict[str, int], scores: list[float]) -> list[tuple[i
     i = 0
     while i != -1:
         out.append((i, ends[i]))
-        i = nxt[i]
-    return out
-
-
-def merge(
-    bounds: list[int], end: int, key: Callable, t2id: dict[str, int], scores: list[float]
-) -> list[tuple[int, int]]:
-    """llama.cpp's SPM merge loop over symbols starting at ``bounds``; returns final (start, end)."""
-    n = len(bounds)
-    if n == 0:
-        return []
-    starts = bounds
-    ends = bounds[1:] + [end]
-    nxt = list(range(1, n)) + [-1]
-    prv = list(range(-1, n - 1))
-    heap = []
-    get = t2id.get
-    for i in range(n - 1):
-        tid = get(key(starts[i], ends[i + 1]))
-        if tid is not None:
-            heap.append((-scores[tid], i, i + 1, ends[i + 1] - starts[i]))
-    heapq.heapify(heap)
-    push = heapq.heappush
-    pop = heapq.heappop
-    while heap:
-        _, left, right, size = pop(heap)
-        ln = ends[left] - starts[left]
-        rn = ends[right] - starts[right]
-        if ln == 0 or rn == 0 or ln + rn != size:
-            continue
-        ends[left] = ends[right]
-        ends[right] = starts[right]
-        nr = nxt[right]
-        nxt[left] = nr
-        if nr >= 0:
-            prv[nr] = left
-        p = prv[left]
-        if p >= 0:
-            tid = get(key(starts[p], ends[left]))
-            if tid is not None:
-                push(heap, (-scores[tid], p, left, ends[left] - starts[p]))
-        if nr >= 0:
-            tid = get(key(starts[left], ends[nr]))
-            if tid is not None:
-                push(heap, (-scores[tid], left, nr, ends[nr] - starts[left]))
-    out = []
-    i = 0
-    while i != -1:
-        out.append((starts[i], ends[i]))
         i = nxt[i]
     return out

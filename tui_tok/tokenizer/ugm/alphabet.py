@@ -8,7 +8,8 @@ unknown token; a piece of one known character is the single-character token, or 
 token where there is none (llama.cpp adds the unknown edge exactly there). Whether two letters
 sit side by side in some token decides where pieces are cut: a bool matrix when the alphabet
 is small, a packed bit matrix up to a few thousand letters (the kana and kanji of a Japanese
-vocab of 8,000 pieces: 2,078 letters; a hash probe per boundary was 40 % of its encode), else
+vocab of 8,000 pieces: 2,078 letters; a hash probe per boundary was a large part of its
+encode), else
 the bigram table of ``ugm/hash.py``.
 
 The same table (one int16 or int32 per code point, untouched pages cost nothing) also remembers each

@@ -22,6 +22,9 @@ Exactly the additions and comparisons of ``viterbi_str`` (and so of llama.cpp), 
 Does not normalise or map offsets (``ugm/units.py``) and does not merge unknown tokens across
 texts (``ugm/encoder.py`` does, when it joins units).
 
+A fast path: what it computes equals ``ugm/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
+
 >>> from tui_tok.tokenizer.ugm.tables import build_tables, trie_hash
 >>> from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
 >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata

@@ -9,6 +9,9 @@ all inputs together, one byte position per numpy step.
 An index out of bounds, where llama.cpp throws, never raises here: such a character counts as
 changed, so the caller normalises it with ``UgmNormalizer``, which raises where llama.cpp does.
 
+A fast path: what it computes equals ``ugm/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
+
 >>> from tui_tok.tokenizer.ugm.charsmap import build_charsmap
 >>> walk = CharWalk.of(Charsmap.from_blob(build_charsmap({"e\\u0301".encode(): "\\u00e9".encode(), b"x": b"y"})))
 >>> kind, node = walk.kinds(np.array([ord("a"), ord("e"), ord("x")]))

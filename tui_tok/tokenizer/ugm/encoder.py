@@ -12,8 +12,7 @@ Four ways to the same answer, fastest first:
   words the unit cache does not already hold): the whole fragment normalised in numpy passes
   (only the few regions the charsmap changes go through the normaliser), then searched by
   pieces, each distinct piece once (a piece ends where two characters sit side by side in no
-  token; ``ugm/pieces.py``). No Python work per unit: 0.56 MB of mixed text in ~0.04 s with
-  a 1000-piece vocab (the unit path: ~0.1 s);
+  token; ``ugm/pieces.py``). No Python work per unit: faster than the unit path on mixed text;
 * **units** (``_encode_units``): the fragment is cut before every *separator* byte (0x20, and
   any ASCII byte the charsmap turns into exactly 0x20, e.g. \\n for XLM-R) into units: the
   first word, then each separator with the word after it. Each unit is normalised and
@@ -25,9 +24,10 @@ Four ways to the same answer, fastest first:
   unit is a few dict lookups;
 * **whole** (``encode_whole``): normalise the whole fragment, one character search: the same
   additions in the same order as llama.cpp, so exact with no condition;
-* **reference** (``encode_reference``): the byte search, a line-by-line port; used when the
-  normalised text is not valid UTF-8 (llama.cpp's decoder accepts overlong forms and
-  surrogates, Python does not), and as the oracle in tests.
+* **reference** (``encode_reference``): ``ugm/reference.py``, the algorithm written once as
+  llama.cpp runs it (byte by byte); used when the normalised text is not valid UTF-8
+  (llama.cpp's decoder accepts overlong forms and surrogates, Python does not), and as the
+  oracle in tests: every path here is tested equal to it (``tests/tokenizer/test_reference.py``).
 
 Why the units are exact (SP = the space string, U+2581):
 
@@ -62,43 +62,43 @@ from typing import Any, cast
 import numpy as np
 
 from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_chunks
-from tui_tok.tokenizer.ugm.charsmap import Charsmap, parse_charsmap
+from tui_tok.tokenizer.ugm.charsmap import Charsmap
+from tui_tok.tokenizer.core.encoder import Encoder
 from tui_tok.tokenizer.core.gc_pause import gc_paused
-from tui_tok.tokenizer.core.types import Piece, TokenAttr
-from tui_tok.tokenizer.ugm.normalize import ESCAPED_SPACE, UgmNormalizer
+from tui_tok.tokenizer.core.paths import AUTO, Paths
+from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.ugm.batch import keep_one_unknown
 from tui_tok.tokenizer.ugm.hash import TokenHash
-from tui_tok.tokenizer.ugm.tables import UgmTables, build_tables, byte_tables, trie_hash
+from tui_tok.tokenizer.ugm.reference import ReferenceEncoder, vocab_normalizer
+from tui_tok.tokenizer.ugm.tables import UgmTables, build_tables, trie_hash
 from tui_tok.tokenizer.ugm.textids import TextIds
 from tui_tok.tokenizer.ugm.units import encode_units, search_text
 from tui_tok.tokenizer.ugm.words import WordForms
-from tui_tok.tokenizer.ugm.viterbi import viterbi_bytes
 from tui_tok.tokenizer.core.vocab import Vocab
 
 _CACHE_LIMIT = 100_000
 _CACHE_BYTES = 8 << 20  # normalised bytes of all cached units
-_BATCH_FROM = 16
-"""Missing units from which ``ugm_units.encode_units`` beats encoding them one by one."""
-_BATCH_UNIT_MAX = 4096
-"""Units longer than this (input bytes) take the per-unit search even in a batch (one unspaced
-64 KB line was ~1.3x faster alone). Since both searches restart where no lattice edge crosses
-(``ugm/batch.py``), they cost about the same on long units, and the ~1 KB unspaced lines of
-mixed text are faster in the batch (the generic normaliser is the per-unit path's cost)."""
-_WHOLE_FROM = 16384
-"""Fragments from this many bytes take the whole-text ids path (``ugm/textids.py``): below, the
-unit cache's lookups win (and keep the units of text typed again and again)."""
+# The paths (core/paths.py): from ``ugm_batch_from`` missing units ``ugm/units.encode_units`` beats
+# encoding them one by one. Units longer than ``ugm_batch_unit_max`` (input bytes) take the
+# per-unit search even in a batch (one unspaced 64 KB line was faster alone); since both
+# searches restart where no lattice edge crosses (``ugm/batch.py``), they cost about the same on
+# long units, and the ~1 KB unspaced lines of mixed text are faster in the batch (the generic
+# normaliser is the per-unit path's cost). Fragments from ``ugm_whole_from`` bytes take the
+# whole-text ids path (``ugm/textids.py``): below, the unit cache's lookups win (and keep the
+# units of text typed again and again).
 _SAMPLE = 64
 """Words sampled to tell whether the unit cache knows a long text (``_cache_knows``)."""
 _TOKENS_PER_UNIT = 250
-"""Before the first batch, its hash table (~0.25 ms per 1000 trie tokens here) must pay off:
-a batch then needs a unit per this many tokens, as a unit costs ~60 us one at a time."""
+"""Before the first batch, its hash table (built over the trie tokens) must pay off: a batch
+needs a unit per this many trie tokens, as building the table costs about as much per this many
+tokens as one unit encoded on its own (benchmarks/NOTES.md)."""
 
 _Unit = tuple[list[int], list[int], bool, int]
 """One encoded unit: token ids, token end offsets, is_space_prepended after it, normalised length."""
 
 
-class UgmEncoder:
-    """llama.cpp's ``llm_tokenizer_ugm`` + session for one vocab (implements FragmentEncoder).
+class UgmEncoder(Encoder):
+    """llama.cpp's ``llm_tokenizer_ugm`` + session for one vocab.
 
     >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
     >>> v = vocab_from_metadata({"tokenizer.ggml.model": "t5",
@@ -112,28 +112,21 @@ class UgmEncoder:
     """
 
     FRESH_IDS = True
-    """``encode_fragment_ids`` returns a new list on every call (``FragmentEncoder``)."""
+    """``encode_fragment_ids`` returns a new list on every call (``Encoder``)."""
 
-    def __init__(self, vocab: Vocab) -> None:
+    def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
-        self.charsmap: Charsmap | None = parse_charsmap(vocab.precompiled_charsmap)
-        attrs = vocab.attrs
-        user = np.flatnonzero(attrs & int(TokenAttr.USER_DEFINED))
-        self.normalizer = UgmNormalizer(
-            charsmap=self.charsmap,
-            user_defined=tuple(vocab.tokens[int(i)].encode("utf-8", "surrogateescape") for i in user),
-            prepend=vocab.add_space_prefix,
-            merge=vocab.remove_extra_whitespaces,
-            space=ESCAPED_SPACE if vocab.escape_whitespaces else b" ",
-        )
+        self.paths = paths
+        self.normalizer = vocab_normalizer(vocab)
+        self.charsmap: Charsmap | None = self.normalizer.charsmap
         self._tables: UgmTables | None = None
-        self._byte_tables: tuple[dict[bytes, tuple[int, float]], int] | None = None
+        self._reference: ReferenceEncoder | None = None
         self._token_hash: TokenHash | None = None
         self._forms = WordForms(self.normalizer)
         self._text_ids = TextIds(self.normalizer)
-        self.whole_from = _WHOLE_FROM
+        self.whole_from = paths.ugm_whole_from
         """Fragments from this many bytes take ``ugm/textids.py`` for ids (0: always, tests)."""
-        self.batch_from = _BATCH_FROM
+        self.batch_from = paths.ugm_batch_from
         """Missing units from which they are encoded together (``ugm/units.py``); before the
         first batch also one per ``_TOKENS_PER_UNIT`` tokens; 0 always batches (tests)."""
         self._cache: dict[object, _Unit] = {}
@@ -163,7 +156,7 @@ class UgmEncoder:
 
     @property
     def tables(self) -> UgmTables:
-        """Search tables, built on first use (about 0.1 s for 250k tokens)."""
+        """Search tables, built on first use (or by ``prepare``)."""
         tables = self._tables
         if tables is None:
             with self._build_lock:  # one build, not one per waiting thread
@@ -207,7 +200,7 @@ class UgmEncoder:
 
     def _cache_knows(self, text: bytes) -> bool:
         """Whether the unit cache holds most of ``text``'s words (checked on a sample): then
-        the unit path is faster (~2x) than the whole-text path, which fills no cache."""
+        the unit path is faster than the whole-text path, which fills no cache."""
         cache = self._cache
         if len(cache) < _SAMPLE or len(text) < 16 * _SAMPLE or self.normalizer.prepend and not self.normalizer.merge:
             return False  # (keyed units: the whole-text path does not apply anyway)
@@ -234,16 +227,11 @@ class UgmEncoder:
         return [(tid, ends[k - 1] if k else 0, ends[k]) for k, tid in enumerate(ids)]
 
     def encode_reference(self, text: bytes) -> list[Piece]:
-        """The faithful path, a line-by-line port: normalise byte by byte, search byte by byte."""
-        norm = self.normalizer.normalize_reference(text)
-        if self._byte_tables is None:
-            self._byte_tables = byte_tables(self.vocab)
-        table, max_len = self._byte_tables
-        raw = viterbi_bytes(
-            norm.text, table, max_len, unk_id=self.vocab.unk_id, unk_score=self.tables.unk_score
-        )
-        offsets = norm.offsets
-        return [(tid, offsets[s], offsets[e]) for tid, s, e in raw]
+        """``ugm/reference.py``: normalise byte by byte, search byte by byte (its trie built once)."""
+        ref = self._reference
+        if ref is None:
+            ref = self._reference = ReferenceEncoder(self.vocab)
+        return ref.encode_fragment(text, after_special=False)
 
     def _encode_units(self, text: bytes, tables: UgmTables, *, spans: bool) -> list[Any] | None:
         """Conditions 1-3 hold: encode unit by unit through the cache (None: use the slow path).
@@ -390,8 +378,9 @@ class UgmEncoder:
                 filled[key] = self._cache[key] = hit
                 self._cache_bytes += hit[3]
             return True
-        if words and max(map(len, words)) > _BATCH_UNIT_MAX:  # huge units: the per-unit search is faster
-            short = [i for i, w in enumerate(words) if len(w) <= _BATCH_UNIT_MAX]
+        unit_max = self.paths.ugm_batch_unit_max
+        if words and max(map(len, words)) > unit_max:  # huge units: the per-unit search is faster
+            short = [i for i, w in enumerate(words) if len(w) <= unit_max]
             if len(short) < len(words):
                 long = sorted(set(range(len(words))).difference(short))
                 if not self._fill([keys[i] for i in long], [words[i] for i in long], flag, tables, filled, batch=False):

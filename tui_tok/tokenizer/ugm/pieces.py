@@ -23,6 +23,9 @@ that named their class: a collision only costs the sharing (every piece searched
 wrong id. Consecutive unknown tokens of one text collapse into one, as in llama.cpp (a run of
 unknown characters is one piece per character here).
 
+A fast path: what it computes equals ``ugm/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
+
 >>> from tui_tok.tokenizer.ugm.tables import build_tables, trie_hash
 >>> from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
 >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
@@ -144,7 +147,7 @@ def letter_ids(
     ``alphabet.single``; longer pieces (all of known characters, since an unknown character
     is cut on both sides) are searched once per distinct piece (the caller's condition 3 of
     ``ugm/encoder.py`` must hold). Per-piece arrays are int32 (fresh memory costs a page
-    fault per 4 KB on a first encode, ~1 us each)."""
+    fault per 4 KB on a first encode)."""
     n = letters.size
     if not n:
         return np.zeros(0, dtype=np.int32)

@@ -7,8 +7,7 @@ flag per id, and the longest token per first two characters bounds the lookups a
 A USER_DEFINED token scores 0 in the search; ``unk_score = min(NORMAL scores) - 10`` in
 float32 (``FLT_MAX - 10`` without NORMAL tokens; NaN scores never win ``std::min``).
 
-Everything is vectorised over one joined string of all token texts (about 0.1 s for 250k
-tokens). Does not search: see ``ugm/viterbi.py``.
+Everything is vectorised over one joined string of all token texts. Does not search: see ``ugm/viterbi.py``.
 """
 
 from __future__ import annotations
@@ -19,12 +18,11 @@ from functools import cached_property
 import numpy as np
 
 from tui_tok.errors import VocabError
-from tui_tok.tokenizer.core.types import TokenAttr
 from tui_tok.tokenizer.ugm.hash import TokenHash, build_token_hash_arrays
 from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
+from tui_tok.tokenizer.ugm.reference import search_scores, trie_mask, unknown_score
 from tui_tok.tokenizer.core.vocab import Vocab
 
-_FLT_MAX = float(np.finfo(np.float32).max)
 _JOINER = "\0"
 
 
@@ -112,27 +110,11 @@ def _pair_max_len(cps: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> t
     return packed_pair[is_last].astype(np.int64), packed_len[is_last].astype(np.int64)
 
 
-def search_scores(vocab: Vocab) -> np.ndarray:
-    """float32 score by id as the search uses it: USER_DEFINED tokens count 0 (V:1019-1024)."""
-    user = (vocab.attrs & int(TokenAttr.USER_DEFINED)) != 0
-    return np.where(user, np.float32(0.0), vocab.scores.astype(np.float32))
-
-
-def trie_mask(vocab: Vocab) -> np.ndarray:
-    """Ids that llama.cpp puts in its token trie."""
-    mask = int(TokenAttr.NORMAL | TokenAttr.USER_DEFINED | TokenAttr.UNUSED)
-    return (vocab.attrs & mask) != 0
-
-
 def build_tables(vocab: Vocab, normalizer: UgmNormalizer) -> UgmTables:
     """The search tables, and whether (and up to what length) the unit cache is exact."""
     texts = vocab.tokens
     in_trie = trie_mask(vocab)
-    normal = (vocab.attrs & int(TokenAttr.NORMAL)) != 0
-    normal_scores = vocab.scores.astype(np.float32)[normal]
-    normal_scores = normal_scores[~np.isnan(normal_scores)]  # std::min never picks a NaN
-    min_score = np.float32(normal_scores.min()) if normal_scores.size else np.float32(_FLT_MAX)
-    unk_score = float(np.float32(min_score - np.float32(10.0)))
+    unk_score = unknown_score(vocab)
     scores32 = search_scores(vocab)
 
     if len(vocab.token_to_id) == len(texts):
@@ -229,13 +211,3 @@ def separator_bytes(normalizer: UgmNormalizer) -> bytes:
         if rep == b" " and used == 1 and not cont:
             found.append(b)
     return bytes(found)
-
-
-def byte_tables(vocab: Vocab) -> tuple[dict[bytes, tuple[int, float]], int]:
-    """For the byte search: trie token bytes -> (id, search score), and the longest in bytes."""
-    in_trie = trie_mask(vocab)
-    ids = np.flatnonzero(in_trie).tolist()
-    scores = search_scores(vocab)[in_trie].astype(np.float64).tolist()
-    texts = vocab.tokens
-    table = {texts[t].encode("utf-8", "surrogateescape"): (t, s) for t, s in zip(ids, scores)}
-    return table, max((len(k) for k in table), default=0)

@@ -18,6 +18,9 @@ Here:
 
 Same results as ``UgmEncoder._encode_unit`` unit by unit (tested). Does not cut text into
 units or join their tokens: see ``ugm/encoder.py``.
+
+A fast path: what it computes equals ``ugm/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
 """
 
 from __future__ import annotations

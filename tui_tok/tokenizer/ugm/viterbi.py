@@ -7,16 +7,12 @@ scores count as 0) to ``best[s + len(t)]``, which takes it only if **strictly gr
 unknown token offers ``best[s] + unk_score`` for that one code point. Backtracking from the
 end gives the tokens; consecutive unknown tokens collapse into one (its span covers them all).
 
-Two versions:
-
-* ``viterbi_bytes`` follows llama.cpp byte for byte (code points stepped by the lead byte's
-  high nibble, clipped at the end; every other position unset at ``-DBL_MAX``). Used for
-  anything that is not valid UTF-8, and as the reference in tests.
-* ``viterbi_str`` runs on a ``str``: the same search when the normalised bytes are valid
-  UTF-8 (then code points are characters, and a token can only match between character
-  boundaries: a token ending inside a character lands on a position no search starts from
-  in llama.cpp either). Trie walking becomes dict lookups of ``s[i:i+L]`` for ``L`` up to
-  the longest token starting with ``s[i:i+2]``.
+``viterbi_str`` is ``ugm/reference.py``'s byte search (llama.cpp byte for byte, the one written
+form, used for anything that is not valid UTF-8) run on a ``str``: the same search when the
+normalised bytes are valid UTF-8 (then code points are characters, and a token can only match
+between character boundaries: a token ending inside a character lands on a position no search
+starts from in llama.cpp either). Trie walking becomes dict lookups of ``s[i:i+L]`` for ``L`` up
+to the longest token starting with ``s[i:i+2]``. Tested equal to the reference.
 
 Does not normalise (``ugm/normalize.py``) or map offsets back to the input (``ugm/encoder.py``).
 
@@ -36,7 +32,6 @@ from collections.abc import Mapping, Sequence
 from tui_tok.tokenizer.core.types import Piece
 
 DBL_MAX = sys.float_info.max
-_LEN_BY_NIBBLE = (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4)
 
 
 def _backtrack(n: int, best_id: list[int], best_start: list[int], unk_id: int) -> list[Piece]:
@@ -114,54 +109,4 @@ def viterbi_str(
                 best[i + 1] = cand
                 best_id[i + 1] = unk_id
                 best_start[i + 1] = i
-    return _backtrack(n, best_id, best_start, unk_id)
-
-
-def viterbi_bytes(
-    data: bytes,
-    tokens: Mapping[bytes, tuple[int, float]],
-    max_len: int,
-    *,
-    unk_id: int,
-    unk_score: float,
-) -> list[Piece]:
-    """Best tokenization of ``data`` (byte offsets), exactly as llama.cpp walks it.
-
-    ``tokens`` maps a trie token's bytes to (id, score used in the search); ``max_len`` is
-    the longest token in bytes.
-    """
-    n = len(data)
-    if n == 0:
-        return []
-    neg = -DBL_MAX
-    best = [neg] * (n + 1)
-    best[0] = 0.0
-    best_id = [unk_id] * (n + 1)
-    best_start = [0] * (n + 1)
-    get = tokens.get
-    i = 0
-    while i < n:
-        cp_len = min(_LEN_BY_NIBBLE[data[i] >> 4], n - i)
-        here = best[i]
-        single = False
-        for length in range(1, min(max_len, n - i) + 1):
-            hit = get(data[i : i + length])
-            if hit is None:
-                continue
-            if length == cp_len:
-                single = True
-            cand = here + hit[1]
-            end = i + length
-            if cand > best[end]:
-                best[end] = cand
-                best_id[end] = hit[0]
-                best_start[end] = i
-        if not single:
-            cand = here + unk_score
-            end = i + cp_len
-            if cand > best[end]:
-                best[end] = cand
-                best_id[end] = unk_id
-                best_start[end] = i
-        i += cp_len
     return _backtrack(n, best_id, best_start, unk_id)

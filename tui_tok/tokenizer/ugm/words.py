@@ -9,6 +9,9 @@ neighbours) is checked.
 
 Does not apply the whitespace rules to replacements holding a space, nor handle pending
 prefixes: such words go through ``UgmNormalizer.normalize``.
+
+A fast path: what it computes equals ``ugm/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
 """
 
 from __future__ import annotations

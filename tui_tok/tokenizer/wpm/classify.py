@@ -4,11 +4,14 @@ llama.cpp's ``llm_tokenizer_wpm_session::preprocess`` gives each code point one 
 outcomes (``_SPACE`` ends the word, ``_DROP`` vanishes, ``_ALONE`` is a word by itself,
 ``_KEEP`` is appended); see ``encoder.py`` for the rules. A class is computed from the flags
 table only for the code points a text holds (``classes_of``): a table of all 1.1M code points
-cost ~10 ms at load, longer than llama.cpp's whole load, and ASCII text needs 256 entries.
+cost longer at load than llama.cpp's whole load, and ASCII text needs 256 entries.
 
 ``loose_word_spans`` cuts valid UTF-8 without decoding it to code points: every byte gets a
 class, so words come out as byte ranges; only the non-ASCII lead bytes are decoded, in whole
 arrays.
+
+A fast path: what it computes equals ``wpm/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
 
 >>> word_classes("Hi, 中x\\u200b!")
 'kki ikdi'
@@ -23,6 +26,7 @@ from functools import cache
 
 import numpy as np
 
+from tui_tok.tokenizer.wpm.reference import CJK_RANGES  # llama.cpp's is_chinese_char: one copy
 from tui_tok.tokenizer.unicode.data import (
     ACCENT_MARK,
     CONTROL,
@@ -39,18 +43,6 @@ _SPACE = ord(" ")  # whitespace: ends the word
 _DROP = ord("d")  # skipped, the word goes on
 _ALONE = ord("i")  # a word by itself
 _KEEP = ord("k")  # appended to the current word
-
-# llama.cpp's is_chinese_char (V:879-891): note 0x2B920, not 0x2B820 (copied from HF's Rust code).
-CJK_RANGES: tuple[tuple[int, int], ...] = (
-    (0x04E00, 0x09FFF),
-    (0x03400, 0x04DBF),
-    (0x20000, 0x2A6DF),
-    (0x2A700, 0x2B73F),
-    (0x2B740, 0x2B81F),
-    (0x2B920, 0x2CEAF),
-    (0x0F900, 0x0FAFF),
-    (0x2F800, 0x2FA1F),
-)
 
 
 @cache
@@ -90,8 +82,8 @@ def classes_of(cps: np.ndarray, strip_accents: bool) -> np.ndarray:
 
 
 def class_of(cp: int, strip_accents: bool) -> int:
-    """``classes_of`` for one code point in plain Python (a 1-element numpy call costs ~20 us:
-    the per-word walk meets new characters one at a time). Same rules, same priority."""
+    """``classes_of`` for one code point in plain Python (a 1-element numpy call costs its whole
+    overhead: the per-word walk meets new characters one at a time). Same rules, same priority."""
     mapped = int(nfd_first_table()[cp]) if strip_accents else cp
     flags = int(flags_table()[mapped])
     if flags & WHITESPACE:
@@ -105,7 +97,7 @@ def class_of(cp: int, strip_accents: bool) -> int:
 
 @cache
 def class_table(strip_accents: bool) -> np.ndarray:
-    """``classes_of`` every code point (~10 ms: for callers that want the whole table)."""
+    """``classes_of`` every code point (for callers that want the whole table)."""
     return classes_of(np.arange(MAX_CODEPOINTS, dtype=np.int32), strip_accents)
 
 
@@ -154,8 +146,8 @@ def loose_word_spans(text: bytes, strip_accents: bool = True) -> tuple[np.ndarra
         raw = np.frombuffer(text + bytes(3), dtype=np.uint8)
         lead = np.flatnonzero(raw >= 0xC0)
         if 4 * len(lead) > len(text):
-            # mostly characters of 3-4 bytes: the codec decodes them faster than numpy (600k CJK
-            # characters: ~5 ms against ~9 ms); for fewer its 4 bytes a character cost more
+            # mostly characters of 3-4 bytes: the codec decodes them faster than numpy (CJK
+            # text); for fewer its 4 bytes a character cost more
             points = np.frombuffer(text.decode("utf-8").encode("utf-32-le"), dtype="<u4")
             cps = points[points >= 0x80]
             size = 2 + (cps >= 0x800).astype(np.int32) + (cps >= 0x10000)

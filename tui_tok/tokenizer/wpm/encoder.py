@@ -22,7 +22,9 @@ since a Python step per word cost more than llama.cpp's whole C++ encode: words 
 UTF-8 bytes (``classify.py``), plain ASCII words are looked up whole in one pass
 (``table.py``), and only the others are made distinct, normalised together and walked together.
 
-Does not add [CLS]/[SEP] nor split special tokens: ``tokenizer.py`` does that.
+Both are equal to ``wpm/reference.py``, the algorithm written once as llama.cpp runs it
+(``tests/tokenizer/test_reference.py``). Does not add [CLS]/[SEP] nor split special tokens:
+``tokenizer.py`` does that.
 A code point above U+10FFFF (from bytes like ``F4 90 80 80``) raises ``TokenizeError``, where
 llama.cpp throws ``std::invalid_argument`` out of ``llama_tokenize``.
 
@@ -40,6 +42,8 @@ import numpy as np
 
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.arrays.chunks import chain_flat, chain_ids, distinct_chunks
+from tui_tok.tokenizer.core.encoder import Encoder
+from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.spans import decode_spans, expand_pieces, utf8_offsets
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
@@ -65,12 +69,11 @@ PHANTOM_SPACE = "\u2581"
 _PHANTOM_BYTES = PHANTOM_SPACE.encode()
 _CACHE_LIMIT = 1 << 17
 
-_word_spans = word_spans  # the names explain/wpm.py and the tests use
-_words = words_of
+_word_spans = word_spans  # the name the tests use
 
 
-class WpmEncoder:
-    """llama.cpp's WPM tokenizer for one vocab; implements ``FragmentEncoder``.
+class WpmEncoder(Encoder):
+    """llama.cpp's WPM tokenizer for one vocab.
 
     ``encode_fragment_ids`` (what ``Tokenizer.encode`` uses) cuts valid UTF-8 into byte-range
     words, finds the distinct ones, normalises only those that are not plain ASCII, and walks
@@ -79,10 +82,11 @@ class WpmEncoder:
     """
 
     FRESH_IDS = True
-    """``encode_fragment_ids`` returns a new list on every call (``FragmentEncoder``)."""
+    """``encode_fragment_ids`` returns a new list on every call (``Encoder``)."""
 
-    def __init__(self, vocab: Vocab) -> None:
+    def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
+        self.paths = paths
         self.unk_id = vocab.unk_id
         self.strip_accents = vocab.strip_accents
         self.lowercase = vocab.lowercase
@@ -91,7 +95,6 @@ class WpmEncoder:
         self._table: TokenTable | None = None
         self._tabled = False
         self._id_objects: np.ndarray | None = None
-        self._prefixes: dict[bytes, int] | None = None
         self._norm: dict[int, str | None] = {}
         self._cache: dict[str, tuple[Piece, ...]] = {}
         self._build_lock = threading.Lock()
@@ -110,7 +113,7 @@ class WpmEncoder:
     def _token_bytes(self) -> list[bytes]:
         """Each token's bytes (``surrogateescape``: llama.cpp's bytes where not valid UTF-8)."""
         try:
-            return list(map(str.encode, self.vocab.tokens))  # plain UTF-8: ~2x faster
+            return list(map(str.encode, self.vocab.tokens))  # plain UTF-8: the fast codec
         except UnicodeEncodeError:
             return [t.encode("utf-8", "surrogateescape") for t in self.vocab.tokens]
 
@@ -128,7 +131,7 @@ class WpmEncoder:
 
     def _token_dict(self) -> dict[bytes, int]:
         """Token bytes -> id, the last id of equal texts winning (llama.cpp's ``token_to_id``),
-        for the per-word walk; built on first use (~4 ms)."""
+        for the per-word walk; built on first use."""
         ids = self._token_ids
         if ids is None:
             with self._build_lock:
@@ -138,24 +141,6 @@ class WpmEncoder:
                     self._max_len = max(map(len, raw), default=0)
                     ids = self._token_ids = dict(zip(raw, range(len(raw))))
         return ids
-
-    def _prefix_table(self) -> dict[bytes, int]:
-        """Every prefix of every token's bytes -> its id, or -1 if only a prefix: for
-        ``explain/wpm.py``, which shows the longest prefix tried beyond each match. Built on
-        first use (~50 ms); encoding does not need it."""
-        table = self._prefixes
-        if table is None:
-            with self._build_lock:
-                table = self._prefixes
-                if table is None:
-                    table = {}
-                    for tid, text in enumerate(self.vocab.tokens):
-                        raw = text.encode("utf-8", "surrogateescape")
-                        for k in range(1, len(raw)):
-                            table.setdefault(raw[:k], -1)
-                        table[raw] = tid  # llama.cpp's token_to_id: the last id with this text wins
-                    self._prefixes = table
-        return table
 
     # --- ids only -----------------------------------------------------------------------------
 
@@ -188,8 +173,8 @@ class WpmEncoder:
         starts, ends, ascii_drop = loose_word_spans(text, self.strip_accents)
         if len(starts) == 0:
             return []
-        # (Keeping the decoded str alive through the encode made it ~4 ms slower in a fresh
-        # process: freeing a large block early lets glibc serve the later arrays from its heap.)
+        # (Keeping the decoded str alive through the encode made it slower in a fresh process:
+        # freeing a large block early lets glibc serve the later arrays from its heap.)
         foreign = len(text) - n_chars > len(starts)  # more bytes beyond a character's first than words
         data = text.lower() if self.lowercase else text  # ASCII letters: normalising lowers them too
         # an ASCII word may hold a dropped character, or most words need normalising: every
@@ -214,7 +199,7 @@ class WpmEncoder:
         return self._as_list(chain_flat(occ, flat, sizes))
 
     def _as_list(self, ids: np.ndarray) -> list[int]:
-        """``ids.tolist()`` from the table's int objects: no new int per token (~3x faster)."""
+        """``ids.tolist()`` from the table's int objects: no new int per token."""
         objects = self._id_objects
         return ids.tolist() if objects is None else objects.take(ids).tolist()
 
@@ -235,7 +220,7 @@ class WpmEncoder:
         if self.lowercase:
             buf = buf.lower()  # ASCII letters only; normalised words are lowercase already
         ends = np.cumsum(lens)
-        return table.walk_words(buf, ends - lens, ends, unk_id=self.unk_id)
+        return table.walk_words(buf, ends - lens, ends, unk_id=self.unk_id, tail_max=self.paths.wpm_tail_max)
 
     def _normalise_all(self, words: list[str]) -> list[str]:
         """Each word's characters normalised (``_normalise``): one ``str.translate`` of the words

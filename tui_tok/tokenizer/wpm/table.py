@@ -2,16 +2,18 @@
 greedy longest-prefix walk run for many words at once.
 
 Why: llama.cpp looks every candidate substring up in its ``token_to_id`` map, in C++. Done per
-word in Python that walk cost ~3 us a word, and the dict of every prefix of every token that
-made it short took ~47 ms to build (longer than llama.cpp's whole load). Here a substring of
-up to ``MAX_KEY`` bytes is named exactly by three 64-bit words (its bytes, zero-padded) and its
-length, so the table is built from the token bytes with a few numpy passes (~3 ms for 30k
-tokens) and a lookup is a gather and four comparisons per probe, for thousands of substrings
+word in Python that walk was slow, and the dict of every prefix of every token that made it
+short took longer to build than llama.cpp's whole load. Here a substring of up to ``MAX_KEY``
+bytes is named exactly by three 64-bit words (its bytes, zero-padded) and its length, so the
+table is built from the token bytes with a few numpy passes and a lookup is a gather and four comparisons per probe, for thousands of substrings
 per call.
 
 The walk (``walk_words``) goes in rounds: every unfinished word tries, from where it stands,
 all lengths from ``min(rest, max_len)`` down to 1 in one lookup; the longest hit is taken (what
 llama.cpp's downward scan finds first). A word where some position has no hit is one unk.
+
+A fast path: what it computes equals ``wpm/reference.py`` (llama.cpp's algorithm written once;
+``tests/tokenizer/test_reference.py`` compares them on long texts too).
 
 >>> table = TokenTable.build([b"\\xe2\\x96\\x81ab", b"c", b"\\xe2\\x96\\x81a", b"bc"])
 >>> table.max_len
@@ -43,8 +45,6 @@ _LOW = np.uint64(0xFF)
 _BLOCK = 32768
 """Keys per numpy pass in lookups: bounds the temporaries (256 KB each) of a 100k-word text;
 measured on the 0.56 MB benchmark corpus, 4k-key blocks were slower (per-call overhead)."""
-_FEW = 48
-"""Below this many unfinished words, ``walk_words`` finishes them in one lookup (``_walk_tail``)."""
 _TAIL_CHUNK = 1 << 15
 """Offsets per lookup in ``_walk_tail`` (x ``max_len`` candidates each)."""
 
@@ -196,10 +196,13 @@ class TokenTable:
         return ids
 
     def walk_words(
-        self, data: bytes, starts: Sequence[int] | np.ndarray, ends: Sequence[int] | np.ndarray, *, unk_id: int
+        self, data: bytes, starts: Sequence[int] | np.ndarray, ends: Sequence[int] | np.ndarray, *, unk_id: int,
+        tail_max: int = 48,
     ) -> tuple[np.ndarray, np.ndarray]:
         """llama.cpp's WPM walk of every word ``data[starts[w] : ends[w]]`` (non-empty, ``▁``
-        already prefixed, normalised): the ids of all words in order, and each word's count."""
+        already prefixed, normalised): the ids of all words in order, and each word's count.
+        At most ``tail_max`` unfinished words (``Paths.wpm_tail_max``) finish in one lookup
+        (``_walk_tail``)."""
         view = _view(data)
         begin = np.asarray(starts, dtype=np.int64)
         end = np.asarray(ends, dtype=np.int64)
@@ -219,7 +222,7 @@ class TokenTable:
             rest = np.ones(n_words, dtype=bool)
             rest[whole[done]] = False
             active = np.flatnonzero(rest)
-        while len(active) > _FEW:
+        while len(active) > tail_max:
             at = pos[active]
             lens, hits, hit_owner, ids = self._longest(view, at, end[active] - at)
             matched = np.zeros(len(active), dtype=bool)

@@ -2,7 +2,7 @@
 
 The conversation (``ChatMessages``), the template (default or named), add_generation_prompt, extra
 variables and an optional tools list are rendered and tokenized as llama.cpp's chat code does
-(``explore.chat.chat_prompt``) in an exclusive worker after each edit, never on the keystroke itself,
+(``explore.chat.prompt.chat_prompt``) in an exclusive worker after each edit, never on the keystroke itself,
 one at a time, without the session lock (only each tokenizer call holds it; each render is within
 the template deadline); a result older than the newest request is dropped, and requests made
 while a render runs skip to the newest. The prompt's tokens are coloured as in the Tokenize
@@ -26,6 +26,7 @@ from typing import Any, cast
 import numpy as np
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -54,6 +55,7 @@ from tui_tok.ui.widgets.chat_spans import MessageSpans
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
+from tui_tok.ui.widgets.text_keys import TextBox
 from tui_tok.ui.widgets.token_view import TokenView
 from tui_tok.ui.widgets.check_box import CheckBox as Checkbox
 from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
@@ -71,7 +73,7 @@ SAMPLE_CONVERSATION = (
 class ChatRequest:
     generation: int
     template: str
-    messages: list[dict[str, str]]
+    messages: list[dict[str, Any]]
     add_generation_prompt: bool
     variables: str
     tools: str
@@ -87,6 +89,8 @@ class ChatScreen(ViewScreen):
     BINDINGS = [
         Binding("ctrl+n", "add_message", "Add"),
         Binding("ctrl+o", "remove_message", "Remove"),
+        Binding("ctrl+z", "restore_message", "Undo remove", show=False, priority=True),
+        Binding("ctrl+t", "add_tool_call", "Tool call", show=False),
         Binding("alt+up", "move_message(-1)", "Move up", show=False),
         Binding("alt+down", "move_message(1)", "Move down", show=False),
         Binding("ctrl+r", "cycle_role", "Role"),
@@ -132,7 +136,7 @@ class ChatScreen(ViewScreen):
         with Horizontal(id="chat-main"):
             with Vertical(id="chat-left"):
                 yield ChatMessages(SAMPLE_CONVERSATION, id="chat-messages")
-                yield TextArea("", id="chat-tools", soft_wrap=True)
+                yield TextBox("", id="chat-tools", soft_wrap=True)  # the app's text keys (widgets/text_keys.py)
             with Vertical(id="chat-right"):
                 yield Static("", id="chat-error")
                 yield TokenView(id="chat-view")
@@ -146,7 +150,7 @@ class ChatScreen(ViewScreen):
     def on_mount(self) -> None:
         self.query_one("#chat-tools", TextArea).border_title = "tools (JSON list, optional)"
         self.query_one("#chat-view", TokenView).border_title = "Prompt tokens"
-        self.query_one("#chat-messages", ChatMessages).border_title = "Conversation  ^N add · ^O remove · Alt+↑↓ move · ^R role"
+        self.query_one("#chat-messages", ChatMessages).border_title = "Conversation  ^N add · ^O remove · ^Z undo · ^T tool call · ^R role · Alt+↑↓ move"
         if not self.templates:
             self._show_error(f"{self.session.name} has no chat template (tokenizer.chat_template is not set)")
             return
@@ -178,7 +182,26 @@ class ChatScreen(ViewScreen):
         self.query_one("#chat-messages", ChatMessages).add()
 
     async def action_remove_message(self) -> None:
-        await self.query_one("#chat-messages", ChatMessages).remove_current()
+        if what := await self.query_one("#chat-messages", ChatMessages).remove_current():
+            self.notify(f"Removed {what} · ctrl+z restores it", markup=False)
+
+    async def action_restore_message(self) -> None:
+        """ctrl+z: the removed message (or call) back, when a removal is the latest edit or no text
+        box has focus; otherwise the focused box's own undo (a priority binding that skips)."""
+        chat = self.query_one("#chat-messages", ChatMessages)
+        if not chat.removed or (chat.undo_ready == 0 and isinstance(self.focused, (TextArea, Input))):
+            raise SkipAction()
+        if what := await chat.restore():
+            self.notify(f"Restored {what}", markup=False)
+
+    async def action_add_tool_call(self) -> None:
+        if not await self.query_one("#chat-messages", ChatMessages).add_call():
+            self.notify("Tool calls belong to assistant messages: ctrl+r changes the role", severity="warning")
+
+    @on(Input.Changed, "#chat-vars")
+    @on(TextArea.Changed, "#chat-tools")
+    def _typed_outside_messages(self) -> None:
+        self.query_one("#chat-messages", ChatMessages).undo_ready = 0  # ctrl+z: the box's own undo now
 
     def action_move_message(self, delta: int) -> None:
         self.query_one("#chat-messages", ChatMessages).move(delta)
@@ -217,10 +240,15 @@ class ChatScreen(ViewScreen):
         if self.tui.tokenizer is None:
             self.query_one("#chat-status", Readout).show("waiting for the tokenizer…")
             return
+        try:
+            messages = self.query_one("#chat-messages", ChatMessages).messages()
+        except ChatInputError as exc:  # a tool call's arguments that are not JSON
+            self.post_message(self.Rendered(self._generation, None, None, 0.0, exc))
+            return
         self._build_prompt(ChatRequest(
             generation=self._generation,
             template=self.templates[self.template_name],
-            messages=self.query_one("#chat-messages", ChatMessages).messages(),
+            messages=messages,
             add_generation_prompt=self.query_one("#chat-agp", Checkbox).value,
             variables=self.query_one("#chat-vars", Input).value,
             tools=self.query_one("#chat-tools", TextArea).text,
@@ -346,10 +374,19 @@ class ChatScreen(ViewScreen):
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Chat: add a message", "ctrl+n", self.action_add_message)
-        yield SystemCommand("Chat: remove the message", "ctrl+o", self.action_remove_message)
+        yield SystemCommand("Chat: remove the message (or the focused tool call)", "ctrl+o", self.action_remove_message)
+        yield SystemCommand("Chat: restore the removed message", "ctrl+z", self._restore_any)
+        yield SystemCommand("Chat: add a tool call to the assistant message", "ctrl+t", self.action_add_tool_call)
         yield SystemCommand("Chat: change the message's role", "ctrl+r", self.action_cycle_role)
         yield SystemCommand("Chat: toggle add_generation_prompt", "ctrl+g", self.action_toggle_generation_prompt)
         yield SystemCommand("Chat: show the template source", "ctrl+s", self.action_show_source)
+
+
+    async def _restore_any(self) -> None:
+        if what := await self.query_one("#chat-messages", ChatMessages).restore():
+            self.notify(f"Restored {what}", markup=False)
+        else:
+            self.notify("No removed message to restore", severity="warning")
 
 
 def _tools(text: str) -> list[Any] | None:

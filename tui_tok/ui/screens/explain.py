@@ -106,8 +106,9 @@ class ExplainScreen(ViewScreen):
             self.app.call_from_thread(self._show_error, self.tui.tokenizer_error or "the tokenizer is still loading")
             return
         try:
-            expl = explain(tok, req.text, parse_special=req.parse_special, focus=req.offset)
-        except Exception as exc:  # noqa: BLE001 - shown, never a crash of the explorer
+            with self.session.lock:  # explain reaches into the encoder's internals (ui/session.py)
+                expl = explain(tok, req.text, parse_special=req.parse_special, focus=req.offset)
+        except Exception as exc:  # shown, never a crash of the explorer
             self.app.call_from_thread(self._show_error, f"{type(exc).__name__}: {exc}")
             return
         self.app.call_from_thread(self._show, req, expl)
@@ -183,10 +184,11 @@ class ExplainScreen(ViewScreen):
             answer.update("select a raw token first")
             return
         value = event.value
-        if "|" in value:
-            result = why_not(tok, expl, chunk, split=value)
-        else:
-            result = why_not(tok, expl, chunk, token=value)
+        with self.session.lock:  # it reads the encoder's tables (ui/session.py)
+            if "|" in value:
+                result = why_not(tok, expl, chunk, split=value)
+            else:
+                result = why_not(tok, expl, chunk, token=value)
         answer.update(Text("\n").join([Text(visible(result.verdict), style="bold"), *(Text("• " + visible(r)) for r in result.reasons)]))
 
     def action_toggle_cuts(self) -> None:

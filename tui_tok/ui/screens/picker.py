@@ -36,6 +36,7 @@ from tui_tok.sources.stores import StoredModel, find_models
 from tui_tok.sources.summary import human_size, model_facts
 from tui_tok.ui.drop_controls import DROP_CONTROLS
 from tui_tok.ui.widgets.search_box import SearchBox, type_to_search
+from tui_tok.ui.widgets.text_keys import TEXT_BOX_BINDINGS, TextBoxActions
 from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 
@@ -197,10 +198,11 @@ class PickerScreen(Screen[Picked | None]):
         self.dismiss(None)
 
 
-class PickerApp(App[Picked | None]):
+class PickerApp(TextBoxActions, App[Picked | None]):
     """The picker on its own, before the explorer starts."""
 
     TITLE = "tui-tok"
+    BINDINGS = TEXT_BOX_BINDINGS  # ctrl+a, alt+x in the path box, as in the explorer
 
     def __init__(self, choices: list[Choice], *, read_facts: bool = True, opener: Opener = open_spec) -> None:
         super().__init__()

@@ -105,9 +105,15 @@ def save_session(app: App[Any], path: Path) -> None:
 
 
 def load_session(app: App[Any], path: Path) -> None:
-    state = session_file.load(path)
+    """A session file; or a conversation file as ``tui-tok chat --messages`` reads it (a list of
+    messages, or an object with ``"messages"`` and ``"tools"``): then only the conversation changes."""
+    doc = session_file.read_json(path)
+    if isinstance(doc, dict) and "format" in doc:
+        state, what = session_file.from_json(doc, str(path)), "Session"
+    else:
+        state, what = session_io.with_conversation(app, *session_file.conversation_of(doc, str(path))), "Conversation"
     notes = session_io.apply(app, state)
-    _say(app, "Session loaded from", path)
+    _say(app, f"{what} loaded from", path)
     for note in notes:
         app.notify(visible(note), severity="warning", markup=False)
 
@@ -168,7 +174,7 @@ def export_prompt(app: App[Any], path: Path) -> None:
 
 
 def _write(path: Path, data: bytes | Iterable[bytes]) -> None:
-    """Whole or not at all: a temporary file next to ``path`` (written in pieces), renamed over it."""
+    """Whole or not at all: a temporary file next to ``path`` (written in parts), renamed over it."""
     tmp = path.with_name(path.name + ".tmp")
     try:
         with open(tmp, "wb") as f:

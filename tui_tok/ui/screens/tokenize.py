@@ -5,7 +5,7 @@ An edit is tokenized inside the edit (``Editor.on_edit``) and drawn in the same 
 ``explore.incremental``, confirmed exactly ``CONFIRM_S`` after typing paused), else in an
 exclusive worker (stale results dropped by generation). The engine (``explore.tokenize_engine``)
 splices an edit of the last exact text between proven cuts; texts over ``WORKER_ONLY_CHARS``
-are otherwise tokenized in stoppable pieces, the exact count shown first (``Counted``) while the
+are otherwise tokenized in stoppable parts, the exact count shown first (``Counted``) while the
 index and lint builds wait (``text_idle``). Chunk cuts (``^R``): ``tokenize_cuts.py``. The text
 is the app's (``TuiTokApp.text``): each edit sets it; one made in the compare view is loaded on return.
 """

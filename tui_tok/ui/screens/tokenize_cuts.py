@@ -3,8 +3,8 @@
 The cuts are the chunk and fragment starts of the engine's own explanation
 (``tokenizer.explain``, the splitter that produced the ids; ``explore.chunk_marks``). Nothing
 here runs while the toggle is off. While it is on, each change of the text asks for the cuts
-of the new text ``PAUSE_S`` after the last change, in a thread worker: explaining costs about
-7 µs a character on the project's machine and holds the session lock (a keystroke's
+of the new text ``PAUSE_S`` after the last change, in a thread worker: explaining costs far
+more per character than tokenizing and holds the session lock (a keystroke's
 tokenization waits for it), so it waits for a pause in typing, and a text over ``MAX_CHARS``
 is not explained at all (the Tokens panel's title says so). Until new cuts arrive the view
 carries the last ones over each edit (``TokenView.show``), so they do not flicker off.
@@ -35,7 +35,7 @@ from tui_tok.ui.widgets.token_view import TokenView
 PAUSE_S = 0.2
 """Seconds without a change of the text before its cuts are computed."""
 MAX_CHARS = 50_000
-"""Longer texts are not explained (~0.35 s holding the tokenizer's lock here)."""
+"""Longer texts are not explained (they would hold the tokenizer's lock for a noticeable pause)."""
 TITLE = "Tokens"
 
 

@@ -1,14 +1,14 @@
 """``AdaptiveWrappedDocument``: the editor's wrapped document, wrapped at the character with numpy for long texts.
 
 Textual's ``WrappedDocument`` word-wraps every line in Python and keeps a list per line and a
-tuple per row: a 10 MB paste spent 12 s of the UI thread in ``wrap_range`` and ``wrap``
-(526k ``compute_wrap_offsets`` calls), and each later edit that adds a line walks every row
+tuple per row: a 10 MB paste held the UI thread for seconds in ``wrap_range`` and ``wrap`` (a
+``compute_wrap_offsets`` call per line), and each later edit that adds a line walks every row
 below it. Up to ``BIG_CHARS`` characters it is used as it is (word wrap, as Textual draws
 it). From there on lines wrap at the character: every row of a line but its last is filled,
 and a character that would not fit starts the next row. The row count of every line is then
 computed at once with numpy from a table of cell widths (each character as the editor draws
 it, ``display.editor_text``, measured by rich), and the per-line and per-row lists Textual
-reads (``_wrap_offsets``, ``_offset_to_line_info`` ...) become views computed on demand: only
+reads (``textual_compat.set_wrap_tables``) become views computed on demand: only
 the lines drawn or navigated are wrapped in Python (lines with tabs, or wider than the box
 with wide characters). An edit re-counts the rows of the lines it replaced. Below
 ``SMALL_CHARS`` (after an edit) word wrap comes back.
@@ -24,13 +24,14 @@ from operator import methodcaller
 from typing import Any
 
 import numpy as np
-from rich._unicode_data import load as load_cell_table
 from rich.cells import get_character_cell_size
-from textual.document._wrapped_document import WrappedDocument
 from textual.expand_tabs import get_tab_widths
-from textual.widgets.text_area import Location
+from textual.widgets.text_area import Location, WrappedDocument
 
 from tui_tok.explore.display import editor_text
+from tui_tok.ui.textual_compat import (
+    cell_width_ranges, line_count_wrapped, set_wrap_settings, set_wrap_tables, wrap_settings,
+)
 
 BIG_CHARS = 200_000
 """From this many characters (at a full wrap) lines wrap at the character."""
@@ -49,7 +50,10 @@ def bmp_widths() -> np.ndarray:
     global _BMP_WIDTHS
     if _BMP_WIDTHS is None:
         table = np.ones(0x10000, dtype=np.int64)
-        for start, end, width in load_cell_table("auto").widths:
+        ranges = cell_width_ranges()
+        if ranges is None:  # measured one by one (slower, once)
+            table[:] = [get_character_cell_size(chr(cp)) for cp in range(0x10000)]
+        for start, end, width in ranges or ():
             if start < 0x10000:
                 table[start : min(end, 0xFFFF) + 1] = width
         table[:32] = 0
@@ -142,7 +146,7 @@ class _LineTabWidths(_View):
     def __getitem__(self, line: int) -> list[int]:
         owner = self._owner
         shown = owner.document[_index(line, len(owner._rows))]
-        return [w for _, w in get_tab_widths(shown, owner._tab_width)] if "\t" in shown else []
+        return [w for _, w in get_tab_widths(shown, wrap_settings(owner)[1])] if "\t" in shown else []
 
 
 class _LineRows(_View):
@@ -213,25 +217,23 @@ class AdaptiveWrappedDocument(WrappedDocument):
             super().wrap(width, tab_width)
             self._height = None
             return
-        self._width = width
-        if tab_width:
-            self._tab_width = tab_width
+        set_wrap_settings(self, width, tab_width)
         self._by_char = True
         lines = self._exact_lines()
         if self._cells is None or self._cells_of != self._version() or len(self._cells[0]) != len(lines):
             self._cells = line_cells(lines)
         self._rows = self._count_rows(lines, self._cells)
         self._changed()
-        self._wrap_offsets = _LineWrapOffsets(self)  # type: ignore[assignment]
-        self._tab_width_cache = _LineTabWidths(self)  # type: ignore[assignment]
-        self._line_index_to_offsets = _LineRows(self)  # type: ignore[assignment]
-        self._offset_to_line_info = _RowLines(self)  # type: ignore[assignment]
+        set_wrap_tables(
+            self, offsets=_LineWrapOffsets(self), tab_widths=_LineTabWidths(self), line_rows=_LineRows(self),
+            row_lines=_RowLines(self),
+        )
 
     def wrap_range(self, start: Location, old_end: Location, new_end: Location) -> None:
         self._height = None
         n_chars = self._n_chars()
         if self._by_char and n_chars < SMALL_CHARS or not self._by_char and n_chars >= BIG_CHARS:
-            self.wrap(self._width, self._tab_width)
+            self.wrap(*wrap_settings(self))
             return
         if not self._by_char:
             self._cells = None
@@ -273,14 +275,14 @@ class AdaptiveWrappedDocument(WrappedDocument):
 
     def _count_rows(self, lines: list[str], measured: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
         """Rows of each of ``lines`` (exact text, ``measured`` by ``line_cells``) at the current width."""
-        width = self._width
+        width, tab_width = wrap_settings(self)
         if not width:
             return np.ones(len(lines), dtype=np.int64)
         cells, plain, tabs = measured
         rows = np.maximum(1, (cells + width - 1) // width)
         # a line with tabs or wide characters that may not fit: wrapped in Python (few)
-        for i in np.flatnonzero(~plain & (cells + tabs * min(self._tab_width, width) > width)).tolist():
-            rows[i] = len(char_wrap_offsets(editor_text(lines[i]), width, self._tab_width)) + 1
+        for i in np.flatnonzero(~plain & (cells + tabs * min(tab_width, width) > width)).tolist():
+            rows[i] = len(char_wrap_offsets(editor_text(lines[i]), width, tab_width)) + 1
         return rows
 
     def line_offsets(self, line: int) -> list[int]:
@@ -295,17 +297,18 @@ class AdaptiveWrappedDocument(WrappedDocument):
                 hit = []
             else:
                 shown = self.document[line]
+                width, tab_width = wrap_settings(self)
                 if self._cells is not None and self._cells[1][line]:
-                    hit = list(range(self._width, len(shown), self._width))
+                    hit = list(range(width, len(shown), width))
                 else:
-                    hit = char_wrap_offsets(shown, self._width, self._tab_width)
+                    hit = char_wrap_offsets(shown, width, tab_width)
             cache[line] = hit
         return hit
 
     def location_to_offset(self, location: Location) -> Any:
         # clamped to the lines there are: undoing a paste can ask for the old cursor's place
         # (the scrollbar goes away, TextArea scrolls to the cursor) before it moves the cursor
-        n_lines = len(self._rows) if self._by_char else len(self._line_index_to_offsets)
+        n_lines = len(self._rows) if self._by_char else line_count_wrapped(self)
         line = min(max(location[0], 0), max(0, n_lines - 1))
         return super().location_to_offset((line, location[1]))
 

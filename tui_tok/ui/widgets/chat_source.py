@@ -14,6 +14,7 @@ from textual.widgets import TextArea
 
 from tui_tok.explore.display import editor_text
 from tui_tok.explore.visible import visible_repr
+from tui_tok.ui.widgets.text_keys import TextBox
 
 
 class TemplateSource(ModalScreen[None]):
@@ -29,7 +30,7 @@ class TemplateSource(ModalScreen[None]):
         self._at = (max(0, (line or 1) - 1), max(0, (column or 1) - 1))
 
     def compose(self) -> ComposeResult:
-        yield TextArea(self._source, read_only=True, show_line_numbers=True, soft_wrap=False, id="chat-source")
+        yield TextBox(self._source, read_only=True, show_line_numbers=True, soft_wrap=False, id="chat-source")
 
     def on_mount(self) -> None:
         area = self.query_one("#chat-source", TextArea)

@@ -14,5 +14,5 @@ class CheckBox(Checkbox):
     """A ``Checkbox`` whose mark shows its value without colour."""
 
     @property
-    def BUTTON_INNER(self) -> str:  # type: ignore[override]  # noqa: N802 - the name Textual reads
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]  # the name Textual reads
         return "X" if self.value else " "

@@ -2,8 +2,8 @@
 
 ``Widget.scrollable_content_region`` looks the widget up in the screen's compositor map and
 takes off border, padding and scrollbars on every read; the token view and the id strip read
-it ~30 times per keystroke (wrapping, row keys, each built row, cursor moves), ~0.4 ms in
-all. The content area only changes with the widget's outer size, its scrollbars and its
+it dozens of times per keystroke (wrapping, row keys, each built row, cursor moves). The
+content area only changes with the widget's outer size, its scrollbars and its
 styles, so ``content_box`` keeps it until one of those differs (a style update forgets it).
 
 Leaves out the region's position: only its size is kept.

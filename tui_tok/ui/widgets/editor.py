@@ -1,22 +1,22 @@
 """``Editor``: a ``TextArea`` that reports each edit synchronously, before the next repaint.
 
 A ``TextArea.Changed`` message reaches the screen only after the screen's repaint timer has
-drawn the edited editor, so the token view then waits for another frame (measured: ~15-30 ms
-more per keystroke). ``Editor`` calls ``on_edit`` from inside the edit instead, so the text
+drawn the edited editor, so the token view then waits for another frame on every keystroke.
+``Editor`` calls ``on_edit`` from inside the edit instead, so the text
 and its tokens are drawn in the same frame. ``Changed`` is still posted for other listeners;
 ``consume_changed`` tells the screen which of those it has already handled. ``after_edit``
 is called once the edit is complete (the screen composes its frame then: ``ui.paint_now``).
 
 It also applies its colour theme's CSS once per style change rather than on every render
-(``TextArea.render_lines`` does it each frame: about a quarter of the editor's draw time),
+(``TextArea.render_lines`` does it each frame: a large part of the editor's draw time),
 and keeps its wrapped document's height until the next re-wrap (``WrappedDocument.height``
 sums over every line and ``TextArea`` asks for it once per drawn row: ~10k steps per frame
 with 100 KB of text); long texts wrap at the character with numpy (``char_wrap``). With soft wrapping its outer size never depends on the text, so a
 change of its wrapped height updates the scrollbar without a layout pass of the whole screen
 (``quiet_size``).
 
-TextArea forgets every drawn row on each edit, so a keystroke rebuilt all visible rows
-(~0.3 ms each here). ``Editor`` keeps drawn rows by what they show (the document line's
+TextArea forgets every drawn row on each edit, so a keystroke rebuilt all visible rows.
+``Editor`` keeps drawn rows by what they show (the document line's
 text, where it wraps and which wrapped section, and the cursor, selection and matching
 bracket when they touch that line: never by section index alone, which a change of width
 gives other text), so a keystroke rebuilds only the rows of the edited line. An edit also asks for a
@@ -31,14 +31,17 @@ A bracketed paste (``events.Paste``) has its line breaks made LF: the terminal s
 newline as CR (``paste_newlines``); ``paste_note`` says how many, and the app's
 ``keep_cr_in_pastes`` toggle keeps them. Exact bytes with CR come from ``--text FILE``.
 A paste of more than ``PASTE_SLICE`` characters is inserted in slices, one per turn of the
-event loop, so the screen keeps drawing (a 10 MB paste in one edit held the UI thread for
-~0.3 s); it stays one undo step, and ``on_edit`` is called once, after the last slice.
+event loop, so the screen keeps drawing (a 10 MB paste in one edit held the UI thread for a
+visible pause); it stays one undo step, and ``on_edit`` is called once, after the last slice.
 
 Its document is an ``ExactDocument``: the text is what was typed, loaded or pasted, byte for byte
 (TextArea's own document turns CR, VT, U+2028 ... into LF), drawn one cell per character.
 Every key that carries a character types it, also characters Python calls unprintable (ZWJ,
 ZWSP, soft hyphen, BOM, LRM, NBSP ...: TextArea dropped them), and Tab types a tab; only
 Escape and keys without a character (F-keys, ctrl+letters) leave the box or run commands.
+
+All of this reaches into ``TextArea``'s internals through ``textual_compat``: with another
+Textual, or ``TUI_TOK_PLAIN_TEXTUAL=1``, the editor is ``TextArea`` as Textual ships it.
 """
 
 from __future__ import annotations
@@ -59,10 +62,14 @@ from tui_tok.explore.counts import counted
 from tui_tok.ui.widgets.char_wrap import AdaptiveWrappedDocument
 from tui_tok.ui.widgets.exact_document import ExactDocument
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
+from tui_tok.ui.textual_compat import (
+    TextAreaHooks, cursor_state, editor_theme, overrides_on, replace_typed, restart_blink, rewrap, row_line,
+    undo_stack, wrap_settings,
+)
 from tui_tok.ui.widgets.text_keys import TEXT_AREA_BINDINGS
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    from typing import Self
 
 PASTE_SLICE = 500_000
 """Characters of a paste inserted per turn of the event loop."""
@@ -72,7 +79,7 @@ _FrameState = tuple[tuple[object, ...], int, Selection, bool, str, Location | No
 the suggestion, and where the bracket matching the cursor's is."""
 
 
-class Editor(TextArea, inherit_bindings=False):
+class Editor(TextAreaHooks, inherit_bindings=False):
     """TextArea with a synchronous edit hook."""
 
     BINDINGS = TEXT_AREA_BINDINGS
@@ -91,13 +98,16 @@ class Editor(TextArea, inherit_bindings=False):
         **kwargs: object,
     ) -> None:
         kwargs.setdefault("tab_behavior", "indent")
-        # TextArea.__init__ builds and wraps a Document of its text with Textual's wrapper:
-        # given none, and the text is set by _set_document below (a 10 MB --text took seconds)
-        self._loading = ""
-        super().__init__("", **kwargs)  # type: ignore[arg-type]
-        self._loading = None
-        if text:
-            self._set_document(text, self.language)
+        if overrides_on():
+            # TextArea.__init__ builds and wraps a Document of its text with Textual's wrapper:
+            # given none, and the text is set by load_document below (a 10 MB --text took seconds)
+            self._loading = ""
+            super().__init__("", **kwargs)  # type: ignore[arg-type]
+            self._loading = None
+            if text:
+                self.load_document(text, self.language)
+        else:
+            super().__init__(text, **kwargs)  # type: ignore[arg-type]
         self.indent_type = "tabs"  # Tab types a tab: tokenizers see tabs, not 4 spaces
         self.on_edit = on_edit
         """Called inside each edit, as soon as the document has changed."""
@@ -126,11 +136,10 @@ class Editor(TextArea, inherit_bindings=False):
                 self.on_edit()
         return posted
 
-    async def _on_paste(self, event: events.Paste) -> None:
+    async def take_paste(self, event: events.Paste) -> None:
         """A bracketed paste: its line breaks made LF (unless the app keeps CR in pastes), the
         note set; a paste longer than ``PASTE_SLICE`` characters goes in slice by slice, the UI
         running between them, as one undo step; the text is reported changed once, at the end."""
-        event.prevent_default()  # TextArea's own handler would insert the text as it came
         if self.read_only:
             return
         text, converted = event.text, 0
@@ -140,7 +149,7 @@ class Editor(TextArea, inherit_bindings=False):
         self.paste_note = f"{counted(converted, 'line break')} pasted as LF" if converted else ""
         try:
             if len(text) <= PASTE_SLICE:
-                if result := self._replace_via_keyboard(text, *self.selection):
+                if result := replace_typed(self, text, *self.selection):
                     self.move_cursor(result.end_location)
                     self.focus()
                 return
@@ -150,13 +159,13 @@ class Editor(TextArea, inherit_bindings=False):
 
     async def _paste_sliced(self, text: str) -> None:
         step = max(PASTE_SLICE, -(-len(text) // 40))  # at most 40 slices: the undo stack keeps 50 batches
-        history = self.history
-        before = len(history._undo_stack)  # noqa: SLF001 - merged into one batch below
+        stack = undo_stack(self)
+        before = len(stack) if stack is not None else 0  # merged into one batch below
         self._pasting = True
         try:
             selection = self.selection
             for i in range(0, len(text), step):
-                result = self._replace_via_keyboard(text[i : i + step], *selection)
+                result = replace_typed(self, text[i : i + step], *selection)
                 if result is None:
                     return
                 self.move_cursor(result.end_location)
@@ -165,9 +174,8 @@ class Editor(TextArea, inherit_bindings=False):
                     await asyncio.sleep(0)  # let the screen draw and other widgets run
         finally:
             self._pasting = False
-            stack = history._undo_stack  # noqa: SLF001
-            added = len(stack) - before
-            if added > 1:
+            added = len(stack) - before if stack is not None else 0
+            if stack is not None and added > 1:
                 merged = [edit for batch in [stack.pop() for _ in range(added)][::-1] for edit in batch]
                 stack.append(merged)
             if self.on_edit is not None and self.is_mounted:
@@ -217,22 +225,22 @@ class Editor(TextArea, inherit_bindings=False):
     # --- the exact text ---------------------------------------------------------------------------
 
     _loading: str | None = None
-    """The text ``_set_document`` is loading (its ``Document`` is swapped for an ``ExactDocument``)."""
+    """The text ``load_document`` is loading (its ``Document`` is swapped for an ``ExactDocument``)."""
 
-    def _set_document(self, text: str, language: str | None) -> None:
+    def load_document(self, text: str, language: str | None) -> None:
         # TextArea wraps the Document it builds with Textual's own wrapper, in Python, tab widths
-        # line by line (measured: ~10 s for a 10 MB --text, twice, before the first paint of the
-        # views): it gets an empty text, and the ExactDocument is wrapped by the setter below
+        # line by line (seconds for a 10 MB --text, twice, before the first paint of the views):
+        # it gets an empty text, and the ExactDocument is wrapped by the setter below
         # (numpy, char_wrap), at the width TextArea wraps at
         self._loading = ""
         try:
-            super()._set_document("", language)
+            self.plain_load_document("", language)
         finally:
             self._loading = None
         if text:
             self.__dict__["document"] = ExactDocument(text)
             self.wrapped_document = self.wrapped_document  # the setter re-wraps for the new document
-            self._rewrap_and_refresh_virtual_size()
+            rewrap(self)
 
     @property
     def document(self) -> DocumentBase:
@@ -247,18 +255,16 @@ class Editor(TextArea, inherit_bindings=False):
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
         return (not self.read_only and _types(character)) or super().check_consume_key(key, character)
 
-    async def _on_key(self, event: events.Key) -> None:
+    def type_key(self, event: events.Key) -> bool:
         character = event.character
         if not self.read_only and event.key not in ("tab", "enter") and not event.is_printable and _types(character):
             # a format character (ZWJ, ZWSP, BOM ...) or a non-breaking space: TextArea drops them
             assert character is not None
-            event.stop()
-            event.prevent_default()
-            self._restart_blink()
+            restart_blink(self)
             start, end = self.selection
-            self._replace_via_keyboard(character, start, end)
-            return
-        await super()._on_key(event)
+            replace_typed(self, character, start, end)
+            return True
+        return False
 
     def consume_changed(self) -> bool:
         """True when a ``Changed`` message's edit was already handled by ``on_edit``."""
@@ -273,34 +279,36 @@ class Editor(TextArea, inherit_bindings=False):
 
     @wrapped_document.setter
     def wrapped_document(self, value: WrappedDocument) -> None:
-        if type(value) is WrappedDocument:
+        if type(value) is WrappedDocument and overrides_on():
             value.__class__ = AdaptiveWrappedDocument
         document = self.__dict__.get("document")
         if document is not None and value.document is not document:
             # TextArea wraps the Document it built, not the ExactDocument that replaced it;
             # the re-wrap that follows (TextArea does one after each new document) uses this
             value.document = document
-            value.wrap(value._width, value._tab_width)  # noqa: SLF001 - its own settings
+            value.wrap(*wrap_settings(value))  # its own settings
         self.__dict__["wrapped_document"] = value
 
-    def _refresh_size(self) -> None:
+    def refresh_size_quietly(self) -> bool:
         # TextArea's own version assigns virtual_size (a layout of the screen per new wrapped row)
         if not self.soft_wrap:
-            super()._refresh_size()
-            return
+            return False
         set_virtual_size(self, Size(0, self.wrapped_document.height))
+        return True
 
     def notify_style_update(self) -> None:
         self._css_key = None
         super().notify_style_update()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        if self.soft_wrap and self.wrapped_document._width != self.wrap_width:  # noqa: SLF001
+        if not overrides_on():
+            return super().render_lines(crop)
+        if self.soft_wrap and wrap_settings(self.wrapped_document)[0] != self.wrap_width:
             # in a real terminal a width change sometimes reached the wrap before the final
             # layout (the text stayed wrapped at the keys panel's width, or not at all): wrap
             # at the width this frame is drawn at
-            self._rewrap_and_refresh_virtual_size()
-        theme = self._theme
+            rewrap(self)
+        theme = editor_theme(self)
         if theme:
             key = (theme, self.app.current_theme)
             if self._css_key != key:
@@ -312,21 +320,23 @@ class Editor(TextArea, inherit_bindings=False):
 
     def _rows_state(self) -> _FrameState | None:
         """What every row depends on, read once per repaint (reactives are slow to read)."""
-        if self.language is not None or (self.placeholder and not self.document.text):
+        cursor = cursor_state(self)
+        if cursor is None or self.language is not None or (self.placeholder and not self.document.text):
             return None
+        has_cursor, draw_cursor, bracket = cursor
         selection = self.selection
         return (
             (
                 self.size, self.scroll_offset.x, self.theme, self.soft_wrap, self.show_line_numbers, self.gutter_width,
                 self.line_number_start, self.read_only, self.show_cursor, self.has_focus,
                 self.highlight_cursor_line, self.match_cursor_bracket, self.indent_width,
-                selection.start == selection.end, self._has_cursor,
+                selection.start == selection.end, has_cursor,
             ),
             self.scroll_offset.y,
             selection,
-            self._draw_cursor,
+            draw_cursor,
             self.suggestion,
-            self._matching_bracket_location,
+            bracket,
         )
 
     def render_line(self, y: int) -> Strip:
@@ -348,10 +358,10 @@ class Editor(TextArea, inherit_bindings=False):
         if frame is None:
             return None
         state, scroll_y, selection, draw_cursor, suggestion, bracket = frame
-        try:
-            line_index, section = self.wrapped_document._offset_to_line_info[scroll_y + y]  # noqa: SLF001 - as TextArea.render_line
-        except (IndexError, AttributeError, TypeError, ValueError):
+        row = row_line(self.wrapped_document, scroll_y + y)  # as TextArea.render_line
+        if row is None:
             return None
+        line_index, section = row
         start, end = selection
         top, bottom = sorted((start, end))
         document = self.wrapped_document

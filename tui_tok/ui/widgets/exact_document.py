@@ -17,6 +17,8 @@ Leaves out syntax highlighting (``SyntaxAwareDocument``): the editor has no lang
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 from rich.cells import cell_len
 from textual.geometry import Size
@@ -28,9 +30,10 @@ from tui_tok.explore.display import editor_text
 class ExactDocument(Document):
     """A document split on ``\\n`` only, drawn through ``editor_text``."""
 
-    def __init__(self, text: str) -> None:  # noqa: D107 - Document's __init__ would split lines its own way
-        self._newline = "\n"
-        self._lines: list[str] = text.split("\n")
+    def __init__(self, text: str) -> None:
+        # not Document's __init__ (it splits lines its own way); every method that reads lines is
+        # overridden here, so none of Document's private state is used
+        self._exact: list[str] = text.split("\n")
         self._shown: list[str] | None = None
         self._starts: np.ndarray | None = None
         self._text: str | None = text
@@ -42,7 +45,7 @@ class ExactDocument(Document):
     @property
     def lines(self) -> list[str]:
         if self._shown is None:
-            self._shown = [editor_text(line) for line in self._lines]
+            self._shown = [editor_text(line) for line in self._exact]
         return self._shown
 
     def __getitem__(self, line_index):  # type: ignore[no-untyped-def, override]  # int or slice, as Document's
@@ -50,15 +53,15 @@ class ExactDocument(Document):
             return self._shown[line_index]
         # one line (or a slice) without converting all of a long text's lines
         if isinstance(line_index, slice):
-            return [editor_text(line) for line in self._lines[line_index]]
-        return editor_text(self._lines[line_index])
+            return [editor_text(line) for line in self._exact[line_index]]
+        return editor_text(self._exact[line_index])
 
     def get_line(self, index: int) -> str:
         return self[index]
 
     @property
     def line_count(self) -> int:
-        return len(self._lines)
+        return len(self._exact)
 
     @property
     def n_chars(self) -> int:
@@ -69,24 +72,45 @@ class ExactDocument(Document):
         lines = self.lines
         return Size(max((cell_len(line.expandtabs(tab_width)) for line in lines), default=0), len(lines))
 
+    @property
+    def newline(self) -> Literal["\n"]:
+        return "\n"
+
+    @property
+    def end(self) -> Location:
+        return (len(self._exact) - 1, len(self._exact[-1]))
+
     # --- the exact text ---------------------------------------------------------------------------
 
     @property
     def text(self) -> str:
         if self._text is None:  # joined once per edit: the view reads it several times
-            self._text = "\n".join(self._lines)
+            self._text = "\n".join(self._exact)
         return self._text
 
     @property
     def exact_lines(self) -> list[str]:
         """The lines as typed (without their ``\\n``)."""
-        return self._lines
+        return self._exact
+
+    def get_text_range(self, start: Location, end: Location) -> str:
+        """The exact text between two locations (``Document.get_text_range`` on the exact lines)."""
+        if start == end:
+            return ""
+        (top_row, top_column), (bottom_row, bottom_column) = sorted((start, end))
+        lines = self._exact
+        if top_row == bottom_row:
+            return lines[top_row][top_column:bottom_column]
+        parts = [lines[top_row][top_column:], *lines[top_row + 1 : bottom_row]]
+        if bottom_row < len(lines):
+            parts.append(lines[bottom_row][:bottom_column])
+        return "\n".join(parts)
 
     def replace_range(self, start: Location, end: Location, text: str) -> EditResult:
         top, bottom = sorted((start, end))
         top_row, top_column = top
         bottom_row, bottom_column = bottom
-        lines = self._lines
+        lines = self._exact
         old_text, old_starts = self._text, self._starts
         replaced = self.get_text_range(top, bottom)
         after = lines[bottom_row][bottom_column:] if bottom_row < len(lines) else ""
@@ -103,7 +127,7 @@ class ExactDocument(Document):
                 self._shown[top_row : bottom_row + 1] = [editor_text(line) for line in insert]
         self._starts = self._text = None
         if old_text is not None and old_starts is not None and top_row < bottom_row + 1 < len(old_starts):
-            # spliced rather than joined and measured again: a key in a 10 MB text costs ~1 ms, not ~40
+            # spliced rather than joined and measured again: a key in a 10 MB text touches one line
             i = int(old_starts[top_row]) + top_column
             j = int(old_starts[bottom_row]) + bottom_column
             self._text = old_text[:i] + text + old_text[j:]
@@ -120,7 +144,7 @@ class ExactDocument(Document):
 
     def _line_starts(self) -> np.ndarray:
         if self._starts is None:
-            lengths = np.fromiter(map(len, self._lines), dtype=np.int64, count=len(self._lines)) + 1
+            lengths = np.fromiter(map(len, self._exact), dtype=np.int64, count=len(self._exact)) + 1
             self._starts = np.concatenate(([0], np.cumsum(lengths)))
         return self._starts
 

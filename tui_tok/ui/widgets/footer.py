@@ -5,8 +5,10 @@ columns every view stopped after F5, so F6-F9 were never seen. Its compact style
 (it scrolls the key list under the palette key and leaves a stray letter in the last column).
 This one measures the keys first (``plan``) and, while they do not fit, in this order: drops
 the space after each description, names the views by their short names (``SHORT``), leaves
-out the palette key (^p still opens it) and then the screen's own keys, last first (the keys
-panel, F9, lists them all). The function keys are never left out.
+out the palette key (^p still opens it), then the screen's own keys, last first (the keys
+panel, F9, lists them all), and the copy key (``KEEP_LONGER``: how one finds that a view copies) only
+after them. The function keys are never left out. It yields Textual's own ``FooterKey`` (not
+exported: ``textual_compat``); without it, the footer is Textual's own.
 """
 
 from __future__ import annotations
@@ -18,13 +20,16 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer as TextualFooter
-from textual.widgets._footer import FooterKey
+
+from tui_tok.ui.textual_compat import footer_bindings_ready, footer_key_class, overrides_on
 
 SHORT = {"Tokenize": "Tok", "Metadata": "Meta", "Compare": "Cmp", "Vocabulary": "Vocab"}
 """Shorter names of the views for narrow terminals (the full name stays the key's tooltip)."""
 PALETTE_CELLS = 13
 """Cells of the palette key docked on the right (`` ^p palette`` with its border and padding)."""
 _FUNCTION_KEY = re.compile(r"f\d+")
+KEEP_LONGER = ("ctrl+c",)
+"""Keys left out only after every other key but the function keys."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +54,8 @@ def plan(keys: list[tuple[str, str, str]], width: int, *, palette: bool = True) 
     FooterPlan(tight=False, short=False, palette=True, keep=(True, True, True, True, True, True, True, True))
     >>> plan(keys, 60)
     FooterPlan(tight=True, short=True, palette=False, keep=(False, True, True, True, True, True, True, True))
+    >>> plan([("ctrl+c", "^c", "Copy"), ("ctrl+n", "^n", "Add"), ("f1", "f1", "Tok")], 16)
+    FooterPlan(tight=True, short=True, palette=False, keep=(True, False, True))
     """
 
     def cells(tight: bool, short: bool, keep: list[bool]) -> int:
@@ -63,11 +70,12 @@ def plan(keys: list[tuple[str, str, str]], width: int, *, palette: bool = True) 
     for tight, short in ((False, False), (True, False), (True, True)):
         if cells(tight, short, keep) + (PALETTE_CELLS if palette else 0) <= width:
             return FooterPlan(tight, short, palette, tuple(keep))
-    for k in range(len(keys) - 1, -1, -1):  # the screen's keys, last first
-        if cells(True, True, keep) <= width:
-            break
-        if not _FUNCTION_KEY.fullmatch(keys[k][0]):
-            keep[k] = False
+    for last in (False, True):  # the screen's keys, last first; then the copy key
+        for k in range(len(keys) - 1, -1, -1):
+            if cells(True, True, keep) <= width:
+                return FooterPlan(True, True, False, tuple(keep))
+            if not _FUNCTION_KEY.fullmatch(keys[k][0]) and (keys[k][0] in KEEP_LONGER) == last:
+                keep[k] = False
     return FooterPlan(True, True, False, tuple(keep))
 
 
@@ -82,7 +90,11 @@ class Footer(TextualFooter):
     _keys: list[tuple[str, str, str]] = []
 
     def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
+        footer_key = footer_key_class()
+        if footer_key is None or not overrides_on():
+            yield from super().compose()
+            return
+        if not footer_bindings_ready(self):
             return
         shown = [
             (binding, enabled, tooltip)
@@ -104,7 +116,7 @@ class Footer(TextualFooter):
             if not kept:
                 continue
             name = SHORT.get(description, description) if fit.short else description
-            yield FooterKey(
+            yield footer_key(
                 key, key_display, name, binding.action,
                 disabled=not enabled, tooltip=tooltip or description, classes="-fit",
             ).data_bind(compact=TextualFooter.compact)
@@ -113,14 +125,14 @@ class Footer(TextualFooter):
                 _node, binding, enabled, tooltip = self.screen.active_bindings[self.app.COMMAND_PALETTE_BINDING]
             except KeyError:
                 return
-            yield FooterKey(
+            yield footer_key(
                 binding.key, self.app.get_key_display(binding), binding.description, binding.action,
                 classes="-command-palette", disabled=not enabled, tooltip=binding.tooltip or binding.description,
             )
 
     def on_resize(self, event: events.Resize) -> None:
         # recomposed only when the keys shown change (a recompose mounts every key anew)
-        if self._plan is None or not self._bindings_ready:
+        if self._plan is None or not footer_bindings_ready(self):
             return
         palette = self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE
         if plan(self._keys, event.size.width, palette=palette) != self._plan:

@@ -118,7 +118,7 @@ def strip_flow(
     ids: np.ndarray, pieces: Mapping[int, str] | None, width: int, last: Flow | None, widths: np.ndarray | None = None
 ) -> Flow:
     """The labels of ``ids`` wrapped at ``width`` (reflowed from ``last`` when it has that width).
-    Plain numpy: a worker computes it for a long text (3M labels take ~0.5 s). ``widths``: their
+    Plain numpy: a worker computes it for a long text (millions of labels). ``widths``: their
     ``label_widths`` when known (``spliced_widths``)."""
     widths = label_widths(ids, pieces) if widths is None else widths
     if last is not None and last[2] == width:

@@ -2,11 +2,11 @@
 
 ``Widget.virtual_size`` is a reactive declared with ``layout=True``: every assignment that
 changes it makes Textual lay out the whole screen on the next frame and repaint every widget
-and scrollbar (measured: ~5-15 ms more for that frame in the tokenize view, on about one
-keystroke in six, when a line wraps once more or the id strip gains a row). Our scrolling
+and scrollbar (a slow frame in the tokenize view whenever a line wraps once more or the id
+strip gains a row). Our scrolling
 widgets have fixed outer sizes (app.tcss), so only their scrollbars depend on the content
-size; this updates those (``Widget._scroll_update``, what a layout pass would call) and
-clamps the scroll offset. A scrollbar that appears or disappears still asks for a layout
+size; this updates those (``textual_compat.scroll_update``, what a layout pass would call)
+and clamps the scroll offset. A scrollbar that appears or disappears still asks for a layout
 itself (its ``display`` changes), so nothing is left stale.
 
 Leaves out widgets whose outer size depends on their content (``height: auto``): they need
@@ -18,11 +18,11 @@ from __future__ import annotations
 from textual.geometry import Size
 from textual.widget import Widget
 
+from tui_tok.ui.textual_compat import scroll_update
+
 
 def set_virtual_size(widget: Widget, size: Size) -> None:
     """Set ``widget.virtual_size`` to ``size``, updating its scrollbars but not the layout."""
     if widget.virtual_size == size:
         return
-    widget.set_reactive(Widget.virtual_size, size)
-    if widget.is_mounted and widget.is_scrollable:
-        widget._scroll_update(size)  # noqa: SLF001 - what the layout pass calls for a resized widget
+    scroll_update(widget, size)

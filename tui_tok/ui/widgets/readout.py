@@ -2,7 +2,7 @@
 
 ``Static.update`` asks for a new layout of the whole screen every time (its size may
 change); status lines updated on every keystroke do not need that. It also renders through
-Textual's content pipeline on every repaint (~0.6 ms for one line of text here); a
+Textual's content pipeline on every repaint, even for one line of text; a
 ``Readout`` renders its content to strips once per change of content, width or style and
 hands those out row by row (Line API). A new content for a readout of several rows whose
 width and style are known is rendered at once and only the rows that differ are repainted:

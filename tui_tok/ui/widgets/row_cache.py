@@ -2,7 +2,7 @@
 
 Textual repaints every row of a widget on ``refresh()``, and each row costs twice: the
 widget builds its strip, then Textual's per-widget cache adds borders, padding and colour
-filters to it (~0.1-0.2 ms per row of 20 coloured tokens on the project's slow machine). A
+filters to it (a row of coloured tokens is not cheap). A
 keystroke usually changes one or two rows. A widget using this mixin describes each visible
 row by a hashable *key* (everything its strip depends on, besides width and styles);
 ``refresh_changed`` compares the keys with those of the rows last drawn and marks only the

@@ -3,7 +3,7 @@
 
 Textual 8's ``Input`` sets ``virtual_size`` to its text's width on every value change, and
 ``Widget.virtual_size`` is a reactive declared with ``layout=True``: each keystroke in a search
-box cost a full layout of the screen (3-16 ms here, on top of the search itself). A search box
+box cost a full layout of the screen (on top of the search itself). A search box
 has a fixed outer size (app.tcss), and ``Input`` scrolls its text by its cursor within that
 size, reading ``virtual_size`` only for the scroll limits; so here the reactive only repaints.
 
@@ -34,8 +34,10 @@ from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.widgets import Input
 
+from tui_tok.ui.textual_compat import KeyFirstInput, forward_key, key_bindings
 
-class SearchBox(Input):
+
+class SearchBox(KeyFirstInput):
     """A one-line ``Input`` for search queries (see module docstring)."""
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=True)
@@ -46,12 +48,11 @@ class SearchBox(Input):
         kwargs.setdefault("select_on_focus", False)
         super().__init__(*args, **kwargs)
 
-    async def _on_key(self, event: events.Key) -> None:
-        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+    async def own_key(self, event: events.Key) -> bool:
+        for binding in key_bindings(self).get(event.key, ()):
             if not binding.priority and await self.app.run_action(binding.action, self):
-                event.stop()
-                event.prevent_default()  # Input's own _on_key (and the app's binding check) skipped
-                return
+                return True  # Input's own handling (and the app's binding check) skipped
+        return False
 
 
 def type_to_search(app: App[Any], event: events.Key) -> bool:
@@ -71,5 +72,4 @@ def type_to_search(app: App[Any], event: events.Key) -> bool:
         return False  # the table's or the screen's own key (none is printable today)
     box = screen.query_one(f"#{box_id}", Input)
     screen.set_focus(box)  # now, not later as Widget.focus does: the next key of a burst goes there too
-    box._forward_event(event)  # noqa: SLF001 - as App.on_event hands keys to the focused widget
-    return True
+    return forward_key(box, event)  # as App.on_event hands keys to the focused widget

@@ -1,15 +1,27 @@
-"""The key bindings of Textual's ``TextArea`` without F6 and F7 (select line / select all).
+"""The keys of tui-tok's text boxes: Textual's ``TextArea`` bindings without F6 and F7, and
+select-all and clear, the same in every box (each ``TextArea`` and ``Input``, the palette's too).
 
-The app binds F1-F8 to its views with priority, so those two TextArea bindings never fire; but
-the footer still lists the app's F6 where the focused TextArea's F6 stands, before F1. Text boxes
-of tui-tok take these bindings instead (``inherit_bindings=False``); select all stays on ctrl+a.
+The app binds F1-F8 to its views with priority, so TextArea's F6 and F7 (select line / select
+all) never fire; but the footer still listed the app's F6 where the focused TextArea's F6 stood,
+before F1. Text boxes of tui-tok take ``TEXT_AREA_BINDINGS`` instead (``inherit_bindings=False``,
+or ``TextBox``). Textual selects all with F7 in a ``TextArea`` and ctrl+shift+a in an ``Input``
+(which terminals send as ctrl+a, there "go to the start"): neither works here, so
+``TEXT_BOX_BINDINGS`` (the apps' priority bindings, ``TextBoxActions``) make ctrl+a select all and
+alt+x clear the focused box (undoable with ctrl+z in a ``TextArea``), as editors outside the
+terminal do; home goes to the line's start. Elsewhere those keys pass on (``SkipAction``).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
+from textual.geometry import Region
 from textual.scroll_view import ScrollView
-from textual.widgets import TextArea
+from textual.strip import Strip
+from textual.widgets import Input, TextArea
+from tui_tok.ui.textual_compat import has_component_styles
 
 TAKEN_BY_APP = frozenset({"f6", "f7"})
 
@@ -18,8 +30,53 @@ def _key(binding: BindingType) -> str:
     return binding.key if isinstance(binding, Binding) else binding[0]
 
 
+def _without_ctrl_a(binding: BindingType) -> BindingType:
+    if isinstance(binding, Binding) and binding.key == "home,ctrl+a":
+        return Binding("home", binding.action, binding.description, show=False)
+    return binding
+
+
 TEXT_AREA_BINDINGS: list[BindingType] = [
     *ScrollView.BINDINGS,
-    *(b for b in TextArea.BINDINGS if _key(b) not in TAKEN_BY_APP),
+    *(_without_ctrl_a(b) for b in TextArea.BINDINGS if _key(b) not in TAKEN_BY_APP),
 ]
 """What ``TextArea`` merges from its bases and itself, less the keys the app takes."""
+
+TEXT_BOX_BINDINGS: list[BindingType] = [
+    Binding("ctrl+a", "text_box('select_all')", "Select all", show=False, priority=True),
+    Binding("alt+x", "text_box('clear')", "Clear the box", show=False, priority=True),
+]
+"""Select all and clear in the focused text box (``TextBoxActions``)."""
+
+
+class TextBox(TextArea, inherit_bindings=False):
+    """A ``TextArea`` with ``TEXT_AREA_BINDINGS`` that draws blank rows while it has no component
+    styles: Textual clears them when the box is removed, and a frame drawn after that (the app
+    closing while a message is removed) raised ``KeyError: 'text-area--gutter'`` in TextArea's
+    theme (Textual issue #6528)."""
+
+    BINDINGS = TEXT_AREA_BINDINGS
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        if not has_component_styles(self):
+            return [Strip.blank(crop.width)] * crop.height
+        return super().render_lines(crop)
+
+
+class TextBoxActions:
+    """Mixin for an app: the action of ``TEXT_BOX_BINDINGS``."""
+
+    def action_text_box(self, what: str) -> None:
+        box: Any = getattr(self, "focused", None)
+        if isinstance(box, TextArea):
+            if what == "select_all":
+                box.select_all()
+            elif not box.read_only:
+                box.clear()
+        elif isinstance(box, Input):
+            if what == "select_all":
+                box.action_select_all()
+            else:
+                box.clear()
+        else:
+            raise SkipAction()  # not in a text box: the key is someone else's

@@ -1,8 +1,8 @@
 """``TokenDetails``: label/value rows describing the selected token.
 
 Laid out by hand, not with a Rich ``Table``: the table measured and wrapped every cell again
-on each change (3-6 ms, often per keystroke, as the selected token moves with the editor's
-cursor); this wraps each value once with Rich's own word wrap, so the rows look the same.
+on each change (often per keystroke, as the selected token moves with the editor's cursor);
+this wraps each value once with Rich's own word wrap, so the rows look the same.
 Each pair is rendered on its own and kept, so a new token re-renders only the pairs that
 differ (typing usually changes the position and counts, not the piece or its bytes).
 """
