@@ -391,9 +391,8 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
         self.post_message(LintDone(report))
 
     def _after_text(self) -> None:
-        """In a build's worker: wait while a long text is being tokenized whole (``text_idle``).
-        With 10 MB of text the index and the lint, run beside it, made its count come ~40 %
-        later; they are what a user looks at after the text. Never more than ``TEXT_WAIT_S``."""
+        """In a build's worker: wait (``TEXT_WAIT_S`` at most) while a long text is tokenized whole
+        (``text_idle``): run beside it, the index and lint made its count come much later."""
         self.text_idle.wait(TEXT_WAIT_S)
 
     def on_lint_done(self, message: LintDone) -> None:
