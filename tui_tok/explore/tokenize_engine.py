@@ -47,7 +47,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 PIECE_CHARS = 100_000
 """Characters tokenized between two checks for cancellation (``Tokenizer.tokenize_arrays_pieces``):
-~30 ms of work, after which the UI thread gets the interpreter back."""
+a short stretch of work (benchmarks/NOTES.md), after which the UI thread gets the interpreter back."""
 CUT_PIECES = 16
 """A long text of a family with proven cuts is tokenized in about this many stretches (``_pieces``)."""
 MOSTLY_NEW = 4
