@@ -4,7 +4,7 @@
 For each vocab: the text (``PROSE`` repeated to ``--size`` bytes, default 500 KB) is tokenized
 once, then ``--keys`` characters are typed at spread-out places. Each key is timed as the exact
 layout of the new text, twice: ``full`` with splicing off (what SPM, UGM, WPM and RWKV did before
-``tokenizer/cut_edit.py``: the whole text re-tokenized) and ``cut`` (re-encoding only between the
+``explore/cut_edit.py``: the whole text re-tokenized) and ``cut`` (re-encoding only between the
 proven cuts around the key). Prints ms per key (p50 / max) and whether every result was spliced.
 Defaults: phi-3 (SPM), bert-bge (WPM), rwkv-world, t5 (UGM) from assets/, gemma3 (SPM) and gemma-4
 (BPE, newline-run pre-tokenizer) from ../shared.
@@ -36,7 +36,7 @@ PROSE = (
 
 def _keys(path: Path, size: int, n: int) -> None:
     from tui_tok.loader import load_tokenizer
-    from tui_tok.ui.screens.tokenize_engine import TokenizeEngine, TokenizeRequest
+    from tui_tok.explore.tokenize_engine import TokenizeEngine, TokenizeRequest
 
     tok = load_tokenizer(path)
     text = (PROSE * (size // len(PROSE.encode()) + 1))[: size]

@@ -1,21 +1,31 @@
 """One encode per tokenizer family, ours against llama.cpp's ``llama_tokenize``, measured alike.
 
-For each vocab: a fresh process imports the library's code (untimed on both sides: llama.cpp's
-is loaded by ``import llama_cpp``; ours by importing every encoder module), loads the file,
-builds the tables that are otherwise built on first use (``Tokenizer.prepare()``: llama.cpp
-builds the same ones at load; the time is in "ready"), encodes one short sentence (warm-up),
-then times one ``encode`` of the ~0.56 MB mixed corpus (``corpus.py``: prose, code,
-multilingual), add_special and parse_special off. llama.cpp does the same through
-llama-cpp-python (``llama_model_load_from_file`` with ``vocab_only``, then the C call
-``llama_tokenize`` alone, timed), in its own fresh process, alternating with ours run by run so
-both see the same machine. Medians of ``--repeat`` rounds; the ratio is ours / llama.cpp's
-time (below 1: we are faster); "total" is the same ratio of ready + encode (what a one-shot user
-waits for). All ids of both sides are compared (by SHA-256).
+For each vocab, fresh processes that import the library's code first (untimed on both sides:
+llama.cpp's is loaded by ``import llama_cpp``; ours by importing every encoder module), then:
+
+- "prepared" (column ``prep``): load the file, ``Tokenizer.prepare()`` (the tables otherwise
+  built on first use; llama.cpp builds the same ones at load), encode one short sentence
+  (warm-up), then time one ``encode`` of the ~0.56 MB mixed corpus (``corpus.py``: prose, code,
+  multilingual), add_special and parse_special off;
+- "total": what a one-shot user of ``load_tokenizer`` or the CLI waits for: load, the short
+  warm-up encode, the corpus encode, no ``prepare()`` call, all timed;
+- with ``--spans``, "arrays" and "tokens": as "prepared" but ``tokenize_arrays`` / ``tokenize``
+  (byte spans, what the explorer asks) instead of ``encode``, over llama.cpp's encode time.
+
+llama.cpp does load + warm-up + encode through llama-cpp-python (``llama_model_load_from_file``
+with ``vocab_only``, then the C call ``llama_tokenize``, its encode timed alone), in its own
+fresh process, alternating with ours run by run so both see the same machine. Medians of
+``--repeat`` rounds (``--best``: each side's fastest round, which other jobs on the machine
+disturb least; ``--cpu``: each process's CPU time, not wall time, on both sides: a machine loaded by
+other jobs makes a process wait for a core, which wall time counts); ratios are our time /
+llama.cpp's (below 1: we are faster). All ids of all
+runs on both sides are compared (by SHA-256). ``--all`` runs every vocabulary of ../shared/vocabs
+and then the ones named below.
 
 llama-cpp-python is never a dependency: pass the Python that has it (``--llama-python``, e.g. a
 venv where ``pip install llama-cpp-python==0.3.36`` was built). Without it, only our figures.
 
-    python -m benchmarks families [--only NAME ...] [--repeat N] [--size BYTES] [--llama-python PY]
+    python -m benchmarks families [--only NAME ...|--all] [--spans] [--best] [--cpu] [--repeat N] [--size BYTES] [--llama-python PY]
 """
 
 from __future__ import annotations
@@ -60,13 +70,22 @@ from tui_tok.tokenizer.tokenizer import ENCODERS
 for module_name, _ in ENCODERS.values():
     importlib.import_module(module_name)
 text = open(sys.argv[3], encoding="utf-8").read()
-t0 = time.perf_counter()
+mode = sys.argv[4]
+clock = getattr(time, sys.argv[5])
+t0 = clock()
 tok = load_tokenizer(sys.argv[2])
-tok.prepare()
+if mode != "total":
+    tok.prepare()
 tok.encode("Hello world, a short warm-up.", add_special=False)
-t1 = time.perf_counter()
-ids = tok.encode(text, add_special=False, parse_special=False)
-t2 = time.perf_counter()
+t1 = clock()
+if mode == "arrays":
+    out = tok.tokenize_arrays(text, add_special=False, parse_special=False)
+elif mode == "tokens":
+    out = tok.tokenize(text, add_special=False, parse_special=False)
+else:
+    out = tok.encode(text, add_special=False, parse_special=False)
+t2 = clock()
+ids = out[0].tolist() if mode == "arrays" else [t[0] for t in out] if mode == "tokens" else out
 digest = hashlib.sha256(b"".join(i.to_bytes(4, "little") for i in ids)).hexdigest()
 json.dump({"ready": t1 - t0, "encode": t2 - t1, "n": len(ids), "ids": digest}, sys.stdout)
 """
@@ -78,30 +97,40 @@ QUIET = L.llama_log_callback(lambda *a: None)  # kept referenced: a collected ct
 L.llama_log_set(QUIET, ctypes.c_void_p(0))
 L.llama_backend_init()
 text = open(sys.argv[1], "rb").read()
-t0 = time.perf_counter()
+clock = getattr(time, sys.argv[3])
+t0 = clock()
 params = L.llama_model_default_params()
 params.vocab_only = True
 model = L.llama_model_load_from_file(sys.argv[2].encode(), params)
 vocab = L.llama_model_get_vocab(model)
 buf = (L.llama_token * 64)()
 L.llama_tokenize(vocab, b"Hello world, a short warm-up.", 29, buf, 64, False, False)
-t1 = time.perf_counter()
+t1 = clock()
 cap = len(text) + 16
 out = (L.llama_token * cap)()
 n = L.llama_tokenize(vocab, text, len(text), out, cap, False, False)
-t2 = time.perf_counter()
+t2 = clock()
 digest = hashlib.sha256(b"".join(i.to_bytes(4, "little") for i in out[:n])).hexdigest()
 json.dump({"ready": t1 - t0, "encode": t2 - t1, "n": n, "ids": digest}, sys.stdout)
 """
 
 
 def vocab_path(name: str) -> Path | None:
+    if name not in VOCABS:  # --all: a file of ../shared/vocabs by its short name
+        path = SHARED / "vocabs" / f"ggml-vocab-{name}.gguf"
+        return path if path.is_file() else None
     for rel in VOCABS[name][1]:
         base = ROOT if rel.startswith(("assets/", "benchmarks/")) else SHARED
         path = base / rel
         if path.is_file():
             return path
     return None
+
+
+def all_names() -> list[str]:
+    """Every vocabulary of ../shared/vocabs (short names), then the named ones not among them."""
+    shared = [p.name[len("ggml-vocab-") : -len(".gguf")] for p in sorted(SHARED.glob("vocabs/ggml-vocab-*.gguf"))]
+    return shared + [n for n in VOCABS if n not in shared]
 
 
 def run(cmd: list[str]) -> dict:
@@ -111,24 +140,42 @@ def run(cmd: list[str]) -> dict:
     return json.loads(res.stdout)
 
 
+def med(runs: list[dict], key: str, best: bool = False) -> float:
+    """The median (``best``: the fastest) of the rounds' encode or total (ready + encode) time."""
+    return (min if best else statistics.median)([r["encode"] if key == "encode" else r["ready"] + r["encode"] for r in runs])
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks families", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", nargs="*", choices=sorted(VOCABS), help="these vocabs only")
+    parser.add_argument("--only", nargs="*", help="these vocabs only (names of the table, or of ../shared/vocabs)")
+    parser.add_argument("--all", action="store_true", help="every vocabulary of ../shared/vocabs, then the others")
+    parser.add_argument("--spans", action="store_true", help="also time tokenize_arrays and tokenize (byte spans)")
     parser.add_argument("--repeat", type=int, default=3, help="rounds per vocab (median printed)")
     parser.add_argument("--size", type=int, default=558_000, help="corpus size in bytes")
     parser.add_argument("--llama-python", help="a Python with llama-cpp-python installed (the peer)")
+    parser.add_argument("--best", action="store_true",
+                        help="each side's fastest round instead of the median (on a machine other jobs load)")
+    parser.add_argument("--cpu", action="store_true",
+                        help="CPU time of each process (time.process_time) instead of wall time: what other jobs on the machine change least")
     args = parser.parse_args(argv)
+    clock = "process_time" if args.cpu else "perf_counter"
     sys.path.insert(0, str(ROOT))
     from benchmarks.cjk_text import cjk_text
     from benchmarks.corpus import build_corpus
 
+    modes = ["prepared", "total"] + (["arrays", "tokens"] if args.spans else [])
     text = build_corpus(args.size)
-    print(f"corpus: {len(text.encode()):,} bytes; {args.repeat} rounds, fresh processes, medians")
-    print(f"{'vocab':16} {'family':18} {'ours s':>8} {'llama s':>8} {'ratio':>6} {'ours ready':>10} {'llama ready':>11} {'total':>6}  ids")
+    print(f"corpus: {len(text.encode()):,} bytes; {args.repeat} rounds, fresh processes, {'fastest' if args.best else 'medians'}, "
+          f"{'CPU' if args.cpu else 'wall'} time; "
+          "ratios are our time / llama.cpp's")
+    head = f"{'vocab':18} {'family':18} {'ours s':>7} {'llama s':>7} {'prep':>5} {'ours tot':>8} {'llama tot':>9} {'total':>5}"
+    if args.spans:
+        head += f" {'arrays':>6} {'tokens':>6}"
+    print(head + "  ids")
     with tempfile.TemporaryDirectory() as tmp:
         mixed_file = Path(tmp) / "corpus.txt"
         mixed_file.write_text(text, encoding="utf-8")
-        for name in args.only or list(VOCABS):
+        for name in args.only or (all_names() if args.all else list(VOCABS)):
             corpus_file = mixed_file
             if "/" in name:  # the vocab's own language, same size
                 lang = name.rsplit("/", 1)[1]
@@ -137,27 +184,39 @@ def main(argv: list[str]) -> int:
                     corpus_file.write_text(cjk_text(lang, args.size, seed=2), encoding="utf-8")
             path = vocab_path(name)
             if path is None:
-                print(f"{name:16} (file not found: needs ../shared)")
+                print(f"{name:18} (file not found: needs ../shared)")
                 continue
-            ours: list[dict] = []
+            family = VOCABS[name][0] if name in VOCABS else ""
+            ours: dict[str, list[dict]] = {m: [] for m in modes}
             peer: list[dict] = []
-            for _ in range(args.repeat):
-                ours.append(run([sys.executable, "-c", OURS, str(ROOT), str(path), str(corpus_file)]))
-                if args.llama_python:
-                    peer.append(run([args.llama_python, "-c", LLAMA, str(corpus_file), str(path)]))
-            o = statistics.median(r["encode"] for r in ours)
-            o_ready = statistics.median(r["ready"] for r in ours)
-            if peer:
-                p = statistics.median(r["encode"] for r in peer)
-                p_ready = statistics.median(r["ready"] for r in peer)
-                total = statistics.median(r["ready"] + r["encode"] for r in ours) / statistics.median(
-                    r["ready"] + r["encode"] for r in peer
-                )
-                same = "equal" if (ours[0]["n"], ours[0]["ids"]) == (peer[0]["n"], peer[0]["ids"]) else "DIFFER"
-                print(f"{name:16} {VOCABS[name][0]:18} {o:8.3f} {p:8.3f} {o / p:6.2f} {o_ready:10.3f} {p_ready:11.3f} {total:6.2f}  {same}")
-            else:
-                print(f"{name:16} {VOCABS[name][0]:18} {o:8.3f} {'-':>8} {'-':>6} {o_ready:10.3f} {'-':>11}")
+            try:
+                for _ in range(args.repeat):  # our runs and llama.cpp's alternate: both see the same load
+                    for mode in modes:
+                        ours[mode].append(run([sys.executable, "-c", OURS, str(ROOT), str(path), str(corpus_file), mode, clock]))
+                        if args.llama_python and mode in ("prepared", "total"):
+                            peer.append(run([args.llama_python, "-c", LLAMA, str(corpus_file), str(path), clock]))
+            except RuntimeError as exc:
+                print(f"{name:18} failed: {exc}")
+                continue
+            family = family or _family(path)
+            o, o_total = med(ours["prepared"], "encode", args.best), med(ours["total"], "total", args.best)
+            if not peer:
+                print(f"{name:18} {family:18} {o:7.3f} {'-':>7} {'-':>5} {o_total:8.3f}")
+                continue
+            p, p_total = med(peer, "encode", args.best), med(peer, "total", args.best)
+            line = f"{name:18} {family:18} {o:7.3f} {p:7.3f} {o / p:5.2f} {o_total:8.3f} {p_total:9.3f} {o_total / p_total:5.2f}"
+            if args.spans:
+                line += f" {med(ours['arrays'], 'encode', args.best) / p:6.2f} {med(ours['tokens'], 'encode', args.best) / p:6.2f}"
+            digests = {(r["n"], r["ids"]) for runs in ours.values() for r in runs} | {(peer[0]["n"], peer[0]["ids"])}
+            print(line + ("  equal" if len(digests) == 1 else "  DIFFER"), flush=True)
     return 0
+
+
+def _family(path: Path) -> str:
+    """``tokenizer.ggml.model`` of a file (for --all rows)."""
+    from tui_tok.gguf import read_gguf
+
+    return str(read_gguf(path).metadata.get("tokenizer.ggml.model", "?"))
 
 
 if __name__ == "__main__":

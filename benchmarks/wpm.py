@@ -1,7 +1,8 @@
 """WPM (BERT) encoder throughput vs llama.cpp: ``python -m benchmarks wpm [--file F] [--mb N] [--rwkv]``.
 
 Prints MB/s for: the one-off table builds, a cold word cache (every distinct word encoded
-once) and a warm one (with spans, as the explorer asks; and ids only, as ``encode`` asks), and the ratio to llama.cpp's WPM speed. That speed is measured with
+once) and a warm one (with spans as ``encode_fragment`` pieces; as ``tokenize_arrays``' columns, what the explorer asks;
+and ids only, as ``encode`` asks), and the ratio to llama.cpp's WPM speed. That speed is measured with
 llama.cpp's own WPM code when the test oracle is built (``python tests/fixtures/llama_oracle.py``,
 compiled -O2 like a release build), else taken as ~8 MB/s (``--llama-mbps``). ``--rwkv`` does the same for the RWKV encoder.
 """
@@ -72,7 +73,8 @@ def bench(label: str, model: str, asset: Path, encoder_cls, data: bytes, llama_m
 
     def run(method: str = "encode_fragment") -> tuple[float, int]:
         t = time.perf_counter()
-        n = len(getattr(enc, method)(data, after_special=True))
+        kwargs = {} if method == "encode_fragment_arrays" else {"after_special": True}
+        n = len(getattr(enc, method)(data, **kwargs))
         return time.perf_counter() - t, n
 
     print(f"{label} ({asset.name}):")
@@ -83,6 +85,10 @@ def bench(label: str, model: str, asset: Path, encoder_cls, data: bytes, llama_m
     print(f"  corpus {size:.2f} MB -> {n_tokens} tokens; {len(enc._cache)} distinct cached chunks")
     print(f"  table build (first call): {t_build:.2f} s")
     timings = [("cold cache", t_cold), ("warm cache", t_warm)]
+    if hasattr(enc, "encode_fragment_arrays"):  # what Tokenizer.tokenize_arrays uses (spans as columns)
+        for cache in (enc._cache, getattr(enc, "_ids_cache", {})):
+            cache.clear()
+        timings.append(("spans as arrays (tokenize_arrays), cold cache", run("encode_fragment_arrays")[0]))
     if hasattr(enc, "encode_fragment_ids"):  # what Tokenizer.encode uses (no spans)
         for cache in (enc._cache, getattr(enc, "_ids_cache", {})):
             cache.clear()

@@ -1,20 +1,20 @@
-"""An edit re-tokenized around itself (``tokenizer.edit``) and its layout spliced (``explore.layout_splice``)
+"""An edit re-tokenized around itself (``explore.edit``) and its layout spliced (``explore.layout_splice``)
 equal the whole text tokenized and laid out again: ids, spans, kinds, colour phases, lines and cells."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from support import VocabFile, vocab_files
 
-from tui_tok.explore.layout import kind_codes, layout_arrays
-from tui_tok.explore.layout_splice import splice_layout
+from tui_tok.explore.layout import kind_codes, layout_arrays, wrap_rows
+from tui_tok.explore.layout_splice import splice_layout, splice_rows
 from tui_tok.loader import load_tokenizer
 from tui_tok.samples import DEFAULT_SAMPLE
-from tui_tok.tokenizer.edit import edit_margin, plan_edit, retokenize_edit
+from tui_tok.explore.edit import edit_margin, plan_edit, retokenize_edit
 from tui_tok.tokenizer.tokenizer import Tokenizer, as_bytes
 
 SPLICED = ("qwen3-vocab", "gpt-2", "llama-bpe", "command-r", "falcon", "mistral-tekken-240718", "starcoder", "qwen35",
@@ -88,3 +88,32 @@ def test_an_edit_far_from_the_ends_reencodes_little(tok) -> None:  # type: ignor
     splice = plan_edit(tok, as_bytes(text), old_tokens, as_bytes(new_text), parse_special=False)
     assert splice is not None
     assert splice.b - splice.a < 1_000  # a few lines, not the text
+
+
+ROW_PARTS = ["\n", "\n\n", "a", "Hello world ", "日本語", "🙂", "\u200d", "\u200b\u200b", "\t", "x" * 30, "é"]
+
+
+@settings(max_examples=150, deadline=None)
+@example(text="ab\ncd\u200def\n", insert="X", at=0, cut=0, before=0, after=0, width=5)
+@given(
+    text=st.lists(st.sampled_from(ROW_PARTS), max_size=40).map("".join),
+    insert=st.lists(st.sampled_from(ROW_PARTS), max_size=5).map("".join),
+    at=st.integers(0, 400), cut=st.integers(0, 30), before=st.integers(0, 20), after=st.integers(0, 20),
+    width=st.sampled_from([2, 5, 11, 40]),
+)  # fmt: skip
+def test_spliced_rows_equal_a_fresh_wrap(text: str, insert: str, at: int, cut: int, before: int, after: int, width: int) -> None:
+    """A view keeps its wrapped rows over an edit (``splice_rows``): only the lines around the
+    replaced stretch are wrapped again, and the rows are those of wrapping the new text whole,
+    greedy breaks (lines with a drawn code such as ⟨200D⟩) included. The stretch may be wider
+    than the edit (the engine's stretches run from cut to cut)."""
+    at = min(at, len(text))
+    cut = min(cut, len(text) - at)
+    new_text = text[:at] + insert + text[at + cut :]
+    empty = np.zeros(0, dtype=np.int64)
+    lay = lambda t: layout_arrays(t, ids=empty, starts=empty, ends=empty, kinds=np.zeros(0, dtype=np.uint8))  # noqa: E731
+    old, new = lay(text), lay(new_text)
+    got = splice_rows(wrap_rows(old, width=width), old, new, char_a=max(0, at - before), char_b_old=min(len(text), at + cut + after))
+    want = wrap_rows(new, width=width)
+    assert got is not None
+    assert got.row_starts.tolist() == want.row_starts.tolist()
+    assert {k: v.tolist() for k, v in got.breaks.items()} == {k: v.tolist() for k, v in want.breaks.items()}

@@ -1,4 +1,4 @@
-"""Proven cuts (``tokenizer.cuts``) and edits spliced between them (``tokenizer.cut_edit``): the ids
+"""Proven cuts (``tokenizer.cuts``) and edits spliced between them (``explore.cut_edit``): the ids
 of a text are the ids of its parts between allowed cuts, and a spliced edit gives the ids of the
 whole new text, for SPM, UGM, WPM and RWKV (bundled assets; gemma3, nomic, mistral from ../shared)."""
 
@@ -14,7 +14,7 @@ from support import ASSETS, SHARED, vocab_files
 
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.core.types import VocabType
-from tui_tok.tokenizer.cut_edit import encode_between, plan_cut_edit, table_for
+from tui_tok.explore.cut_edit import encode_between, plan_cut_edit, table_for
 from tui_tok.tokenizer.cuts import CutTable
 from tui_tok.tokenizer.tokenizer import Tokenizer
 

@@ -79,7 +79,7 @@ async def test_selecting_a_token_shows_its_piece_and_bytes() -> None:
 
 async def test_long_text_edit_retokenized_exactly_around_it() -> None:
     """A long Qwen3 text is re-tokenized only around an edit, exactly (its pre-tokenizer has proven
-    cuts: ``tokenizer.edit``), so no provisional line-by-line result is needed."""
+    cuts: ``explore.edit``), so no provisional line-by-line result is needed."""
     from tui_tok import load_tokenizer
 
     rows = [r["text"] for r in conformance_rows("qwen3-vocab") if not r["add_special"]]

@@ -71,17 +71,16 @@ def reflow_rows(
         return flow_rows(new_w, width=width)
     width = max(1, width)
     m = min(n_old, n_new)
-    differ = np.flatnonzero(old_w[:m] != new_w[:m])
-    first = int(differ[0]) if len(differ) else m
+    first = _first_difference(old_w[:m], new_w[:m])
     if first == n_old == n_new:
         return np.asarray(old_starts, dtype=np.int64)
     k = m - first  # the common tail may not overlap the common head
-    tail_differ = np.flatnonzero(old_w[n_old - k :][::-1] != new_w[n_new - k :][::-1]) if k else np.zeros(0, np.int64)
-    same_tail = int(tail_differ[0]) if len(tail_differ) else k
+    same_tail = _first_difference(old_w[n_old - k :][::-1], new_w[n_new - k :][::-1]) if k else 0
     tail_start, delta = n_new - same_tail, n_new - n_old
     # the row holding the item before the first change: its end was decided by that change
     row = min(max(0, int(np.searchsorted(old_starts, first - 1, side="right")) - 1), len(old_starts) - 2)
-    out: list[int] = np.asarray(old_starts[:row], dtype=np.int64).tolist()
+    head = np.asarray(old_starts[:row], dtype=np.int64)
+    out: list[int] = []  # the rows flowed again (the head and the shifted tail stay numpy: 3M labels are ~200k rows)
     pos = int(old_starts[row])
     while True:
         hi = min(n_new, pos + window)
@@ -94,7 +93,8 @@ def reflow_rows(
             if start >= tail_start:
                 old_row = int(np.searchsorted(old_starts, start - delta))
                 if old_row < len(old_starts) and int(old_starts[old_row]) == start - delta:
-                    return np.asarray(out + (np.asarray(old_starts[old_row:], dtype=np.int64) + delta).tolist(), dtype=np.int64)
+                    tail = np.asarray(old_starts[old_row:], dtype=np.int64) + delta
+                    return np.concatenate((head, np.asarray(out, dtype=np.int64), tail))
             out.append(start)
             j = nxt[i]
             if j >= hi - pos and hi < n_new:  # the row may run past this window: flow on from its start
@@ -105,5 +105,12 @@ def reflow_rows(
                 break
             if pos + j >= n_new:
                 out.append(n_new)
-                return np.asarray(out, dtype=np.int64)
+                return np.concatenate((head, np.asarray(out, dtype=np.int64)))
             i = j
+
+
+def _first_difference(a: np.ndarray, b: np.ndarray) -> int:
+    """The first index where ``a`` and ``b`` (of one length) differ, or their length: by
+    ``argmax``, not ``flatnonzero`` (after an insert most of 3M labels differ by position)."""
+    differ = a != b
+    return int(differ.argmax()) if differ.any() else len(a)

@@ -7,7 +7,7 @@ proven for all of them (and SPM, UGM, WPM merge across lines), so the result is 
 *provisional*: the UI shows it at once and replaces it with a full ``tokenize`` of the
 whole text when typing pauses. ``chunkable`` says when the shortcut may be tried at all.
 ``EditPlanner`` is the exact path, for every family: an edit of the last exact text is
-re-encoded only between proven cuts around it (``tokenizer.edit``, ``tokenizer.cut_edit``).
+re-encoded only between proven cuts around it (``explore.edit``, ``explore.cut_edit``).
 
 >>> split_chunks("a\\nb\\n\\n  c\\nd")
 ['a\\n', 'b\\n\\n  c\\n', 'd']
@@ -23,9 +23,9 @@ import numpy as np
 
 from tui_tok.errors import TuiTokError
 from tui_tok.tokenizer.core.types import PieceArrays, Token
-from tui_tok.tokenizer.cut_edit import plan_cut_edit, table_for
+from tui_tok.explore.cut_edit import plan_cut_edit, table_for
 from tui_tok.tokenizer.cuts import CutTable
-from tui_tok.tokenizer.edit import Splice, edit_margin, plan_edit
+from tui_tok.explore.edit import Splice, edit_margin, plan_edit
 from tui_tok.tokenizer.tokenizer import Tokenizer
 
 _CUT = re.compile(r"\n(?=\S)")
@@ -183,8 +183,8 @@ def chunkable(*, is_bpe: bool, special_texts: Sequence[str], any_lstrip: bool) -
 
 
 class EditPlanner:
-    """Exact splices of an edit for every family: ``tokenizer.edit`` for BPE with a one-pass
-    pre-tokenizer, ``tokenizer.cut_edit`` (proven cuts) for SPM, UGM, WPM and RWKV.
+    """Exact splices of an edit for every family: ``explore.edit`` for BPE with a one-pass
+    pre-tokenizer, ``explore.cut_edit`` (proven cuts) for SPM, UGM, WPM and RWKV.
 
     The cut table is built once per vocab (a pass over every token): ``prepare`` builds it
     in a worker; ``plan`` only uses a table already built (else None: a full tokenize).
@@ -202,6 +202,10 @@ class EditPlanner:
             except TuiTokError:  # a table the vocab's own encoder would refuse too: no cuts
                 table = None
             self._tables = (tok, table, table is not None or edit_margin(tok) is not None)
+
+    def table(self, tok: Tokenizer) -> CutTable | None:
+        """The cut table of ``tok`` once ``prepare`` built it (None: not built, or no cuts)."""
+        return self._tables[1] if self._tables is not None and self._tables[0] is tok else None
 
     def ready(self, tok: Tokenizer) -> bool:
         """Can edits of ``tok``'s text be spliced (a cut table built, or BPE's own cuts)?"""

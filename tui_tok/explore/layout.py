@@ -23,6 +23,7 @@ every row would have to be drawn again.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -46,7 +47,22 @@ KIND_NAMES: tuple[str, ...] = tuple(k.value for k in KIND_CODES)
 """Inverse of ``KIND_CODES`` by code: ``KIND_NAMES[2] == 'byte'``."""
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True)
+class Spliced:
+    """How a layout was made from another by an edit (``layout_splice``): ``base``'s text with
+    ``[char_a, char_b_old)`` replaced. A view showing ``base`` re-wraps only around the edit
+    (``splice_rows``); a weak reference, so a chain of edits keeps no old layout alive."""
+
+    base: weakref.ref[TokenLayout]
+    char_a: int
+    char_b_old: int
+    first: int
+    """``base``'s tokens ``[:first]`` are this layout's first tokens."""
+    stop: int
+    """``base``'s tokens ``[stop:]`` are this layout's last tokens."""
+
+
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class TokenLayout:
     """A text and its tokens in character coordinates."""
 
@@ -70,6 +86,8 @@ class TokenLayout:
     """int32 (int64 past 2**31) cells taken by the characters before each character (length ``len(text) + 1``)."""
     n_bytes: int
     """UTF-8 length of ``text`` as the tokenizer encodes it (a lone surrogate U+DC80-DCFF is one raw byte)."""
+    edit: Spliced | None = None
+    """Set when this layout was spliced from another (``explore.layout_splice``)."""
 
     @property
     def n_tokens(self) -> int:
@@ -281,29 +299,39 @@ def wrap_rows(layout: TokenLayout, *, width: int) -> Rows:
     so the code moves to the next row whole rather than being cut at the right edge.
     """
     wrap = max(1, width - 1)
-    starts = layout.line_starts
-    ends = np.append(starts[1:], len(layout.text))
+    rows, breaks = lines_rows(layout, 0, layout.n_lines, width=width, wrap=wrap)
+    row_starts = np.concatenate(([0], np.cumsum(rows))).astype(np.int64)
+    return Rows(width=width, wrap=wrap, row_starts=row_starts, breaks=breaks)
+
+
+def lines_rows(layout: TokenLayout, lo: int, hi: int, *, width: int, wrap: int) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """The row count of lines ``lo .. hi - 1`` and the greedy breaks of those that need them."""
+    starts = layout.line_starts[lo:hi]
+    ends = np.append(layout.line_starts[lo + 1 : hi + 1], len(layout.text)) if hi >= layout.n_lines else layout.line_starts[lo + 1 : hi + 1]
     cells = layout.cells_before
     # a line's rows: where its last character starts, in rows of `wrap` cells
     last = np.maximum(ends - 1, starts)
     rows = np.where(ends > starts, (cells[last] - cells[starts]) // wrap + 1, 1)
     breaks: dict[int, np.ndarray] = {}
-    coded = _coded_chars(layout)
-    if len(coded):
-        for line in np.unique(np.searchsorted(starts, coded, side="right") - 1).tolist():
-            breaks[line] = _greedy_breaks(layout, line, coded, width=width, wrap=wrap)
-            rows[line] = len(breaks[line])
-    row_starts = np.concatenate(([0], np.cumsum(rows))).astype(np.int64)
-    return Rows(width=width, wrap=wrap, row_starts=row_starts, breaks=breaks)
+    if hi > lo:
+        a, b = int(starts[0]), int(ends[-1])
+        coded = _coded_chars(layout, a, b)
+        if len(coded):
+            for line in np.unique(np.searchsorted(layout.line_starts, coded, side="right") - 1).tolist():
+                breaks[line] = _greedy_breaks(layout, line, coded, width=width, wrap=wrap)
+                rows[line - lo] = len(breaks[line])
+    return rows, breaks
 
 
-def _coded_chars(layout: TokenLayout) -> np.ndarray:
-    """Characters drawn wider than two cells (``display.invisible_form``), found from the cells
-    (in slices: a 10 MB text's whole difference would be a 40 MB temporary)."""
+def _coded_chars(layout: TokenLayout, a: int = 0, b: int | None = None) -> np.ndarray:
+    """Characters of ``[a, b)`` drawn wider than two cells (``display.invisible_form``), found
+    from the cells (in slices: a 10 MB text's whole difference would be a 40 MB temporary)."""
+    b = len(layout.text) if b is None else b
     if layout.text.isascii():
         return np.zeros(0, dtype=np.int64)
     cells = layout.cells_before
-    found = [np.flatnonzero(np.diff(cells[at : at + (1 << 20) + 1]) > 2) + at for at in range(0, len(cells) - 1, 1 << 20)]
+    step = 1 << 20
+    found = [np.flatnonzero(np.diff(cells[at : min(at + step, b) + 1]) > 2) + at for at in range(a, b, step)]
     return np.concatenate(found).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
 
 

@@ -14,6 +14,7 @@ rows then say so instead of failing.
 
 from __future__ import annotations
 
+from tui_tok.explore.layout import TokenLayout
 from tui_tok.explore.display import display_bytes, display_piece, shown_text
 from tui_tok.explore.vocab_index import TokenFacts
 
@@ -51,3 +52,11 @@ def token_rows(
     if position is not None:
         rows.append(("token", f"{position[0] + 1:,} of {position[1]:,}"))
     return rows
+
+
+def token_byte_offset(layout: TokenLayout, index: int) -> int:
+    """The UTF-8 offset where token ``index`` of ``layout`` starts (0 for none): where Explain
+    looks (its token is found again from the bytes)."""
+    index = max(index, 0)
+    char = int(layout.starts[index]) if index < layout.n_tokens else 0
+    return len(layout.text[:char].encode("utf-8", "surrogatepass"))

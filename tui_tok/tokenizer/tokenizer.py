@@ -36,7 +36,7 @@ sets the default.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
 from typing import Any, TypeVar
 
@@ -207,10 +207,13 @@ class Tokenizer:
         """
         data = _as_bytes(text)
         with gc_paused(len(data)):
-            pieces = self._encode(data, add_special, parse_special)
-            if not pieces:
-                return []
-            ids, starts, ends = zip(*pieces)
+            columns: tuple[Sequence[int], ...]
+            if self.encoder.TOKENIZE_FROM_ARRAYS:  # no tuple per piece on the way
+                columns = _lists(self.tokenize_arrays(data, add_special=add_special, parse_special=parse_special))
+            else:
+                pieces = self._encode(data, add_special, parse_special)
+                columns = tuple(zip(*pieces)) if pieces else ((), (), ())
+            ids, starts, ends = columns
             rows = zip(ids, starts, ends, map(self._kind_table().__getitem__, ids))
             return list(map(_new_tuple, repeat(Token), rows))  # Token(*row) without a Python-level call
 
@@ -219,7 +222,7 @@ class Tokenizer:
 
         No object per token: a 10 MB text has ~3M tokens, which as ``Token`` tuples cost
         hundreds of MB and keep the garbage collector busy. Encoders that override
-        ``encode_fragments_arrays`` (BPE) give columns directly.
+        ``encode_fragments_arrays`` (BPE, WPM, RWKV) give columns directly.
         """
         data = _as_bytes(text)
         with gc_paused(len(data)):
@@ -375,6 +378,16 @@ def _as_bytes(text: str | bytes) -> bytes:
             c.encode("utf-8", "surrogateescape" if 0xDC80 <= ord(c) <= 0xDCFF else "surrogatepass")
             for c in text
         )
+
+
+def _lists(columns: PieceArrays) -> tuple[list[int], list[int], list[int]]:
+    """The columns as lists; where the spans tile (each start the previous end), the starts
+    share the ends' int objects (one new int per token fewer)."""
+    ids, starts, ends = columns
+    end_list = ends.tolist()
+    if len(starts) and np.array_equal(starts[1:], ends[:-1]):
+        return ids.tolist(), [int(starts[0]), *end_list[:-1]], end_list
+    return ids.tolist(), starts.tolist(), end_list
 
 
 def _one(token_id: int, start: int, end: int) -> PieceArrays:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -61,6 +62,9 @@ if TYPE_CHECKING:
 
 SAMPLE_TEXT = "Hello world! The tokenizer splits text into pieces.\n日本語 🙂 naïve café\n\tx = 42  # tab, spaces"
 """What the tokenize view shows first."""
+
+TEXT_WAIT_S = 60.0
+"""The longest the index and lint builds wait for a long text's tokenization (``TuiTokApp._after_text``)."""
 
 VIEWS = (("tokenize", "Tokenize"), ("stream", "Stream"), ("vocab", "Vocab"), ("metadata", "Metadata"), ("chat", "Chat"),
          ("diagnostics", "Lint"))  # fmt: skip
@@ -169,9 +173,10 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
     """Searchable vocabulary, built from metadata alone."""
     lint_report: var[LintReport | None] = var(None)
     """The lint findings (None until the lint worker is done)."""
-    ids: var[Sequence[int]] = var(())
+    ids: var[Sequence[int]] = var((), always_update=True)
     """Ids of the text in the tokenize view (the stream view replays them): a tuple, or
-    ``TokenIds`` (an array read as one) from the tokenize view."""
+    ``TokenIds`` (an array read as one) from the tokenize view. Set without comparing to the
+    last ids (3M of them with 10 MB of text: an O(n) compare on every key); watchers compare."""
     keep_cr_in_pastes: var[bool] = var(False)
     """Keep a paste's CR (the terminal's newline) instead of making it LF (``widgets/editor.py``);
     the tokenize view's toggle, remembered between runs."""
@@ -223,6 +228,9 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
         """A token the vocabulary view should put under its cursor when it next shows."""
         self.pending_metadata_key: tuple[str, int | None, int | None] | None = None
         """A metadata key (and template line) the metadata view should show when it next shows."""
+        self.text_idle = threading.Event()
+        """Clear while the tokenize view tokenizes a long text whole: the index and lint wait (``_after_text``)."""
+        self.text_idle.set()
         self.gc_pacer = GcPacer(self)
         """Collects garbage between frames (automatic collection is off while the app runs)."""
 
@@ -303,8 +311,10 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
             self.exit(return_code=message.error.exit_code if message.error is not None else 1)
             return
         self._opened(message.opened)
+        # the loading screen is painted: the tokenizer builds while the views are made (with a
+        # 10 MB text the view's editor takes ~0.5 s, which the count no longer waits for)
+        self._start_builds()
         self.switch_mode("compare" if self.compare_gguf is not None else "tokenize")
-        self.call_after_refresh(self._start_builds)
 
     def on_unmount(self) -> None:
         self.gc_pacer.stop()
@@ -349,15 +359,21 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
     def build_index(self) -> None:
         from tui_tok.explore.vocab_index import build_vocab_index
 
+        self._after_text()
         start = time.perf_counter()
         index = build_vocab_index(self.session.metadata)
         self.post_message(VocabIndexBuilt(index, time.perf_counter() - start))
 
     def on_tokenizer_loaded(self, message: TokenizerLoaded) -> None:
+        from tui_tok.ui.screens.tokenize import WORKER_ONLY_CHARS
+
+        if message.tokenizer is not None and len(self.text) > WORKER_ONLY_CHARS and self.current_mode == "tokenize":
+            self.text_idle.clear()  # the tokenize view's worker sets it again (``_after_text``)
         self.tokenizer_ready_at = time.perf_counter()
         self.tokenizer_error = message.error
         self.tokenizer = message.tokenizer
-        _freeze_heap()
+        if self.text_idle.is_set():  # else once the long text is tokenized (the index waits for it, then freezes)
+            _freeze_heap()
         self.build_index()  # one build at a time: two threads would starve the UI of the GIL
 
     def on_vocab_index_built(self, message: VocabIndexBuilt) -> None:
@@ -369,9 +385,15 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
     def run_lint(self) -> None:
         from tui_tok.explore.lint import lint_gguf
 
+        self._after_text()
         # the lock only around each tokenizer call: typing in the tokenize view waits for one call, not the lint
         report = lint_gguf(self.session.gguf, tokenizer=self.tokenizer, lock=self.session.lock)
         self.post_message(LintDone(report))
+
+    def _after_text(self) -> None:
+        """In a build's worker: wait (``TEXT_WAIT_S`` at most) while a long text is tokenized whole
+        (``text_idle``): run beside it, the index and lint made its count come much later."""
+        self.text_idle.wait(TEXT_WAIT_S)
 
     def on_lint_done(self, message: LintDone) -> None:
         self.lint_report = message.report
@@ -447,8 +469,10 @@ def run_app(opening: Opening, *, session: SessionState | None = None) -> int:
     ``session``: a session file's state to reopen (``--session``; the text is ``opening``'s).
     "Open model…" ends the app with a ``Relaunch``: the next one opens on it."""
     from tui_tok.ui.fast_paste import use_bulk_paste
+    from tui_tok.ui.heap import reuse_freed_memory
     from tui_tok.ui.lenient_input import accept_invalid_utf8
 
+    reuse_freed_memory()  # a key in a 10 MB text: no page faults for its new text and columns
     accept_invalid_utf8()
     use_bulk_paste()
     app = TuiTokApp(opening=opening)

@@ -101,7 +101,7 @@ def copy_commands(screen: Screen[Any]) -> Iterable[SystemCommand]:
 
 
 def _tokenize_copies(screen: Any) -> list[Copy]:
-    from tui_tok.ui.screens.tokenize_engine import details_rows
+    from tui_tok.explore.tokenize_engine import details_rows
     from tui_tok.ui.widgets.token_view import TokenView
 
     def layout() -> Any:

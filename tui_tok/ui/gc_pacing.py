@@ -54,7 +54,8 @@ class GcPacer:
         generation = 0
         if count1 + 1 >= threshold1:
             generation = 1
-            if count2 + 1 >= threshold2:
-                generation = 2
+            idle = getattr(self._app, "text_idle", None)  # clear while a long text is tokenized whole
+            if count2 + 1 >= threshold2 and (idle is None or idle.is_set()):
+                generation = 2  # (a full collection walks the unfrozen vocabulary: ~0.4 s the worker waited for)
         gc.collect(generation)
         self.collections += 1

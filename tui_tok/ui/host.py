@@ -7,6 +7,7 @@ protocol; mypy checks that where the app lists its modes.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -39,6 +40,9 @@ class ExplorerHost(Protocol):
     """Show how long tokenizing and searching took (off for deterministic snapshots)."""
     keep_cr_in_pastes: bool
     """Keep a paste's CR instead of making it LF (the tokenize view's toggle)."""
+    text_idle: threading.Event
+    """Clear while a long text is being tokenized in full (the tokenize view's worker): the
+    vocabulary index and the lint wait for it, so they do not compete for the interpreter."""
     pending_metadata_key: tuple[str, int | None, int | None] | None
     """A metadata key (and template line) the metadata view should show when it next shows."""
 

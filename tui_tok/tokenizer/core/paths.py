@@ -80,6 +80,9 @@ class Paths:
     """A WPM walk's last words, at most this many, finish in one lookup of all their positions."""
     rwkv_python_max: int = 64
     """The greedy match's last chunks, at most this many, finish in Python."""
+    wpm_arrays_from: int = 4096
+    """Texts of this many bytes take WPM's arrays path for spans (``wpm/spans.py``); shorter ones
+    the plain word walk (same spans; faster with a warm word cache)."""
 
 
 AUTO = Paths()
@@ -89,7 +92,7 @@ EAGER = Paths(
     spm_batch_from=1, spm_list_max=NEVER, spm_fine_per_tokens=NEVER, spm_fine_after_min=-1,
     spm_fine_min_len=0,
     ugm_batch_from=0, ugm_whole_from=0,
-    plamo2_split_from=0, wpm_tail_max=0, rwkv_python_max=0,
+    plamo2_split_from=0, wpm_tail_max=0, rwkv_python_max=0, wpm_arrays_from=0,
 )  # fmt: skip
 """Every fast path from the smallest input it takes."""
 REFERENCE = replace(
@@ -98,7 +101,7 @@ REFERENCE = replace(
     spm_batch_from=NEVER, spm_list_max=-1, spm_fine_after_min=NEVER,
     spm_fine_min_len=NEVER,
     ugm_batch_from=NEVER, ugm_whole_from=NEVER,
-    plamo2_split_from=NEVER, wpm_tail_max=NEVER, rwkv_python_max=NEVER,
+    plamo2_split_from=NEVER, wpm_tail_max=NEVER, rwkv_python_max=NEVER, wpm_arrays_from=NEVER,
 )  # fmt: skip
 """No fast path: each algorithm as llama.cpp loops (where a family has no ``reference.py``)."""
 

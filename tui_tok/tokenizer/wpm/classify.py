@@ -35,6 +35,7 @@ from tui_tok.tokenizer.unicode.data import (
     SYMBOL,
     WHITESPACE,
     flags_table,
+    nfd_first,
     nfd_ranges,
 )
 
@@ -47,7 +48,8 @@ _KEEP = ord("k")  # appended to the current word
 
 @cache
 def nfd_first_table() -> np.ndarray:
-    """int32 map cp -> first cp of its NFD for every cp (llama.cpp's unicode_cpts_normalize_nfd)."""
+    """int32 map cp -> first cp of its NFD for every cp (llama.cpp's unicode_cpts_normalize_nfd):
+    the reference ``nfd_first_of`` is tested against (encoding uses that, not this table)."""
     table = np.arange(MAX_CODEPOINTS, dtype=np.int32)
     firsts, lasts, values = nfd_ranges()
     sizes = (lasts - firsts + 1).astype(np.int64)
@@ -57,23 +59,35 @@ def nfd_first_table() -> np.ndarray:
     return table
 
 
-@cache
-def _cjk_table() -> np.ndarray:
-    cjk = np.zeros(MAX_CODEPOINTS, dtype=bool)
+def nfd_first_of(cps: np.ndarray) -> np.ndarray:
+    """``nfd_first_table()[cps]`` (as int64) without that 1.1M-entry table: a binary search in
+    llama.cpp's 1,828 sorted, disjoint ranges. The table held 4.4 MB for as long as the process
+    lived (its build is cheap, ~0.4 ms); a text's non-ASCII characters are few."""
+    firsts, lasts, values = nfd_ranges()
+    points = cps.astype(np.int64)
+    at = np.searchsorted(firsts, points, side="right") - 1
+    np.maximum(at, 0, out=at)
+    inside = (points >= firsts[at]) & (points <= lasts[at])
+    return np.where(inside, values[at], points)
+
+
+def _is_cjk(cps: np.ndarray) -> np.ndarray:
+    """Whether each code point is in llama.cpp's ``is_chinese_char`` ranges (no 1.1 MB table)."""
+    out = np.zeros(len(cps), dtype=bool)
     for lo, hi in CJK_RANGES:
-        cjk[lo : hi + 1] = True
-    return cjk
+        out |= (cps >= lo) & (cps <= hi)
+    return out
 
 
 def classes_of(cps: np.ndarray, strip_accents: bool) -> np.ndarray:
     """uint8 class (space/drop/alone/keep) of each code point (all below U+110000). With
     ``strip_accents`` the flags are those of the first code point of its NFD, as llama.cpp does."""
-    mapped = nfd_first_table()[cps] if strip_accents else cps.astype(np.int64)
+    mapped = nfd_first_of(cps) if strip_accents else cps.astype(np.int64)
     flags = flags_table()[mapped]
     drop = (mapped == 0) | (mapped == 0xFFFD) | ((flags & CONTROL) != 0)
     if strip_accents:
         drop |= (flags & ACCENT_MARK) != 0
-    alone = ((flags & PUNCTUATION) != 0) | (((flags & SYMBOL) != 0) & (mapped < 0x7F)) | _cjk_table()[mapped]
+    alone = ((flags & PUNCTUATION) != 0) | (((flags & SYMBOL) != 0) & (mapped < 0x7F)) | _is_cjk(mapped)
     out = np.full(len(cps), _KEEP, dtype=np.uint8)
     out[alone] = _ALONE
     out[drop] = _DROP
@@ -84,7 +98,7 @@ def classes_of(cps: np.ndarray, strip_accents: bool) -> np.ndarray:
 def class_of(cp: int, strip_accents: bool) -> int:
     """``classes_of`` for one code point in plain Python (a 1-element numpy call costs its whole
     overhead: the per-word walk meets new characters one at a time). Same rules, same priority."""
-    mapped = int(nfd_first_table()[cp]) if strip_accents else cp
+    mapped = nfd_first(cp) if strip_accents else cp
     flags = int(flags_table()[mapped])
     if flags & WHITESPACE:
         return _SPACE

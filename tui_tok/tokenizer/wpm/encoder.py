@@ -45,9 +45,9 @@ from tui_tok.tokenizer.arrays.chunks import chain_flat, chain_ids, distinct_chun
 from tui_tok.tokenizer.core.encoder import Encoder
 from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.spans import decode_spans, expand_pieces, utf8_offsets
-from tui_tok.tokenizer.core.types import Piece
+from tui_tok.tokenizer.core.types import Piece, PieceArrays, piece_arrays
 from tui_tok.tokenizer.core.vocab import Vocab
-from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, flags_table, to_lower
+from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, flags_table, nfd_first, to_lower
 from tui_tok.tokenizer.wpm.classify import (
     _DROP,
     CJK_RANGES,
@@ -56,11 +56,12 @@ from tui_tok.tokenizer.wpm.classify import (
     class_table,
     classes_of,
     loose_word_spans,
-    nfd_first_table,
+    nfd_first_of,
     word_classes,
     word_spans,
     words_of,
 )
+from tui_tok.tokenizer.wpm.spans import fragment_arrays
 from tui_tok.tokenizer.wpm.table import TokenTable
 
 __all__ = ["CJK_RANGES", "PHANTOM_SPACE", "WpmEncoder", "class_table", "word_classes"]
@@ -83,6 +84,9 @@ class WpmEncoder(Encoder):
 
     FRESH_IDS = True
     """``encode_fragment_ids`` returns a new list on every call (``Encoder``)."""
+    TOKENIZE_FROM_ARRAYS = True
+    """``Tokenizer.tokenize`` builds its tokens from ``encode_fragments_arrays``' columns (faster
+    here than a tuple per piece from ``encode_fragment``; same tokens)."""
 
     def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
@@ -95,6 +99,7 @@ class WpmEncoder(Encoder):
         self._table: TokenTable | None = None
         self._tabled = False
         self._id_objects: np.ndarray | None = None
+        self._lengths: np.ndarray | None = None
         self._norm: dict[int, str | None] = {}
         self._cache: dict[str, tuple[Piece, ...]] = {}
         self._build_lock = threading.Lock()
@@ -105,8 +110,6 @@ class WpmEncoder(Encoder):
         builds its token map at load."""
         self._token_table()
         flags_table()
-        if self.strip_accents:
-            nfd_first_table()
 
     # --- tables -------------------------------------------------------------------------------
 
@@ -123,11 +126,21 @@ class WpmEncoder(Encoder):
             with self._build_lock:  # one build, not one per waiting thread
                 if not self._tabled:
                     unique = len(self.vocab.token_to_id) == len(self.vocab.tokens)
-                    self._table = TokenTable.build(self._token_bytes(), unique=unique)
+                    raw = self._token_bytes()
+                    self._table = TokenTable.build(raw, unique=unique)
+                    self._lengths = np.append(np.fromiter(map(len, raw), dtype=np.int64, count=len(raw)), 0)
                     # every id as a Python int, and -1 last (an unk of a vocab without one is -1)
                     self._id_objects = np.array([*range(len(self.vocab.tokens)), -1], dtype=object)
                     self._tabled = True
         return self._table
+
+    def _token_lengths(self) -> np.ndarray:
+        """int64 byte length of every id's token, then 0 for id -1 (``wpm/spans.py``)."""
+        lengths = self._lengths
+        if lengths is None:
+            raw = self._token_bytes()
+            lengths = self._lengths = np.append(np.fromiter(map(len, raw), dtype=np.int64, count=len(raw)), 0)
+        return lengths
 
     def _token_dict(self) -> dict[bytes, int]:
         """Token bytes -> id, the last id of equal texts winning (llama.cpp's ``token_to_id``),
@@ -143,6 +156,19 @@ class WpmEncoder(Encoder):
         return ids
 
     # --- ids only -----------------------------------------------------------------------------
+
+    def encode_fragments_arrays(self, fragments: list[tuple[bytes, bool]]) -> list[PieceArrays]:
+        """``encode_fragment`` of each fragment as int64 columns (``Tokenizer.tokenize_arrays``):
+        the spans come from the ids path's arrays (``wpm/spans.py``), not a tuple per token."""
+        return [self.encode_fragment_arrays(text) for text, _ in fragments]
+
+    def encode_fragment_arrays(self, text: bytes) -> PieceArrays:
+        """``encode_fragment(text)`` as int64 columns (ids, starts, ends)."""
+        if len(text) >= self.paths.wpm_arrays_from:
+            got = fragment_arrays(self, text)
+            if got is not None:
+                return got
+        return piece_arrays(self.encode_fragment(text, after_special=True))
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Tokenize one raw fragment; ``after_special`` does not matter for WPM."""
@@ -238,12 +264,12 @@ class WpmEncoder(Encoder):
         if len(cps) < 16:  # a few: numpy calls would cost more than the work
             points = list(cps)
             classes = [class_of(cp, strip) for cp in points]
-            mapped = [int(nfd_first_table()[cp]) for cp in points] if strip else points
+            mapped = [nfd_first(cp) for cp in points] if strip else points
         else:
             arr = np.fromiter(cps, dtype=np.int64, count=len(cps))
             points = arr.tolist()
             classes = classes_of(arr, strip).tolist()
-            mapped = nfd_first_table()[arr].tolist() if strip else points
+            mapped = nfd_first_of(arr).tolist() if strip else points
         lower = self.lowercase
         norm = self._norm
         for cp, cls, m in zip(points, classes, mapped):

@@ -1,23 +1,13 @@
 """The tokenize view: type text, see each token's span coloured, its ids, counts and details.
 
-Edits are handled inside the edit itself (``Editor.on_edit``), so the text and its tokens are
-repainted in the same frame, composed as soon as the edit is done (``paint_now``). Texts up
-to ``SYNC_CHARS`` are tokenized right there (a few
-milliseconds; a thread hop would cost more than the work), and so are provisional results
-whose line cache lacks at most ``SYNC_CHARS`` characters, unless a worker holds the
-tokenizer. Other edits start an exclusive worker (older results are dropped by generation number); texts above ``DEBOUNCE_CHARS`` wait ``DEBOUNCE_S`` for typing to pause first. Texts above
-``PROVISIONAL_CHARS`` in a BPE vocabulary are first re-tokenized line by line with a cache
-(``explore.incremental``: only the touched lines are encoded) and shown as *provisional*;
-``CONFIRM_S`` after such a result is shown (typing paused) the whole text is tokenized again
-and that exact result replaces it (the stream view and tests only ever see exact ids). When
-the cache lacks most of the text (a paste) the exact result comes at once instead. Texts
-above ``WORKER_ONLY_CHARS`` are tokenized only in workers, exactly in parts
-(``Tokenizer.tokenize_arrays_pieces``): between parts the worker stops if a newer request
-came, reports progress (shown in the stats line) and lets the UI thread run. Other families merge
-across lines, so they are always tokenized whole (debounced when long).
-With chunk cuts on (``^R``) the Tokens view also shows the pre-tokenizer's cuts, computed in a
-worker when typing pauses (``tokenize_cuts.py``); off, they cost nothing. The text is the app's
-(``TuiTokApp.text``): each edit sets it, and an edit made in the compare view is loaded on return.
+An edit is tokenized inside the edit (``Editor.on_edit``) and drawn in the same frame
+(``paint_now``): on the UI thread up to ``SYNC_CHARS`` (or a provisional line-by-line result,
+``explore.incremental``, confirmed exactly ``CONFIRM_S`` after typing paused), else in an
+exclusive worker (stale results dropped by generation). The engine (``explore.tokenize_engine``)
+splices an edit of the last exact text between proven cuts; texts over ``WORKER_ONLY_CHARS``
+are otherwise tokenized in stoppable parts, the exact count shown first (``Counted``) while the
+index and lint builds wait (``text_idle``). Chunk cuts (``^R``): ``tokenize_cuts.py``. The text
+is the app's (``TuiTokApp.text``): each edit sets it; one made in the compare view is loaded on return.
 """
 
 from __future__ import annotations
@@ -41,18 +31,20 @@ from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.incremental import split_chunks
-from tui_tok.explore.layout import TokenLayout
+from tui_tok.explore.layout import Rows, TokenLayout
 from tui_tok.explore.stats import text_stats
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.paint_now import paint_now
 from tui_tok.ui.session_io import apply_pending_tokenize
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.screens.tokenize_cuts import ChunkCuts, CutsReady
+from tui_tok.ui.screens.tokenize_draw import DrawHint, draw_hint, drawn
 from tui_tok.ui.screens.toggles import CheckboxToggles
-from tui_tok.ui.screens.tokenize_engine import TokenizeEngine, TokenizeRequest, details_rows
+from tui_tok.explore.token_info import token_byte_offset
+from tui_tok.explore.tokenize_engine import TokenizeEngine, TokenizeRequest, details_rows
 from tui_tok.ui.token_ids import TokenIds
 from tui_tok.ui.widgets.editor import Editor, load_text
-from tui_tok.ui.widgets.id_strip import Flow, IdStrip, strip_flow
+from tui_tok.ui.widgets.id_strip import Flow, IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.token_details import TokenDetails
@@ -68,6 +60,9 @@ WORKER_ONLY_CHARS = 200_000
 """Longer texts are never tokenized on the UI thread (splitting and laying out take longer than a frame)."""
 PROVISIONAL_CHARS = 8_000
 CONFIRM_S = 0.3
+CHECK_BOXES = (("add_special", "add special (BOS/EOS)  ^B"), ("parse_special", "parse special  ^T"),
+               ("show_whitespace", "show whitespace  ^O"), ("show_pieces", "pieces, not ids  ^G"),
+               ("show_cuts", "chunk cuts  ^R"), ("keep_cr", "keep CR in pastes"))  # fmt: skip
 
 
 class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMNode.action_toggle is async; the palette calls ours
@@ -108,6 +103,8 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         provisional: bool = False
         flowed: tuple[Flow, ...] = ()
         """The id strip's rows, flowed by the worker at the widths it may have (a long text's 3M labels)."""
+        rows: Rows | None = None
+        """The Tokens panel's rows, wrapped by the worker (a long text's 240k lines)."""
 
     @dataclass
     class Counted(Message):
@@ -142,6 +139,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         self.count_shown_at = 0.0
         """perf_counter() when the last exact count was shown (a long text's comes before its colours)."""
         self._counted_generation = -1
+        self._in_flight: tuple[str, tuple[object, ...]] | None = None  # a long text tokenized whole, its toggles
         self.set_reactive(TokenizeScreen.keep_cr, self.tui.keep_cr_in_pastes)
 
     def compose(self) -> ComposeResult:
@@ -157,12 +155,8 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
             with Vertical(id="tok-side"):
                 yield TokenizerStatus(id="tok-status")
                 yield TokenDetails("no token selected", id="tok-details")
-                yield Checkbox("add special (BOS/EOS)  ^B", self.add_special, id="cb-add_special")
-                yield Checkbox("parse special  ^T", self.parse_special, id="cb-parse_special")
-                yield Checkbox("show whitespace  ^O", self.show_whitespace, id="cb-show_whitespace")
-                yield Checkbox("pieces, not ids  ^G", self.show_pieces, id="cb-show_pieces")
-                yield Checkbox("chunk cuts  ^R", self.show_cuts, id="cb-show_cuts")
-                yield Checkbox("keep CR in pastes", self.keep_cr, id="cb-keep_cr")
+                for name, label in CHECK_BOXES:
+                    yield Checkbox(label, getattr(self, name), id=f"cb-{name}")
         yield Footer()
 
     @property
@@ -244,7 +238,9 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
 
     @on(TextArea.Changed, "#tok-input")
     def _changed_message(self) -> None:
-        if not self.query_one("#tok-input", Editor).consume_changed():
+        editor = self.query_one("#tok-input", Editor)
+        # not for the text the view was made with (its tokenization is under way: a 10 MB one twice)
+        if not editor.consume_changed() and editor.text is not self._sent:
             self._text_changed()
 
     @property
@@ -269,22 +265,27 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         """An edit is done and its tokens are shown (or on their way): draw that frame now."""
         paint_now(self)
 
+    def _stop_confirm(self) -> None:
+        if self._confirm is not None:
+            self._confirm.stop()
+            self._confirm = None
+
     def retokenize(self) -> None:
         """Start a worker for the current text and toggles (the newest request wins)."""
         if not self.is_mounted:
             return
+        tok, text = self.tui.tokenizer, self.query_one("#tok-input", TextArea).text
+        asked = (tok, self.add_special, self.parse_special, self.show_pieces)
+        if self._in_flight is not None and self._in_flight[0] is text and self._in_flight[1] == asked:
+            return  # that very text is being tokenized whole (at start two watchers ask for it)
         self._generation += 1
-        tok = self.tui.tokenizer
         if tok is None:
             return
-        text = self.query_one("#tok-input", TextArea).text
         if self.show_cuts:
             self.cuts.request(tok, text, self.parse_special)
         provisional = len(text) > PROVISIONAL_CHARS and self._engine.chunk_cache(self.tui.tokenizer) is not None
         request = self._request(text, provisional)
-        if self._confirm is not None:
-            self._confirm.stop()
-            self._confirm = None
+        self._stop_confirm()
         if not self._run_now(tok, request):
             self._run(request)
 
@@ -334,16 +335,24 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         return True
 
     def _run(self, request: TokenizeRequest) -> None:
-        self._run_worker([request, self.query_one("#tok-ids", IdStrip).flow_hint()])
+        if len(request.text) > WORKER_ONLY_CHARS and not self._engine.splices(self.tui.tokenizer):
+            self.tui.text_idle.clear()  # set again when a worker is done (the builds wait meanwhile)
+            self._in_flight = (request.text, (self.tui.tokenizer, request.add_special, request.parse_special, request.show_pieces))
+        self._run_worker([request, draw_hint(self.query_one("#tok-ids", IdStrip), self.query_one("#tok-view", TokenView))])
 
     @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
     def _run_worker(self, job: list[Any]) -> None:
-        """``job``: the request and the id strip's flow hint, taken out at once. A finished
-        Worker keeps its arguments, and Textual's workers sit in reference cycles (context
-        variables) that only a full garbage collection frees: held directly, every key's
-        request would keep its 10 MB text alive until then."""
+        """``job``: the request and the id strip's flow hint, taken out at once. A finished Worker keeps
+        its arguments, and Textual's workers sit in reference cycles (context variables) that only a full
+        garbage collection frees: held directly, every key's request would keep its 10 MB text alive."""
+        try:
+            self._tokenize(job)
+        finally:
+            self.tui.text_idle.set()  # the index and lint builds may go on (``_run``)
+
+    def _tokenize(self, job: list[Any]) -> None:
         request: TokenizeRequest = job[0]
-        flow_hint: tuple[tuple[int, ...], Flow | None] = job[1]
+        hint: DrawHint = job[1]
         job.clear()
         worker = get_current_worker()
         tok = self.tui.tokenizer
@@ -351,18 +360,15 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
             return
         start = time.perf_counter()
         big = len(request.text) > WORKER_ONLY_CHARS
-        def progress(fraction: float) -> None:
-            self.post_message(self.Progress(request.generation, fraction))
-
-        def counted(ids: np.ndarray) -> None:
-            self.post_message(self.Counted(request.generation, ids))
+        generation, post = request.generation, self.post_message
         try:
             with self.session.lock:
                 if worker.is_cancelled:
                     return
                 result = self._engine.layout(
-                    tok, request, stop=lambda: worker.is_cancelled, progress=progress if big else None,
-                    counted=counted if big else None,
+                    tok, request, stop=lambda: worker.is_cancelled,
+                    progress=(lambda fraction: post(self.Progress(generation, fraction))) if big else None,
+                    counted=(lambda ids: post(self.Counted(generation, ids))) if big else None,
                 )
                 if result is None:
                     return
@@ -371,14 +377,10 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         except TuiTokError as exc:
             self.post_message(self.Tokenized(request.generation, None, None, 0.0, str(exc)))
             return
-        # what the UI thread would otherwise do for a long text, in slices that let it run
-        widths, last = flow_hint
-        flowed = tuple(strip_flow(layout.ids, pieces, width, last) for width in widths) if big else ()
+        flowed, rows = drawn(layout, pieces, hint) if big else ((), None)  # else the UI thread's work (tokenize_draw)
         if not worker.is_cancelled:
             elapsed = time.perf_counter() - start
-            self.post_message(
-                self.Tokenized(request.generation, layout, pieces, elapsed, provisional=provisional, flowed=flowed)
-            )
+            self.post_message(self.Tokenized(generation, layout, pieces, elapsed, provisional=provisional, flowed=flowed, rows=rows))
 
     def on_tokenize_screen_counted(self, message: Counted) -> None:
         """The exact count (and ids) of a long text, shown while its colours are laid out."""
@@ -399,6 +401,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
     def on_tokenize_screen_tokenized(self, message: Tokenized) -> None:
         if message.generation != self._generation:
             return  # stale: the text or a toggle changed since
+        self._in_flight = None
         stats = self.query_one("#tok-stats", Readout)
         if message.layout is None:
             stats.show(f"cannot tokenize: {message.error}")
@@ -407,7 +410,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         stats.remove_class("-error")
         layout = message.layout
         view = self.query_one("#tok-view", TokenView)
-        view.show(layout)
+        view.show(layout, message.rows)
         self.query_one("#tok-ids", IdStrip).show(
             layout.ids, layout.kinds, phases=layout.phases, pieces=message.pieces, flowed=message.flowed
         )
@@ -418,9 +421,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         stats.show(note + summary + timing)
         stats.set_class(message.provisional, "-provisional")
         self.showing_provisional = message.provisional
-        if self._confirm is not None:
-            self._confirm.stop()
-            self._confirm = None
+        self._stop_confirm()
         if message.provisional:
             self.provisional_shown += 1
             # confirmed once typing pauses (a result that is exact already, e.g. after a paste, is not)
@@ -474,11 +475,8 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         from tui_tok.ui.screens.explain import request_explanation
 
         view = self.query_one("#tok-view", TokenView)
-        layout = view.token_layout
-        text = layout.text or self.query_one("#tok-input", TextArea).text
-        index = max(view.cursor, 0)
-        char = int(layout.starts[index]) if index < layout.n_tokens else 0
-        request_explanation(self.app, text, len(text[:char].encode("utf-8", "surrogatepass")), self.parse_special)
+        text = view.token_layout.text or self.query_one("#tok-input", TextArea).text
+        request_explanation(self.app, text, token_byte_offset(view.token_layout, view.cursor), self.parse_special)
 
     def action_focus_tokens(self) -> None:
         self.query_one("#tok-view", TokenView).focus()

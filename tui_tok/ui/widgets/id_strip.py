@@ -28,6 +28,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui_tok.explore.flow import flow_rows, reflow_rows
+from tui_tok.explore.layout import TokenLayout
 from tui_tok.ui.widgets.palette import N_COLOURS, TOKEN_CLASSES, CachedStyles
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
 from tui_tok.ui.widgets.row_cache import RowCache
@@ -35,6 +36,8 @@ from tui_tok.ui.widgets.row_cache import RowCache
 
 Flow = tuple[np.ndarray, np.ndarray, int]
 """Label widths, first label of each row (plus the count at the end), and the width they wrap at."""
+FlowHint = tuple[tuple[int, ...], Flow | None, np.ndarray, bool]
+"""``IdStrip.flow_hint``: widths to flow at, the last flow, the ids it is of, whether shown as ids."""
 
 
 def label_widths(ids: np.ndarray, pieces: Mapping[int, str] | None) -> np.ndarray:
@@ -95,10 +98,29 @@ def fold_rows(starts: np.ndarray, widths: np.ndarray, rows_of: Mapping[int, int]
     return np.insert(starts, np.repeat(where, extra), np.repeat(items, extra))
 
 
-def strip_flow(ids: np.ndarray, pieces: Mapping[int, str] | None, width: int, last: Flow | None) -> Flow:
+def spliced_widths(layout: TokenLayout, pieces: Mapping[int, str] | None, hint: FlowHint) -> np.ndarray | None:
+    """``label_widths`` of ``layout``'s labels from those of the labels shown, when ``layout`` was
+    spliced from theirs (``TokenLayout.edit``): only the new tokens' labels are measured (a key
+    in a 10 MB text: a few, not 3M). None when the strip shows other labels."""
+    edit, (_, last, shown, shown_ids) = layout.edit, hint
+    base = edit.base() if edit is not None else None
+    if edit is None or base is None or last is None or base.ids is not shown or shown_ids != (pieces is None):
+        return None
+    old_widths = last[0]
+    if len(old_widths) != len(base.ids):
+        return None
+    n_mid = layout.n_tokens - edit.first - (len(base.ids) - edit.stop)
+    mid = label_widths(layout.ids[edit.first : edit.first + n_mid], pieces)
+    return np.concatenate((old_widths[: edit.first], mid.astype(old_widths.dtype, copy=False), old_widths[edit.stop :]))
+
+
+def strip_flow(
+    ids: np.ndarray, pieces: Mapping[int, str] | None, width: int, last: Flow | None, widths: np.ndarray | None = None
+) -> Flow:
     """The labels of ``ids`` wrapped at ``width`` (reflowed from ``last`` when it has that width).
-    Plain numpy: a worker computes it for a long text (millions of labels)."""
-    widths = label_widths(ids, pieces)
+    Plain numpy: a worker computes it for a long text (millions of labels). ``widths``: their
+    ``label_widths`` when known (``spliced_widths``)."""
+    widths = label_widths(ids, pieces) if widths is None else widths
     if last is not None and last[2] == width:
         return widths, reflow_rows(last[1], last[0], widths, width=width), width
     return widths, flow_rows(widths, width=width), width
@@ -158,13 +180,15 @@ class IdStrip(RowCache, CachedStyles, ScrollView):
         else:
             self.refresh()
 
-    def flow_hint(self) -> tuple[tuple[int, ...], Flow | None]:
+    def flow_hint(self) -> FlowHint:
         """The widths labels may wrap at (now, and beside the vertical scrollbar a long text
-        brings) and the last flow: what ``strip_flow`` needs, read on the UI thread."""
+        brings), the last flow, and the ids it is of (with whether they are shown as ids): what
+        ``strip_flow`` and ``spliced_widths`` need, read on the UI thread."""
         width = max(1, self.content_box.width)
+        shown = (self._flowed, self.ids, self.pieces is None)
         if self.show_vertical_scrollbar:
-            return (width,), self._flowed
-        return (width, max(1, width - self.styles.scrollbar_size_vertical)), self._flowed
+            return ((width,), *shown)
+        return ((width, max(1, width - self.styles.scrollbar_size_vertical)), *shown)
 
     @property
     def row_starts(self) -> np.ndarray:

@@ -30,9 +30,12 @@ class InfoBar(Horizontal):
 
     def _refresh_lint(self, report: object = None) -> None:
         """``✖ 1 error ▲ 2 warnings`` (F6 lists them); nothing until the lint worker is done."""
+        label = self.query_one("#info-lint", Label)
+        if report is None:  # before the lint package is imported: ~0.3 s the first paint waited for
+            label.update("")
+            return
         from tui_tok.explore.lint import LintReport, Severity
 
-        label = self.query_one("#info-lint", Label)
         if not isinstance(report, LintReport):
             label.update("")
             return

@@ -32,6 +32,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui_tok.explore.chunk_marks import ChunkMarks, carry_marks, row_cuts
+from tui_tok.explore.layout_splice import splice_rows
 from tui_tok.explore.display import INVISIBLE, invisible_form, visible_text
 from tui_tok.explore.layout import (
     Rows,
@@ -115,13 +116,18 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         """The chunk starts drawn (None: cuts off), carried onto each new layout's text."""
         self._cut_style: Style | None = None
 
-    def show(self, layout: TokenLayout) -> None:
-        """Draw ``layout``; the cursor stays on the same token index when it still exists."""
-        old_rows = self._rows
+    def show(self, layout: TokenLayout, rows: Rows | None = None) -> None:
+        """Draw ``layout``; the cursor stays on the same token index when it still exists.
+        ``rows``: its ``wrap_rows``, made off the UI thread (used at the width it has)."""
+        old_rows, old_layout = self._rows, self.token_layout
         self.token_layout = layout
         if self.cut_marks is not None and self.cut_marks.text is not layout.text:
             self.cut_marks = carry_marks(self.cut_marks, layout.text)
-        self._rows = None
+        edit = layout.edit
+        self._rows = rows if rows is not None and self._fits(rows) else None
+        if old_rows is not None and edit is not None and edit.base() is old_layout and old_rows.width == self.wrap_width:
+            # an edit of the layout shown: only the lines around it are wrapped again
+            self._rows = splice_rows(old_rows, old_layout, layout, char_a=edit.char_a, char_b_old=edit.char_b_old)
         self._update_size()
         if self.cursor >= layout.n_tokens:
             self.cursor = layout.n_tokens - 1
@@ -139,11 +145,27 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         self.refresh_changed()
 
     @property
+    def wrap_width(self) -> int:
+        """The width rows are wrapped at."""
+        return max(2, self.content_box.width)
+
+    @property
     def rows(self) -> Rows:
-        width = max(2, self.content_box.width)
-        if self._rows is None or self._rows.width != width:
+        width = self.wrap_width
+        if self._rows is None or not self._fits(self._rows):
             self._rows = wrap_rows(self.token_layout, width=width)
         return self._rows
+
+    def _fits(self, rows: Rows) -> bool:
+        """Rows of the width drawn at, or of the width beside the vertical scrollbar that their
+        number brings (a long text's rows are wrapped so, off the UI thread: ``tokenize_draw``)."""
+        width = self.wrap_width
+        if rows.width == width:
+            return True
+        return (
+            not self.show_vertical_scrollbar and rows.width == width - self.styles.scrollbar_size_vertical
+            and rows.n_rows > self.content_box.height
+        )  # fmt: skip
 
     def _update_size(self) -> None:
         set_virtual_size(self, Size(self.content_box.width, self.rows.n_rows))

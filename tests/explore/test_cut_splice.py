@@ -3,11 +3,13 @@ only BPE): the result is exact at once, with no whole-text tokenize."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from support import ASSETS
 
+from tui_tok.explore.layout import layout_arrays
 from tui_tok.loader import load_tokenizer
-from tui_tok.ui.screens.tokenize_engine import TokenizeEngine, TokenizeRequest
+from tui_tok.explore.tokenize_engine import TokenizeEngine, TokenizeRequest
 
 TEXT = "Hello, world. The quick brown fox (aged 7) jumps over the lazy dog!\n日本語 🙂 naïve\n" * 300
 
@@ -25,7 +27,10 @@ def test_edit_is_spliced_and_exact(name: str, add_special: bool) -> None:
 
     assert engine.layout(tok, request(0, TEXT)) is not None
     text = TEXT
-    for i, (at, insert, drop) in enumerate([(5000, "x", 0), (12000, " ", 0), (9000, "", 3), (100, "é🙂", 1), (len(TEXT) - 2, "!", 0)]):
+    edits = [(5000, "x", 0), (12000, " ", 0), (9000, "", 3), (100, "é🙂", 1), (len(TEXT) - 2, "!", 0),
+             (7000, "a\nb", 0), (-20000, "", 1)]  # fmt: skip  # a line more, a line less (-N: the newline after N)
+    for i, (at, insert, drop) in enumerate(edits):
+        at = text.index("\n", -at) if at < 0 else at
         text = text[:at] + insert + text[at + drop :]
         got = engine.layout(tok, request(i + 1, text))
         assert got is not None
@@ -34,3 +39,6 @@ def test_edit_is_spliced_and_exact(name: str, add_special: bool) -> None:
         assert engine.spliced == i + 1
         want = tok.tokenize_arrays(text, add_special=add_special, parse_special=True)
         assert layout.ids.tolist() == want[0].tolist()
+        fresh = layout_arrays(text, ids=want[0], starts=want[1], ends=want[2], kinds=layout.kinds)
+        for field in ("starts", "ends", "phases", "line_starts", "cells_before"):  # the spliced layout is a fresh one's
+            assert np.array_equal(getattr(layout, field), getattr(fresh, field)), field

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
+from tui_tok.explore.cut_edit import encode_in_pieces
 from tui_tok.explore.display import NULL_PIECE, shown_text
 from tui_tok.explore.incremental import (
     ChunkCache, EditPlanner, TokenArrays, chunkable, probes_agree, split_chunks, tokenize_chunked,
@@ -24,7 +25,7 @@ from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import VocabIndex, token_facts
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 from tui_tok.tokenizer.core.types import PieceArrays
-from tui_tok.tokenizer.edit import Splice
+from tui_tok.explore.edit import Splice
 from tui_tok.tokenizer.tokenizer import Tokenizer, as_bytes
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 
@@ -46,7 +47,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 PIECE_CHARS = 100_000
 """Characters tokenized between two checks for cancellation (``Tokenizer.tokenize_arrays_pieces``):
-~30 ms of work, after which the UI thread gets the interpreter back."""
+a short stretch of work (benchmarks/NOTES.md), after which the UI thread gets the interpreter back."""
+CUT_PIECES = 16
+"""A long text of a family with proven cuts is tokenized in about this many stretches (``_pieces``)."""
 MOSTLY_NEW = 4
 """A provisional request whose line cache lacks more than 1/``MOSTLY_NEW`` of the text (a paste)
 is tokenized exactly at once: line by line would cost as much, and then be done again."""
@@ -54,7 +57,7 @@ is tokenized exactly at once: line by line would cost as much, and then be done 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class _Exact:
-    """The last exact result: what an edit's tokens are spliced from (``tokenizer.edit``)."""
+    """The last exact result: what an edit's tokens are spliced from (``explore.edit``)."""
 
     tok: Tokenizer
     add_special: bool
@@ -66,12 +69,25 @@ class _Exact:
     layout: TokenLayout
 
 
+def _chars(data: bytes, a: int, b: int) -> int:
+    """Characters in ``data[a:b]`` (valid UTF-8: ``_splice`` encodes strictly): its bytes that do
+    not continue a character, counted with numpy (decoding a 10 MB tail took ~20 ms a key)."""
+    if b - a < 4096:
+        return len(data[a:b].decode("utf-8"))
+    view = np.frombuffer(data, dtype=np.uint8)[a:b]
+    return b - a - int(np.count_nonzero((view & 0xC0) == 0x80))
+
+
 def _compact(tokens: PieceArrays) -> PieceArrays:
     """Byte offsets kept for the next splice as int32 when they fit (the ids are the layout's)."""
     ids, starts, ends = tokens
     if len(ends) and int(ends[-1]) >= 2**31:
         return tokens
     return ids, starts.astype(np.int32, copy=False), ends.astype(np.int32, copy=False)
+
+
+class _Restart(Exception):
+    """A stretch between cuts could not be encoded apart (``TokenizeEngine._pieces``)."""
 
 
 class TokenizeEngine:
@@ -128,8 +144,8 @@ class TokenizeEngine:
         *,
         chunks: list[str] | None = None,
         stop: Callable[[], bool] | None = None,
-        progress: Callable[[float], None] | None = None,
-        counted: Callable[[np.ndarray], None] | None = None,
+        progress: Callable[[float], object] | None = None,
+        counted: Callable[[np.ndarray], object] | None = None,
     ) -> tuple[TokenLayout, bool] | None:
         """Tokenize (line by line from the cache when provisional) and lay out; holds the lock.
         Returns the layout and whether it is provisional.
@@ -162,21 +178,29 @@ class TokenizeEngine:
                 return layout_arrays(request.text, ids=arr.ids, starts=arr.starts, ends=arr.ends, kinds=arr.kinds), True
         if chunks is not None:
             return None
-        columns = []
-        n = max(1, len(request.text))
-        done = 0
         data = as_bytes(request.text)
-        narrow = len(data) < 2**31  # byte offsets as int32 while they are collected (10 MB: 3M tokens)
-        for ids_p, starts_p, ends_p in tok.tokenize_arrays_pieces(
-            data, add_special=request.add_special, parse_special=request.parse_special, piece_chars=PIECE_CHARS
-        ):
-            columns.append((ids_p, starts_p.astype(np.int32), ends_p.astype(np.int32)) if narrow else (ids_p, starts_p, ends_p))
-            done += PIECE_CHARS
+        if counted is not None and tok.vocab.type is not VocabType.BPE:
+            # ids alone are 2-10x cheaper than spans outside BPE (10 MB: 0.35-2.4 s against 1.9-6.4 s):
+            # the count is shown first, the spans follow for the colours
+            counted(np.asarray(tok.encode(data, add_special=request.add_special, parse_special=request.parse_special), dtype=np.int64))
+            counted = None
             if stop is not None and stop():
                 return None
-            if progress is not None and done < n:
-                progress(done / n)
-            time.sleep(0)  # let the UI thread run (it may be waiting for the interpreter)
+        columns = []
+        n = max(1, len(data))
+        done = 0
+        narrow = len(data) < 2**31  # byte offsets as int32 while they are collected (10 MB: 3M tokens)
+        try:
+            for ids_p, starts_p, ends_p in self._pieces(tok, request, data):
+                columns.append((ids_p, starts_p.astype(np.int32), ends_p.astype(np.int32)) if narrow else (ids_p, starts_p, ends_p))
+                done = int(ends_p[-1]) if len(ends_p) else done
+                if stop is not None and stop():
+                    return None
+                if progress is not None and 0 < done < n:
+                    progress(done / n)
+                time.sleep(0)  # let the UI thread run (it may be waiting for the interpreter)
+        except _Restart:
+            columns = [tok.tokenize_arrays(data, add_special=request.add_special, parse_special=request.parse_special)]
         ids = np.concatenate([c[0] for c in columns]).astype(np.int64, copy=False)
         starts = np.concatenate([c[1] for c in columns])
         ends = np.concatenate([c[2] for c in columns])
@@ -187,6 +211,32 @@ class TokenizeEngine:
         layout = layout_arrays(request.text, ids=ids, starts=starts, ends=ends, kinds=kinds[ids])
         self._remember(tok, request, layout, data, byte_columns)
         return layout, False
+
+    def _pieces(self, tok: Tokenizer, request: TokenizeRequest, data: bytes) -> Iterator[PieceArrays]:
+        """The tokens of ``data`` in consecutive pieces of about ``PIECE_CHARS``: BPE's own
+        (``Tokenizer.tokenize_arrays_pieces``), or stretches between proven cuts for the families
+        of ``tokenizer.cuts`` (``explore.cut_edit.encode_in_pieces``); else one piece."""
+        table = self._planner.table(tok)
+        usable = table is not None and (table.max_bytes is None or len(data) <= table.max_bytes)
+        if tok.vocab.type is VocabType.BPE or table is None or not usable or len(data) <= PIECE_CHARS:
+            yield from tok.tokenize_arrays_pieces(
+                data, add_special=request.add_special, parse_special=request.parse_special, piece_chars=PIECE_CHARS
+            )
+            return
+        added_ids, added_starts, _ = tok.tokenize_arrays(b"", add_special=request.add_special)
+        n_bos = int(request.add_special and tok.vocab.add_bos)
+        if n_bos:
+            yield added_ids[:n_bos], added_starts[:n_bos], added_starts[:n_bos]
+        # longer stretches than BPE's: each stretch merges its distinct words once (SPM: 10 MB in
+        # 100 KB stretches took 2.4x the whole text's time, in 16 stretches about the same)
+        step = max(PIECE_CHARS, len(data) // CUT_PIECES)
+        for piece in encode_in_pieces(tok, table, data, parse_special=request.parse_special, piece_bytes=step):
+            if piece is None:  # never for proven cuts; the whole text then, from the start
+                raise _Restart
+            yield piece
+        end = np.full(len(added_ids) - n_bos, len(data), dtype=np.int64)
+        if len(end):
+            yield added_ids[n_bos:], end, end
 
     def _remember(
         self, tok: Tokenizer, request: TokenizeRequest, layout: TokenLayout, data: bytes, tokens: PieceArrays
@@ -213,8 +263,8 @@ class TokenizeEngine:
         splice = self._planner.plan(tok, last.data, last.inner, new, parse_special=request.parse_special, max_bytes=PIECE_CHARS)
         if splice is None:
             return None
-        char_a = len(new[: splice.a].decode("utf-8"))
-        char_b_old = len(last.layout.text) - len(new[splice.b :].decode("utf-8"))
+        char_a = _chars(new, 0, splice.a)
+        char_b_old = len(last.layout.text) - _chars(new, splice.b, len(new))
         mid_ids, mid_starts, mid_ends = splice.mid
         layout = splice_layout(
             last.layout, text, char_a=char_a, char_b_old=char_b_old, first=splice.first + last.n_bos,

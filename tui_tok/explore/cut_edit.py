@@ -18,11 +18,13 @@ Every check that fails gives None: the caller tokenizes the whole text.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from tui_tok.tokenizer.core.types import PieceArrays
 from tui_tok.tokenizer.cuts import CutTable, cut_table
-from tui_tok.tokenizer.edit import Splice, _common_prefix
+from tui_tok.explore.edit import Splice, _common_prefix
 from tui_tok.tokenizer.tokenizer import Tokenizer
 
 _NEAR = 4
@@ -130,3 +132,23 @@ def encode_between(tok: Tokenizer, data: bytes, a: int, b: int, *, parse_special
         return None
     shift = np.int64(lo)
     return ids[i:j], m_starts[i:j].astype(np.int64) - shift, m_ends[i:j].astype(np.int64) - shift
+
+
+def encode_in_pieces(tok: Tokenizer, table: CutTable, data: bytes, *, parse_special: bool, piece_bytes: int) -> Iterator[PieceArrays | None]:
+    """The tokens of ``data`` without BOS/EOS (``tokenize_arrays(data, add_special=False)``), in
+    consecutive stretches of about ``piece_bytes`` between allowed cuts, byte offsets absolute:
+    each stretch is encoded as in the whole text (``encode_between``), so a caller can stop or
+    report progress between them and never holds a whole text's tokens as Python objects (the
+    families of ``tokenizer.cuts`` give their spans as one tuple per token). A stretch that
+    cannot be encoded apart is given as None (the caller tokenizes the whole text instead)."""
+    a, n = 0, len(data)
+    while a < n:
+        b = n if a + piece_bytes >= n else cut_from(table, data, a + piece_bytes)
+        mid = encode_between(tok, data, a, b, parse_special=parse_special)
+        if mid is None:
+            yield None
+            return
+        ids, starts, ends = mid
+        shift = np.int64(a)
+        yield ids, starts + shift, ends + shift
+        a = b
