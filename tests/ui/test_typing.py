@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.app import App
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from support import vocab_file
 from ui_support import make_app, settle
@@ -89,3 +89,27 @@ async def test_ctrl_q_quits() -> None:
         assert app.is_running
         await pilot.press("ctrl+q")
         assert not app.is_running
+
+
+async def test_home_and_end_move_to_the_line_s_ends_in_every_editor() -> None:
+    """End goes to the line's end and Home to its start, in the Tokenize editor (whose exact
+    document replaces the one TextArea's navigator was made with: End stayed at column 0) and in
+    the Chat view's template editor."""
+    app = make_app(vocab_file("qwen3-vocab").path, text="hello world\nsecond")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        editor = app.screen.query_one("#tok-input", TextArea)
+        editor.focus()
+        await pilot.press("end", "Y", "home", "X", "down", "end", "Z")
+        await settle(app, pilot)
+        assert editor.text == "Xhello worldY\nsecondZ"
+        await pilot.press("f5")
+        await settle(app, pilot)
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        source = app.screen.query_one("#chat-source", TextArea)
+        assert app.focused is source
+        first = source.text.split("\n", 1)[0]
+        await pilot.press("end", "Q")
+        await settle(app, pilot)
+        assert source.text.split("\n", 1)[0] == first + "Q"

@@ -56,7 +56,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import TextArea
-from textual.widgets.text_area import Document, DocumentBase, Edit, EditResult, Location, Selection, WrappedDocument
+from textual.widgets.text_area import Document, DocumentBase, DocumentNavigator, Edit, EditResult, Location, Selection, WrappedDocument
 
 from tui_tok.explore.counts import counted
 from tui_tok.ui.widgets.char_wrap import AdaptiveWrappedDocument
@@ -240,6 +240,9 @@ class Editor(TextAreaHooks, inherit_bindings=False):
         if text:
             self.__dict__["document"] = ExactDocument(text)
             self.wrapped_document = self.wrapped_document  # the setter re-wraps for the new document
+            # the navigator (home, end, word moves) read line lengths from the empty document it
+            # was made with: end stayed at column 0 on every line
+            self.navigator = DocumentNavigator(self.wrapped_document)
             rewrap(self)
 
     @property

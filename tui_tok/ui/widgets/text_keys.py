@@ -36,11 +36,16 @@ def _without_ctrl_a(binding: BindingType) -> BindingType:
     return binding
 
 
+_OWN = [_without_ctrl_a(b) for b in TextArea.BINDINGS if _key(b) not in TAKEN_BY_APP]
+_OWN_KEYS = frozenset(k.strip() for b in _OWN for k in _key(b).split(","))
+
 TEXT_AREA_BINDINGS: list[BindingType] = [
-    *ScrollView.BINDINGS,
-    *(_without_ctrl_a(b) for b in TextArea.BINDINGS if _key(b) not in TAKEN_BY_APP),
+    *(b for b in ScrollView.BINDINGS if not _OWN_KEYS & {k.strip() for k in _key(b).split(",")}),
+    *_OWN,
 ]
-"""What ``TextArea`` merges from its bases and itself, less the keys the app takes."""
+"""What ``TextArea`` merges from its bases and itself, less the keys the app takes. As in Textual's
+own merge, TextArea's binding of a key replaces ScrollView's (home and end move the cursor to the
+line's start and end; in one flat list ScrollView's came first and scrolled instead)."""
 
 TEXT_BOX_BINDINGS: list[BindingType] = [
     Binding("ctrl+a", "text_box('select_all')", "Select all", show=False, priority=True),
