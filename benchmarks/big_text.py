@@ -84,7 +84,9 @@ def _peak_rss_mb(pid: int) -> float:
 
 
 def _app_pid(session: str) -> int:
-    out = subprocess.run(["tmux", "display-message", "-p", "-t", session, "#{pane_pid}"], capture_output=True, text=True)
+    out = subprocess.run(
+        ["tmux", "display-message", "-p", "-t", session, "#{pane_pid}"], capture_output=True, text=True
+    )
     return int(out.stdout.strip())
 
 
@@ -183,7 +185,9 @@ def main(argv: list[str]) -> int:
     text = build_corpus(int(size * 1_000_000))
     first_line = next(line for line in text.splitlines() if line.strip())
     print(f"text: {len(text.encode()):,} bytes ({len(text):,} characters); tmux 120x40")
-    print("| vocab | encode --file | first paint | text shown | exact count (x encode) | keys: new exact count shown (while the lint runs; after it) | peak RSS |")
+    print(
+        "| vocab | encode --file | first paint | text shown | exact count (x encode) | keys: new exact count shown (while the lint runs; after it) | peak RSS |"
+    )
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.txt"
@@ -197,7 +201,9 @@ def main(argv: list[str]) -> int:
             key_times = app["keys"]
             assert isinstance(key_times, list)
             half = len(key_times) // 2
-            keys_note = "; ".join(" / ".join(_fmt(k, "ms") for k in part) for part in (key_times[:half], key_times[half:]))
+            keys_note = "; ".join(
+                " / ".join(_fmt(k, "ms") for k in part) for part in (key_times[:half], key_times[half:])
+            )
             done = [k for k in key_times[half:] if k is not None]
             if done:
                 keys_note += f" (idle median {statistics.median(done) * 1000:.0f} ms)"

@@ -65,7 +65,9 @@ def main(argv: list[str]) -> int:
     p50 = statistics.median(times) * 1000
     p95 = times[min(len(times) - 1, int(len(times) * 0.95))] * 1000
     what = "the Chat view's worker (llama-server + transformers + reuse + budget)" if args.view else "transformers"
-    print(f"{Path(args.gguf).name}: template {len(template):,} chars, {args.messages} messages, {n_tokens} tokens; {what}")
+    print(
+        f"{Path(args.gguf).name}: template {len(template):,} chars, {args.messages} messages, {n_tokens} tokens; {what}"
+    )
     print(f"re-render + tokenize + layout per keystroke: p50 {p50:.1f} ms, p95 {p95:.1f} ms, max {times[-1] * 1000:.1f} ms "
           f"over {len(times)} keystrokes (target p95 < 30 ms)")  # fmt: skip
     return 0

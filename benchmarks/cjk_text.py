@@ -26,7 +26,24 @@ LANGS = ("ja", "zh")
 HIRAGANA = [chr(c) for c in range(0x3041, 0x3094)]
 KATAKANA = [chr(c) for c in range(0x30A1, 0x30F7)] + ["ー"]
 ASCII_WORDS = ("AI", "GPU", "OK", "Python", "Web", "CPU", "USB", "TV", "PC", "iPhone", "LLM", "API", "GGUF")
-JA_PARTICLES = ("は", "が", "を", "に", "の", "で", "と", "も", "へ", "から", "まで", "より", "です", "ます", "でした", "ません")
+JA_PARTICLES = (
+    "は",
+    "が",
+    "を",
+    "に",
+    "の",
+    "で",
+    "と",
+    "も",
+    "へ",
+    "から",
+    "まで",
+    "より",
+    "です",
+    "ます",
+    "でした",
+    "ません",
+)
 JA_ENDS = ("。", "。", "。", "！", "？", "…")
 ZH_PARTICLES = ("的", "了", "是", "在", "和", "也", "就", "都", "不", "有", "我们", "这个", "一个", "没有")
 ZH_ENDS = ("。", "。", "。", "！", "？", "；")
@@ -76,7 +93,9 @@ def _sentence(rng: random.Random, lang: str, lexicon: list[str], weights: list[f
         if roll < 0.04:
             parts.append(rng.choice(ASCII_WORDS))
         elif roll < 0.07:
-            parts.append(str(rng.randint(1, 2030)) + rng.choice(("年", "月", "日", "人", "円" if lang == "ja" else "元", "%")))
+            parts.append(
+                str(rng.randint(1, 2030)) + rng.choice(("年", "月", "日", "人", "円" if lang == "ja" else "元", "%"))
+            )
         elif roll < 0.09:
             open_, close = ("「", "」") if lang == "ja" else ("“", "”")
             parts.append(open_ + "".join(rng.choices(lexicon, weights, k=2)) + close)

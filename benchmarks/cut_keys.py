@@ -35,11 +35,11 @@ PROSE = (
 
 
 def _keys(path: Path, size: int, n: int) -> None:
-    from tui_tok.loader import load_tokenizer
     from tui_tok.explore.tokenize_engine import TokenizeEngine, TokenizeRequest
+    from tui_tok.loader import load_tokenizer
 
     tok = load_tokenizer(path)
-    text = (PROSE * (size // len(PROSE.encode()) + 1))[: size]
+    text = (PROSE * (size // len(PROSE.encode()) + 1))[:size]
     results = {}
     for mode in ("full", "cut"):
         engine = TokenizeEngine()

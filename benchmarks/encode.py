@@ -21,9 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support import vocab_files  # noqa: E402
-
 from benchmarks.corpus import build_corpus  # noqa: E402
+from support import vocab_files  # noqa: E402
 
 TARGETS = {"bpe": 2.0, "spm": 1.2}
 
@@ -75,6 +74,8 @@ def main(argv: list[str]) -> int:
         target = TARGETS.get(family)
         cold = mb / statistics.median(colds)
         verdict = "" if target is None else f">= {target} {'ok' if cold >= target else 'SLOW'}"
-        print(f"{vf.name:28s} {family:6s} {len(ids):8d} {cold:10.2f} {mb / (t2 - t1):10.2f} {mb / (t3 - t2):9.2f}  {verdict}")
+        print(
+            f"{vf.name:28s} {family:6s} {len(ids):8d} {cold:10.2f} {mb / (t2 - t1):10.2f} {mb / (t3 - t2):9.2f}  {verdict}"
+        )
     print(f"calibration after: {calibration_ms():.1f} ms")
     return 0

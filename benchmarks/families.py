@@ -142,7 +142,9 @@ def run(cmd: list[str]) -> dict:
 
 def med(runs: list[dict], key: str, best: bool = False) -> float:
     """The median (``best``: the fastest) of the rounds' encode or total (ready + encode) time."""
-    return (min if best else statistics.median)([r["encode"] if key == "encode" else r["ready"] + r["encode"] for r in runs])
+    return (min if best else statistics.median)(
+        [r["encode"] if key == "encode" else r["ready"] + r["encode"] for r in runs]
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -153,10 +155,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="rounds per vocab (median printed)")
     parser.add_argument("--size", type=int, default=558_000, help="corpus size in bytes")
     parser.add_argument("--llama-python", help="a Python with llama-cpp-python installed (the peer)")
-    parser.add_argument("--best", action="store_true",
-                        help="each side's fastest round instead of the median (on a machine other jobs load)")
-    parser.add_argument("--cpu", action="store_true",
-                        help="CPU time of each process (time.process_time) instead of wall time: what other jobs on the machine change least")
+    parser.add_argument(
+        "--best",
+        action="store_true",
+        help="each side's fastest round instead of the median (on a machine other jobs load)",
+    )
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="CPU time of each process (time.process_time) instead of wall time: what other jobs on the machine change least",
+    )
     args = parser.parse_args(argv)
     clock = "process_time" if args.cpu else "perf_counter"
     sys.path.insert(0, str(ROOT))
@@ -165,9 +173,11 @@ def main(argv: list[str]) -> int:
 
     modes = ["prepared", "total"] + (["arrays", "tokens"] if args.spans else [])
     text = build_corpus(args.size)
-    print(f"corpus: {len(text.encode()):,} bytes; {args.repeat} rounds, fresh processes, {'fastest' if args.best else 'medians'}, "
-          f"{'CPU' if args.cpu else 'wall'} time; "
-          "ratios are our time / llama.cpp's")
+    print(
+        f"corpus: {len(text.encode()):,} bytes; {args.repeat} rounds, fresh processes, {'fastest' if args.best else 'medians'}, "
+        f"{'CPU' if args.cpu else 'wall'} time; "
+        "ratios are our time / llama.cpp's"
+    )
     head = f"{'vocab':18} {'family':18} {'ours s':>7} {'llama s':>7} {'prep':>5} {'ours tot':>8} {'llama tot':>9} {'total':>5}"
     if args.spans:
         head += f" {'arrays':>6} {'tokens':>6}"
@@ -192,7 +202,9 @@ def main(argv: list[str]) -> int:
             try:
                 for _ in range(args.repeat):  # our runs and llama.cpp's alternate: both see the same load
                     for mode in modes:
-                        ours[mode].append(run([sys.executable, "-c", OURS, str(ROOT), str(path), str(corpus_file), mode, clock]))
+                        ours[mode].append(
+                            run([sys.executable, "-c", OURS, str(ROOT), str(path), str(corpus_file), mode, clock])
+                        )
                         if args.llama_python and mode in ("prepared", "total"):
                             peer.append(run([args.llama_python, "-c", LLAMA, str(corpus_file), str(path), clock]))
             except RuntimeError as exc:

@@ -90,8 +90,9 @@ def main(argv: list[str]) -> int:
         model = work / "model.gguf"
         data = make_model(model, args.size_gb)
         used = os.stat(model).st_blocks * 512
-        print(f"model: {model.stat().st_size / 1e9:.2f} GB ({data / 1e9:.2f} GB tensor data, "
-              f"{used / 1e6:.0f} MB on disk)")
+        print(
+            f"model: {model.stat().st_size / 1e9:.2f} GB ({data / 1e9:.2f} GB tensor data, {used / 1e6:.0f} MB on disk)"
+        )
         rows = [("tui-tok fix (holes skipped)", [sys.executable, "-m", "tui_tok", "fix", str(model), "-o",
                                                  str(work / "fixed.gguf")])]  # fmt: skip
         if not args.no_dense:  # cp before and after: the disk's speed drifts on a shared machine

@@ -23,7 +23,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from support import vocab_files  # noqa: E402
-
 from tui_tok.gguf import read_gguf  # noqa: E402
 
 QUICK_LIMIT = 5 * 1024 * 1024
@@ -88,8 +87,11 @@ def main(argv: list[str] | None = None) -> int:
             peer = f"{peer_wall:9.2f}"
             speedups.append(peer_wall / wall)
             speed = f"{peer_wall / wall:7.0f}x"
-        print(f"{v.name:<28} {size / 2**20:7.1f}M {n_strings:>9} {wall * 1000:8.1f} {cpu * 1000:7.1f} "
-              f"{info_wall * 1000:8.0f} {peer:>9} {speed:>8}", flush=True)
+        print(
+            f"{v.name:<28} {size / 2**20:7.1f}M {n_strings:>9} {wall * 1000:8.1f} {cpu * 1000:7.1f} "
+            f"{info_wall * 1000:8.0f} {peer:>9} {speed:>8}",
+            flush=True,
+        )
     if speedups:
         print(f"\nspeed-up over gguf-py: median {statistics.median(speedups):.0f}x, min {min(speedups):.0f}x")
     return 0

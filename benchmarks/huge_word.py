@@ -119,14 +119,17 @@ def main(argv: list[str]) -> int:
         return _child(argv[1], argv[2], int(argv[3]), argv[4])
     parser = argparse.ArgumentParser(prog="python -m benchmarks huge_word", description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=float, default=1.0, help="word size in MB (default 1)")
-    parser.add_argument("--only", nargs="*", default=None, help=f"vocab names (default: those of {', '.join(VOCABS)} present)")
-    parser.add_argument("--kinds", nargs="*", default=list(KINDS), choices=list(KINDS), help="kinds of word (default: all)")
+    parser.add_argument(
+        "--only", nargs="*", default=None, help=f"vocab names (default: those of {', '.join(VOCABS)} present)"
+    )
+    parser.add_argument(
+        "--kinds", nargs="*", default=list(KINDS), choices=list(KINDS), help="kinds of word (default: all)"
+    )
     parser.add_argument("--no-peer", action="store_true", help="ours only (no llama.cpp build or run)")
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(ROOT / "tests"))
     from support import vocab_files
-
     from tui_tok.loader import load_tokenizer
 
     size = int(args.size * 1_000_000)

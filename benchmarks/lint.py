@@ -61,7 +61,11 @@ def main(argv: list[str]) -> int:
         read = statistics.median(r for r, _, _ in rounds)
         lint = statistics.median(lt for _, lt, _ in rounds)
         target = TARGETS.get(vf.name)
-        verdict = "" if target is None else f"  target {target:.1f} s: {'ok' if statistics.median(totals) < target else 'MISSED'}"
+        verdict = (
+            ""
+            if target is None
+            else f"  target {target:.1f} s: {'ok' if statistics.median(totals) < target else 'MISSED'}"
+        )
         print(f"{vf.name:<20} total median {statistics.median(totals):.3f} s (min {min(totals):.3f}) = "
               f"read {read:.3f} + lint {lint:.3f}  [{rounds[0][2]}]{verdict}")  # fmt: skip
     return 0

@@ -48,11 +48,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fixtures import llama_bpe_oracle as oracle  # noqa: E402
-from support import vocab_files  # noqa: E402
-
 from benchmarks.corpus import build_corpus  # noqa: E402
 from benchmarks.encode import calibration_ms  # noqa: E402
+from fixtures import llama_bpe_oracle as oracle  # noqa: E402
+from support import vocab_files  # noqa: E402
 
 BINARY = Path(os.environ.get("TUI_TOK_LLAMA_PEER", ROOT / "build" / "llama-peer"))
 WARM_UP = b"Tables first: the quick brown fox jumps over the lazy dog."
@@ -153,7 +152,7 @@ class Peer:
 
 
 def first_mismatch(ours: list[int], theirs: np.ndarray, tokens: list[str]) -> str:
-    """"ids equal (n)" or where the two id lists first differ, with the pieces around it."""
+    """ "ids equal (n)" or where the two id lists first differ, with the pieces around it."""
     mine = np.asarray(ours, dtype=np.int64)
     n = min(len(mine), len(theirs))
     diff = np.flatnonzero(mine[:n] != theirs[:n])
@@ -213,7 +212,9 @@ class Row:
                 f"{self.ready_mbps:9.2f} {self.ratio:6.2f}  {self.ids}")  # fmt: skip
 
 
-def bench_vocab(exe: Path, name: str, path: Path, vocab: Any, data: bytes, corpus_file: Path, *, repeat: int, tmp: Path) -> Row:
+def bench_vocab(
+    exe: Path, name: str, path: Path, vocab: Any, data: bytes, corpus_file: Path, *, repeat: int, tmp: Path
+) -> Row:
     """Interleaved rounds of llama.cpp / ours cold / ours tables-ready on one vocab."""
     vocab_file = oracle.write_vocab_file(vocab, tmp / "vocab.txt")
     peer = Peer(exe, vocab_file, corpus_file, tmp / "ids.bin")
@@ -233,9 +234,15 @@ def bench_vocab(exe: Path, name: str, path: Path, vocab: Any, data: bytes, corpu
         peer.close()
     mb = len(data) / 1e6
     return Row(
-        name=name, family=vocab.type.value, llama_tables_s=peer.load_seconds, ours_load_s=statistics.median(loads),
-        llama_mbps=mb / statistics.median(llama), partition_share=peer.partition_seconds / statistics.median(llama),
-        cold_mbps=mb / statistics.median(colds), ready_mbps=mb / statistics.median(readies), ids=check,
+        name=name,
+        family=vocab.type.value,
+        llama_tables_s=peer.load_seconds,
+        ours_load_s=statistics.median(loads),
+        llama_mbps=mb / statistics.median(llama),
+        partition_share=peer.partition_seconds / statistics.median(llama),
+        cold_mbps=mb / statistics.median(colds),
+        ready_mbps=mb / statistics.median(readies),
+        ids=check,
     )
 
 

@@ -26,10 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support import vocab_files  # noqa: E402
-
 from benchmarks.corpus import build_corpus  # noqa: E402
 from benchmarks.encode import calibration_ms  # noqa: E402
+from support import vocab_files  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
@@ -41,15 +40,17 @@ def main(argv: list[str]) -> int:
 
     from tui_tok.gguf.reader import read_gguf
     from tui_tok.tokenizer.bpe.encoder import BpeEncoder
+    from tui_tok.tokenizer.core.types import VocabType
+    from tui_tok.tokenizer.core.vocab import vocab_from_metadata
     from tui_tok.tokenizer.pretokenize.offsets import decode
     from tui_tok.tokenizer.pretokenize.split import split_words
     from tui_tok.tokenizer.special.partition import SpecialPartitioner
-    from tui_tok.tokenizer.core.types import VocabType
-    from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 
     data = build_corpus(int(args.size * 1_000_000)).encode()
     mb = len(data) / 1e6
-    print(f"corpus {mb:.3f} MB; calibration sum(range(10**6)) = {calibration_ms():.1f} ms; split = median of {args.repeat}")
+    print(
+        f"corpus {mb:.3f} MB; calibration sum(range(10**6)) = {calibration_ms():.1f} ms; split = median of {args.repeat}"
+    )
     print(f"{'vocab':24s} {'pre':16s} {'first':>7s} {'split':>7s} {'words':>7s} {'matcher':>8s} {'partition':>9s}")
     splits = []
     for vf in vocab_files():

@@ -18,7 +18,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULTS = [ROOT / "assets" / "t5-botchan-en-unigram-1000.gguf", ROOT.parent / "shared" / "vocabs" / "ggml-vocab-nomic-bert-moe.gguf"]
+DEFAULTS = [
+    ROOT / "assets" / "t5-botchan-en-unigram-1000.gguf",
+    ROOT.parent / "shared" / "vocabs" / "ggml-vocab-nomic-bert-moe.gguf",
+]
 
 
 def main(argv: list[str]) -> int:

@@ -116,7 +116,9 @@ async def _keystrokes(path: Path, size: int, n: int) -> tuple[list[float], int, 
             await pilot.pause()
         # typing stops: how long until the exact whole-text result is drawn
         stop = time.perf_counter()
-        while screen.query_one("#tok-stats").has_class("-provisional") or screen._shown_generation != screen._generation:
+        while (
+            screen.query_one("#tok-stats").has_class("-provisional") or screen._shown_generation != screen._generation
+        ):
             await asyncio.sleep(0.002)
         exact = time.perf_counter() - stop
     return times, len(text.encode()), exact, frames
@@ -179,13 +181,20 @@ def main(argv: list[str]) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks ui", description=__doc__.splitlines()[0])
-    parser.add_argument("gguf", nargs="?", type=Path, default=ROOT / "assets" / "qwen3-vocab.gguf",
-                        help="the file to open (default: the bundled Qwen3 sample)")
+    parser.add_argument(
+        "gguf",
+        nargs="?",
+        type=Path,
+        default=ROOT / "assets" / "qwen3-vocab.gguf",
+        help="the file to open (default: the bundled Qwen3 sample)",
+    )
     path = parser.parse_args(argv).gguf
     print(f"file: {path.name}")
     print(f"calibration: sum(range(10**6)) {calibration_ms():.0f} ms (quiet machine ~16-20 ms; figures scale with it)")
     t_read, t_paint, t_ready = asyncio.run(_first_paint(path))
-    print(f"start -> first paint: {t_paint * 1000:.0f} ms (read_gguf {t_read * 1000:.0f} ms); tokenizer ready at {t_ready * 1000:.0f} ms")
+    print(
+        f"start -> first paint: {t_paint * 1000:.0f} ms (read_gguf {t_read * 1000:.0f} ms); tokenizer ready at {t_ready * 1000:.0f} ms"
+    )
     for size, n in ((2_000, 100), (100_000, 40)):
         times, nbytes, exact, frames = asyncio.run(_keystrokes(path, size, n))
         ms = [t * 1000 for t in times]
@@ -195,7 +204,9 @@ def main(argv: list[str]) -> int:
             f"p95 {_pct(ms, 95):.1f} ms, max {max(ms):.1f} ms (n={n}); exact whole-text result "
             f"{exact * 1000:.0f} ms after typing stops"
         )
-        print(f"  whole frame composed and handed to the driver: p50 {statistics.median(fms):.1f} ms, p95 {_pct(fms, 95):.1f} ms")
+        print(
+            f"  whole frame composed and handed to the driver: p50 {statistics.median(fms):.1f} ms, p95 {_pct(fms, 95):.1f} ms"
+        )
         print(f"  calibration after: {calibration_ms():.0f} ms")
     if GEMMA4.is_file():
         from tui_tok import read_gguf
@@ -203,7 +214,9 @@ def main(argv: list[str]) -> int:
 
         t0 = time.perf_counter()
         index = build_vocab_index(read_gguf(GEMMA4).metadata)
-        print(f"gemma-4 vocab index ({index.n_tokens:,} pieces) built in {(time.perf_counter() - t0) * 1000:.0f} ms (background)")
+        print(
+            f"gemma-4 vocab index ({index.n_tokens:,} pieces) built in {(time.perf_counter() - t0) * 1000:.0f} ms (background)"
+        )
         queries = ["/^▁the/", "/ing$/", "/^<unused\\d+>$/", "/\\p{Han}{3}/", "/^▁[A-Z][a-z]+ed$/", "the", " the"]
         for q in queries:
             runs = []
@@ -211,7 +224,9 @@ def main(argv: list[str]) -> int:
                 s = time.perf_counter()
                 r = search(index, q)
                 runs.append(time.perf_counter() - s)
-            print(f"  search {q!r:26} {len(r.ids):>6} hits: median {statistics.median(runs) * 1000:.1f} ms, min {min(runs) * 1000:.1f} ms")
+            print(
+                f"  search {q!r:26} {len(r.ids):>6} hits: median {statistics.median(runs) * 1000:.1f} ms, min {min(runs) * 1000:.1f} ms"
+            )
         for q, t, n in asyncio.run(_search_ui(GEMMA4, queries[:3])):
             print(f"  through the UI {q!r:18} {n:>6} hits: typed -> table repainted, median of 5: {t * 1000:.1f} ms")
     else:

@@ -54,8 +54,13 @@ def measure_llama(model: str, vocab, data: bytes) -> float | None:  # type: igno
         return None
     with tempfile.TemporaryDirectory() as tmp:
         vocab_path = llama_oracle.write_vocab_file(vocab, Path(tmp) / "vocab")
-        res = subprocess.run([str(llama_oracle.BINARY), model, str(vocab_path)], input=(data.hex() + "\n") * 3,
-                             capture_output=True, text=True, check=True)
+        res = subprocess.run(
+            [str(llama_oracle.BINARY), model, str(vocab_path)],
+            input=(data.hex() + "\n") * 3,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     times = [float(line.split()[1]) for line in res.stderr.splitlines() if line.startswith("TIME ")]
     if not times:
         return None
@@ -103,7 +108,9 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks wpm")
     ap.add_argument("--file", type=Path, help="text to encode (default: built-in corpus)")
     ap.add_argument("--mb", type=float, default=2.0, help="size of the built-in corpus")
-    ap.add_argument("--llama-mbps", type=float, default=None, help="llama.cpp speed to compare with (default: measured)")
+    ap.add_argument(
+        "--llama-mbps", type=float, default=None, help="llama.cpp speed to compare with (default: measured)"
+    )
     ap.add_argument("--rwkv", action="store_true", help="also time the RWKV encoder (rwkv-world)")
     args = ap.parse_args(argv)
 

@@ -90,7 +90,9 @@ def check_trace(tok: Tokenizer, expl: Explanation) -> None:
                 per_chunk[bisect_right(bounds, m[3]) - 1].append(m[:3])
             assert per_chunk == [_merges(c) for c in frag.chunks]
         for c in frag.chunks:
-            assert replay(c.symbols, [(s.left, s.right, s.at) for s in c.steps if s.kind == "merge"])[-1] == list(c.final)
+            assert replay(c.symbols, [(s.left, s.right, s.at) for s in c.steps if s.kind == "merge"])[-1] == list(
+                c.final
+            )
         after_special = False
 
 
@@ -123,7 +125,9 @@ def _check_match_trace(tok: Tokenizer, expl: Explanation) -> None:
         if frag.special or not frag.chunks:
             continue
         raw = expl.text[frag.start : frag.end]
-        shown = [[(s.kind, s.id, s.at) for s in c.steps if s.kind in ("match", "unknown")] for c in frag.chunks if c.steps]
+        shown = [
+            [(s.kind, s.id, s.at) for s in c.steps if s.kind in ("match", "unknown")] for c in frag.chunks if c.steps
+        ]
         if expl.family == "rwkv":
             seen: list[tuple] = []
             ref.encode_fragment(raw, after_special=True, on_match=lambda t, a, b: seen.append(("match", t, -1)))
@@ -139,7 +143,11 @@ def _check_match_trace(tok: Tokenizer, expl: Explanation) -> None:
 
 
 def _merges(c: Chunk) -> list[tuple]:
-    return [(s.left, s.right, s.rank if s.kind == "merge" and s.rank >= 0 else s.score) for s in c.steps if s.kind == "merge"]
+    return [
+        (s.left, s.right, s.rank if s.kind == "merge" and s.rank >= 0 else s.score)
+        for s in c.steps
+        if s.kind == "merge"
+    ]
 
 
 def replay(symbols: Sequence[str], steps: Sequence[tuple[str, str, int]]) -> list[list[str]]:

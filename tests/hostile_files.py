@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support import ASSETS
 from tui_tok.gguf import read_gguf
 from tui_tok.gguf.writer import GGUFValue, field_value, write_gguf
-from support import ASSETS
 
 OSC_TITLE = "\x1b]2;PWNED\x1b\\"
 """Sets the terminal's title (OSC 2), ended by ST."""

@@ -19,7 +19,10 @@ _NS = "{% set ns = namespace(s='ab', l=[]) %}"
 
 HOSTILE: dict[str, tuple[str, str]] = {
     # issue 25, point 6
-    "nested-loops": ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", "exceeded 2 s"),
+    "nested-loops": (
+        "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+        "exceeded 2 s",
+    ),
     "str-times-huge": ("{{ 'a' * 10**9 }}", "repeated"),
     "format-width": ("{{ '{:>2000000000}'.format(1) }}", "format width"),
     "tojson-indent": ("{{ messages|tojson(indent=10**9) }}", "tojson"),
@@ -27,14 +30,18 @@ HOSTILE: dict[str, tuple[str, str]] = {
     # other roads to the same harm
     "percent-width": ("{{ '%2000000000d' % 1 }}", "%-format width"),
     "concat-doubling": (_NS + "{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}", "joined by ~"),
-    "capture-doubling": (_NS + "{% for i in range(64) %}{% set c %}{{ ns.s }}{{ ns.s }}{% endset %}"
-                         "{% set ns.s = c %}{% endfor %}", "output exceeds"),  # fmt: skip
+    "capture-doubling": (
+        _NS + "{% for i in range(64) %}{% set c %}{{ ns.s }}{{ ns.s }}{% endset %}{% set ns.s = c %}{% endfor %}",
+        "output exceeds",
+    ),  # fmt: skip
     "join-amplified": (_BIG + "{{ s.join(['x'] * 1000) }}", "join output"),
     "replace-amplified": ("{% set s = 'a' * 100000 %}{{ s.replace('', s) }}", "replace output"),
     "print-heavy-list": (_BIG + "{{ [s] * 1000 }}", "printed as text"),
     "huge-power": ("{{ 9 ** 999999999 }}", "integer"),
-    "list-growth": (_NS + "{% for i in range(100000) %}{% set ns.l = ns.l + [('a' * 99999) ~ i] %}{% endfor %}",
-                    "in all"),  # fmt: skip
+    "list-growth": (
+        _NS + "{% for i in range(100000) %}{% set ns.l = ns.l + [('a' * 99999) ~ i] %}{% endfor %}",
+        "in all",
+    ),  # fmt: skip
     "center-filter": ("{{ 'a'|center(2000000000) }}", "center filter"),
     "lipsum": ("{{ lipsum(n=100000) }}", "lorem"),
     "to-bytes": ("{{ (1).to_bytes(2000000000, 'big') }}", "to_bytes"),

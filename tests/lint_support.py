@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from support import ASSETS
-
 from tui_tok.explore.lint import Finding, LintReport, lint_gguf
 from tui_tok.gguf import read_gguf, write_gguf
 

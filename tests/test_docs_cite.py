@@ -25,7 +25,9 @@ def test_no_citation_of_documents_outside_the_repository() -> None:
     assert not hits, "cite llama.cpp's source or the repository's own files instead:\n" + "\n".join(hits)
 
 
-PATH_NAMED = re.compile(r"(?<![\w/-])(?:tui_tok|tests|benchmarks|tools)/[A-Za-z0-9_/.-]+\.(?:py|md|tcss|sh|json|jsonl|svg)\b")
+PATH_NAMED = re.compile(
+    r"(?<![\w/-])(?:tui_tok|tests|benchmarks|tools)/[A-Za-z0-9_/.-]+\.(?:py|md|tcss|sh|json|jsonl|svg)\b"
+)
 
 
 def test_every_repository_path_named_in_the_code_exists() -> None:
@@ -37,7 +39,7 @@ def test_every_repository_path_named_in_the_code_exists() -> None:
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
                 for match in PATH_NAMED.finditer(line):
                     named = match.group()
-                    if "llama.cpp" in line[max(0, match.start() - 14):match.start()]:
+                    if "llama.cpp" in line[max(0, match.start() - 14) : match.start()]:
                         continue  # a path in llama.cpp's source tree, not ours
                     if not (ROOT / named.rstrip(".")).exists():
                         missing.append(f"{path.relative_to(ROOT)}:{number}: {named}")

@@ -97,7 +97,9 @@ def test_graph_sees_type_only_and_function_imports(tmp_path: Path) -> None:
     )
     known = {"tui_tok.ui.app", "tui_tok.gguf.reader", "tui_tok.ui.screens.widgets", "tui_tok.explore"}
     assert imports_of(src, "tui_tok.ui.screens.m", known) == {
-        "tui_tok.ui.app", "tui_tok.gguf.reader", "tui_tok.ui.screens.widgets"
+        "tui_tok.ui.app",
+        "tui_tok.gguf.reader",
+        "tui_tok.ui.screens.widgets",
     }
 
 

@@ -33,7 +33,7 @@ def named_per_package() -> dict[str, set[str]]:
         if header:
             parent = stack[-1][1] + "/" if stack else ""
             stack.append((indent, parent + header.group(1)))
-            line = line[header.end():]
+            line = line[header.end() :]
         if stack:
             words.setdefault(stack[-1][1], set()).update(re.findall(r"[A-Za-z_]\w*", line))
     return words

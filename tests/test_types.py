@@ -26,9 +26,7 @@ def test_package_type_checks(tmp_path_factory: pytest.TempPathFactory) -> None:
     # this process (the UI's garbage-collection pacing) must see the interpreter's own
     thresholds, recursion_limit = gc.get_threshold(), sys.getrecursionlimit()
     try:
-        stdout, stderr, status = api.run(
-            ["--ignore-missing-imports", "--cache-dir", str(cache), str(ROOT / "tui_tok")]
-        )
+        stdout, stderr, status = api.run(["--ignore-missing-imports", "--cache-dir", str(cache), str(ROOT / "tui_tok")])
     finally:
         gc.set_threshold(*thresholds)
         sys.setrecursionlimit(recursion_limit)

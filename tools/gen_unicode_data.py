@@ -54,7 +54,7 @@ def main(argv: list[str]) -> int:
         "",
     ]
     OUT.write_text("\n".join(parts))
-    print(f"wrote {OUT}: {len(flags)//2} flag ranges, {len(lower)//2} lowercase, {len(nfd)//3} nfd ranges")
+    print(f"wrote {OUT}: {len(flags) // 2} flag ranges, {len(lower) // 2} lowercase, {len(nfd) // 3} nfd ranges")
     return 0
 
 

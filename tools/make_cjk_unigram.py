@@ -25,7 +25,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.cjk_text import cjk_text  # noqa: E402
-
 from tui_tok.gguf.types import GGUFValue, GGUFValueType  # noqa: E402
 from tui_tok.gguf.writer import write_gguf  # noqa: E402
 

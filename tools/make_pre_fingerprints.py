@@ -18,7 +18,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from support import SHARED  # noqa: E402
-
 from tui_tok.gguf import read_gguf  # noqa: E402
 
 SOURCES = (  # (file, the pre llama.cpp knows the family by, a name for people)

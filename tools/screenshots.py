@@ -30,11 +30,36 @@ SHOTS: list[tuple[str, str, str, list[str]]] = [
     ("diagnostics.svg", "ggml-vocab-phi-3.gguf", TEXT, ["f6"]),
     ("chat.svg", "qwen3-vocab.gguf", TEXT, ["f5", "end", "type:<|im_end|>"]),
     # the assistant's message gets a tool call (ctrl+t), a tool message (ctrl+n, ctrl+r twice) answers it
-    ("chat-tools.svg", "qwen3-vocab.gguf", TEXT, ["f5", "shift+tab", "ctrl+t", "type:get_weather", "tab", "type:call_1",
-                                                  "tab", 'type:{"city": "Paris"}', "ctrl+n", "ctrl+r", "ctrl+r",
-                                                  "type:20 C", "tab", "type:call_1", "tab", "type:get_weather"]),
+    (
+        "chat-tools.svg",
+        "qwen3-vocab.gguf",
+        TEXT,
+        [
+            "f5",
+            "shift+tab",
+            "ctrl+t",
+            "type:get_weather",
+            "tab",
+            "type:call_1",
+            "tab",
+            'type:{"city": "Paris"}',
+            "ctrl+n",
+            "ctrl+r",
+            "ctrl+r",
+            "type:20 C",
+            "tab",
+            "type:call_1",
+            "tab",
+            "type:get_weather",
+        ],
+    ),
     ("explain-bpe.svg", "qwen3-vocab.gguf", "Hello tokenizer world!", ["escape", "home", "right", "f8", "n", "n"]),
-    ("explain-ugm.svg", "t5-botchan-en-unigram-1000.gguf", "Hello tokenizer world!", ["escape", "home", "right", "right", "f8"]),
+    (
+        "explain-ugm.svg",
+        "t5-botchan-en-unigram-1000.gguf",
+        "Hello tokenizer world!",
+        ["escape", "home", "right", "right", "f8"],
+    ),
 ]
 
 

@@ -32,7 +32,6 @@ MAX_CONTAINERS = 1 << 20
 """Arrays and objects in one value."""
 
 
-
 class JSONInputError(ValueError):
     """JSON that is too big, too deep, unreadable or not JSON; the message names no source."""
 
@@ -42,7 +41,10 @@ class JSONLimitError(JSONInputError):
 
 
 def load_json(
-    data: str | bytes, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH,
+    data: str | bytes,
+    *,
+    max_bytes: int = MAX_BYTES,
+    max_depth: int = MAX_DEPTH,
     max_containers: int = MAX_CONTAINERS,
 ) -> Any:
     """``json.loads(data)`` once the size, depth and container count are known to be in bounds.
@@ -147,8 +149,9 @@ def read_json_file(path: str | os.PathLike[str], **limits: Any) -> Any:
     """``load_json(read_file(path))``; ``limits``: ``max_bytes``, ``max_depth``, ``max_containers``,
     ``regular_only``."""
     regular_only = limits.pop("regular_only", True)
-    return load_json(read_file(Path(path), max_bytes=limits.get("max_bytes", MAX_BYTES), regular_only=regular_only),
-                     **limits)
+    return load_json(
+        read_file(Path(path), max_bytes=limits.get("max_bytes", MAX_BYTES), regular_only=regular_only), **limits
+    )
 
 
 def json_lines(stream: BinaryIO | TextIO, *, max_line: int = MAX_BYTES, **limits: Any) -> Iterator[tuple[int, Any]]:
@@ -182,5 +185,15 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-__all__ = ["JSONInputError", "JSONLimitError", "MAX_BYTES", "MAX_CONTAINERS", "MAX_DEPTH", "json_lines", "load_json", "read_file",
-           "read_json_file", "read_stream"]
+__all__ = [
+    "JSONInputError",
+    "JSONLimitError",
+    "MAX_BYTES",
+    "MAX_CONTAINERS",
+    "MAX_DEPTH",
+    "json_lines",
+    "load_json",
+    "read_file",
+    "read_json_file",
+    "read_stream",
+]

@@ -31,8 +31,8 @@ def load_tokenizer(source: str | os.PathLike[str] | GGUFFile, *, paths: PathsMod
     """
     from tui_tok.gguf import GGUFFile, GGUFValueType
     from tui_tok.sources import read_model
-    from tui_tok.tokenizer.tokenizer import Tokenizer
     from tui_tok.tokenizer.core.vocab import vocab_from_metadata
+    from tui_tok.tokenizer.tokenizer import Tokenizer
 
     # the merges' whole text comes free with decoding them (the merge-rank search wants it)
     gguf = source if isinstance(source, GGUFFile) else read_model(source, texts=("tokenizer.ggml.merges",))

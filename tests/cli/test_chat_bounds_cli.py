@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from hostile_templates import DEADLINE, HOSTILE, ISSUE, MAX_EXTRA_MB, SLACK
 from lint_support import broken
 from support import ROOT

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
-from support import ASSETS
 
+from support import ASSETS
 from tui_tok.explore.chat.render import render_chat, templates_of
 from tui_tok.gguf import read_gguf
 from tui_tok.loader import load_tokenizer
@@ -37,7 +37,9 @@ def test_prints_the_rendered_text(capsys: pytest.CaptureFixture[str], messages_f
     assert "message 1 (user) content character 3: '<|im_end|>' is read as special token 151645" in err
 
 
-def test_json_ids_are_the_tokenizers_with_parse_special(capsys: pytest.CaptureFixture[str], messages_file: Path) -> None:
+def test_json_ids_are_the_tokenizers_with_parse_special(
+    capsys: pytest.CaptureFixture[str], messages_file: Path
+) -> None:
     code, out, _ = run_cli(capsys, "chat", QWEN3, "--messages", str(messages_file), "--json", "--no-generation-prompt")
     record = json.loads(out)
     tok = load_tokenizer(QWEN3)
@@ -49,8 +51,12 @@ def test_json_ids_are_the_tokenizers_with_parse_special(capsys: pytest.CaptureFi
                                      "token_id": 151645}]  # fmt: skip
 
 
-def test_leading_bos_text_is_dropped_when_the_vocab_adds_bos(capsys: pytest.CaptureFixture[str], messages_file: Path) -> None:
-    code, out, _ = run_cli(capsys, "chat", PHI3, "--messages", str(messages_file), "--json", "--runtime", "transformers")
+def test_leading_bos_text_is_dropped_when_the_vocab_adds_bos(
+    capsys: pytest.CaptureFixture[str], messages_file: Path
+) -> None:
+    code, out, _ = run_cli(
+        capsys, "chat", PHI3, "--messages", str(messages_file), "--json", "--runtime", "transformers"
+    )
     record = json.loads(out)
     tok = load_tokenizer(PHI3)
     assert code == 0 and tok.vocab.add_bos
@@ -59,7 +65,9 @@ def test_leading_bos_text_is_dropped_when_the_vocab_adds_bos(capsys: pytest.Capt
     assert record["ids"] == tok.encode(record["text"].removeprefix("<s>"), add_special=True, parse_special=True)
 
 
-def test_messages_from_stdin_and_set_strings(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_messages_from_stdin_and_set_strings(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps([{"role": "user", "content": "x"}])))
     code, out, _ = run_cli(capsys, "chat", QWEN3, "--messages", "-", "--set", "enable_thinking=true")
     assert code == 0 and out.endswith("<|im_start|>assistant\n")
@@ -92,7 +100,9 @@ def test_failing_template_is_one_line_naming_the_line(capsys: pytest.CaptureFixt
     code, out, err = run_cli(capsys, "chat", PHI3, "--messages", str(path), "--runtime", "transformers")
     assert (code, out) == (2, "")
     # the concatenation with message["content"] is on the template's line 3 (its strings hold newlines)
-    assert err.startswith("tui-tok: error: template line 3: TypeError: can only concatenate str") and err.count("\n") == 1
+    assert (
+        err.startswith("tui-tok: error: template line 3: TypeError: can only concatenate str") and err.count("\n") == 1
+    )
     assert "Traceback" not in err
 
 
@@ -101,7 +111,9 @@ def test_failing_template_is_one_line_naming_the_line(capsys: pytest.CaptureFixt
     ('{"role": "user"}', "expected a JSON list of messages"),
     ('[{"content": "x"}]', 'message 0: expected an object with a string "role"'),
 ])  # fmt: skip
-def test_bad_messages_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str, message: str) -> None:
+def test_bad_messages_are_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str, message: str
+) -> None:
     path = tmp_path / "m.json"
     path.write_text(content)
     code, _, err = run_cli(capsys, "chat", QWEN3, "--messages", str(path))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
-from support import ASSETS
 
+from support import ASSETS
 from tui_tok.loader import load_tokenizer
 
 QWEN3 = str(ASSETS / "qwen3-vocab.gguf")
@@ -96,7 +96,9 @@ def test_two_assistant_messages_at_the_end_are_refused(capsys: pytest.CaptureFix
     (["--template-file", "/nonexistent.jinja"], "/nonexistent.jinja: cannot read the template"),
     (["--kwargs", '{"enable_thinking": "no"}'], 'llama-server: invalid type for "enable_thinking"'),
 ])  # fmt: skip
-def test_bad_options_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, args: list[str], message: str) -> None:
+def test_bad_options_are_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, args: list[str], message: str
+) -> None:
     messages = _file(tmp_path, "m.json", SYSTEM_USER)
     code, out, err = run_cli(capsys, "chat", QWEN3, "--messages", messages, *args)
     assert (code, out) == (2, "") and message in err and err.count("\n") == 1

@@ -6,8 +6,8 @@ import io
 import json
 
 import pytest
-
 from cli_support import run_cli
+
 from support import ASSETS, HAVE_SHARED, SHARED, SHARED_MISSING
 
 QWEN = str(ASSETS / "qwen3-vocab.gguf")
@@ -61,7 +61,9 @@ def test_vocab(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "tokens only in A: 0" in out
 
 
-@pytest.mark.parametrize("argv", [["diff", QWEN, "missing.gguf", "x"], ["diff", QWEN, GPT2, "--fuzz", "3"], ["diff", QWEN]])
+@pytest.mark.parametrize(
+    "argv", [["diff", QWEN, "missing.gguf", "x"], ["diff", QWEN, GPT2, "--fuzz", "3"], ["diff", QWEN]]
+)
 def test_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     code, _, err = run_cli(capsys, *argv)
     assert code == 2 and err.count("\n") == 1 and err.startswith("tui-tok: error:")

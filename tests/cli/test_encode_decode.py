@@ -8,8 +8,8 @@ import sys
 
 import pytest
 from cli_support import run_cli
-from support import ASSETS
 
+from support import ASSETS
 from tui_tok.cli.encode import unescape
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.core.byte_level import BYTE_TO_CHAR
@@ -39,7 +39,12 @@ def test_qwen3_chat_markup_gives_five_ids_like_llama_tokenize(capsys: pytest.Cap
     code, out, _ = run_cli(capsys, "encode", str(QWEN3), "-p", r"<|im_start|>user\nhi<|im_end|>")
     assert code == 0
     assert out.splitlines() == [
-        "151644 -> '<|im_start|>'", "   872 -> 'user'", "   198 -> '", "'", "  6023 -> 'hi'", "151645 -> '<|im_end|>'",
+        "151644 -> '<|im_start|>'",
+        "   872 -> 'user'",
+        "   198 -> '",
+        "'",
+        "  6023 -> 'hi'",
+        "151645 -> '<|im_end|>'",
     ]
     _, out, _ = run_cli(capsys, "encode", str(QWEN3), r"<|im_start|>user\nhi<|im_end|>", "--ids", "--show-count")
     assert out == "[151644, 872, 198, 6023, 151645]\nTotal number of tokens: 5\n"
@@ -98,7 +103,9 @@ def test_file_escape_and_stdin(capsys: pytest.CaptureFixture[str], tmp_path, mon
         assert json.loads(out) == tok.encode("x\ty") and err == ""
 
 
-def test_reading_stdin_on_a_terminal_says_so(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reading_stdin_on_a_terminal_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     class Tty(io.TextIOWrapper):
         def isatty(self) -> bool:
             return True
@@ -112,7 +119,13 @@ def test_reading_stdin_on_a_terminal_says_so(capsys: pytest.CaptureFixture[str],
 def test_help_says_the_defaults_without_rest_markup(capsys: pytest.CaptureFixture[str]) -> None:
     from tui_tok.cli import main
 
-    for argv in (["encode", "--help"], ["info", "--help"], ["decode", "--help"], ["export-vocab", "--help"], ["--help"]):
+    for argv in (
+        ["encode", "--help"],
+        ["info", "--help"],
+        ["decode", "--help"],
+        ["export-vocab", "--help"],
+        ["--help"],
+    ):
         with pytest.raises(SystemExit):
             main(argv)
         out = capsys.readouterr().out
@@ -180,7 +193,9 @@ def test_decode_brackets_must_balance(capsys: pytest.CaptureFixture[str], ids: s
 
 @pytest.mark.parametrize(("change", "says"), [({"model": "foo"}, "unsupported tokenizer.ggml.model 'foo'"),
                                               ({"pre": "qwen-nine"}, "unsupported tokenizer.ggml.pre 'qwen-nine'")])  # fmt: skip
-def test_an_unsupported_tokenizer_names_the_file(capsys: pytest.CaptureFixture[str], tmp_path, change, says: str) -> None:  # type: ignore[no-untyped-def]
+def test_an_unsupported_tokenizer_names_the_file(
+    capsys: pytest.CaptureFixture[str], tmp_path, change, says: str
+) -> None:  # type: ignore[no-untyped-def]
     """Issue 27: ``encode`` on an unsupported model did not name the file."""
     from lint_support import broken
 

@@ -6,7 +6,6 @@ import io
 import json
 
 from support import ASSETS
-
 from tui_tok.cli import main
 
 GPT2 = str(ASSETS / "ggml-vocab-gpt-2.gguf")
@@ -50,7 +49,10 @@ def test_why_not_tells_what_the_trace_did(capsys) -> None:  # type: ignore[no-un
     assert main(["explain", qwen3, " tokenization", "--why-not-token", "ation"]) == 0
     out = capsys.readouterr().out
     assert "     7. merge 'at' + 'ion'  (rank 111)" in out
-    assert "'ation' was built at step 7 ('at' + 'ion', rank 111), then absorbed into 'ization' by step 9 ('iz' + 'ation', rank 1766)" in out
+    assert (
+        "'ation' was built at step 7 ('at' + 'ion', rank 111), then absorbed into 'ization' by step 9 ('iz' + 'ation', rank 1766)"
+        in out
+    )
     assert "would need" not in out
     assert main(["explain", qwen3, " tokenization", "--why-not", "|"]) == 0
     tail = capsys.readouterr().out.split("why not")[1]

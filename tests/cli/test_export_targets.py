@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
-from support import ASSETS, ROOT
 
+from support import ASSETS, ROOT
 from tui_tok.gguf import read_gguf, write_gguf
 
 T5 = ASSETS / "t5-botchan-en-unigram-1000.gguf"
@@ -59,14 +59,18 @@ def test_existing_file_needs_force_and_keeps_its_mode(capsys: pytest.CaptureFixt
     assert read_gguf(out).metadata.keys() == read_gguf(T5).metadata.keys()
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("DIR", "is a directory"),
-    ("DIR/missing/x.gguf", "the directory DIR/missing does not exist"),
-    ("", "the output path is empty"),
-    ("DIR/file.txt/x.gguf", "cannot write it: DIR/file.txt is not a directory"),
-])
-def test_unusable_targets_are_one_line(name: str, expected: str, capsys: pytest.CaptureFixture[str],
-                                       tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("DIR", "is a directory"),
+        ("DIR/missing/x.gguf", "the directory DIR/missing does not exist"),
+        ("", "the output path is empty"),
+        ("DIR/file.txt/x.gguf", "cannot write it: DIR/file.txt is not a directory"),
+    ],
+)
+def test_unusable_targets_are_one_line(
+    name: str, expected: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     (tmp_path / "file.txt").write_text("x")
     out = name.replace("DIR", str(tmp_path))
     err = _refused(capsys, out)
@@ -105,11 +109,16 @@ def test_export_of_a_huge_string_array_streams(tmp_path: Path) -> None:
     """2x10^6 strings (the issue's 10^7 scaled down): peak memory beyond the interpreter's stays
     within a few times the file (the old export decoded and re-encoded every string: ~15x)."""
     n = 2_000_000
-    src = write_gguf(tmp_path / "strings.gguf", {"general.architecture": "x",
-                                                  "big": [f"s{i:07d}" for i in range(n)]})
+    src = write_gguf(tmp_path / "strings.gguf", {"general.architecture": "x", "big": [f"s{i:07d}" for i in range(n)]})
     size = src.stat().st_size
-    r = subprocess.run([sys.executable, "-c", MEASURE, str(src), str(tmp_path / "out.gguf")], capture_output=True,
-                       text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(src), str(tmp_path / "out.gguf")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
     base_kb, peak_kb, code = map(int, r.stdout.split())
     assert code == 0, r.stderr
     assert (tmp_path / "out.gguf").read_bytes() == src.read_bytes()  # no tensors: the same bytes

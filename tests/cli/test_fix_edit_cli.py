@@ -8,9 +8,9 @@ import json
 
 import pytest
 from cli_support import run_cli
+
 from fix_support import tensor_hashes, with_tensors
 from lint_support import asset_metadata
-
 from tui_tok import load_tokenizer
 from tui_tok.gguf import read_gguf
 

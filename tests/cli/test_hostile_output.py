@@ -13,8 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-
 from cli_support import run_cli
+
 from hostile_files import HOSTILE_ID, HOSTILE_TOKEN, OSC_TITLE, TEMPLATE_NAME, raw_controls, spm_file
 from support import ASSETS, HAVE_SHARED, SHARED, SHARED_MISSING
 
@@ -66,7 +66,9 @@ def test_chat(capsys: pytest.CaptureFixture[str], tmp_path: Path, hostile: str,
     code, out, err = run_cli(capsys, "chat", hostile, "--messages", str(messages), "--template", "nope")
     assert code == 2 and "rag[/]␛]2;PWNED" in err
     _clean(out, err)
-    code, out, err = run_cli(capsys, "chat", hostile, "--messages", str(messages), "--template", TEMPLATE_NAME, "--json")
+    code, out, err = run_cli(
+        capsys, "chat", hostile, "--messages", str(messages), "--template", TEMPLATE_NAME, "--json"
+    )
     _clean(out, err)
     assert json.loads(out)["text"] == "raghi[/]" + OSC_TITLE
     code, out, err = run_cli(capsys, "chat", hostile, "--messages", str(messages), "--template", TEMPLATE_NAME)
@@ -139,7 +141,9 @@ def test_diff_hf_added_token(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     _clean(out, err)
 
 
-def test_list(capsys: pytest.CaptureFixture[str], tmp_path: Path, hostile: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_list(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, hostile: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cache = tmp_path / "home" / ".cache" / "llama.cpp"
     cache.mkdir(parents=True)
     shutil.copyfile(hostile, cache / ("x[bold]y" + OSC_TITLE.replace("\\", "") + ".gguf"))

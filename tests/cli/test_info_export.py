@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_support import run_cli
-from support import ASSETS, ROOT, gguf_py
 
+from support import ASSETS, ROOT, gguf_py
 from tui_tok.gguf import GGUFValue, GGUFValueType, read_gguf, write_gguf
 
 QWEN3 = ASSETS / "qwen3-vocab.gguf"
@@ -38,14 +38,18 @@ def test_info_summary(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_info_merges_and_missing_template(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    p = write_gguf(tmp_path / "m.gguf", {
-        "general.architecture": "gpt2",
-        "tokenizer.ggml.model": "gpt2",
-        "tokenizer.ggml.tokens": ["a", "b", "ab", "bad\udcff"],
-        "tokenizer.ggml.merges": ["a b"],
-        "tokenizer.ggml.eos_token_id": 3,
-        "tokenizer.ggml.bos_token_id": 9,
-    }, tensors=[("w", (32, 4), 8)])
+    p = write_gguf(
+        tmp_path / "m.gguf",
+        {
+            "general.architecture": "gpt2",
+            "tokenizer.ggml.model": "gpt2",
+            "tokenizer.ggml.tokens": ["a", "b", "ab", "bad\udcff"],
+            "tokenizer.ggml.merges": ["a b"],
+            "tokenizer.ggml.eos_token_id": 3,
+            "tokenizer.ggml.bos_token_id": 9,
+        },
+        tensors=[("w", (32, 4), 8)],
+    )
     code, out, _ = run_cli(capsys, "info", str(p))
     assert code == 0
     assert "merges:          1" in out and "chat template:   none" in out
@@ -66,7 +70,11 @@ def test_info_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert doc["gguf_version"] == f.version and doc["tensor_count"] == 0
     code, out, _ = run_cli(capsys, "info", "--json", "--full", str(T5))
     assert json.loads(out)["metadata"]["tokenizer.ggml.tokens"] == {
-        "type": "array", "item_type": "string", "count": 1000, "value": f["tokenizer.ggml.tokens"]}
+        "type": "array",
+        "item_type": "string",
+        "count": 1000,
+        "value": f["tokenizer.ggml.tokens"],
+    }
 
 
 def test_info_json_escapes_bytes_and_non_finite(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -77,23 +85,29 @@ def test_info_json_escapes_bytes_and_non_finite(capsys: pytest.CaptureFixture[st
 
 
 def test_info_does_not_import_the_tokenizer() -> None:
-    code = ("import sys; from tui_tok.cli import main; main(['info', sys.argv[1]]); "
-            "bad = [m for m in sys.modules if m.startswith(('tui_tok.tokenizer', 'textual'))]; "
-            "assert not bad, bad")
+    code = (
+        "import sys; from tui_tok.cli import main; main(['info', sys.argv[1]]); "
+        "bad = [m for m in sys.modules if m.startswith(('tui_tok.tokenizer', 'textual'))]; "
+        "assert not bad, bad"
+    )
     r = subprocess.run([sys.executable, "-c", code, str(PHI3)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
 
 
 def test_export_vocab(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    src = write_gguf(tmp_path / "model.gguf", {
-        "general.architecture": "llama",
-        "general.alignment": GGUFValue(GGUFValueType.UINT32, 64),
-        "llama.context_length": 4096,
-        "tokenizer.ggml.tokens": ["<s>", "a", "b"],
-        "tokenizer.ggml.scores": np.array([0, -1, -2], np.float32),
-        "tokenizer.ggml.token_type": GGUFValue(GGUFValueType.ARRAY, [3, 1, 1], GGUFValueType.INT32),
-        "tokenizer.ggml.add_bos_token": True,
-    }, tensors=[("token_embd.weight", (64, 3), 0)])
+    src = write_gguf(
+        tmp_path / "model.gguf",
+        {
+            "general.architecture": "llama",
+            "general.alignment": GGUFValue(GGUFValueType.UINT32, 64),
+            "llama.context_length": 4096,
+            "tokenizer.ggml.tokens": ["<s>", "a", "b"],
+            "tokenizer.ggml.scores": np.array([0, -1, -2], np.float32),
+            "tokenizer.ggml.token_type": GGUFValue(GGUFValueType.ARRAY, [3, 1, 1], GGUFValueType.INT32),
+            "tokenizer.ggml.add_bos_token": True,
+        },
+        tensors=[("token_embd.weight", (64, 3), 0)],
+    )
     out = tmp_path / "vocab.gguf"
     code, _, err = run_cli(capsys, "export-vocab", str(src), "-o", str(out))
     assert code == 0 and "wrote" in err
@@ -115,15 +129,19 @@ def test_export_of_real_vocab_is_identical(capsys: pytest.CaptureFixture[str], t
 
 def test_gguf_py_reads_our_export(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     gguf = gguf_py()
-    src = write_gguf(tmp_path / "model.gguf", {
-        "general.architecture": "llama",
-        "tokenizer.ggml.model": "llama",
-        "tokenizer.ggml.tokens": [f"tok{i}" for i in range(700)] + ["\u00e9t\u00e9", ""],
-        "tokenizer.ggml.scores": np.arange(702, dtype=np.float32),
-        "tokenizer.ggml.token_type": np.ones(702, dtype=np.int32),
-        "tokenizer.ggml.add_bos_token": True,
-        "tokenizer.ggml.bos_token_id": 1,
-    }, tensors=[("token_embd.weight", (32, 702), 1)])
+    src = write_gguf(
+        tmp_path / "model.gguf",
+        {
+            "general.architecture": "llama",
+            "tokenizer.ggml.model": "llama",
+            "tokenizer.ggml.tokens": [f"tok{i}" for i in range(700)] + ["\u00e9t\u00e9", ""],
+            "tokenizer.ggml.scores": np.arange(702, dtype=np.float32),
+            "tokenizer.ggml.token_type": np.ones(702, dtype=np.int32),
+            "tokenizer.ggml.add_bos_token": True,
+            "tokenizer.ggml.bos_token_id": 1,
+        },
+        tensors=[("token_embd.weight", (32, 702), 1)],
+    )
     out = tmp_path / "vocab.gguf"
     assert run_cli(capsys, "export-vocab", str(src), "-o", str(out))[0] == 0
     ours = read_gguf(out)
@@ -213,12 +231,14 @@ def test_debug_shows_traceback(capsys: pytest.CaptureFixture[str], tmp_path: Pat
 def test_real_process(tmp_path: Path) -> None:
     p = tmp_path / "bad.gguf"
     p.write_bytes(HOSTILE["version-4"])
-    r = subprocess.run([sys.executable, "-m", "tui_tok", "info", str(p)], capture_output=True, text=True,
-                       timeout=60, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, "-m", "tui_tok", "info", str(p)], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.count("\n") == 1 and "unsupported GGUF version 4" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "tui_tok", "info", str(QWEN3)], capture_output=True, text=True,
-                       timeout=60, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, "-m", "tui_tok", "info", str(QWEN3)], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
     assert r.returncode == 0 and "vocab size:      151,669" in r.stdout
 
 

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 from cli_support import run_cli
-from support import ASSETS, gguf_py, vocab_files
 
+from support import ASSETS, gguf_py, vocab_files
 from tui_tok.gguf import GGUFValue, GGUFValueType, write_gguf
 
 _T = GGUFValueType
@@ -87,11 +87,20 @@ def test_full_dump_equals_gguf_py(vf, capsys: pytest.CaptureFixture[str]) -> Non
 def test_full_dump_of_types_and_tensors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """u32, i32 and f32 stay apart; f32 prints shortest; tensors listed with shape, type, offset, bytes."""
     gg = gguf_py()
-    p = write_gguf(tmp_path / "t.gguf", {
-        "u": GGUFValue(_T.UINT32, 7), "i": GGUFValue(_T.INT32, 7), "f": GGUFValue(_T.FLOAT32, 1e-6),
-        "d": GGUFValue(_T.FLOAT64, 0.1), "b": True, "nan": GGUFValue(_T.FLOAT32, float("nan")),
-        "a": np.arange(40, dtype=np.int16), "nested": GGUFValue(_T.ARRAY, [[1, 2], ["x"]], _T.ARRAY),
-    }, tensors=[("w", (64, 3), 8), ("b", (3,), 0)])
+    p = write_gguf(
+        tmp_path / "t.gguf",
+        {
+            "u": GGUFValue(_T.UINT32, 7),
+            "i": GGUFValue(_T.INT32, 7),
+            "f": GGUFValue(_T.FLOAT32, 1e-6),
+            "d": GGUFValue(_T.FLOAT64, 0.1),
+            "b": True,
+            "nan": GGUFValue(_T.FLOAT32, float("nan")),
+            "a": np.arange(40, dtype=np.int16),
+            "nested": GGUFValue(_T.ARRAY, [[1, 2], ["x"]], _T.ARRAY),
+        },
+        tensors=[("w", (64, 3), 8), ("b", (3,), 0)],
+    )
     doc = _full(capsys, p)
     meta = doc["metadata"]
     assert meta["u"] == {"type": "u32", "value": 7} and meta["i"] == {"type": "i32", "value": 7}

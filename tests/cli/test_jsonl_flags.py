@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_support import run_cli
 
 from tui_tok.loader import load_tokenizer

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from cli_support import run_cli
+
 from lint_support import DROP, broken
 from support import ASSETS
 

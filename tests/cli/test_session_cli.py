@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from cli_support import run_cli
-from support import ASSETS
 
+from support import ASSETS
 from tui_tok.explore.session_file import ChatState, SessionState, save
 
 QWEN3 = str(ASSETS / "qwen3-vocab.gguf")
@@ -22,7 +22,10 @@ TOOLS = '[{"type": "function", "function": {"name": "now", "parameters": {}}}]' 
 def _session(tmp_path: Path, **kw: Any) -> Path:
     chat = ChatState(messages=[{"role": "user", "content": "Hi"}], tools_text=TOOLS)
     path = tmp_path / "s.json"
-    save(path, SessionState(text=RAW.decode("utf-8", "surrogateescape"), toggles={"parse_special": True}, chat=chat, **kw))
+    save(
+        path,
+        SessionState(text=RAW.decode("utf-8", "surrogateescape"), toggles={"parse_special": True}, chat=chat, **kw),
+    )
     return path
 
 
@@ -41,11 +44,15 @@ def test_chat_reads_a_session_as_its_conversation(capsys: pytest.CaptureFixture[
     assert code == 2 and "messages[0]" in err and err.count("\n") == 1
 
 
-def test_app_reopens_a_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_app_reopens_a_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = _session(tmp_path, compare=PHI3)
     seen: list[Any] = []
-    monkeypatch.setattr("tui_tok.ui.app.run_app",
-                        lambda opening, *, session=None: seen.append((opening.read(lambda _line: None), session)) or 0)
+    monkeypatch.setattr(
+        "tui_tok.ui.app.run_app",
+        lambda opening, *, session=None: seen.append((opening.read(lambda _line: None), session)) or 0,
+    )
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     from tui_tok.cli import main
 

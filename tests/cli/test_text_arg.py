@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import ASSETS
 
+from support import ASSETS
 from tui_tok.cli.text_arg import JsonlItem, TextArgError, jsonl_items
 
 GPT2 = str(ASSETS / "ggml-vocab-gpt-2.gguf")

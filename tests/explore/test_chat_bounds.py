@@ -14,10 +14,10 @@ from typing import Any
 
 import jinja2.ext
 import pytest
-from hostile_templates import DEADLINE, HOSTILE, MAX_EXTRA_MB, SLACK
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from support import ROOT
 
+from hostile_templates import DEADLINE, HOSTILE, MAX_EXTRA_MB, SLACK
+from support import ROOT
 from tui_tok.explore.chat.bounds import (
     DEFAULT_LIMITS,
     BoundedSandbox,
@@ -98,7 +98,7 @@ def _environments() -> tuple[jinja2.Environment, jinja2.Environment]:
 @pytest.mark.parametrize("template", SAME)
 def test_bounded_sandbox_renders_what_the_plain_sandbox_renders(template: str) -> None:
     plain, bounded = _environments()
-    variables = {"messages": [{"role": "user", "content": "Hi \"there\" 日本"}]}
+    variables = {"messages": [{"role": "user", "content": 'Hi "there" 日本'}]}
     expected = plain.from_string(template).render(variables)
     assert bounded_render(bounded_compile(bounded, template), variables) == expected
 

@@ -22,14 +22,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "chat_llama_server"))
 
-from cases import CASES, RECORDED, ids_sha, run_oracle, sha, template_sets  # noqa: E402
+from cases import CASES, RECORDED, ids_sha, run_oracle, sha, template_sets
 
-from tui_tok.explore.chat.llama_server.apply import LlamaServerRequest  # noqa: E402
-from tui_tok.explore.chat.prompt import chat_prompt  # noqa: E402
-from tui_tok.explore.chat.render import ChatTemplateError, templates_of  # noqa: E402
-from tui_tok.gguf import read_gguf  # noqa: E402
-from tui_tok.loader import load_tokenizer  # noqa: E402
-from tui_tok.tokenizer import Tokenizer  # noqa: E402
+from tui_tok.explore.chat.llama_server.apply import LlamaServerRequest
+from tui_tok.explore.chat.prompt import chat_prompt
+from tui_tok.explore.chat.render import ChatTemplateError, templates_of
+from tui_tok.gguf import read_gguf
+from tui_tok.loader import load_tokenizer
+from tui_tok.tokenizer import Tokenizer
 
 KNOWN = Path(RECORDED).with_name("known_differences.txt")
 ORACLE = os.environ.get("TUI_TOK_CHAT_ORACLE")
@@ -110,7 +110,9 @@ def test_recorded_expectations() -> None:
     _score(results, "llama-server runtime vs recorded llama.cpp 0.3.36")
 
 
-@pytest.mark.skipif(not ORACLE, reason="set TUI_TOK_CHAT_ORACLE=/path/to/chat_oracle (../shared/tools/llama-chat-oracle)")
+@pytest.mark.skipif(
+    not ORACLE, reason="set TUI_TOK_CHAT_ORACLE=/path/to/chat_oracle (../shared/tools/llama-chat-oracle)"
+)
 def test_live_oracle() -> None:
     """The live oracle on every template and case available here."""
     assert ORACLE is not None

@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from support import ASSETS, HAVE_SHARED, SHARED, SHARED_MISSING
 
+from support import ASSETS, HAVE_SHARED, SHARED, SHARED_MISSING
 from tui_tok.explore.chat.llama_server import LlamaServerRequest
 from tui_tok.explore.chat.llama_server.caps import caps_of
 from tui_tok.explore.chat.llama_server.runtime import render_llama_server
@@ -120,7 +120,7 @@ def test_request_controls() -> None:
     assert render(THINK, reasoning_effort="high") == "True|high|True|"
     assert render(THINK, reasoning_effort="none") == "False||True|"
     assert render(THINK, chat_template_kwargs={"enable_thinking": False, "custom": [1, "a"]}) == "False||True|1a"
-    with pytest.raises(ChatTemplateError, match="invalid type for \"enable_thinking\""):
+    with pytest.raises(ChatTemplateError, match='invalid type for "enable_thinking"'):
         render(THINK, chat_template_kwargs={"enable_thinking": "no"})
 
 
@@ -192,7 +192,9 @@ def test_command_r_renders_tools_with_its_tool_use_template() -> None:
     r = render_llama_server(templates["default"], USER, tool_use_template=templates["tool_use"], tools=tools)
     # the template wants Cohere's tool form (tool.name): an OpenAI tool renders as a nameless def, as in llama.cpp
     assert r.template == "tool_use" and "## Available Tools" in r.prompt and "def () -> List[Dict]:" in r.prompt
-    assert render_llama_server(templates["default"], USER, tool_use_template=templates["tool_use"]).template == "default"
+    assert (
+        render_llama_server(templates["default"], USER, tool_use_template=templates["tool_use"]).template == "default"
+    )
 
 
 @pytest.mark.skipif(not HAVE_SHARED, reason=SHARED_MISSING)

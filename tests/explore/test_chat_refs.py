@@ -15,8 +15,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from support import ROOT, SHARED_MISSING, vocab_file, vocab_name
 
+from support import ROOT, SHARED_MISSING, vocab_file, vocab_name
 from tui_tok.explore.chat.prompt import token_texts
 from tui_tok.explore.chat.render import ChatTemplateError, render_chat, templates_of
 from tui_tok.gguf import read_gguf
@@ -31,7 +31,9 @@ def _cases() -> list:
         record = json.loads(ref.read_text(encoding="utf-8"))
         for entry in record["templates"]:
             for case in entry["cases"]:
-                out.append(pytest.param(ref, entry["template"], case, id=f"{ref.stem}-{entry['template']}-{case['name']}"))
+                out.append(
+                    pytest.param(ref, entry["template"], case, id=f"{ref.stem}-{entry['template']}-{case['name']}")
+                )
     return out
 
 
@@ -57,7 +59,9 @@ def test_render_matches_transformers(ref: Path, template_name: str, case: dict) 
     templates, (bos, eos), record = _gguf(ref)
     template = templates[template_name]
     entry = next(e for e in record["templates"] if e["template"] == template_name)
-    assert hashlib.sha256(template.encode()).hexdigest() == entry["sha256"], "the file's template changed: remake the refs"
+    assert hashlib.sha256(template.encode()).hexdigest() == entry["sha256"], (
+        "the file's template changed: remake the refs"
+    )
     assert (bos, eos) == (record["bos_token"], record["eos_token"])
 
     def render() -> str:

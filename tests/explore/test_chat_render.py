@@ -36,7 +36,9 @@ def test_loop_controls_and_generation_tag() -> None:
 
 
 def test_variables_and_extra() -> None:
-    template = "{{ bos_token }}|{{ eos_token }}|{{ add_generation_prompt }}|{{ tools }}|{{ documents }}|{{ enable_thinking }}"
+    template = (
+        "{{ bos_token }}|{{ eos_token }}|{{ add_generation_prompt }}|{{ tools }}|{{ documents }}|{{ enable_thinking }}"
+    )
     out = render_chat(template, USER, bos_token="<s>", eos_token="</s>", extra={"enable_thinking": False,
                                                                                   "bos_token": "ignored"})  # fmt: skip
     assert out == "<s>|</s>|True|None|None|False"
@@ -45,7 +47,10 @@ def test_variables_and_extra() -> None:
 def test_strftime_now_dict_and_namespace() -> None:
     year = datetime.datetime.now().year
     assert render_chat("{{ strftime_now('%Y') }}", []) in (str(year), str(year + 1))
-    assert render_chat("{{ dict(a=1) | tojson }}{% set ns = namespace(n=1) %}{% set ns.n = 2 %}{{ ns.n }}", []) == '{"a": 1}2'
+    assert (
+        render_chat("{{ dict(a=1) | tojson }}{% set ns = namespace(n=1) %}{% set ns.n = 2 %}{{ ns.n }}", [])
+        == '{"a": 1}2'
+    )
     with pytest.raises(ChatTemplateError, match="underscore"):
         render_chat("{% set ns = namespace(_x=1) %}", [])
 

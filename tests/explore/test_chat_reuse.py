@@ -8,8 +8,8 @@ from functools import cache
 from typing import Any
 
 import pytest
-from support import ASSETS
 
+from support import ASSETS
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.chat.llama_server.apply import LlamaServerRequest
 from tui_tok.explore.chat.prompt import ChatPrompt, chat_prompt
@@ -49,7 +49,9 @@ def test_qwen3_reasoning_in_history_breaks_the_prefix(runtime: str) -> None:
     tok = _load(QWEN3)[0]
     build = _builder(QWEN3, runtime)
     [turn] = prefix_reuse(tok, THOUGHT, build)
-    cached = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\ngreet back\n</think>\n\nHello!<|im_end|>\n"
+    cached = (
+        "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\ngreet back\n</think>\n\nHello!<|im_end|>\n"
+    )
     following = build(THOUGHT, True)
     assert following.text == "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n" \
                              "<|im_start|>user\n2+2?<|im_end|>\n<|im_start|>assistant\n"  # fmt: skip
@@ -57,7 +59,13 @@ def test_qwen3_reasoning_in_history_breaks_the_prefix(runtime: str) -> None:
     assert (turn.message, turn.next_message) == (1, 2)
     assert (turn.cached, turn.next_prompt) == (len(cached_ids), len(following.ids))
     # the slot keeps everything up to the assistant header; the next prompt drops the <think> block
-    assert turn.shared == common_prefix(cached_ids, following.ids) == len(tok.encode("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n", add_special=True, parse_special=True))
+    assert (
+        turn.shared
+        == common_prefix(cached_ids, following.ids)
+        == len(
+            tok.encode("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n", add_special=True, parse_special=True)
+        )
+    )
     assert turn.broken and turn.char == len("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n")
     assert turn.cached_excerpt.startswith("<think>\ngreet back") and turn.next_excerpt.startswith("Hello!<|im_end|>")
     assert describe_reuse([turn]).startswith(f"KV: 1/1 turns break · #1 {turn.shared}/{turn.cached}: '<think>\\n")
@@ -67,9 +75,15 @@ def test_qwen3_without_reasoning_still_breaks_on_the_empty_think_block() -> None
     """Qwen3 renders the last assistant turn (the one the model just wrote) with an empty <think> block
     and earlier ones without: the cache breaks even when no reasoning was given."""
     tok = _load(QWEN3)[0]
-    messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "ok"}]
+    messages = [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello!"},
+        {"role": "user", "content": "ok"},
+    ]
     [turn] = prefix_reuse(tok, messages, _builder(QWEN3, "llama-server"))
-    assert turn.broken and turn.cached_excerpt.startswith("<think>\n\n</think>") and turn.next_excerpt.startswith("Hello!")
+    assert (
+        turn.broken and turn.cached_excerpt.startswith("<think>\n\n</think>") and turn.next_excerpt.startswith("Hello!")
+    )
 
 
 def test_phi3_history_is_rendered_as_generated_all_cached_ids_reused() -> None:
@@ -82,7 +96,9 @@ def test_phi3_history_is_rendered_as_generated_all_cached_ids_reused() -> None:
     for t in turns:
         assert not t.broken and t.char is None and t.shared == t.cached < t.next_prompt
         # the cache is the request's prompt followed by the answer as phi-3 writes it, <|end|> included (the newline after it is swallowed: RSTRIP)
-        assert tok.decode(build(messages[: t.next_message + 1], True).ids[: t.shared], unparse_special=True).endswith("Hello!<|end|>" if t.message == 2 else "4<|end|>")
+        assert tok.decode(build(messages[: t.next_message + 1], True).ids[: t.shared], unparse_special=True).endswith(
+            "Hello!<|end|>" if t.message == 2 else "4<|end|>"
+        )
     assert prefix_reuse(tok, messages, build, max_turns=1) == turns[-1:]
     assert describe_reuse(turns) == "KV: all 2 turns reused"
 
@@ -123,7 +139,10 @@ def test_tools_not_counted_when_the_bare_render_is_refused_and_a_newer_request_s
         raise TuiTokError("template-error: tools is undefined")
 
     tokens, method = tools_count(refuse, prompt, [{"type": "function"}])
-    assert tokens is None and method == "not counted: without tools the template refuses (template-error: tools is undefined)"
+    assert (
+        tokens is None
+        and method == "not counted: without tools the template refuses (template-error: tools is undefined)"
+    )
     assert budget(prompt, None, tokens, method)["tools_method"] == method
     assert tools_count(refuse, prompt, None) == (None, "with tools minus without")
     assert budget(prompt, None, None)["tools_method"] is None

@@ -6,8 +6,7 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from support import ASSETS
 from tui_tok import read_gguf
@@ -31,7 +30,9 @@ def _tok(name: str) -> Tokenizer:
 
 
 def _utf8(text: str) -> bytes:
-    return b"".join(c.encode("utf-8", "surrogateescape" if 0xDC80 <= ord(c) <= 0xDCFF else "surrogatepass") for c in text)
+    return b"".join(
+        c.encode("utf-8", "surrogateescape" if 0xDC80 <= ord(c) <= 0xDCFF else "surrogatepass") for c in text
+    )
 
 
 def _expected_starts(text: str, tok: Tokenizer, parse_special: bool) -> list[int]:
@@ -91,7 +92,9 @@ def test_common_prefix_and_suffix(a: str, b: str) -> None:
     st.lists(st.integers(1, 60), max_size=12),
 )
 @example("", "aaaa", "", "aaaaa", [8])  # 'aaaaaaaaa' -> 'aaaaa': the whole change reads as a cut-off end
-def test_carried_marks_keep_the_unchanged_ends(head: str, old_mid: str, new_mid: str, tail: str, raw: list[int]) -> None:
+def test_carried_marks_keep_the_unchanged_ends(
+    head: str, old_mid: str, new_mid: str, tail: str, raw: list[int]
+) -> None:
     """Cuts before the edit stay put, cuts in the text after it move by the length change."""
     old, new = head + old_mid + tail, head + new_mid + tail
     starts = np.array(sorted({m for m in raw if m <= len(old)}), dtype=np.int64)

@@ -6,7 +6,6 @@ import doctest
 import json
 
 from support import ASSETS
-
 from tui_tok import load_tokenizer, read_gguf
 from tui_tok.explore import copy_forms
 from tui_tok.explore.copy_forms import bytes_of, ids_list, json_str, pieces_list, text_of, token_records
@@ -36,7 +35,9 @@ def test_token_records_have_byte_offsets() -> None:
     tok = load_tokenizer(read_gguf(ASSETS / "qwen3-vocab.gguf"))
     data = "héllo 日本語 🙂\n".encode() + b"\xff"
     ids, starts, ends = tok.tokenize_arrays(data, add_special=False, parse_special=False)[:3]
-    rows = [json.loads(line) for line in token_records(ids.tolist(), starts.tolist(), ends.tolist(), tok.token_to_piece)]
+    rows = [
+        json.loads(line) for line in token_records(ids.tolist(), starts.tolist(), ends.tolist(), tok.token_to_piece)
+    ]
     tokens = tok.tokenize(data, add_special=False, parse_special=False)
     assert [(r["id"], r["start"], r["end"]) for r in rows] == [(t.id, t.start, t.end) for t in tokens]
     assert rows[-1]["end"] == len(data)

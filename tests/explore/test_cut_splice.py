@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import ASSETS
 
+from support import ASSETS
 from tui_tok.explore.layout import layout_arrays
-from tui_tok.loader import load_tokenizer
 from tui_tok.explore.tokenize_engine import TokenizeEngine, TokenizeRequest
+from tui_tok.loader import load_tokenizer
 
 TEXT = "Hello, world. The quick brown fox (aged 7) jumps over the lazy dog!\n日本語 🙂 naïve\n" * 300
 
 
 @pytest.mark.parametrize(
-    "name", ["ggml-vocab-phi-3.gguf", "ggml-vocab-bert-bge.gguf", "rwkv-world-vocab.gguf", "t5-botchan-en-unigram-1000.gguf"]
+    "name",
+    ["ggml-vocab-phi-3.gguf", "ggml-vocab-bert-bge.gguf", "rwkv-world-vocab.gguf", "t5-botchan-en-unigram-1000.gguf"],
 )
 @pytest.mark.parametrize("add_special", [False, True])
 def test_edit_is_spliced_and_exact(name: str, add_special: bool) -> None:
@@ -23,7 +24,9 @@ def test_edit_is_spliced_and_exact(name: str, add_special: bool) -> None:
     engine = TokenizeEngine()
 
     def request(generation: int, text: str) -> TokenizeRequest:
-        return TokenizeRequest(generation=generation, text=text, add_special=add_special, parse_special=True, show_pieces=False)
+        return TokenizeRequest(
+            generation=generation, text=text, add_special=add_special, parse_special=True, show_pieces=False
+        )
 
     assert engine.layout(tok, request(0, TEXT)) is not None
     text = TEXT

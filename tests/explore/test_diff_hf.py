@@ -8,8 +8,7 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from support import HAVE_SHARED, SHARED, SHARED_MISSING
 from tui_tok.explore.diff.fuzz import fuzz_texts
@@ -40,7 +39,9 @@ def assert_one_minimal(p, text: str) -> None:  # type: ignore[no-untyped-def]
 
 
 @needs_hf
-@pytest.mark.parametrize(("name", "add"), [("qwen3", True), ("qwen3", False), ("llama3", False), ("mistral-v1", True), ("gemma3", True)])
+@pytest.mark.parametrize(
+    ("name", "add"), [("qwen3", True), ("qwen3", False), ("llama3", False), ("mistral-v1", True), ("gemma3", True)]
+)
 def test_ordinary_text_agrees(name: str, add: bool) -> None:
     p = pair(name, add)
     for text in ORDINARY:

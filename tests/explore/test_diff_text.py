@@ -9,8 +9,7 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from support import ASSETS, HAVE_SHARED, SHARED, SHARED_MISSING, llama_test_cases, vocab_file
 from tui_tok.explore.diff.align import align, render_rows
@@ -37,7 +36,10 @@ def tok(path: str):  # type: ignore[no-untyped-def]
 
 
 def triples(t, data: bytes, add: bool, parse: bool) -> list[tuple[int, int, bytes]]:  # type: ignore[no-untyped-def]
-    return [(x.start, x.end, t.token_to_piece(x.id, special=True)) for x in t.tokenize(data, add_special=add, parse_special=parse)]
+    return [
+        (x.start, x.end, t.token_to_piece(x.id, special=True))
+        for x in t.tokenize(data, add_special=add, parse_special=parse)
+    ]
 
 
 def check(path_a: str, path_b: str, text: str, *, add: bool = True, parse: bool = False) -> None:
@@ -107,7 +109,11 @@ def test_shared_pairs(a: str, b: str) -> None:
 @pytest.mark.skipif(not HAVE_SHARED, reason=SHARED_MISSING)
 def test_ids_may_differ_where_pieces_agree() -> None:
     """llama-spm and Mistral v1 number the same pieces differently: still the same tokenization."""
-    d = diff_texts(tok(str(SHARED / "vocabs/ggml-vocab-llama-spm.gguf")), tok(str(SHARED / "data/mistral-spm-v1.gguf")), "Hello world")
+    d = diff_texts(
+        tok(str(SHARED / "vocabs/ggml-vocab-llama-spm.gguf")),
+        tok(str(SHARED / "data/mistral-spm-v1.gguf")),
+        "Hello world",
+    )
     assert d.same and [t.id for t in d.a] != [t.id for t in d.b]
 
 

@@ -54,10 +54,19 @@ def test_counts_match_a_direct_reading(a, b) -> None:  # type: ignore[no-untyped
         assert d.scores_changed.count == sum(sa[ida[t]] != sb[idb[t]] for t in both)
     assert set(d.metadata_only_a) == set(ra) - set(rb)
     assert set(d.metadata_only_b) == set(rb) - set(ra)
-    changed = {k for k in set(ra) & set(rb) if not np.array_equal(np.asarray(ra[k], dtype=object), np.asarray(rb[k], dtype=object))}
+    changed = {
+        k
+        for k in set(ra) & set(rb)
+        if not np.array_equal(np.asarray(ra[k], dtype=object), np.asarray(rb[k], dtype=object))
+    }
     assert set(d.metadata_changed) == changed
     js = d.to_json()
-    assert (js["only_a"], js["only_b"], js["moved"], js["type_changed"]) == (d.only_a.count, d.only_b.count, d.moved.count, d.type_changed.count)
+    assert (js["only_a"], js["only_b"], js["moved"], js["type_changed"]) == (
+        d.only_a.count,
+        d.only_b.count,
+        d.moved.count,
+        d.type_changed.count,
+    )
     assert js["metadata"]["changed"] == list(d.metadata_changed)
     assert d.same == (a == b)
 
@@ -68,8 +77,12 @@ def test_same_file_is_same() -> None:
 
 
 def test_special_ids_and_scores() -> None:
-    a = {"tokenizer.ggml.tokens": ["<s>", "</s>", "x"], "tokenizer.ggml.scores": [0.0, 0.0, -1.0],
-         "tokenizer.ggml.bos_token_id": 0, "tokenizer.ggml.eos_token_id": 1}
+    a = {
+        "tokenizer.ggml.tokens": ["<s>", "</s>", "x"],
+        "tokenizer.ggml.scores": [0.0, 0.0, -1.0],
+        "tokenizer.ggml.bos_token_id": 0,
+        "tokenizer.ggml.eos_token_id": 1,
+    }
     b = {"tokenizer.ggml.tokens": ["</s>", "<s>", "x"], "tokenizer.ggml.scores": [0.0, 0.0, -2.0],
          "tokenizer.ggml.bos_token_id": 1, "tokenizer.ggml.eos_token_id": 1}  # fmt: skip
     d = diff_vocabs(a, b)

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from fix_support import gguf_py_tensors, raw_fields, tensor_hashes, with_tensors
 from lint_support import DROP, asset_metadata, codes, lint_file, only
-
 from tui_tok import load_tokenizer
 from tui_tok.cli import main
 from tui_tok.gguf import read_gguf

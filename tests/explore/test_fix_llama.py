@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from fix_support import with_tensors
 from lint_support import DROP, asset_metadata
-
 from tui_tok import load_tokenizer
 from tui_tok.cli import main
 from tui_tok.gguf import write_gguf

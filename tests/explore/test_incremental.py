@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from support import conformance_rows, vocab_file, vocab_files
 from tui_tok.explore.incremental import ChunkCache, TokenArrays, probes_agree, split_chunks, tokenize_chunked
 from tui_tok.explore.layout import kind_codes
 from tui_tok.tokenizer.core.types import VocabType
-from support import conformance_rows, vocab_file, vocab_files
 
 EMPTY = TokenArrays(*(np.zeros(0, dtype=np.int64) for _ in range(3)), np.zeros(0, dtype=np.uint8))
 
@@ -19,7 +19,9 @@ def _setup(name: str):  # type: ignore[no-untyped-def]
     tok = load_tokenizer(vocab_file(name).path)
     if tok.vocab.type is not VocabType.BPE:
         pytest.skip("line-by-line tokenization is only tried for BPE")
-    cache = ChunkCache(lambda c, ps: tok.tokenize(c, add_special=False, parse_special=ps), kind_codes(tok.token_kinds()))
+    cache = ChunkCache(
+        lambda c, ps: tok.tokenize(c, add_special=False, parse_special=ps), kind_codes(tok.token_kinds())
+    )
     return tok, cache
 
 

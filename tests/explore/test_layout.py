@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from tui_tok.explore.layout import flow_rows, layout_tokens, row_span, row_segments, token_at, wrap_rows
-from tui_tok.tokenizer.core.types import Token, TokenKind
 from support import vocab_file
+from tui_tok.explore.layout import flow_rows, layout_tokens, row_segments, row_span, token_at, wrap_rows
+from tui_tok.tokenizer.core.types import Token, TokenKind
 
 
 def _tile(text: str, cuts: list[int]) -> list[Token]:

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from support import VocabFile, vocab_files
-
+from tui_tok.explore.edit import edit_margin, plan_edit, retokenize_edit
 from tui_tok.explore.layout import kind_codes, layout_arrays, wrap_rows
 from tui_tok.explore.layout_splice import splice_layout, splice_rows
 from tui_tok.loader import load_tokenizer
 from tui_tok.samples import DEFAULT_SAMPLE
-from tui_tok.explore.edit import edit_margin, plan_edit, retokenize_edit
 from tui_tok.tokenizer.tokenizer import Tokenizer, as_bytes
 
 SPLICED = ("qwen3-vocab", "gpt-2", "llama-bpe", "command-r", "falcon", "mistral-tekken-240718", "starcoder", "qwen35",
@@ -54,7 +52,9 @@ def test_these_vocabs_splice(vf: VocabFile) -> None:
 @pytest.mark.parametrize("vf", VOCABS, ids=[v.name for v in VOCABS])
 @SETTINGS
 @given(text=TEXT, insert=TEXT, at=st.integers(0, 400), cut=st.integers(0, 30), add=st.booleans(), parse=st.booleans())
-def test_splice_equals_a_fresh_tokenization(vf: VocabFile, text: str, insert: str, at: int, cut: int, add: bool, parse: bool) -> None:
+def test_splice_equals_a_fresh_tokenization(
+    vf: VocabFile, text: str, insert: str, at: int, cut: int, add: bool, parse: bool
+) -> None:
     tok = loaded(vf)
     text = text * 3  # long enough for cuts before and after the edit
     at = min(at, len(text))
@@ -101,7 +101,9 @@ ROW_PARTS = ["\n", "\n\n", "a", "Hello world ", "日本語", "🙂", "\u200d", "
     at=st.integers(0, 400), cut=st.integers(0, 30), before=st.integers(0, 20), after=st.integers(0, 20),
     width=st.sampled_from([2, 5, 11, 40]),
 )  # fmt: skip
-def test_spliced_rows_equal_a_fresh_wrap(text: str, insert: str, at: int, cut: int, before: int, after: int, width: int) -> None:
+def test_spliced_rows_equal_a_fresh_wrap(
+    text: str, insert: str, at: int, cut: int, before: int, after: int, width: int
+) -> None:
     """A view keeps its wrapped rows over an edit (``splice_rows``): only the lines around the
     replaced stretch are wrapped again, and the rows are those of wrapping the new text whole,
     greedy breaks (lines with a drawn code such as ⟨200D⟩) included. The stretch may be wider
@@ -112,7 +114,9 @@ def test_spliced_rows_equal_a_fresh_wrap(text: str, insert: str, at: int, cut: i
     empty = np.zeros(0, dtype=np.int64)
     lay = lambda t: layout_arrays(t, ids=empty, starts=empty, ends=empty, kinds=np.zeros(0, dtype=np.uint8))  # noqa: E731
     old, new = lay(text), lay(new_text)
-    got = splice_rows(wrap_rows(old, width=width), old, new, char_a=max(0, at - before), char_b_old=min(len(text), at + cut + after))
+    got = splice_rows(
+        wrap_rows(old, width=width), old, new, char_a=max(0, at - before), char_b_old=min(len(text), at + cut + after)
+    )
     want = wrap_rows(new, width=width)
     assert got is not None
     assert got.row_starts.tolist() == want.row_starts.tolist()

@@ -5,8 +5,8 @@ turns is a ``template-error`` naming that conversation."""
 from __future__ import annotations
 
 import pytest
-from lint_support import broken, lint_file
 
+from lint_support import broken, lint_file
 from tui_tok.explore.lint import Severity
 from tui_tok.explore.lint.conversations import CONVERSATIONS, failures
 
@@ -61,7 +61,10 @@ def test_one_full_stop_and_no_internal_references(tmp_path) -> None:  # type: ig
     """Issue 27: jinja2's "... is unsafe." ended a message in "unsafe.."; a hint cited "seed 004"."""
     from tui_tok.explore.lint.finding import CODES
 
-    for template in ("{{ messages.pop() }}" + CHATML, "{% if not add_generation_prompt %}{{ messages.pop() }}{% endif %}" + CHATML):
+    for template in (
+        "{{ messages.pop() }}" + CHATML,
+        "{% if not add_generation_prompt %}{{ messages.pop() }}{% endif %}" + CHATML,
+    ):
         report = lint_file(broken(tmp_path, QWEN3, tokenizer__chat_template=template))
         [f] = [f for f in report.findings if f.code == "template-error"]
         assert f.message.endswith("is unsafe.") and ".." not in f.message, f.message

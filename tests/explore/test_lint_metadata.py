@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from lint_support import DROP, asset_metadata, broken, codes, lint_file, only
 from support import ASSETS
-
 from tui_tok.explore.lint import Severity
 from tui_tok.explore.lint.families import guess_pre
 from tui_tok.gguf import GGUFValue, GGUFValueType

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lint_support import DROP, broken, codes, lint_file, only
 
+from lint_support import DROP, broken, codes, lint_file, only
 from tui_tok.cli import main
 from tui_tok.explore.chat.render import ChatTemplateError
 from tui_tok.explore.lint import checks_template, run

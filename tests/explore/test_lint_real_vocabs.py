@@ -5,9 +5,9 @@ while the vocabulary adds BOS: llama-server drops that text, an info, not a warn
 from __future__ import annotations
 
 import pytest
+
 from lint_support import lint_file
 from support import HAVE_SHARED, SHARED_MISSING, vocab_files
-
 from tui_tok.explore.lint import Severity
 
 WARNINGS: dict[str, set[str]] = {

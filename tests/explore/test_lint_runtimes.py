@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from lint_support import broken, codes, lint_file, only
 from support import ASSETS
-
 from tui_tok.explore.lint import Severity
 
 QWEN3 = "qwen3-vocab.gguf"

@@ -4,8 +4,8 @@ do not stop generation — each on a bundled asset given a broken template."""
 from __future__ import annotations
 
 import numpy as np
-from lint_support import asset_metadata, broken, codes, lint_file, only
 
+from lint_support import asset_metadata, broken, codes, lint_file, only
 from tui_tok.explore.lint import Severity
 
 QWEN3 = "qwen3-vocab.gguf"
@@ -23,7 +23,13 @@ def _template(tmp_path, asset: str, template: str, **changes):  # type: ignore[n
 
 def test_a_working_chatml_template_is_clean(tmp_path) -> None:
     report = _template(tmp_path, QWEN3, CHATML)
-    assert not {"template-error", "double-bos", "bos-text-dropped", "template-marker-not-special", "turn-end-not-eog"} & codes(report)
+    assert not {
+        "template-error",
+        "double-bos",
+        "bos-text-dropped",
+        "template-marker-not-special",
+        "turn-end-not-eog",
+    } & codes(report)
 
 
 def test_template_error_names_the_line(tmp_path) -> None:
@@ -34,7 +40,7 @@ def test_template_error_names_the_line(tmp_path) -> None:
 
 
 def test_template_refusing_a_system_message_is_not_an_error(tmp_path) -> None:
-    template = ("{% if messages[0].role == 'system' %}{{ raise_exception('no system role') }}{% endif %}" + CHATML)
+    template = "{% if messages[0].role == 'system' %}{{ raise_exception('no system role') }}{% endif %}" + CHATML
     assert "template-error" not in codes(_template(tmp_path, QWEN3, template))
 
 
@@ -66,7 +72,6 @@ def test_lint_and_chat_count_the_same_bos(tmp_path) -> None:
     """What lint says about BOS is what the Chat view's prompt (llama-server's) holds."""
     from lint_support import DROP
     from support import ASSETS
-
     from tui_tok.explore.chat.prompt import chat_prompt
     from tui_tok.explore.chat.render import templates_of
     from tui_tok.gguf import read_gguf

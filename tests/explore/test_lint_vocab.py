@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from lint_support import DROP, asset_metadata, broken, codes, lint_file, only
 
+from lint_support import DROP, asset_metadata, broken, codes, lint_file, only
 from tui_tok.explore.lint import Severity
 
 GPT2 = "ggml-vocab-gpt-2.gguf"

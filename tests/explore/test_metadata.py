@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from tui_tok.explore.metadata import filter_rows, full_lines, header_line, metadata_rows, readable_template
 from support import vocab_file
+from tui_tok.explore.metadata import filter_rows, full_lines, header_line, metadata_rows, readable_template
 
 
 def test_rows_of_a_real_file() -> None:
@@ -29,7 +28,14 @@ def test_rows_of_a_real_file() -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.sampled_from(["{%- if x %}", "{% for a in b %}", "{% endfor %}", "{%- endif %}", "{{ y }}", "text", "{% else %}"]), max_size=20))
+@given(
+    st.lists(
+        st.sampled_from(
+            ["{%- if x %}", "{% for a in b %}", "{% endfor %}", "{%- endif %}", "{{ y }}", "text", "{% else %}"]
+        ),
+        max_size=20,
+    )
+)
 def test_readable_template_keeps_every_character(parts: list[str]) -> None:
     """Laying a template out only adds indentation and line breaks."""
     template = "".join(parts)

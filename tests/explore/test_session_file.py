@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from tui_tok.explore import session_file
-from tui_tok.explore.session_file import ChatState, SessionFileError, SessionState, conversation_of, from_json, load, save, to_json
+from tui_tok.explore.session_file import (
+    ChatState,
+    SessionFileError,
+    SessionState,
+    conversation_of,
+    from_json,
+    load,
+    save,
+    to_json,
+)
 
 RAW = b"caf\xe9 \x85 ok\r\nline\x00two\r\x0b\xe2\x80\xa8 \xf0\x9f\x99\x82\n"
 """Latin-1 bytes (not UTF-8), CR LF, a lone CR, NUL, VT, U+2028 and an emoji."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tui_tok.explore.stream import describe_pending, replay
 from support import vocab_file
+from tui_tok.explore.stream import describe_pending, replay
 
 
 def _incomplete_tail(data: bytes) -> bytes:

@@ -9,19 +9,21 @@ import sys
 
 import numpy as np
 import pytest
-from support import ASSETS
 
+from support import ASSETS
 from tui_tok.explore.layout import layout_arrays
 from tui_tok.explore.tokenize_engine import PIECE_CHARS, TokenizeEngine, TokenizeRequest, details_rows
 from tui_tok.loader import load_tokenizer
-from tui_tok.tokenizer.core.types import VocabType
 from tui_tok.samples import DEFAULT_SAMPLE
+from tui_tok.tokenizer.core.types import VocabType
 
 TEXT = "Hello, world. The quick brown fox (aged 7) jumps over the lazy dog!\n日本語 🙂 naïve <|im_start|>\n"
 
 
 def _request(generation: int, text: str, *, provisional: bool = False) -> TokenizeRequest:
-    return TokenizeRequest(generation, text, add_special=True, parse_special=True, show_pieces=False, provisional=provisional)
+    return TokenizeRequest(
+        generation, text, add_special=True, parse_special=True, show_pieces=False, provisional=provisional
+    )
 
 
 def test_engine_needs_no_textual() -> None:
@@ -30,7 +32,9 @@ def test_engine_needs_no_textual() -> None:
     assert out.stdout.strip() == "False"
 
 
-@pytest.mark.parametrize("name", [DEFAULT_SAMPLE, "ggml-vocab-phi-3.gguf", "ggml-vocab-bert-bge.gguf", "rwkv-world-vocab.gguf"])
+@pytest.mark.parametrize(
+    "name", [DEFAULT_SAMPLE, "ggml-vocab-phi-3.gguf", "ggml-vocab-bert-bge.gguf", "rwkv-world-vocab.gguf"]
+)
 def test_layout_is_the_tokenizers_and_an_edit_stays_exact(name: str) -> None:
     tok = load_tokenizer(ASSETS / name)
     engine = TokenizeEngine()
@@ -54,7 +58,14 @@ PLAIN = "Hello, world. The quick brown fox (aged 7) jumps over the lazy dog!\n�
 
 
 @pytest.mark.parametrize(
-    "name", [DEFAULT_SAMPLE, "ggml-vocab-phi-3.gguf", "ggml-vocab-bert-bge.gguf", "rwkv-world-vocab.gguf", "t5-botchan-en-unigram-1000.gguf"]
+    "name",
+    [
+        DEFAULT_SAMPLE,
+        "ggml-vocab-phi-3.gguf",
+        "ggml-vocab-bert-bge.gguf",
+        "rwkv-world-vocab.gguf",
+        "t5-botchan-en-unigram-1000.gguf",
+    ],
 )
 def test_long_text_reports_count_then_progress_and_stops(name: str) -> None:
     """A long text is tokenized in pieces (BPE's own, or stretches between proven cuts for the

@@ -7,7 +7,11 @@ import pytest
 from tui_tok.explore.chat.tool_calls import CallFields, call_fields, tool_call
 from tui_tok.explore.chat.variables import ChatInputError
 
-CALL = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris", "n": [1, 2]}}}
+CALL = {
+    "id": "c1",
+    "type": "function",
+    "function": {"name": "get_weather", "arguments": {"city": "Paris", "n": [1, 2]}},
+}
 
 
 def test_fields_and_back_are_the_same_call() -> None:

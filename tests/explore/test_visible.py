@@ -7,8 +7,7 @@ import doctest
 import json
 
 import regex
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from tui_tok.explore import visible as visible_module
 from tui_tok.explore.visible import json_dumps, visible, visible_repr

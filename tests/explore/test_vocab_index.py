@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import regex
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
+from support import vocab_file
 from tui_tok.explore.display import display_piece
 from tui_tok.explore.vocab_index import SPACE_FOLD, build_vocab_index, search
 from tui_tok.tokenizer.core.types import TokenType
-from support import vocab_file
 
 
 @pytest.fixture(scope="module")

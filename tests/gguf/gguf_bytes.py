@@ -50,9 +50,19 @@ def tensor_info(name: str, shape: tuple[int, ...], ggml_type: int, offset: int) 
     return gstr(name) + u32(len(shape)) + b"".join(u64(d) for d in shape) + u32(ggml_type) + u64(offset)
 
 
-def file(kvs: list[bytes], tensors: list[bytes] = (), *, n_kv: int | None = None,
-         n_tensors: int | None = None, version: int = 3, tail: bytes = b"") -> bytes:
+def file(
+    kvs: list[bytes],
+    tensors: list[bytes] = (),
+    *,
+    n_kv: int | None = None,
+    n_tensors: int | None = None,
+    version: int = 3,
+    tail: bytes = b"",
+) -> bytes:
     """Header + key/values + tensor infos (+ ``tail``); counts default to the true ones."""
-    return (header(len(tensors) if n_tensors is None else n_tensors, len(kvs) if n_kv is None else n_kv,
-                   version=version)
-            + b"".join(kvs) + b"".join(tensors) + tail)
+    return (
+        header(len(tensors) if n_tensors is None else n_tensors, len(kvs) if n_kv is None else n_kv, version=version)
+        + b"".join(kvs)
+        + b"".join(tensors)
+        + tail
+    )

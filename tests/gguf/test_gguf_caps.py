@@ -11,12 +11,10 @@ from pathlib import Path
 
 import pytest
 from gguf_bytes import T, array, file, gstr, header, kv, kv_str, u64
-from support import vocab_files
 
+from support import vocab_files
 from tui_tok.errors import GGUFFormatError
-from tui_tok.gguf import read_gguf
-from tui_tok.gguf import reader as gguf_reader
-from tui_tok.gguf import strings as gguf_strings
+from tui_tok.gguf import read_gguf, reader as gguf_reader, strings as gguf_strings
 from tui_tok.gguf.reader import (
     MAX_ARRAY_ITEMS,
     MAX_HEADER_BYTES,
@@ -51,12 +49,19 @@ class ClaimingSource:
 @pytest.mark.parametrize(
     ("n_kv", "payload", "match"),
     [
-        (2, kv_str("general.architecture", "x") + kv("general.name", T.STRING, u64(2**40) + b"abcd"),
-         f"string length {2**40} is more than the {MAX_STRING_BYTES} bytes a string may have"),
+        (
+            2,
+            kv_str("general.architecture", "x") + kv("general.name", T.STRING, u64(2**40) + b"abcd"),
+            f"string length {2**40} is more than the {MAX_STRING_BYTES} bytes a string may have",
+        ),
         (1, u64(2**40) + b"key", f"length {2**40} is more than"),  # a key's length
         (1, kv("t", T.ARRAY, array(T.UINT8, 2**33, b"\0" * 64)), f"count {2**33} is more than the {MAX_ARRAY_ITEMS}"),
         (1, kv("t", T.ARRAY, array(T.STRING, 2**30, b"\0" * 64)), f"count {2**30} is more than"),
-        (1, kv("t", T.ARRAY, array(T.STRING, 600, u64(2**40) + b"\0" * 64)), "string length 1099511627776 is more than"),
+        (
+            1,
+            kv("t", T.ARRAY, array(T.STRING, 600, u64(2**40) + b"\0" * 64)),
+            "string length 1099511627776 is more than",
+        ),
     ],
     ids=["string", "key", "u8-array", "string-array", "string-in-array"],
 )
@@ -97,7 +102,9 @@ def test_arrays_inside_arrays_are_capped(tmp_path: Path) -> None:
     inner = array(T.UINT8, 0)
     n = MAX_NESTED_ARRAYS // 2 + 1
     p = tmp_path / "nested.gguf"
-    p.write_bytes(file([kv("a", T.ARRAY, array(T.ARRAY, n, inner * n)), kv("b", T.ARRAY, array(T.ARRAY, n, inner * n))]))
+    p.write_bytes(
+        file([kv("a", T.ARRAY, array(T.ARRAY, n, inner * n)), kv("b", T.ARRAY, array(T.ARRAY, n, inner * n))])
+    )
     with pytest.raises(GGUFFormatError, match=f"more than {MAX_NESTED_ARRAYS} arrays inside arrays") as info:
         read_gguf(p)
     assert info.value.key == "b"
@@ -127,8 +134,9 @@ def test_a_run_of_zeros_costs_the_plain_loop() -> None:
     t0 = time.perf_counter()
     f = gguf_reader.parse_gguf_bytes(data)
     assert len(f["z"]) == count and f["z"][-1] == ""
-    skipped = gguf_strings.skip_string_array(data, 24 + 8 + 1 + 4 + 12, count, len(data), big_endian=False,
-                                             fail=lambda m, o: pytest.fail(m))
+    skipped = gguf_strings.skip_string_array(
+        data, 24 + 8 + 1 + 4 + 12, count, len(data), big_endian=False, fail=lambda m, o: pytest.fail(m)
+    )
     assert skipped == len(data)
     assert time.perf_counter() - t0 < 4.0
 

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from support import ASSETS, gguf_py, vocab_files
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from support import ASSETS, gguf_py, vocab_files
 from tui_tok.errors import GGUFFormatError
 from tui_tok.gguf import GGUFFile, GGUFValueType, read_gguf, write_gguf
 from tui_tok.gguf.reader import parse_gguf_bytes
@@ -49,8 +48,9 @@ def test_reads_and_is_consistent(vocab) -> None:  # type: ignore[no-untyped-def]
     assert list(f.metadata) == list(f.fields) and "tokenizer.ggml.tokens" in f
 
 
-@pytest.mark.parametrize("vocab", [v for v in VOCABS if v.name in ("gemma-4", "qwen2", "rwkv-world-vocab", "phi-3")],
-                         ids=lambda v: v.name)
+@pytest.mark.parametrize(
+    "vocab", [v for v in VOCABS if v.name in ("gemma-4", "qwen2", "rwkv-world-vocab", "phi-3")], ids=lambda v: v.name
+)
 def test_string_arrays_equal_the_plain_loop(vocab) -> None:  # type: ignore[no-untyped-def]
     """The vectorised decoder against the obvious loop, on real vocabularies."""
     f = read(vocab.path)

@@ -116,8 +116,11 @@ def test_truncated_error_names_key(tmp_path: Path) -> None:
 
 def test_string_length_2_63(tmp_path: Path) -> None:
     bad = kv("general.name", T.STRING, u64(2**63) + b"abcd")
-    err = fails(file([kv_str("general.architecture", "x"), bad]), tmp_path,
-                match="string length 9223372036854775808 exceeds the 4 bytes left in the file")
+    err = fails(
+        file([kv_str("general.architecture", "x"), bad]),
+        tmp_path,
+        match="string length 9223372036854775808 exceeds the 4 bytes left in the file",
+    )
     assert err.key == "general.name"
 
 

@@ -12,8 +12,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from support import ASSETS, ROOT
 
+from support import ASSETS, ROOT
 from tui_tok.gguf import read_gguf, write_gguf
 from tui_tok.gguf.writer import field_value
 
@@ -22,13 +22,15 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def _run(code: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                          timeout=timeout, env=ENV, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=timeout, env=ENV, cwd=ROOT
+    )
 
 
 def _cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tui_tok", *args], capture_output=True, text=True,
-                          timeout=timeout, env=ENV, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "tui_tok", *args], capture_output=True, text=True, timeout=timeout, env=ENV, cwd=ROOT
+    )
 
 
 def _one_line(r: subprocess.CompletedProcess[str]) -> str:
@@ -81,8 +83,11 @@ def fifo(tmp_path: Path) -> Path:
     return p
 
 
-@pytest.mark.parametrize("argv", [["info"], ["encode", "hi"], ["decode", "1"],
-                                  ["export-vocab", "-o", "OUT"], []], ids=lambda a: a[0] if a else "explorer")
+@pytest.mark.parametrize(
+    "argv",
+    [["info"], ["encode", "hi"], ["decode", "1"], ["export-vocab", "-o", "OUT"], []],
+    ids=lambda a: a[0] if a else "explorer",
+)
 def test_fifo_without_writer_does_not_hang(fifo: Path, tmp_path: Path, argv: list[str]) -> None:
     args = [a.replace("OUT", str(tmp_path / "out.gguf")) for a in argv]
     err = _one_line(_cli(*args[:1], str(fifo), *args[1:], timeout=30))
@@ -106,16 +111,25 @@ def test_fifo_with_a_writer_is_read_as_a_stream(fifo: Path) -> None:
 
 
 def test_process_substitution_pipe() -> None:
-    r = subprocess.run(["bash", "-c", f'{sys.executable} -m tui_tok info <(cat "{QWEN3}")'],
-                       capture_output=True, text=True, timeout=30, env=ENV, cwd=ROOT)
+    r = subprocess.run(
+        ["bash", "-c", f'{sys.executable} -m tui_tok info <(cat "{QWEN3}")'],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=ENV,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, r.stderr
     assert "vocab size:      151,669" in r.stdout and "(a pipe)" in r.stdout
 
 
-@pytest.mark.parametrize(("path", "expected"), [
-    ("/dev/null", "is a character device, not a GGUF file"),
-    ("/proc/self/status", "a file whose size the system does not report"),
-])
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/dev/null", "is a character device, not a GGUF file"),
+        ("/proc/self/status", "a file whose size the system does not report"),
+    ],
+)
 def test_devices_and_proc_files_say_what_they_are(path: str, expected: str) -> None:
     if not os.path.exists(path):
         pytest.skip(f"{path} does not exist here")

@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator
 from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tui_tok.errors import GGUFFormatError
-from tui_tok.gguf import GGUFFile, GGUFValue, GGUFValueType, copy_metadata_only, read_gguf, write_gguf
-from tui_tok.gguf import strings as gguf_strings
+from tui_tok.gguf import (
+    GGUFFile,
+    GGUFValue,
+    GGUFValueType,
+    copy_metadata_only,
+    read_gguf,
+    strings as gguf_strings,
+    write_gguf,
+)
 from tui_tok.gguf.reader import parse_gguf_bytes
 from tui_tok.gguf.strings import read_string_array, read_string_array_text, read_strings_plain
 from tui_tok.gguf.writer import encode_gguf
@@ -119,10 +125,16 @@ def fast_strings_always() -> Iterator[None]:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(meta=metadata, version=st.sampled_from([2, 3]), big_endian=st.booleans(), fast=st.booleans(),
-       tensors=tensor_specs())
-def test_roundtrip(meta: dict[str, GGUFValue], version: int, big_endian: bool, fast: bool,
-                   tensors: list[tuple[str, tuple[int, ...], int]]) -> None:
+@given(
+    meta=metadata, version=st.sampled_from([2, 3]), big_endian=st.booleans(), fast=st.booleans(), tensors=tensor_specs()
+)
+def test_roundtrip(
+    meta: dict[str, GGUFValue],
+    version: int,
+    big_endian: bool,
+    fast: bool,
+    tensors: list[tuple[str, tuple[int, ...], int]],
+) -> None:
     head, size = encode_gguf(meta, version=version, big_endian=big_endian, tensors=tensors)
     whole = head + bytes(size - len(head))
     if fast:
@@ -149,13 +161,16 @@ def test_roundtrip(meta: dict[str, GGUFValue], version: int, big_endian: bool, f
 @given(
     strings=st.lists(
         st.one_of(texts, st.binary(min_size=250, max_size=700).map(lambda b: b.decode("utf-8", "surrogateescape"))),
-        min_size=1, max_size=60,
+        min_size=1,
+        max_size=60,
     ),
     repeat=st.integers(1, 40),
     big_endian=st.booleans(),
     trailing=st.binary(max_size=40),
 )
-def test_fast_string_decoder_equals_plain_loop(strings: list[str], repeat: int, big_endian: bool, trailing: bytes) -> None:
+def test_fast_string_decoder_equals_plain_loop(
+    strings: list[str], repeat: int, big_endian: bool, trailing: bytes
+) -> None:
     """Long strings, NULs, 7-zero runs, invalid UTF-8, empty strings: same as one-by-one."""
     items = strings * repeat
     order = ">" if big_endian else "<"
@@ -203,17 +218,45 @@ def test_strings_with_seven_zero_bytes_inside() -> None:
 
 
 def test_inference_rules() -> None:
-    data, _ = encode_gguf({
-        "s": "x", "b": False, "u": 2**32 - 1, "big": 2**32, "neg": -1, "huge": 2**64 - 1, "f": 0.5,
-        "ls": ["a"], "lb": [True], "li": [1, -1], "lf": [1.5], "ll": [[1], ["a"]], "empty": [],
-        "np": np.array([1, 2], dtype=np.uint16), "npb": np.array([True]), "g": np.float64(2.5),
-    })
+    data, _ = encode_gguf(
+        {
+            "s": "x",
+            "b": False,
+            "u": 2**32 - 1,
+            "big": 2**32,
+            "neg": -1,
+            "huge": 2**64 - 1,
+            "f": 0.5,
+            "ls": ["a"],
+            "lb": [True],
+            "li": [1, -1],
+            "lf": [1.5],
+            "ll": [[1], ["a"]],
+            "empty": [],
+            "np": np.array([1, 2], dtype=np.uint16),
+            "npb": np.array([True]),
+            "g": np.float64(2.5),
+        }
+    )
     f = parse_gguf_bytes(data)
     names = {k: fld.type_name for k, fld in f.fields.items()}
     assert names == {
-        "s": "string", "b": "bool", "u": "u32", "big": "i64", "neg": "i64", "huge": "u64", "f": "f32",
-        "ls": "[string; 1]", "lb": "[bool; 1]", "li": "[i64; 2]", "lf": "[f32; 1]", "ll": "[array; 2]",
-        "empty": "[string; 0]", "np": "[u16; 2]", "npb": "[bool; 1]", "g": "f64",
+        "s": "string",
+        "b": "bool",
+        "u": "u32",
+        "big": "i64",
+        "neg": "i64",
+        "huge": "u64",
+        "f": "f32",
+        "ls": "[string; 1]",
+        "lb": "[bool; 1]",
+        "li": "[i64; 2]",
+        "lf": "[f32; 1]",
+        "ll": "[array; 2]",
+        "empty": "[string; 0]",
+        "np": "[u16; 2]",
+        "npb": "[bool; 1]",
+        "g": "f64",
     }
 
 
@@ -231,12 +274,15 @@ def test_writer_rejects_values_it_cannot_encode() -> None:
 
 
 def test_tensors_and_alignment(tmp_path: Path) -> None:
-    p = write_gguf(tmp_path / "t.gguf", {"general.architecture": "x"}, alignment=64,
-                   tensors=[("a", (256, 3), 12), ("b", (7,), 0)])
+    p = write_gguf(
+        tmp_path / "t.gguf", {"general.architecture": "x"}, alignment=64, tensors=[("a", (256, 3), 12), ("b", (7,), 0)]
+    )
     f = read_gguf(p)
     assert f.alignment == 64 and f["general.alignment"] == 64
     assert [(t.name, t.shape, t.type_name, t.offset, t.nbytes) for t in f.tensors] == [
-        ("a", (256, 3), "Q4_K", 0, 3 * 144), ("b", (7,), "F32", 448, 28)]
+        ("a", (256, 3), "Q4_K", 0, 3 * 144),
+        ("b", (7,), "F32", 448, 28),
+    ]
     assert f.data_offset % 64 == 0 and f.tensor_bytes == 3 * 144 + 28
     assert f.file_size >= f.data_offset + 448 + 28
 
@@ -251,8 +297,9 @@ def test_write_is_atomic_and_copy_refuses_its_input(tmp_path: Path) -> None:
     assert sorted(x.name for x in tmp_path.iterdir()) == ["a.gguf"]  # no temporary left behind
 
 
-@pytest.mark.parametrize("items", [["y" * 300] * 3000, ["x" * 300, "a"] * 1000, ["z" * 70000] * 20],
-                         ids=["all-long", "alternating", "huge"])
+@pytest.mark.parametrize(
+    "items", [["y" * 300] * 3000, ["x" * 300, "a"] * 1000, ["z" * 70000] * 20], ids=["all-long", "alternating", "huge"]
+)
 def test_string_arrays_of_long_strings(items: list[str]) -> None:
     """Strings of 256+ bytes are never candidates: each is stepped over by hand, in one window."""
     data, _ = encode_gguf({"t": items, "after": 1})

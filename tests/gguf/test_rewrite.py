@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from fix_support import gguf_py_tensors, raw_fields, tensor_hashes, with_tensors
 
+from fix_support import gguf_py_tensors, raw_fields, tensor_hashes, with_tensors
 from tui_tok.errors import OutputError
 from tui_tok.gguf import GGUFValue, GGUFValueType, read_gguf
 from tui_tok.gguf.rewrite import rewrite_gguf

@@ -75,8 +75,11 @@ def build_home(home: Path) -> dict[str, Path]:
 
 def home_env(home: Path) -> dict[str, str]:
     """An environment whose stores are all under ``home`` (no variable overriding them)."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OLLAMA_MODELS", "HF_HOME", "HF_HUB_CACHE", "LLAMA_CACHE", "XDG_CACHE_HOME")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OLLAMA_MODELS", "HF_HOME", "HF_HUB_CACHE", "LLAMA_CACHE", "XDG_CACHE_HOME")
+    }
     env["HOME"] = str(home)
     return env
 
@@ -110,5 +113,12 @@ def limited_run(args: list[str], env: dict[str, str], *, memory: int = 3 * 1024*
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
     env = dict(env, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "tui_tok", *args], capture_output=True, text=True, timeout=timeout,
-                          env=env, cwd=ROOT, preexec_fn=cap)
+    return subprocess.run(
+        [sys.executable, "-m", "tui_tok", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=ROOT,
+        preexec_fn=cap,
+    )

@@ -171,8 +171,10 @@ class _Handler(BaseHTTPRequestHandler):
         r = re.match(r"bytes=(\d+)-(\d+)$", self.headers.get("Range") or "")
         start, stop = (int(r.group(1)), min(len(data), int(r.group(2)) + 1)) if r else (0, len(data))
         late = 5 if mode == "badrange" else 0
-        head = (f"HTTP/1.1 206 Partial Content\r\nContent-Length: {stop - start - late}\r\n"
-                f"Content-Range: bytes {start + late}-{stop - 1}/{len(data)}\r\n\r\n").encode()
+        head = (
+            f"HTTP/1.1 206 Partial Content\r\nContent-Length: {stop - start - late}\r\n"
+            f"Content-Range: bytes {start + late}-{stop - 1}/{len(data)}\r\n\r\n"
+        ).encode()
         body = data[start + late : stop]
         self.close_connection = True
         if mode == "badrange":

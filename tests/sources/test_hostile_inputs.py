@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from fake_stores import PHI3, build_home, home_env
 from src_support import run_cli
-from support import ASSETS, ROOT
 
+from support import ASSETS, ROOT
 from tui_tok.sources import find_models
 
 QWEN3 = str(ASSETS / "qwen3-vocab.gguf")
@@ -32,8 +32,9 @@ def _manifest(home: Path, name: str) -> Path:
 
 def _cli(home: Path, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
     env = dict(home_env(home), PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "tui_tok", *args], capture_output=True, text=True, timeout=timeout,
-                          env=env, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "tui_tok", *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT
+    )
 
 
 def _one_line(r: subprocess.CompletedProcess[str] | tuple[int, str, str], *needles: str) -> None:
@@ -76,18 +77,19 @@ def _stdin(monkeypatch: pytest.MonkeyPatch, data: str) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data.encode())))
 
 
-@pytest.mark.parametrize("command", [["encode", QWEN3], ["explain", QWEN3], ["diff", QWEN3, QWEN3]],
-                         ids=lambda c: c[0])
-def test_jsonl_lines_are_bounded(command: list[str], monkeypatch: pytest.MonkeyPatch,
-                                 capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("command", [["encode", QWEN3], ["explain", QWEN3], ["diff", QWEN3, QWEN3]], ids=lambda c: c[0])
+def test_jsonl_lines_are_bounded(
+    command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _stdin(monkeypatch, '"ok"\n' + DEEP + "\n")
     _one_line(run_cli(capsys, *command, "--jsonl"), "stdin line 2: nested more than 64 deep")
     _stdin(monkeypatch, WIDE + "\n")
     _one_line(run_cli(capsys, *command, "--jsonl"), "stdin line 1: longer than the 16,777,216 bytes allowed")
 
 
-def test_messages_tools_and_set_are_bounded(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-                                            tmp_path: Path) -> None:
+def test_messages_tools_and_set_are_bounded(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     ok = json.dumps([{"role": "user", "content": "hi"}])
     _stdin(monkeypatch, DEEP)
     _one_line(run_cli(capsys, "chat", QWEN3, "--messages", "-"), "stdin: the messages: nested more than 64 deep")
@@ -97,11 +99,14 @@ def test_messages_tools_and_set_are_bounded(monkeypatch: pytest.MonkeyPatch, cap
     tools = tmp_path / "tools.json"
     tools.write_text(DEEP)
     _stdin(monkeypatch, ok)
-    _one_line(run_cli(capsys, "chat", QWEN3, "--messages", "-", "--tools", str(tools)),
-              f"{tools}: the tools: nested more than 64 deep")
+    _one_line(
+        run_cli(capsys, "chat", QWEN3, "--messages", "-", "--tools", str(tools)),
+        f"{tools}: the tools: nested more than 64 deep",
+    )
     _stdin(monkeypatch, ok)
-    _one_line(run_cli(capsys, "chat", QWEN3, "--messages", "-", "--set", "x=" + "[" * 50_000),
-              "x: nested more than 64 deep")
+    _one_line(
+        run_cli(capsys, "chat", QWEN3, "--messages", "-", "--set", "x=" + "[" * 50_000), "x: nested more than 64 deep"
+    )
     _stdin(monkeypatch, ok)
     code, out, err = run_cli(capsys, "chat", QWEN3, "--messages", "-", "--set", "x=[[not json")
     assert code == 0, err  # not JSON at all: the string itself, as before

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from src_support import run_cli
 from http_server import TOKEN, serve
-from support import ASSETS, vocab_files
+from src_support import run_cli
 
+from support import ASSETS, vocab_files
 from tui_tok.errors import GGUFOpenError
 from tui_tok.gguf import read_gguf, write_gguf
 from tui_tok.gguf.writer import field_value
@@ -53,9 +53,15 @@ def big_sparse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     meta["general.architecture"] = "qwen3"
     tensors = [("token_embd.weight", (5120, 151936), 8)]  # Q8_0; then a 14B's layers in F16 (~31 GB)
     for i in range(48):
-        for name, shape in (("attn_q", (5120, 5120)), ("attn_k", (5120, 1024)), ("attn_v", (5120, 1024)),
-                            ("attn_output", (5120, 5120)), ("ffn_gate", (5120, 17408)),
-                            ("ffn_up", (5120, 17408)), ("ffn_down", (17408, 5120))):
+        for name, shape in (
+            ("attn_q", (5120, 5120)),
+            ("attn_k", (5120, 1024)),
+            ("attn_v", (5120, 1024)),
+            ("attn_output", (5120, 5120)),
+            ("ffn_gate", (5120, 17408)),
+            ("ffn_up", (5120, 17408)),
+            ("ffn_down", (17408, 5120)),
+        ):
             tensors.append((f"blk.{i}.{name}.weight", shape, 1))  # F16
     path = write_gguf(tmp_path_factory.mktemp("big") / "big-model.gguf", meta, tensors=tensors)
     if path.stat().st_size < 20 * 1024**3:
@@ -94,8 +100,9 @@ def test_redirect_keeps_the_range(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(r[1] is not None and r[1].startswith("bytes=0-") for r in state.requests[:2])
 
 
-def test_token_is_sent_and_missing_token_is_one_line(capsys: pytest.CaptureFixture[str],
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_token_is_sent_and_missing_token_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     with serve({"q.gguf": QWEN3}) as (base, state):
         monkeypatch.setenv("HF_ENDPOINT", base)
         monkeypatch.delenv("HF_TOKEN", raising=False)
@@ -108,7 +115,9 @@ def test_token_is_sent_and_missing_token_is_one_line(capsys: pytest.CaptureFixtu
         assert state.requests[-1][2] == f"Bearer {TOKEN}"
 
 
-@pytest.mark.parametrize(("mode", "expected"), [("missing", "HTTP 404"), ("html", "HTTP 200 (text/html) is not a GGUF")])
+@pytest.mark.parametrize(
+    ("mode", "expected"), [("missing", "HTTP 404"), ("html", "HTTP 200 (text/html) is not a GGUF")]
+)
 def test_not_gguf_is_one_line_with_the_status(mode: str, expected: str, capsys: pytest.CaptureFixture[str]) -> None:
     with serve({"q.gguf": QWEN3}) as (base, _):
         code, out, err = run_cli(capsys, "info", f"{base}/{mode}/q.gguf")
@@ -159,8 +168,13 @@ def test_hub_shorthands(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys:
 
 @pytest.mark.parametrize(
     "command",
-    [["lint", "--json"], ["explain", "--json"], ["chat", "--json", "--messages", "-"], ["decode", "9707"],
-     ["encode", "--ids"]],
+    [
+        ["lint", "--json"],
+        ["explain", "--json"],
+        ["chat", "--json", "--messages", "-"],
+        ["decode", "9707"],
+        ["encode", "--ids"],
+    ],
     ids=lambda c: c[0],
 )
 def test_every_subcommand_takes_a_url(command: list[str], capsys: pytest.CaptureFixture[str],

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from http_server import TOKEN, serve
 from src_support import run_cli
-from support import ASSETS
 
+from support import ASSETS
 from tui_tok.errors import GGUFOpenError
 from tui_tok.sources import read_model
 from tui_tok.sources.http import origin, token_for
@@ -86,8 +86,9 @@ def test_credentials_in_a_url_are_refused_unseen(capsys: pytest.CaptureFixture[s
 
 
 @pytest.mark.parametrize("mode", ["trickle", "tricklehead"])
-def test_a_trickling_server_meets_the_deadline(mode: str, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_trickling_server_meets_the_deadline(
+    mode: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """One byte each 20 ms (each read well inside the 30 s timeout): stopped at the 1 s deadline."""
     monkeypatch.setenv("TUI_TOK_HTTP_DEADLINE", "1")
     with serve(FILES, slow_delay=0.02, trickle_for=6.0) as (base, _):
@@ -126,11 +127,20 @@ def test_a_206_from_the_wrong_offset_is_refused(capsys: pytest.CaptureFixture[st
 
 @pytest.mark.parametrize(
     "spec",
-    ["hf:o/r?q=1#frag/x.gguf", "hf:o/../x.gguf", "hf:o/r/../../x.gguf", "hf:o/r@../x.gguf", "hf:o/r@a?b/x.gguf",
-     "hf:o\r\nX-Evil: 1/r/x.gguf", "hf:o/r/x\r\nX-Evil: 1.gguf", "../..:Q4_K_M"],
+    [
+        "hf:o/r?q=1#frag/x.gguf",
+        "hf:o/../x.gguf",
+        "hf:o/r/../../x.gguf",
+        "hf:o/r@../x.gguf",
+        "hf:o/r@a?b/x.gguf",
+        "hf:o\r\nX-Evil: 1/r/x.gguf",
+        "hf:o/r/x\r\nX-Evil: 1.gguf",
+        "../..:Q4_K_M",
+    ],
 )
-def test_hf_names_cannot_reshape_the_url(spec: str, monkeypatch: pytest.MonkeyPatch,
-                                         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_hf_names_cannot_reshape_the_url(
+    spec: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     with serve(FILES) as (base, state):
         monkeypatch.setenv("HF_ENDPOINT", base)
         monkeypatch.setenv("HF_TOKEN", TOKEN)
@@ -162,7 +172,9 @@ def test_a_server_claiming_10_tb_and_a_2_40_byte_string(tmp_path: Path, capsys: 
     range asked for is bigger than the first read."""
     liar = tmp_path / "liar.gguf"
     key = b"general.name"
-    liar.write_bytes(b"GGUF" + struct.pack("<IQQQ", 3, 0, 1, len(key)) + key + struct.pack("<IQ", 8, 2**40) + bytes(300_000))
+    liar.write_bytes(
+        b"GGUF" + struct.pack("<IQQQ", 3, 0, 1, len(key)) + key + struct.pack("<IQ", 8, 2**40) + bytes(300_000)
+    )
     with serve({"liar.gguf": liar}, claim_size=10**13) as (base, state):
         code, out, err = run_cli(capsys, "info", f"{base}/range/liar.gguf")
     assert code == 2 and err.count("\n") == 1 and "is more than the 16777216 bytes a string may have" in err

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from fake_stores import PHI3, QWEN3, build_home, home_env, limited_run, ollama_model, sparse_liar
-from support import ROOT
 
+from support import ROOT
 from tui_tok.errors import GGUFOpenError
 from tui_tok.sources import find_models, ollama_blob, read_model
 
@@ -43,7 +43,10 @@ def test_environment_variables_move_the_stores(tmp_path: Path) -> None:
     (tmp_path / "lc").mkdir()
     shutil.copyfile(PHI3, tmp_path / "lc" / "y.gguf")
     assert [(m.store, m.name) for m in find_models(env)] == [
-        ("ollama", "someone/m:7b"), ("huggingface", "a/b/x.gguf"), ("llama.cpp", "y.gguf")]
+        ("ollama", "someone/m:7b"),
+        ("huggingface", "a/b/x.gguf"),
+        ("llama.cpp", "y.gguf"),
+    ]
     assert ollama_blob("someone/m:7b", env=env).read_bytes() == PHI3.read_bytes()
     env["HF_HUB_CACHE"] = str(tmp_path / "nowhere")
     assert "huggingface" not in {m.store for m in find_models(env)}
@@ -55,7 +58,8 @@ def test_ollama_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OLLAMA_MODELS", raising=False)
     assert read_model("ollama:qwen3").get("tokenizer.ggml.pre") == "qwen2"  # tag defaults to latest
     assert read_model("ollama:phi3:mini").get("general.architecture") == read_model(str(PHI3)).get(
-        "general.architecture")
+        "general.architecture"
+    )
     with pytest.raises(GGUFOpenError, match=r"ollama:phi3: no such model .*phi3:mini, qwen3:latest"):
         read_model("ollama:phi3")
     with pytest.raises(GGUFOpenError, match="not a model name"):
@@ -65,8 +69,9 @@ def test_ollama_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = home_env(home)
     env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "tui_tok", *args], capture_output=True, text=True,
-                          timeout=60, env=env, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "tui_tok", *args], capture_output=True, text=True, timeout=60, env=env, cwd=ROOT
+    )
 
 
 def test_list_shows_size_architecture_and_tokenizer(tmp_path: Path) -> None:
@@ -79,7 +84,12 @@ def test_list_shows_size_architecture_and_tokenizer(tmp_path: Path) -> None:
     assert lines[0].split()[:4] == ["ollama", kib, "KiB", "phi3"] and "ollama:phi3:mini" in lines[0]
     assert "llama/default (32,064 tokens)" in lines[0]
     assert "qwen3" in lines[1] and "gpt2/qwen2 (151,669 tokens)" in lines[1]
-    assert lines[0].endswith("ollama:phi3:mini") and str(where["hf"]) in lines[2] and str(where["lmstudio"]) in lines[3] and "bert" in lines[3]
+    assert (
+        lines[0].endswith("ollama:phi3:mini")
+        and str(where["hf"]) in lines[2]
+        and str(where["lmstudio"]) in lines[3]
+        and "bert" in lines[3]
+    )
     assert lines[4].startswith("llama.cpp") and "t5" in lines[4]
 
 

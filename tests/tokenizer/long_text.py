@@ -38,6 +38,8 @@ def long_text(rng: random.Random, size: int) -> str:
     return "".join(out)
 
 
-LONG_TEXT = st.builds(lambda seed, size: long_text(random.Random(seed), size), st.integers(0, 2**32), st.integers(2000, 8000))
+LONG_TEXT = st.builds(
+    lambda seed, size: long_text(random.Random(seed), size), st.integers(0, 2**32), st.integers(2000, 8000)
+)
 """Texts of 2,000 to ~9,000 characters from a drawn seed (Hypothesis records the seed, not each
 character: small examples, reproducible); keep ``max_examples`` small where this is drawn."""

@@ -9,8 +9,8 @@ printed at the end of the run (see conftest.py). Uses only bundled assets withou
 from __future__ import annotations
 
 import pytest
-from support import VocabFile, conformance_rows, llama_test_cases, vocab_files
 
+from support import VocabFile, conformance_rows, llama_test_cases, vocab_files
 from tui_tok.errors import TuiTokError
 from tui_tok.tokenizer.core.paths import MODES
 from tui_tok.tokenizer.tokenizer import Tokenizer

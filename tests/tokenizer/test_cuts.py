@@ -8,13 +8,12 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from support import ASSETS, SHARED, vocab_files
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from support import ASSETS, SHARED, vocab_files
+from tui_tok.explore.cut_edit import encode_between, plan_cut_edit, table_for
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.core.types import VocabType
-from tui_tok.explore.cut_edit import encode_between, plan_cut_edit, table_for
 from tui_tok.tokenizer.cuts import CutTable
 from tui_tok.tokenizer.tokenizer import Tokenizer
 
@@ -45,7 +44,9 @@ def _cut_vocab(v) -> tuple[Tokenizer, CutTable]:
 
 
 VOCABS = _vocabs()
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 ATOMS = [
     " ", "  ", "\n", "\n\n", "\t", "\r\n", "a", "Z", "the", "ing", "tokenizer", "1", "2024", "'s", ".", ",", "!", "?",
     "(", ")", "-", "é", "ü", "ñ", "Ж", "日本", "語", "中文", "🙂", "🦙", "\u2581", "\u00a0", "\u3000", "ﬁ", "Å", "e\u0301",
@@ -87,7 +88,9 @@ def test_parts_between_cuts_concatenate_to_the_whole(v, text: str, pick, parse_s
 @SETTINGS
 @given(text=LONG_TEXT, at=st.floats(0, 1), cut=st.integers(0, 5), insert=st.lists(st.sampled_from(ATOMS), max_size=4).map("".join),
        parse_special=st.booleans())  # fmt: skip
-def test_spliced_edit_is_the_whole_encoding(v, text: str, at: float, cut: int, insert: str, parse_special: bool) -> None:
+def test_spliced_edit_is_the_whole_encoding(
+    v, text: str, at: float, cut: int, insert: str, parse_special: bool
+) -> None:
     tok, table = _cut_vocab(v)
     i = int(at * len(text))
     new_text = text[:i] + insert + text[i + cut :]
@@ -147,7 +150,9 @@ def test_ugm_sums_bound_is_exact_arithmetic() -> None:
     assert Fraction(total) == exact
 
 
-@pytest.mark.skipif(not (SHARED / "data" / "gemma3-270m-vocab.gguf").is_file(), reason="gemma3 is in ../shared/data only")
+@pytest.mark.skipif(
+    not (SHARED / "data" / "gemma3-270m-vocab.gguf").is_file(), reason="gemma3 is in ../shared/data only"
+)
 def test_gemma3_table_is_cheap() -> None:
     import time
 
@@ -157,7 +162,9 @@ def test_gemma3_table_is_cheap() -> None:
     assert table is not None and time.perf_counter() - t0 < 2.0
 
 
-@pytest.mark.parametrize("v", [p for p in VOCABS if p.values[0].name in ("t5-botchan-en-unigram-1000", "nomic-bert-moe")])
+@pytest.mark.parametrize(
+    "v", [p for p in VOCABS if p.values[0].name in ("t5-botchan-en-unigram-1000", "nomic-bert-moe")]
+)
 def test_charsmap_ends_match_every_key(v) -> None:
     """The vectorised walk of ``charsmap_ends`` against ``Charsmap.mapping`` (every key listed)."""
     from tui_tok.tokenizer.cuts import charsmap_ends

@@ -13,17 +13,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import ASSETS
 
+from support import ASSETS
 from tui_tok.explore.lint import tables as lint_tables
 from tui_tok.loader import load_tokenizer
+from tui_tok.tokenizer import tokenizer as tokenizer_module
 from tui_tok.tokenizer.core.encoder import Encoder
 from tui_tok.tokenizer.core.paths import MODES
 from tui_tok.tokenizer.core.types import VocabType
 from tui_tok.tokenizer.core.vocab import MODEL_TYPES
 from tui_tok.tokenizer.pretokenize import table as pretokenizers
 from tui_tok.tokenizer.special.partition import RAW
-from tui_tok.tokenizer import tokenizer as tokenizer_module
 from tui_tok.tokenizer.tokenizer import ENCODERS, Tokenizer, _encoder_class
 
 SOURCE = Path(__file__).resolve().parents[2] / "tui_tok"
@@ -85,7 +85,9 @@ def test_overrides_equal_the_defaults(plamo2_path: Path, mode: str) -> None:
 def test_a_minimal_encoder_serves_every_call() -> None:
     """An encoder with ``encode_fragment`` only (TEST's) serves encode, tokenize and the arrays."""
     assert all(getattr(tokenizer_module.TestEncoder, m) is getattr(Encoder, m) for m in OPTIONAL)
-    tok = Tokenizer.from_metadata({"tokenizer.ggml.model": "test", "tokenizer.ggml.tokens": [f"t{i}" for i in range(97)]})
+    tok = Tokenizer.from_metadata(
+        {"tokenizer.ggml.model": "test", "tokenizer.ggml.tokens": [f"t{i}" for i in range(97)]}
+    )
     text = "abcdefghijkl" * 30
     ids = tok.encode(text)
     assert ids == [t.id for t in tok.tokenize(text)] == tok.tokenize_arrays(text)[0].tolist()
@@ -129,5 +131,7 @@ def test_one_table_for_model_and_pre_tokenizer() -> None:
     assert lint_tables.BPE_MODELS == frozenset(m for m, f in MODEL_TYPES.items() if f is VocabType.BPE)
     assert lint_tables.KNOWN_PRES == frozenset(pretokenizers.SUPPORTED)
     assert set(ENCODERS) == set(MODEL_TYPES.values()) - {VocabType.NONE}
-    copies = [p for p in SOURCE.rglob("*.py") if re.search(r'"hybriddna"\s*:\s*VocabType', p.read_text(encoding="utf-8"))]
+    copies = [
+        p for p in SOURCE.rglob("*.py") if re.search(r'"hybriddna"\s*:\s*VocabType', p.read_text(encoding="utf-8"))
+    ]
     assert [p.relative_to(SOURCE).as_posix() for p in copies] == ["tokenizer/core/vocab.py"]

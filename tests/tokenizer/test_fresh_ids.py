@@ -6,8 +6,7 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from support import vocab_files
 from tui_tok.loader import load_tokenizer

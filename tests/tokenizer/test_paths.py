@@ -16,14 +16,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from long_text import LONG_TEXT, long_text
-from support import ASSETS
 
+from support import ASSETS
 from tui_tok.loader import load_tokenizer
-from tui_tok.tokenizer.bpe.reference import ReferenceEncoder as BpeReference
 from tui_tok.tokenizer.batch.merge import SymbolMerger
+from tui_tok.tokenizer.bpe.reference import ReferenceEncoder as BpeReference
 from tui_tok.tokenizer.core.encoder import Encoder, Wrapped
 from tui_tok.tokenizer.core.paths import AUTO, EAGER, ENV, MODES, NEVER, REFERENCE, Paths, paths_for
 from tui_tok.tokenizer.core.vocab import vocab_from_metadata
@@ -76,8 +75,11 @@ def test_every_mode_gives_the_same_ids_on_long_texts(path: Path, text: str, pars
     _check_equal(path, text, parse)
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                                                HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
 @given(text=LONG_TEXT)
 def test_every_mode_gives_the_same_ids_on_long_texts_plamo2(plamo2_path: Path, text: str) -> None:
     _check_equal(plamo2_path, text, False)
@@ -117,7 +119,9 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
         ("ggml-vocab-bert-bge.gguf", ("_longest",)),
     ],
 )
-def test_long_texts_reach_the_big_input_paths_in_auto(calls: Counter[str], name: str, paths_hit: tuple[str, ...]) -> None:
+def test_long_texts_reach_the_big_input_paths_in_auto(
+    calls: Counter[str], name: str, paths_hit: tuple[str, ...]
+) -> None:
     tok = Tokenizer(load_tokenizer(ASSETS / name).vocab, paths="auto")
     rng = random.Random(0)
     tok.tokenize(long_text(rng, 8000))
@@ -129,7 +133,7 @@ def test_long_texts_reach_the_big_input_paths_in_auto(calls: Counter[str], name:
 
 
 def test_modes_set_every_threshold() -> None:
-    """"eager" moves every threshold to where its fast path starts at once, "reference" to where it
+    """ "eager" moves every threshold to where its fast path starts at once, "reference" to where it
     never runs: no field is left at its "auto" value (a new threshold must be given all three)."""
     names = [f for f in Paths.__slots__ if f != "mode"]  # type: ignore[attr-defined]
     assert names
@@ -183,8 +187,12 @@ def test_reference_mode_runs_the_familys_reference(monkeypatch: pytest.MonkeyPat
 
 
 def test_reference_mode_without_a_reference_turns_every_fast_path_off() -> None:
-    meta = {"tokenizer.ggml.model": "llama", "tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "▁", "h", "i", "▁h", "▁hi"],
-            "tokenizer.ggml.scores": [0, 0, 0, -1, -2, -3, -4, -5], "tokenizer.ggml.token_type": [2, 3, 3, 1, 1, 1, 1, 1]}
+    meta = {
+        "tokenizer.ggml.model": "llama",
+        "tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "▁", "h", "i", "▁h", "▁hi"],
+        "tokenizer.ggml.scores": [0, 0, 0, -1, -2, -3, -4, -5],
+        "tokenizer.ggml.token_type": [2, 3, 3, 1, 1, 1, 1, 1],
+    }
     vocab = vocab_from_metadata(meta)
     tok = Tokenizer(vocab, paths="reference")
     if isinstance(tok.encoder, Wrapped):

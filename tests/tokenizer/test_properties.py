@@ -5,11 +5,10 @@ lossless families), and byte-exact round trips through the pieces; in every code
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from long_text import LONG_TEXT
-from support import VocabFile, vocab_files
 
+from support import VocabFile, vocab_files
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.core.byte_level import BYTE_TO_CHAR
 from tui_tok.tokenizer.core.decode import clean_spaces
@@ -20,7 +19,9 @@ VOCABS = list(vocab_files())
 C_SPACE = b" \t\n\v\f\r"
 STRIP = int(TokenAttr.LSTRIP | TokenAttr.RSTRIP)
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-LONG_SETTINGS = settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+LONG_SETTINGS = settings(
+    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 # text with the characters tokenizers treat specially, plus anything
 TEXT = st.one_of(
@@ -67,7 +68,9 @@ def check_spans(tok, data: bytes, tokens) -> None:
 @pytest.mark.parametrize("vf", VOCABS, ids=[v.name for v in VOCABS])
 @SETTINGS
 @given(text=TEXT, add=st.booleans(), parse=st.booleans())
-def test_any_text_encodes_with_ordered_spans(load_cached, vf: VocabFile, mode: str, text: str, add: bool, parse: bool) -> None:
+def test_any_text_encodes_with_ordered_spans(
+    load_cached, vf: VocabFile, mode: str, text: str, add: bool, parse: bool
+) -> None:
     _spans_and_ids(load_cached(vf.path, mode), text, add, parse)
 
 
@@ -127,7 +130,11 @@ def test_pieces_round_trip_on_lossless_vocabs(load_cached, vf: VocabFile, mode: 
 @settings(max_examples=50, deadline=None)
 @given(text=st.text(st.characters(min_codepoint=0xD700, max_codepoint=0xE100, blacklist_categories=()), max_size=8))
 def test_lone_surrogates_are_encoded_not_rejected(load_cached, text: str) -> None:
-    vf = VOCABS[0] if not any(v.name == "qwen3-vocab" for v in VOCABS) else next(v for v in VOCABS if v.name == "qwen3-vocab")
+    vf = (
+        VOCABS[0]
+        if not any(v.name == "qwen3-vocab" for v in VOCABS)
+        else next(v for v in VOCABS if v.name == "qwen3-vocab")
+    )
     tok = load_cached(vf.path)
     tokens = tok.tokenize(text, add_special=False)
     assert all(0 <= t.start <= t.end for t in tokens)

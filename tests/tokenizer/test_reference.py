@@ -15,10 +15,18 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from support import ASSETS, HAVE_SHARED, SHARED, SHARED_MISSING, VocabFile, conformance_rows, llama_test_cases, vocab_files
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from support import (
+    ASSETS,
+    HAVE_SHARED,
+    SHARED,
+    SHARED_MISSING,
+    VocabFile,
+    conformance_rows,
+    llama_test_cases,
+    vocab_files,
+)
 from tui_tok.tokenizer.core.types import VocabType
 from tui_tok.tokenizer.tokenizer import Tokenizer
 
@@ -80,7 +88,9 @@ def test_reference_matches_llama_cpp(pair, vf: VocabFile) -> None:  # type: igno
     for row in conformance_rows(vf.name):
         ids = ref.encode(row["text"], add_special=row["add_special"], parse_special=row["parse_special"])
         if ids != row["ids"]:
-            problems.append(f"{row['text']!r} add={row['add_special']} parse={row['parse_special']}: {ids} != {row['ids']}")
+            problems.append(
+                f"{row['text']!r} add={row['add_special']} parse={row['parse_special']}: {ids} != {row['ids']}"
+            )
     for text, expected in llama_test_cases(vf.name):
         ids = ref.encode(text, add_special=False, parse_special=False)
         if ids != expected:
@@ -99,7 +109,10 @@ SHORT = st.one_of(st.text(max_size=40), st.lists(st.sampled_from(ALPHABET), max_
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzéAB中日本", min_size=2, max_size=9)
 LONG = st.lists(st.one_of(st.sampled_from(ALPHABET), WORD), min_size=800, max_size=2000).map("".join)
 """Several thousand characters with hundreds of distinct words: the fast encoders batch them."""
-SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
+SETTINGS = settings(
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
 
 
 def _same(tok: Tokenizer, ref: Tokenizer, text: str | bytes, parse_special: bool) -> None:
@@ -134,8 +147,12 @@ def test_fast_equals_reference_huge_runs(pair, family: VocabType) -> None:  # ty
     past UGM's whole-text threshold (``whole_from``)."""
     tok, ref = pair(ASSETS / BUNDLED[family])
     rng = random.Random(29)
-    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyzé中") for _ in range(rng.randint(1, 8))) for _ in range(3000)]
-    prose = " ".join(rng.choice(words) + rng.choice(["", "", ",", ".\n"]) for _ in range(4000))  # ~20 KB: whole-text paths
+    words = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyzé中") for _ in range(rng.randint(1, 8))) for _ in range(3000)
+    ]
+    prose = " ".join(
+        rng.choice(words) + rng.choice(["", "", ",", ".\n"]) for _ in range(4000)
+    )  # ~20 KB: whole-text paths
     for text in (" " * 3000, "\n" * 2100 + "x", "ab" * 1500, "a" * 1100 + " " + "日本" * 600, prose):
         _same(tok, ref, text, False)
 

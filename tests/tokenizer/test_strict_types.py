@@ -16,8 +16,13 @@ from support import ASSETS
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer import Tokenizer
 
-VOCABS = ["ggml-vocab-phi-3.gguf", "qwen3-vocab.gguf", "ggml-vocab-bert-bge.gguf", "rwkv-world-vocab.gguf",
-          "t5-botchan-en-unigram-1000.gguf"]
+VOCABS = [
+    "ggml-vocab-phi-3.gguf",
+    "qwen3-vocab.gguf",
+    "ggml-vocab-bert-bge.gguf",
+    "rwkv-world-vocab.gguf",
+    "t5-botchan-en-unigram-1000.gguf",
+]
 NOT_TEXT = [5, 0, 2**40, [104, 105], (104, 105), None, 3.5, {"text": "hi"}, np.arange(3)]
 NOT_IDS = [5.0, True, False, complex(1, 0), "5", b"5", None, np.float64(5.0), np.bool_(True), [5]]
 

@@ -29,8 +29,20 @@ THREADS = 8
 ROUNDS = 6
 FAMILY_VOCABS = ("qwen3-vocab", "phi-3", "t5-botchan-en-unigram-1000", "bert-bge", "rwkv-world-vocab", "gpt-2")
 """One bundled vocab per family (always tested); ../shared adds the others when present."""
-SHARED_VOCABS = ("llama-spm", "gemma3-270m-vocab", "gemma-4", "baichuan", "mistral-spm-v1", "mistral-spm-v3",
-                 "mistral-tekken-240718", "llama-bpe", "deepseek-coder", "command-r", "nomic-bert-moe", "qwen35")
+SHARED_VOCABS = (
+    "llama-spm",
+    "gemma3-270m-vocab",
+    "gemma-4",
+    "baichuan",
+    "mistral-spm-v1",
+    "mistral-spm-v3",
+    "mistral-tekken-240718",
+    "llama-bpe",
+    "deepseek-coder",
+    "command-r",
+    "nomic-bert-moe",
+    "qwen35",
+)
 
 
 def _available(names: tuple[str, ...]) -> list[Path]:

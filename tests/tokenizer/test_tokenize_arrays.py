@@ -4,10 +4,9 @@ on every available vocab, for any text and with pieces cut every few characters.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from support import VocabFile, vocab_files
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from support import VocabFile, vocab_files
 from tui_tok.errors import TokenizeError
 from tui_tok.samples import DEFAULT_SAMPLE
 from tui_tok.tokenizer.tokenizer import concat_arrays

@@ -26,15 +26,21 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from fixtures.llama_bpe_oracle import (
-    LLAMA_SRC, compile_source, full_source, run_detokenize, run_pieces, run_texts, write_vocab_file,
+    LLAMA_SRC,
+    compile_source,
+    full_source,
+    run_detokenize,
+    run_pieces,
+    run_texts,
+    write_vocab_file,
 )
 from support import VocabFile, vocab_files
-
 from tui_tok.errors import TokenizeError
 from tui_tok.loader import load_tokenizer
-from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
+from tui_tok.tokenizer.tokenizer import Tokenizer
 
 VOCABS = list(vocab_files())
 SPECIAL = int(TokenAttr.CONTROL | TokenAttr.USER_DEFINED | TokenAttr.UNKNOWN)
@@ -64,7 +70,9 @@ def _texts(specials: list[str], seed: int, n: int) -> list[bytes]:
             r = rng.random()
             if r < 0.3 and specials:
                 s = rng.choice(specials)
-                parts.append((s[: max(1, len(s) // 2)] if rng.random() < 0.15 else s).encode("utf-8", "surrogateescape"))
+                parts.append(
+                    (s[: max(1, len(s) // 2)] if rng.random() < 0.15 else s).encode("utf-8", "surrogateescape")
+                )
             elif r < 0.55:
                 parts.append(rng.choice(SPACES).encode())
             elif r < 0.97:
@@ -93,7 +101,9 @@ def test_tokenize_matches_llama_cpp(oracle: Path, vf: VocabFile, tmp_path: Path)
     attrs = vocab.attrs.tolist()
     rng = random.Random(vf.name)
     specials = [vocab.tokens[i] for i in range(vocab.n_tokens) if attrs[i] & SPECIAL]
-    specials = rng.sample(specials, min(len(specials), 60)) + [vocab.tokens[i] for i in (vocab.bos_id, vocab.eos_id) if i >= 0]
+    specials = rng.sample(specials, min(len(specials), 60)) + [
+        vocab.tokens[i] for i in (vocab.bos_id, vocab.eos_id) if i >= 0
+    ]
     seed = sum(map(ord, vf.name)) + int(os.environ.get("TUI_TOK_ORACLE_SEED", "0"))
     rows = [(text, rng.random() < 0.5, rng.random() < 0.5) for text in _texts(specials, seed, _n())]
     want = run_texts(oracle, write_vocab_file(vocab, tmp_path / "vocab.txt"), vocab, rows)
@@ -116,7 +126,10 @@ def _id_sequences(tok: Tokenizer, seed: int, n: int) -> list[list[int]]:
     words = tok.encode(" ".join(WORDS + SPACES) + " ' s ?!., 're 'll 't", add_special=False)
     out = []
     for _ in range(n):
-        ids = [rng.randrange(vocab.n_tokens) if rng.random() < 0.3 else rng.choice(words) for _ in range(rng.randint(0, 10))]
+        ids = [
+            rng.randrange(vocab.n_tokens) if rng.random() < 0.3 else rng.choice(words)
+            for _ in range(rng.randint(0, 10))
+        ]
         for pool in (specials, byte_ids):
             if pool and rng.random() < 0.5:
                 ids.insert(rng.randint(0, len(ids)), rng.choice(pool))

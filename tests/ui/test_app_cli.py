@@ -7,11 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tui_tok.cli import main
-from tui_tok.cli import app as app_cli
-from support import vocab_file
 from ui_support import make_app, settle
+
+from support import vocab_file
+from tui_tok.cli import app as app_cli, main
 
 RAW = b"caf\xe9 \x85 ok\r\nline\x00two\n"
 """Latin-1 bytes (not UTF-8), CR LF and NUL: all must reach the tokenizer as they are."""
@@ -42,7 +41,9 @@ def test_text_file_and_stdin_are_read_as_exact_bytes(tmp_path, monkeypatch: pyte
     assert seen[0].encode("utf-8", "surrogateescape") == RAW
 
 
-def test_missing_text_file_is_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_missing_text_file_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     code = main([str(vocab_file("qwen3-vocab").path), "--text", str(tmp_path / "nope.txt")])
     _, err = capsys.readouterr()

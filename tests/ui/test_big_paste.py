@@ -11,11 +11,11 @@ import asyncio
 import time
 
 from textual import events
+from ui_support import make_app, settle
 
+from support import vocab_file
 from tui_tok.ui.screens.tokenize import TokenizeScreen
 from tui_tok.ui.widgets.editor import Editor
-from support import vocab_file
-from ui_support import make_app, settle
 
 BLOCK = (
     "The quick brown fox jumps over the lazy dog. Tokenizers split text into pieces.\n"

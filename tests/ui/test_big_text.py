@@ -14,6 +14,7 @@ import time
 import numpy as np
 import pytest
 
+from support import ASSETS
 from tui_tok import read_gguf
 from tui_tok.loader import load_tokenizer
 from tui_tok.ui.app import Opened, Opening, TuiTokApp
@@ -24,7 +25,6 @@ from tui_tok.ui.widgets.editor import Editor
 from tui_tok.ui.widgets.id_strip import IdStrip, strip_flow
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.token_view import TokenView
-from support import ASSETS
 
 BLOCK = (
     "The quick brown fox jumps over the lazy dog. Tokenizers split text into pieces.\n"
@@ -45,22 +45,28 @@ def _idle(app: TuiTokApp) -> bool:
     screen = app.screen
     return (
         isinstance(screen, TokenizeScreen) and screen.last_result_at > 0 and not screen.showing_provisional
-        and app.workers._workers == set() and app.lint_report is not None  # noqa: SLF001
+        and app.workers._workers == set() and app.lint_report is not None
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("name", ["qwen3-vocab.gguf", "ggml-vocab-bert-bge.gguf", "rwkv-world-vocab.gguf", "ggml-vocab-phi-3.gguf"])
+@pytest.mark.parametrize(
+    "name", ["qwen3-vocab.gguf", "ggml-vocab-bert-bge.gguf", "rwkv-world-vocab.gguf", "ggml-vocab-phi-3.gguf"]
+)
 async def test_long_text_counts_then_a_key_is_spliced_exactly(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     path = ASSETS / name
     tok = load_tokenizer(path)
     order: list[str] = []
     counted = TokenizeScreen.on_tokenize_screen_counted
-    monkeypatch.setattr(TokenizeScreen, "on_tokenize_screen_counted", lambda self, m: (order.append("count"), counted(self, m))[1])
+    monkeypatch.setattr(
+        TokenizeScreen, "on_tokenize_screen_counted", lambda self, m: (order.append("count"), counted(self, m))[1]
+    )
     built = TuiTokApp.on_vocab_index_built
     monkeypatch.setattr(TuiTokApp, "on_vocab_index_built", lambda self, m: (order.append("index"), built(self, m))[1])
     wraps: list[int] = []  # wraps on the UI thread (the worker's are tokenize_draw's)
     wrap = token_view.wrap_rows
-    monkeypatch.setattr(token_view, "wrap_rows", lambda lay, width: (wraps.append(lay.n_lines), wrap(lay, width=width))[1])
+    monkeypatch.setattr(
+        token_view, "wrap_rows", lambda lay, width: (wraps.append(lay.n_lines), wrap(lay, width=width))[1]
+    )
     app = TuiTokApp(opening=Opening(name, lambda progress: Opened(read_gguf(path), TEXT)))
     async with app.run_test(size=(120, 40)) as pilot:
         await _until(app, lambda: _idle(app))
@@ -75,7 +81,9 @@ async def test_long_text_counts_then_a_key_is_spliced_exactly(name: str, monkeyp
         assert max(wraps) == 1  # the worker wrapped the text's lines (the UI thread only the empty view's one)
         widths: list[int] = []
         measure = id_strip.label_widths
-        monkeypatch.setattr(id_strip, "label_widths", lambda ids, pieces: (widths.append(len(ids)), measure(ids, pieces))[1])
+        monkeypatch.setattr(
+            id_strip, "label_widths", lambda ids, pieces: (widths.append(len(ids)), measure(ids, pieces))[1]
+        )
         editor = screen.query_one("#tok-input", Editor)
         spliced = screen.spliced_shown
         for location, key in (((5, 3), "x"), ((9, 0), "enter")):
@@ -92,7 +100,7 @@ async def test_long_text_counts_then_a_key_is_spliced_exactly(name: str, monkeyp
         assert view.rows.row_starts.tolist() == fresh.row_starts.tolist()
         assert {k: v.tolist() for k, v in view.rows.breaks.items()} == {k: v.tolist() for k, v in fresh.breaks.items()}
         strip = screen.query_one("#tok-ids", IdStrip)
-        got = strip._flowed  # noqa: SLF001
+        got = strip._flowed
         assert got is not None
         flow = strip_flow(view.token_layout.ids, None, got[2], None)
         assert np.array_equal(got[0], flow[0]) and np.array_equal(got[1], flow[1])

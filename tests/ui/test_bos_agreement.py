@@ -3,10 +3,10 @@ vocab adds BOS, and llama-server (common/chat.cpp) drops that text: the model se
 
 from __future__ import annotations
 
-from support import ASSETS
 from textual.widgets import DataTable
 from ui_support import make_app, settle
 
+from support import ASSETS
 from tui_tok.ui.screens.chat import ChatScreen
 from tui_tok.ui.screens.diagnostics import DiagnosticsScreen
 from tui_tok.ui.widgets.chat_spans import MessageSpans

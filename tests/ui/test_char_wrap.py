@@ -4,8 +4,7 @@ the sections drawn, fit the width, survive edits as a fresh wrap would, and cost
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from rich.cells import cell_len
 from textual.expand_tabs import expand_tabs_inline
 
@@ -96,5 +95,6 @@ def test_document_text_and_line_starts_kept_across_edits(text: str, insert: str,
     assert document.text == expected
     assert document.n_chars == len(expected)
     assert [document.get_index_from_location((row, 0)) for row in range(document.line_count)] == [
-        0, *[i + 1 for i, c in enumerate(expected) if c == "\n"]
+        0,
+        *[i + 1 for i, c in enumerate(expected) if c == "\n"],
     ]

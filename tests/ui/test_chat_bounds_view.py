@@ -9,11 +9,11 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile_templates import DEADLINE, HOSTILE, SLACK
-from lint_support import broken
 from textual.widgets import Static
 from ui_support import make_app, settle
 
+from hostile_templates import DEADLINE, HOSTILE, SLACK
+from lint_support import broken
 from tui_tok.explore.chat.render import ChatTemplateError
 from tui_tok.ui.screens.chat import ChatScreen
 from tui_tok.ui.screens.diagnostics import DiagnosticsScreen

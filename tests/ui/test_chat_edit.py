@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from support import ASSETS
 from textual.widgets import Input, Static, TextArea
 from ui_support import make_app, settle
 
+from support import ASSETS
 from tui_tok.explore.chat.prompt import chat_prompt
 from tui_tok.explore.chat.render import templates_of
 from tui_tok.ui.app import TuiTokApp
@@ -76,7 +76,10 @@ async def test_tool_calls_typed_in_the_fields_reach_the_prompt_of_both_runtimes(
             expected = chat_prompt(tok, template, WEATHER, runtime=runtime)
             assert screen.prompt is not None and screen.prompt.ids == expected.ids, runtime
             assert screen.prompt.rendered == expected.rendered
-            assert '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>' in expected.rendered
+            assert (
+                '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+                in expected.rendered
+            )
             assert "<tool_response>\n20 C\n</tool_response>" in expected.rendered
         # a tool message's fields show under it only while its role is tool; an assistant's calls likewise
         boxes = chat.boxes
@@ -192,7 +195,9 @@ async def test_select_all_and_clear_in_every_kind_of_text_box() -> None:
             await pilot.press("ctrl+a")
             await pilot.pause()
             text = box.text if isinstance(box, TextArea) else box.value
-            selected = box.selected_text if isinstance(box, TextArea) else box.value[box.selection.start : box.selection.end]
+            selected = (
+                box.selected_text if isinstance(box, TextArea) else box.value[box.selection.start : box.selection.end]
+            )
             assert text and selected == text, selector
             await pilot.press("alt+x")
             await settle(app, pilot)
@@ -257,7 +262,9 @@ async def test_a_session_with_tool_calls_and_a_runtime_reopens_identical(tmp_pat
         await _load(app, pilot, screen, [*WEATHER, reasoning])
         screen.query_one("#chat-runtime").value = "transformers"  # type: ignore[attr-defined]
         screen.query_one("#chat-vars", Input).value = "enable_thinking=false"
-        screen.query_one("#chat-tools", TextArea).load_text('[{"type": "function", "function": {"name": "get_weather"}}]')
+        screen.query_one("#chat-tools", TextArea).load_text(
+            '[{"type": "function", "function": {"name": "get_weather"}}]'
+        )
         await pilot.press("ctrl+g")
         await settle(app, pilot)
         ids = screen.prompt.ids  # type: ignore[union-attr]
@@ -281,7 +288,9 @@ async def test_a_session_with_tool_calls_and_a_runtime_reopens_identical(tmp_pat
         chat = screen.query_one("#chat-messages", ChatMessages)
         assert chat.boxes[1].query_one(".tool-call-name", Input).value == "get_weather"
         assert chat.boxes[2].query_one(".tool-result-id", Input).value == "call_1"
-        assert any("message 3: kept as it came, not editable: reasoning_content" in n.message for n in again._notifications)
+        assert any(
+            "message 3: kept as it came, not editable: reasoning_content" in n.message for n in again._notifications
+        )
 
 
 async def test_a_loaded_conversation_keeps_the_focus_in_the_conversation() -> None:

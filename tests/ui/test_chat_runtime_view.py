@@ -3,10 +3,10 @@ saying where the other runtime's prompt differs."""
 
 from __future__ import annotations
 
-from support import ASSETS
 from textual.widgets import Select, Static
 from ui_support import make_app, settle
 
+from support import ASSETS
 from tui_tok.ui.screens.chat import ChatScreen
 
 PHI3 = ASSETS / "ggml-vocab-phi-3.gguf"
@@ -55,4 +55,6 @@ async def test_budget_and_prefix_reuse_line() -> None:
         assert isinstance(screen, ChatScreen) and screen.prompt is not None
         line = str(screen.query_one("#chat-reuse", Static).render())
         # Qwen3 writes an empty <think> block in the turn the model just answered, none in history
-        assert line == f"{len(screen.prompt.tokens)}/? ctx · KV: 1/1 turns break · #2 26/34: '<think>\\n…' ≠ '4.<|im_e…'"
+        assert (
+            line == f"{len(screen.prompt.tokens)}/? ctx · KV: 1/1 turns break · #2 26/34: '<think>\\n…' ≠ '4.<|im_e…'"
+        )

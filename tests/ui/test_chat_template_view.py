@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from hostile_templates import DEADLINE, HOSTILE, ISSUE, SLACK
-from lint_support import broken
-from support import ASSETS, HAVE_SHARED, SHARED, SHARED_MISSING
 from textual.widgets import Checkbox, Input, Select, Static
 from ui_support import make_app, settle
 
+from hostile_templates import DEADLINE, HOSTILE, ISSUE, SLACK
+from lint_support import broken
+from support import ASSETS, HAVE_SHARED, SHARED, SHARED_MISSING
 from tui_tok.cli import main
 from tui_tok.explore.chat.prompt import chat_prompt
 from tui_tok.explore.chat.render import ChatTemplateError, templates_of
@@ -184,18 +184,26 @@ async def test_request_controls_give_the_command_lines_prompt(capsys: pytest.Cap
     """Thinking off, a reasoning effort, continue the last message: the view's ids are
     ``tui-tok chat --json``'s with the same flags; a variable typed wins over the thinking control."""
     steps: list[tuple[str, object, tuple[str, ...]]] = [
-            ("#chat-thinking", "off", ("--thinking", "off")),
-            ("#chat-thinking", "on", ("--thinking", "on")),
-            ("#chat-effort", "high", ("--thinking", "on", "--reasoning-effort", "high")),
-            ("#chat-effort", "none", ("--thinking", "on", "--reasoning-effort", "none")),
-            ("#chat-vars", "enable_thinking=false", ("--thinking", "on", "--reasoning-effort", "none", "--set",
-                                                     "enable_thinking=false")),  # fmt: skip
-            ("#chat-continue", True, ("--thinking", "on", "--reasoning-effort", "none", "--set", "enable_thinking=false",
-                                      "--continue")),  # fmt: skip
+        ("#chat-thinking", "off", ("--thinking", "off")),
+        ("#chat-thinking", "on", ("--thinking", "on")),
+        ("#chat-effort", "high", ("--thinking", "on", "--reasoning-effort", "high")),
+        ("#chat-effort", "none", ("--thinking", "on", "--reasoning-effort", "none")),
+        (
+            "#chat-vars",
+            "enable_thinking=false",
+            ("--thinking", "on", "--reasoning-effort", "none", "--set", "enable_thinking=false"),
+        ),  # fmt: skip
+        (
+            "#chat-continue",
+            True,
+            ("--thinking", "on", "--reasoning-effort", "none", "--set", "enable_thinking=false", "--continue"),
+        ),  # fmt: skip
     ]
     # the command line first: the app, once running, holds stdout
     default = _cli_prompt(capsys, QWEN3, _sample(), tmp_path, "--runtime", runtime)
-    expected = [_cli_prompt(capsys, QWEN3, _sample(), tmp_path, "--runtime", runtime, *flags)["ids"] for *_, flags in steps]
+    expected = [
+        _cli_prompt(capsys, QWEN3, _sample(), tmp_path, "--runtime", runtime, *flags)["ids"] for *_, flags in steps
+    ]
     if runtime == "llama-server":  # thinking off is Qwen3's empty think block after the generation prompt
         off = _cli_prompt(capsys, QWEN3, _sample(), tmp_path, "--thinking", "off")
         assert off["text"].endswith("<|im_start|>assistant\n<think>\n\n</think>\n\n")
@@ -227,7 +235,9 @@ async def test_gemma4_thinks_by_default_in_llama_server_and_not_when_off() -> No
 
 
 @pytest.mark.parametrize("name", ISSUE)
-async def test_a_hostile_template_file_fails_within_the_deadline_and_the_view_answers(tmp_path: Path, name: str) -> None:
+async def test_a_hostile_template_file_fails_within_the_deadline_and_the_view_answers(
+    tmp_path: Path, name: str
+) -> None:
     template, reason = HOSTILE[name]
     path = tmp_path / "loops.jinja"
     path.write_text(template, encoding="utf-8")

@@ -4,10 +4,10 @@ message spans, injections, template errors shown with their context, the templat
 from __future__ import annotations
 
 import pytest
-from support import ASSETS, HAVE_SHARED, SHARED, SHARED_MISSING
 from textual.widgets import Checkbox, Input, Select, Static, TextArea
 from ui_support import make_app, settle
 
+from support import ASSETS, HAVE_SHARED, SHARED, SHARED_MISSING
 from tui_tok.explore.chat.render import render_chat, templates_of
 from tui_tok.ui.screens.chat import SAMPLE_CONVERSATION, ChatScreen
 from tui_tok.ui.widgets.chat_messages import ChatMessages
@@ -44,7 +44,9 @@ async def test_sample_conversation_renders_and_ids_are_the_tokenizers() -> None:
         # each message's border says where its tokens are; the table agrees; the total is the id count
         editors = _messages(screen).editors
         for span, editor in zip(prompt.messages, editors):
-            assert editor.border_subtitle.startswith(f"tokens {span.token_start}–{span.token_start + span.token_count - 1}")
+            assert editor.border_subtitle.startswith(
+                f"tokens {span.token_start}–{span.token_start + span.token_count - 1}"
+            )
         table = screen.query_one("#chat-spans", MessageSpans)
         assert table.get_row("total")[3].plain == str(len(prompt.ids))
         assert table.get_row("generation")[2].plain == str(prompt.generation_start)
@@ -105,7 +107,7 @@ async def test_generation_prompt_variables_and_tools() -> None:
         assert screen.prompt.rendered.endswith("🙂<|im_end|>\n")
         screen.query_one("#chat-tools", TextArea).text = '[{"type": "function", "function": {"name": "zap"}}]'
         await settle(app, pilot)
-        assert '# Tools' in screen.prompt.rendered and '"function": {"name": "zap"' in screen.prompt.rendered
+        assert "# Tools" in screen.prompt.rendered and '"function": {"name": "zap"' in screen.prompt.rendered
         screen.query_one("#chat-tools", TextArea).text = "[nope"
         await settle(app, pilot)
         assert screen.has_class("-error") and "tools: not JSON" in str(screen.query_one("#chat-error", Static).render())
@@ -155,7 +157,9 @@ async def test_file_without_template_renders_chatml_in_llama_server_and_says_so_
         assert list(screen.templates) == ["(none)"] and screen.prompt is not None
         assert screen.prompt.text.startswith("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n")
         assert screen.prompt.text.endswith("<|im_start|>assistant\n")
-        assert str(screen.query_one("#chat-differ", Static).render()).startswith("transformers refuses: no chat template")
+        assert str(screen.query_one("#chat-differ", Static).render()).startswith(
+            "transformers refuses: no chat template"
+        )
         screen.query_one("#chat-runtime", Select).value = "transformers"
         await settle(app, pilot)
         assert screen.prompt is None

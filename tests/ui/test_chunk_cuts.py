@@ -7,9 +7,9 @@ underlined iff an odd number of chunk starts lie after its line's start, up to i
 from __future__ import annotations
 
 from textual.widgets import Checkbox, TextArea
+from ui_support import make_app, settle
 
 from support import ASSETS
-from ui_support import make_app, settle
 from tui_tok.tokenizer.explain import explain
 from tui_tok.ui.app import TuiTokApp
 from tui_tok.ui.screens import tokenize_cuts

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lint_support import broken
-from support import ASSETS
 from textual.widgets import DataTable
 from ui_support import make_app, settle
 
+from lint_support import broken
+from support import ASSETS
 from tui_tok import read_gguf
 from tui_tok.explore.copy_forms import bytes_of, finding_text
 from tui_tok.ui import clipboard

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from textual.widgets import Static, TextArea
+from ui_support import settle
 
 from support import ASSETS
-from ui_support import settle
 from tui_tok import read_gguf
 from tui_tok.ui.app import TuiTokApp
 from tui_tok.ui.screens.compare import CompareScreen

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from lint_support import asset_metadata, broken
 from textual.widgets import DataTable, Label
 from ui_support import make_app, settle
 
+from lint_support import asset_metadata, broken
 from tui_tok.explore.lint import Severity
 from tui_tok.ui.screens.diagnostics import DiagnosticsScreen
 from tui_tok.ui.screens.metadata import MetadataScreen

@@ -3,10 +3,10 @@ and a snapshot."""
 
 from __future__ import annotations
 
-from support import vocab_file
 from textual.widgets import DataTable, Input, Static
 from ui_support import make_app, settle
 
+from support import vocab_file
 from tui_tok.tokenizer.explain import explain
 from tui_tok.ui.screens.explain import ExplainScreen
 from tui_tok.ui.widgets.explain_steps import MergeStepper

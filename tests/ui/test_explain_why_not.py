@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from support import vocab_file
 from textual.widgets import Input, Static
 from ui_support import make_app, settle
 
+from support import vocab_file
 from tui_tok.ui.screens.explain import ExplainScreen
 from tui_tok.ui.widgets.token_view import TokenView
 
@@ -32,7 +32,9 @@ async def test_why_not_a_piece_built_then_absorbed() -> None:
         assert isinstance(screen, ExplainScreen)
         for question in ("ation", "Ġtokeniz|ation"):
             answer = " ".join((await _ask(app, pilot, screen, question)).split())
-            assert "'ation' was built at step 7 ('at' + 'ion', rank 111), then absorbed into 'ization' by step 9" in answer
+            assert (
+                "'ation' was built at step 7 ('at' + 'ion', rank 111), then absorbed into 'ization' by step 9" in answer
+            )
             assert "would need" not in answer
         answer = await _ask(app, pilot, screen, "|")
         assert "empty piece" in answer and "not a token" not in answer and answer.count("\n") <= 2

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from textual import events
 from textual.geometry import Region
+from ui_support import make_app, settle
 
+from support import vocab_file
 from tui_tok.tokenizer import Tokenizer
 from tui_tok.ui.screens.tokenize import TokenizeScreen
 from tui_tok.ui.widgets.editor import Editor
 from tui_tok.ui.widgets.token_details import TokenDetails
 from tui_tok.ui.widgets.token_view import TokenView
-from support import vocab_file
-from ui_support import make_app, settle
 
 FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
 """👨‍👩‍👧: three emoji joined by ZWJ."""
@@ -202,6 +202,8 @@ async def test_keys_panel_lists_the_views_keys_before_the_editors() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         keys = list(app.screen.active_bindings)
-        first_editor_key = min(i for i, b in enumerate(app.screen.active_bindings.values()) if isinstance(b.node, Editor))
+        first_editor_key = min(
+            i for i, b in enumerate(app.screen.active_bindings.values()) if isinstance(b.node, Editor)
+        )
         for key in ("ctrl+b", "ctrl+t", "ctrl+o", "ctrl+g", "ctrl+n"):
             assert keys.index(key) < first_editor_key

@@ -4,11 +4,11 @@ it, refuses to overwrite, and says so when a finding has no fix."""
 
 from __future__ import annotations
 
-from fix_support import tensor_hashes, with_tensors
-from lint_support import asset_metadata
 from textual.widgets import DataTable, Input, Static
 from ui_support import make_app, settle
 
+from fix_support import tensor_hashes, with_tensors
+from lint_support import asset_metadata
 from tui_tok.gguf import read_gguf
 from tui_tok.ui.screens.diagnostics import DiagnosticsScreen
 from tui_tok.ui.screens.fix_dialog import FixDialog

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import gc
 
-from support import vocab_file
 from ui_support import make_app, settle
+
+from support import vocab_file
 
 
 async def test_collector_is_paced_while_running_and_restored_after() -> None:

@@ -22,14 +22,15 @@ from textual.widgets import DataTable, Input, Select
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sources"))
 
 from fake_stores import home_env
+from ui_support import make_app, settle
+
 from hostile_files import HOSTILE_ID, HOSTILE_TOKEN, TEMPLATE_NAME, raw_controls, spm_file, ugm_file
 from tui_tok.sources import find_models
 from tui_tok.ui.app import TuiTokApp
-from tui_tok.ui.screens.picker import PickerApp, stored_choice
 from tui_tok.ui.screens.explain import ExplainScreen
 from tui_tok.ui.screens.metadata import MetadataScreen
+from tui_tok.ui.screens.picker import PickerApp, stored_choice
 from tui_tok.ui.widgets.token_view import TokenView
-from ui_support import make_app, settle
 
 SIZE = (140, 40)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from textual.geometry import Region
 from textual.widgets import TextArea
+from ui_support import make_app, settle
 
+from support import vocab_file
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.token_view import TokenView
-from support import vocab_file
-from ui_support import make_app, settle
 
 TEXT = "".join(f"line {i}: the quick brown fox, 日本語 {i * 37}\n" for i in range(30))
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support import ASSETS, vocab_file
 from textual.widgets import Input
 from ui_support import settle
 
+from support import ASSETS, vocab_file
 from tui_tok import read_gguf
 from tui_tok.ui.app import TuiTokApp, relaunched_app
 from tui_tok.ui.model_switch import recent_models

@@ -7,12 +7,14 @@ from pathlib import Path
 import pytest
 import regex
 from textual.widgets import Input
+from ui_support import make_app, settle
 
+from support import vocab_file
 from tui_tok.errors import GGUFFormatError
-from tui_tok.explore.vocab_index import SPACE_FOLD
-from tui_tok.gguf.writer import write_gguf
 from tui_tok.explore.display import NULL_PIECE, display_piece
 from tui_tok.explore.layout import KIND_NAMES
+from tui_tok.explore.vocab_index import SPACE_FOLD
+from tui_tok.gguf.writer import write_gguf
 from tui_tok.ui.screens.stream import StreamScreen
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.readout import Readout
@@ -20,8 +22,6 @@ from tui_tok.ui.widgets.token_details import TokenDetails
 from tui_tok.ui.widgets.token_view import TokenView
 from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
 from tui_tok.ui.widgets.vocab_table import VocabTable
-from support import vocab_file
-from ui_support import make_app, settle
 
 
 async def _search(app, pilot, query: str) -> list[int]:  # type: ignore[no-untyped-def]
@@ -42,7 +42,9 @@ async def test_vocabulary_search_by_substring_regex_and_id() -> None:
         assert len(await _search(app, pilot, "")) == index.n_tokens
         # Ġ is a space marker; lower-case queries ignore case
         found = await _search(app, pilot, "Ġthe")
-        assert found == [i for i, p in enumerate(index.pieces) if " the" in display_piece(p).translate(SPACE_FOLD).lower()]
+        assert found == [
+            i for i, p in enumerate(index.pieces) if " the" in display_piece(p).translate(SPACE_FOLD).lower()
+        ]
         rx = regex.compile(r"^Ġthe[a-z]$")
         assert await _search(app, pilot, "/^Ġthe[a-z]$/") == [
             i for i, p in enumerate(index.pieces) if rx.search(display_piece(p))
@@ -165,7 +167,9 @@ async def test_search_box_typing_long_query_scrolls_and_searches() -> None:
         assert index is not None
         found = app.screen.query_one("#vocab-table", VocabTable).ids.tolist()
         pattern = regex.compile(query[1:-1])
-        assert found and all(pattern.search(index.pieces[i].replace("Ġ", " ")) or pattern.search(index.pieces[i]) for i in found[:50])
+        assert found and all(
+            pattern.search(index.pieces[i].replace("Ġ", " ")) or pattern.search(index.pieces[i]) for i in found[:50]
+        )
 
 
 async def test_null_token_ids_from_a_vocab_without_unknown_token(tmp_path: Path) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from textual import events
 from textual.widgets import Checkbox
+from ui_support import make_app, settle
 
 from support import vocab_file
-from ui_support import make_app, settle
 from tui_tok.ui.settings import load_settings
 from tui_tok.ui.widgets.editor import Editor
 from tui_tok.ui.widgets.readout import Readout

@@ -120,7 +120,9 @@ def test_no_stores_opens_the_sample_directly(tmp_path: Path, monkeypatch: pytest
     assert picker.pick_model() == str(DEFAULT_SAMPLE)
 
 
-async def test_an_ollama_model_is_named_as_typed_not_by_its_blob(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_an_ollama_model_is_named_as_typed_not_by_its_blob(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """ollama keeps a model as ``blobs/sha256-HEX``: the header shows ``ollama:NAME`` instead."""
     from tui_tok.sources import display_name, read_model
     from tui_tok.ui.app import TuiTokApp

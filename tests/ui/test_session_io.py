@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from support import ASSETS
 from textual.widgets import Input, TextArea
 from ui_support import settle
 
+from support import ASSETS
 from tui_tok import read_gguf
 from tui_tok.explore.session_file import load
 from tui_tok.ui.app import TuiTokApp
@@ -129,7 +129,9 @@ async def test_open_save_and_export(tmp_path: Path) -> None:
         rows = [json.loads(line) for line in tokens.read_text("utf-8").splitlines()]
         expected = tok.tokenize(RAW)
         assert [(r["id"], r["start"], r["end"]) for r in rows] == [(t.id, t.start, t.end) for t in expected]
-        assert [r["piece"].encode("utf-8", "surrogateescape") for r in rows] == [tok.token_to_piece(t.id) for t in expected]
+        assert [r["piece"].encode("utf-8", "surrogateescape") for r in rows] == [
+            tok.token_to_piece(t.id) for t in expected
+        ]
         await pilot.press("f5")
         await settle(app, pilot)
         await _answer(app, pilot, "alt+p", prompt_file)

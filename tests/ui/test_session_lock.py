@@ -8,11 +8,11 @@ import threading
 from typing import Any
 
 import pytest
-from support import vocab_file
 from textual.widgets import Input, Static
 from ui_support import make_app, settle
 
 import tui_tok.ui.screens.explain as explain_screen
+from support import vocab_file
 from tui_tok.tokenizer.explain import explain
 from tui_tok.ui.screens.explain import ExplainScreen
 from tui_tok.ui.widgets.token_view import TokenView

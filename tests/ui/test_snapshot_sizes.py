@@ -9,11 +9,11 @@ The text holds what a view can get wrong: a pasted function over several lines, 
 from __future__ import annotations
 
 import pytest
+from ui_support import settle
 
+from support import vocab_file
 from tui_tok import read_gguf
 from tui_tok.ui.app import TuiTokApp
-from support import vocab_file
-from ui_support import settle
 
 SIZES = [(80, 24), (120, 40)]
 TEXT = "def f(x):\n    return x * 2\n\nprint(f(21))  # 👨\u200d👩\u200d👧 私は東京に住んでいます。\n\tx = 42"

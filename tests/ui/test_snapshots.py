@@ -5,8 +5,9 @@ Fixed terminal size, timings hidden, every worker finished before the picture is
 
 from __future__ import annotations
 
-from support import vocab_file
 from ui_support import make_app, settle
+
+from support import vocab_file
 
 SIZE = (120, 36)
 TEXT = "Hello world! <|endoftext|>\n日本語 🙂 naïve\n\tx = 42"

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support import conformance_rows, vocab_file
 from textual import events
 from textual.widgets import Input, TextArea
 from textual.widgets.text_area import Document, WrappedDocument
 from ui_support import make_app, settle
 
+from support import conformance_rows, vocab_file
 from tui_tok.ui import textual_compat
 from tui_tok.ui.widgets.char_wrap import AdaptiveWrappedDocument
 from tui_tok.ui.widgets.editor import Editor
@@ -110,8 +110,16 @@ def touches(path: Path, module: str, own: frozenset[str]) -> list[str]:
                 elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and sub.name in privates:
                     found.append(f"{sub_line}: {node.name} overrides {sub.name}")
             for stmt in node.body:
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
-                found += [f"{line}: {node.name} sets {t.id}" for t in targets if isinstance(t, ast.Name) and t.id in privates]
+                targets = (
+                    stmt.targets
+                    if isinstance(stmt, ast.Assign)
+                    else [stmt.target]
+                    if isinstance(stmt, ast.AnnAssign)
+                    else []
+                )
+                found += [
+                    f"{line}: {node.name} sets {t.id}" for t in targets if isinstance(t, ast.Name) and t.id in privates
+                ]
         elif isinstance(node, ast.Attribute) and not _is_self(node.value):
             if node.attr in foreign_privates() and node.attr not in own:
                 found.append(f"{line}: .{node.attr}")
@@ -225,6 +233,8 @@ async def test_a_missing_private_module_degrades(monkeypatch: pytest.MonkeyPatch
     """A Textual without ``textual._xterm_parser`` (the headless driver does not need it): the
     check names it, the overrides go off, the app says so and still types and switches views."""
     import sys
+
+    import textual.drivers.linux_driver  # noqa: F401 - App() looks its class up even for run_test: imported first
 
     monkeypatch.delenv(textual_compat.PLAIN_ENV, raising=False)
     monkeypatch.setitem(sys.modules, "textual._xterm_parser", None)

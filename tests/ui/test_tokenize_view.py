@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import TextArea
+from ui_support import make_app, settle
 
+from support import conformance_rows, vocab_file
 from tui_tok.ui.screens.tokenize import TokenizeScreen
 from tui_tok.ui.widgets.token_details import TokenDetails
 from tui_tok.ui.widgets.token_view import TokenView
-from support import conformance_rows, vocab_file
-from ui_support import make_app, settle
 
 NAMES = ["qwen3-vocab", "phi-3"]
 
@@ -31,7 +31,9 @@ async def _set_toggles(pilot, screen: TokenizeScreen, *, add_special: bool, pars
 @pytest.mark.parametrize("name", NAMES)
 async def test_typed_text_gives_llama_ids(name: str) -> None:
     """Typing into the editor key by key shows the reference ids (add_special on by default)."""
-    row = next(r for r in conformance_rows(name) if r["text"] == "Hello world" and r["add_special"] and not r["parse_special"])
+    row = next(
+        r for r in conformance_rows(name) if r["text"] == "Hello world" and r["add_special"] and not r["parse_special"]
+    )
     app = make_app(vocab_file(name).path)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)

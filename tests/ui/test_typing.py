@@ -6,9 +6,9 @@ from __future__ import annotations
 from textual import events
 from textual.app import App
 from textual.widgets import Input, TextArea
+from ui_support import make_app, settle
 
 from support import vocab_file
-from ui_support import make_app, settle
 
 
 def burst(app: App[object], keys: list[str]) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 from rich.cells import cell_len
+from ui_support import make_app, settle
 
+from support import vocab_file
 from tui_tok.ui.app import SAMPLE_TEXT
 from tui_tok.ui.widgets.id_strip import IdStrip
-from support import vocab_file
-from ui_support import make_app, settle
 
 JAPANESE = "私は東京に住んでいます。毎朝、電車で会社に行きます。昨日は雨が降りましたが、今日は晴れています。"
 
@@ -51,7 +51,7 @@ async def test_one_vocabulary_of_marks() -> None:
     and the stream view expands a tab to as many columns as the editor does."""
     from textual.widgets import Static
 
-    from tui_tok.explore.display import NEWLINE_MARK, TAB_MARK, TAB_COLUMNS
+    from tui_tok.explore.display import NEWLINE_MARK, TAB_COLUMNS, TAB_MARK
     from tui_tok.ui.widgets.editor import Editor
 
     app = make_app(vocab_file("qwen3-vocab").path, text="a\n\tb c")
@@ -133,7 +133,9 @@ async def test_tokens_panel_never_cuts_a_code() -> None:
     ("vocab", "text", "index", "cell"),
     [("phi-3", "Hi there", 0, "H"), ("llama-spm", "Hi there", 0, "H"), ("qwen3-vocab", "x 👋 y", 2, "👋")],
 )
-async def test_selected_token_without_a_cell_of_its_own_is_highlighted(vocab: str, text: str, index: int, cell: str) -> None:
+async def test_selected_token_without_a_cell_of_its_own_is_highlighted(
+    vocab: str, text: str, index: int, cell: str
+) -> None:
     """A selected BOS (``<s>``, no text) draws the character where it sits in its own style;
     a byte token inside one character (the second of 👋's on qwen3) draws that character."""
     from tui_tok.ui.widgets.token_view import TokenView

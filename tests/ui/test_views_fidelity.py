@@ -10,7 +10,9 @@ import pytest
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Input, Static
+from ui_support import make_app, settle
 
+from support import HAVE_SHARED, SHARED, SHARED_MISSING, vocab_file
 from tui_tok.gguf.writer import write_gguf
 from tui_tok.ui.screens.metadata import MetadataScreen
 from tui_tok.ui.screens.vocab import VocabScreen
@@ -19,8 +21,6 @@ from tui_tok.ui.widgets.check_box import CheckBox
 from tui_tok.ui.widgets.lines_view import LinesView
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.vocab_table import VocabTable
-from support import HAVE_SHARED, SHARED, SHARED_MISSING, vocab_file
-from ui_support import make_app, settle
 
 GEMMA4 = SHARED / "vocabs" / "ggml-vocab-gemma-4.gguf"
 
@@ -71,7 +71,9 @@ async def test_wide_pieces_are_padded_by_cells(tmp_path: Path) -> None:
             assert cell_len(line) == cell_len(header), line
             assert line.endswith(f"  {token_bytes}"), line
         assert _screen_line(table, 6).startswith("       6  日本の  ")
-        assert "<｜end｜>" in _screen_line(table, 7) and _screen_line(table, 7).rstrip().endswith("control                   -      11")
+        assert "<｜end｜>" in _screen_line(table, 7) and _screen_line(table, 7).rstrip().endswith(
+            "control                   -      11"
+        )
 
 
 @pytest.mark.skipif(not HAVE_SHARED, reason=SHARED_MISSING)
@@ -188,7 +190,9 @@ async def test_footer_names_each_key_once(view: str) -> None:
         await pilot.press(view)
         await settle(app, pilot)
         # the footer shows one entry per action (its first key)
-        actions = {b.binding.action: b.binding.description for b in app.screen.active_bindings.values() if b.binding.show}
+        actions = {
+            b.binding.action: b.binding.description for b in app.screen.active_bindings.values() if b.binding.show
+        }
         shown = list(actions.values())
         assert shown.count("Keys") == 1 and len(shown) == len(set(shown)), shown
 

@@ -4,11 +4,11 @@ byte-level vocabularies, ``#-1`` an id error (issue 27)."""
 from __future__ import annotations
 
 from textual.widgets import Input, Static
+from ui_support import make_app, settle
 
 from support import vocab_file
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.vocab_table import VocabTable
-from ui_support import make_app, settle
 
 
 async def _search(app, pilot, query: str) -> list[int]:  # type: ignore[no-untyped-def]

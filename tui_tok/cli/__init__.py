@@ -98,8 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if args.debug:
             traceback.print_exc()
-        print(f"tui-tok: internal error: {type(exc).__name__}: {visible(str(exc), lines=True)} (rerun with --debug)",
-              file=sys.stderr)
+        print(
+            f"tui-tok: internal error: {type(exc).__name__}: {visible(str(exc), lines=True)} (rerun with --debug)",
+            file=sys.stderr,
+        )
         return 1
 
 

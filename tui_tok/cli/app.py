@@ -47,14 +47,19 @@ class TextFileError(TuiTokError):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", nargs="?", default=None,
-                        help="GGUF file, URL, hf:OWNER/REPO/FILE.gguf, OWNER/REPO:QUANT or ollama:NAME[:TAG] "
-                             "(default: pick one of the models found, or the bundled Qwen3 sample)")
-    parser.add_argument("--list", action="store_true",
-                        help="list the GGUF files of ollama, the Hugging Face cache, LM Studio and llama.cpp's cache")
     parser.add_argument(
-        "--text", metavar="FILE", help="open the tokenize view on this file's exact bytes ('-': stdin)"
+        "model",
+        nargs="?",
+        default=None,
+        help="GGUF file, URL, hf:OWNER/REPO/FILE.gguf, OWNER/REPO:QUANT or ollama:NAME[:TAG] "
+        "(default: pick one of the models found, or the bundled Qwen3 sample)",
     )
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="list the GGUF files of ollama, the Hugging Face cache, LM Studio and llama.cpp's cache",
+    )
+    parser.add_argument("--text", metavar="FILE", help="open the tokenize view on this file's exact bytes ('-': stdin)")
     parser.add_argument("--compare", metavar="B.gguf", help="a second GGUF file to compare with (the compare view, F7)")
     parser.add_argument("--session", metavar="FILE",
                         help="reopen a saved session (alt+s saves one): its text, toggles, conversation and compare "
@@ -92,7 +97,9 @@ def _keys_from_terminal() -> None:
     try:
         fd = os.open("/dev/tty", os.O_RDONLY)
     except OSError:
-        raise NotATerminalError("--text -: stdin was read, and there is no terminal (/dev/tty) to read keys from") from None
+        raise NotATerminalError(
+            "--text -: stdin was read, and there is no terminal (/dev/tty) to read keys from"
+        ) from None
     os.dup2(fd, 0)
     os.close(fd)
 

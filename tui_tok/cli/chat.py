@@ -31,8 +31,8 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal
 from tui_tok.cli.model_arg import MODEL_HELP
+from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal
 from tui_tok.explore.chat.controls import server_request, transformers_variables
 from tui_tok.explore.chat.llama_server.apply import CONTINUATIONS, LlamaServerRequest
 from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
@@ -93,8 +93,9 @@ def run(args: argparse.Namespace) -> int:
                              prefill_assistant=args.prefill_assistant)  # fmt: skip
     tok = load_tokenizer(gguf)
 
-    def build(runtime: str, locate: bool = False, msgs: Any = messages, req: LlamaServerRequest = request,
-              tools: Any = tools) -> Any:
+    def build(
+        runtime: str, locate: bool = False, msgs: Any = messages, req: LlamaServerRequest = request, tools: Any = tools
+    ) -> Any:
         if runtime == "transformers":
             if template is None:
                 raise ChatInputError(f"{args.model}: no chat template (tokenizer.chat_template is not set)")
@@ -205,7 +206,7 @@ def read_messages_list(messages: Any, source: str) -> list[dict[str, Any]]:
         raise ChatInputError(f"{where}: expected a JSON list of messages")
     for i, m in enumerate(messages):
         if not isinstance(m, dict) or not isinstance(m.get("role"), str):
-            raise ChatInputError(f"{where}: message {i}: expected an object with a string \"role\"")
+            raise ChatInputError(f'{where}: message {i}: expected an object with a string "role"')
     return messages
 
 
@@ -214,7 +215,11 @@ def _read_json(source: str, what: str) -> Any:
 
     where = "stdin" if source == "-" else source
     try:  # bounded: size, nesting and count of arrays and objects (tui_tok/json_input.py)
-        raw = read_stream(getattr(sys.stdin, "buffer", sys.stdin)) if source == "-" else read_file(source, regular_only=False)
+        raw = (
+            read_stream(getattr(sys.stdin, "buffer", sys.stdin))
+            if source == "-"
+            else read_file(source, regular_only=False)
+        )
         return load_json(raw)
     except JSONInputError as exc:
         verb = " are" if str(exc).startswith("not JSON") else ":"

@@ -14,8 +14,8 @@ import re
 import sys
 from typing import Any
 
-from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal, visible_bytes
 from tui_tok.cli.model_arg import MODEL_HELP
+from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal, visible_bytes
 from tui_tok.errors import TuiTokError
 
 _ITEM = re.compile(r"\s*(?:(-?\d+)|([\[\],]))")

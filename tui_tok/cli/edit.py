@@ -57,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
     for text in args.eog_add:
         e = specs.eog_add(gguf, text, taken)
         if e is None:
-            print(f"note: --eog-add {visible(text)}: generation already stops at it (an eos/eot/eom id)", file=sys.stderr)
+            print(
+                f"note: --eog-add {visible(text)}: generation already stops at it (an eos/eot/eom id)", file=sys.stderr
+            )
         else:
             edits.append(e)
             taken[e.key] = int(e.value)
@@ -67,8 +69,9 @@ def run(args: argparse.Namespace) -> int:
         a, b = conflicts[0]
         raise EditError(f"two edits change {a.key}{'' if a.token_id is None else f'[{a.token_id}]'} differently")
     if not edits:
-        raise EditError("nothing to change: give --set, --delete, --template-file, --token-type, --eog-add "
-                        "or --special")
+        raise EditError(
+            "nothing to change: give --set, --delete, --template-file, --token-type, --eog-add or --special"
+        )
     for line in [describe(gguf, e) for e in edits] + zero_copy_lines(edits):
         print(visible(line))  # values and token texts come from the file and the arguments
     if args.dry_run:

@@ -31,8 +31,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal, visible_bytes
 from tui_tok.cli.model_arg import MODEL_HELP
+from tui_tok.cli.terminal import add_raw_flag, escape_for_terminal, visible_bytes
 from tui_tok.cli.text_arg import jsonl_items
 from tui_tok.errors import TuiTokError
 
@@ -49,32 +49,55 @@ STDIN_NOTE = "tui-tok encode: reading the text from stdin (end it with Ctrl-D; o
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("encode", help="print llama.cpp token ids for a text (like llama-tokenize)",
-                              description=DESCRIPTION, epilog=EPILOG)
+    p = subparsers.add_parser(
+        "encode",
+        help="print llama.cpp token ids for a text (like llama-tokenize)",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+    )
     p.add_argument("model", nargs="?", help=MODEL_HELP + " (or -m MODEL)")
     p.add_argument("text", nargs="?", help="text to encode, same as -p")
     p.add_argument("-m", "--model", dest="model_option", metavar="FNAME", help="MODEL, as llama-tokenize takes it")
     p.add_argument("-p", "--prompt", metavar="PROMPT", help="text to encode")
     p.add_argument("-f", "--file", metavar="FNAME", help="read the text (raw bytes) from this file; - for stdin")
     p.add_argument("--stdin", action="store_true", help="read the text from stdin (wins over -f and -p)")
-    p.add_argument("--no-bos", "--no-add-special", dest="add_special", action="store_false",
-                   help="add no BOS/EOS (default: add them when the model adds a BOS)")
+    p.add_argument(
+        "--no-bos",
+        "--no-add-special",
+        dest="add_special",
+        action="store_false",
+        help="add no BOS/EOS (default: add them when the model adds a BOS)",
+    )
     escape = p.add_mutually_exclusive_group()
-    escape.add_argument("-e", "--escape", dest="escape", action="store_true", default=True,
-                        help="process \\n \\r \\t \\' \\\" \\\\ \\xHH in the text (default: on)")
+    escape.add_argument(
+        "-e",
+        "--escape",
+        dest="escape",
+        action="store_true",
+        default=True,
+        help="process \\n \\r \\t \\' \\\" \\\\ \\xHH in the text (default: on)",
+    )
     escape.add_argument("--no-escape", dest="escape", action="store_false", help="keep backslashes as typed")
     special = p.add_mutually_exclusive_group()
-    special.add_argument("--parse-special", dest="parse_special", action="store_true", default=True,
-                         help="match special tokens such as <|im_start|> in the text (default: on)")
-    special.add_argument("--no-parse-special", dest="parse_special", action="store_false",
-                         help="treat special token texts as plain text")
+    special.add_argument(
+        "--parse-special",
+        dest="parse_special",
+        action="store_true",
+        default=True,
+        help="match special tokens such as <|im_start|> in the text (default: on)",
+    )
+    special.add_argument(
+        "--no-parse-special", dest="parse_special", action="store_false", help="treat special token texts as plain text"
+    )
     output = p.add_mutually_exclusive_group()
     output.add_argument("--ids", action="store_true", help="print only the ids, as a list like [1, 2, 3]")
     output.add_argument("--pieces", action="store_true", help="print 'id -> piece' lines (the default)")
-    output.add_argument("--jsonl", action="store_true", help="JSON lines in on stdin, {\"ids\": [...]} lines out")
+    output.add_argument("--jsonl", action="store_true", help='JSON lines in on stdin, {"ids": [...]} lines out')
     p.add_argument("--show-count", action="store_true", help="also print the number of tokens")
     add_raw_flag(p)
-    p.add_argument("--log-disable", action="store_true", help="accepted for llama-tokenize compatibility (tui-tok does not log)")
+    p.add_argument(
+        "--log-disable", action="store_true", help="accepted for llama-tokenize compatibility (tui-tok does not log)"
+    )
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
     p.set_defaults(run=run)
 

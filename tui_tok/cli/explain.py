@@ -31,8 +31,7 @@ import sys
 from typing import Any
 
 from tui_tok.cli.model_arg import MODEL_HELP
-from tui_tok.cli.text_arg import jsonl_items
-from tui_tok.cli.text_arg import read_text_arg as _read_text
+from tui_tok.cli.text_arg import jsonl_items, read_text_arg as _read_text
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.visible import json_dumps, visible
 
@@ -44,7 +43,9 @@ class ExplainInputError(TuiTokError):
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("explain", help="explain how a text becomes its tokens", description=__doc__.splitlines()[0])
+    p = subparsers.add_parser(
+        "explain", help="explain how a text becomes its tokens", description=__doc__.splitlines()[0]
+    )
     p.add_argument("model", help=MODEL_HELP)
     p.add_argument("text", nargs="?", help="text to explain (default: stdin)")
     p.add_argument("--file", "-f", type=__import__("pathlib").Path, help="read the text (raw bytes) from this file")

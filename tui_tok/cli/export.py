@@ -19,8 +19,9 @@ from tui_tok.cli.model_arg import MODEL_HELP
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("export-vocab", help="write a vocab-only GGUF (metadata, no tensors)",
-                              description=__doc__.splitlines()[0])
+    p = subparsers.add_parser(
+        "export-vocab", help="write a vocab-only GGUF (metadata, no tensors)", description=__doc__.splitlines()[0]
+    )
     p.add_argument("model", help=MODEL_HELP)
     p.add_argument("-o", "--output", required=True, help="GGUF file to write")
     p.add_argument("--force", action="store_true", help="replace OUTPUT if it exists (its permissions are kept)")

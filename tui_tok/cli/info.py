@@ -12,8 +12,8 @@ import argparse
 import sys
 from typing import Any
 
-from tui_tok.explore.visible import json_dumps, visible
 from tui_tok.cli.model_arg import MODEL_HELP
+from tui_tok.explore.visible import json_dumps, visible
 from tui_tok.gguf import GGUFFile
 
 SPECIAL_TOKEN_KEYS = (
@@ -41,12 +41,16 @@ ADD_FLAG_KEYS = (
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("info", help="summarise a GGUF file's tokenizer and metadata",
-                              description=__doc__.splitlines()[0])
+    p = subparsers.add_parser(
+        "info", help="summarise a GGUF file's tokenizer and metadata", description=__doc__.splitlines()[0]
+    )
     p.add_argument("model", help=MODEL_HELP)
     p.add_argument("--json", action="store_true", help="print all metadata as JSON (long values cut, lengths given)")
-    p.add_argument("--full", action="store_true",
-                   help="with --json: a typed dump of every key, value and tensor (schema in the README)")
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="with --json: a typed dump of every key, value and tensor (schema in the README)",
+    )
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
     p.set_defaults(run=run)
 
@@ -103,8 +107,11 @@ def summary_lines(gguf: GGUFFile) -> list[str]:
     split = split_info(gguf)
     if split is not None:
         shard, count = split
-        note = ("the first shard holds the model's metadata" if shard == 1
-                else "the first shard holds the model's metadata: open -00001-of- for the tokenizer")
+        note = (
+            "the first shard holds the model's metadata"
+            if shard == 1
+            else "the first shard holds the model's metadata: open -00001-of- for the tokenizer"
+        )
         lines.append(f"split:           shard {shard} of {count} ({note})")
     return lines
 

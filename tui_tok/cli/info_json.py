@@ -57,14 +57,20 @@ def _capped(value: Any, type_name: str = "array") -> Any:
     if isinstance(value, str):
         if len(value) <= MAX_CHARS:
             return _text(value)
-        return {"type": "string", "length": len(value.encode("utf-8", "surrogateescape")),
-                "head": _text(value[:MAX_CHARS])}
+        return {
+            "type": "string",
+            "length": len(value.encode("utf-8", "surrogateescape")),
+            "head": _text(value[:MAX_CHARS]),
+        }
     if isinstance(value, (list, np.ndarray)):
         if len(value) <= JSON_HEAD:
             return [_capped(v) for v in value] if isinstance(value, list) else _plain(value)
         head = value[:JSON_HEAD]
-        return {"type": type_name, "length": len(value),
-                "head": [_capped(v) for v in head] if isinstance(head, list) else _plain(head)}
+        return {
+            "type": type_name,
+            "length": len(value),
+            "head": [_capped(v) for v in head] if isinstance(head, list) else _plain(head),
+        }
     return _plain(value)
 
 
@@ -94,8 +100,14 @@ def full_json(gguf: GGUFFile) -> dict[str, Any]:
     doc = {"schema": FULL_SCHEMA, **_header(gguf), "data_offset": gguf.data_offset}
     doc["metadata"] = {key: _typed(f.type, f.value, f.item_type, f.layout) for key, f in gguf.fields.items()}
     doc["tensors"] = [
-        {"name": _text(t.name), "shape": list(t.shape), "type": t.type_name, "type_code": t.ggml_type,
-         "offset": t.offset, "bytes": t.nbytes}
+        {
+            "name": _text(t.name),
+            "shape": list(t.shape),
+            "type": t.type_name,
+            "type_code": t.ggml_type,
+            "offset": t.offset,
+            "bytes": t.nbytes,
+        }
         for t in gguf.tensors
     ]
     return doc

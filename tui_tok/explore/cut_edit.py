@@ -22,9 +22,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from tui_tok.explore.edit import Splice, _common_prefix
 from tui_tok.tokenizer.core.types import PieceArrays
 from tui_tok.tokenizer.cuts import CutTable, cut_table
-from tui_tok.explore.edit import Splice, _common_prefix
 from tui_tok.tokenizer.tokenizer import Tokenizer
 
 _NEAR = 4
@@ -109,7 +109,9 @@ def plan_cut_edit(
     stop = int(np.searchsorted(starts, starts.dtype.type(b_old), side="left")) if b < len(new) else len(starts)
     if first and int(ends[:first].max()) > a or stop < first or stop and int(ends[:stop].max()) > b_old:
         return None  # an old token crosses a cut: not the tokens of `old` after all
-    if _empty_at(starts[max(0, first - 8) : first + 8], ends[max(0, first - 8) : first + 8], (a,) if a else ()) or _empty_at(
+    if _empty_at(
+        starts[max(0, first - 8) : first + 8], ends[max(0, first - 8) : first + 8], (a,) if a else ()
+    ) or _empty_at(
         starts[max(0, stop - 8) : stop + 8], ends[max(0, stop - 8) : stop + 8], (b_old,) if b_old < len(old) else ()
     ):
         return None
@@ -128,13 +130,22 @@ def encode_between(tok: Tokenizer, data: bytes, a: int, b: int, *, parse_special
     lo, hi = a - a_ctx, b - a_ctx
     i = int(np.searchsorted(m_starts, m_starts.dtype.type(lo), side="left")) if a else 0
     j = int(np.searchsorted(m_starts, m_starts.dtype.type(hi), side="left")) if b < len(data) else len(ids)
-    if i and int(m_ends[:i].max()) > lo or j < i or j and int(m_ends[:j].max()) > hi or _empty_at(m_starts, m_ends, (lo,) * bool(a) + (hi,) * (b < len(data))):
+    if (
+        i
+        and int(m_ends[:i].max()) > lo
+        or j < i
+        or j
+        and int(m_ends[:j].max()) > hi
+        or _empty_at(m_starts, m_ends, (lo,) * bool(a) + (hi,) * (b < len(data)))
+    ):
         return None
     shift = np.int64(lo)
     return ids[i:j], m_starts[i:j].astype(np.int64) - shift, m_ends[i:j].astype(np.int64) - shift
 
 
-def encode_in_pieces(tok: Tokenizer, table: CutTable, data: bytes, *, parse_special: bool, piece_bytes: int) -> Iterator[PieceArrays | None]:
+def encode_in_pieces(
+    tok: Tokenizer, table: CutTable, data: bytes, *, parse_special: bool, piece_bytes: int
+) -> Iterator[PieceArrays | None]:
     """The tokens of ``data`` without BOS/EOS (``tokenize_arrays(data, add_special=False)``), in
     consecutive stretches of about ``piece_bytes`` between allowed cuts, byte offsets absolute:
     each stretch is encoded as in the whole text (``encode_between``), so a caller can stop or

@@ -30,8 +30,8 @@ import numpy as np
 from tui_tok.tokenizer.core.types import PieceArrays, TokenAttr, VocabType
 from tui_tok.tokenizer.pretokenize import onepass
 from tui_tok.tokenizer.pretokenize.tiled import Boundary
-from tui_tok.tokenizer.unicode.data import WHITESPACE_CPS
 from tui_tok.tokenizer.tokenizer import Tokenizer, concat_arrays
+from tui_tok.tokenizer.unicode.data import WHITESPACE_CPS
 
 _LOOK = 64
 """Bytes of lookahead granted past a cut (the patterns need 4)."""
@@ -84,7 +84,13 @@ class Splice:
 
 
 def plan_edit(
-    tok: Tokenizer, old: bytes, old_tokens: PieceArrays, new: bytes, *, parse_special: bool, max_bytes: int | None = None
+    tok: Tokenizer,
+    old: bytes,
+    old_tokens: PieceArrays,
+    new: bytes,
+    *,
+    parse_special: bool,
+    max_bytes: int | None = None,
 ) -> Splice | None:
     """Re-encode what the edit from ``old`` to ``new`` can change (module doc); ``old_tokens`` are
     ``tok.tokenize_arrays(old, add_special=False, parse_special=parse_special)``. None when the
@@ -107,7 +113,9 @@ def plan_edit(
     stop = int(np.searchsorted(starts, starts.dtype.type(b_old), side="left"))
     if first and int(ends[:first].max()) > a or stop < first or stop and int(ends[:stop].max()) > b_old:
         return None  # an old token crosses a cut: not the tokens of `old` after all
-    mid_ids, mid_starts, mid_ends = tok.tokenize_arrays(new[a : b + margin], add_special=False, parse_special=parse_special)
+    mid_ids, mid_starts, mid_ends = tok.tokenize_arrays(
+        new[a : b + margin], add_special=False, parse_special=parse_special
+    )
     keep = int(np.searchsorted(mid_starts, b - a, side="left"))
     if keep and int(mid_ends[:keep].max()) > b - a:
         return None

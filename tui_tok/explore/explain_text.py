@@ -54,7 +54,10 @@ def step_line(family: str, step: Step, show: Callable[[str | bytes], str] = show
 def report_lines(expl: Explanation, piece) -> list[str]:  # piece(id) -> str
     """The readable report: fragments, chunks (with the rule that cut before each), steps."""
     text = expl.text
-    out = [f"{len(expl.ids)} tokens: {list(expl.ids)}", f"family {expl.family}, parse special {'on' if expl.parse_special else 'off'}"]
+    out = [
+        f"{len(expl.ids)} tokens: {list(expl.ids)}",
+        f"family {expl.family}, parse special {'on' if expl.parse_special else 'off'}",
+    ]
     out += [f"  {n}" for n in expl.notes]
     for f in expl.fragments:
         body = show(text[f.start : f.end])

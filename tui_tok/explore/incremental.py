@@ -22,10 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from tui_tok.errors import TuiTokError
-from tui_tok.tokenizer.core.types import PieceArrays, Token
 from tui_tok.explore.cut_edit import plan_cut_edit, table_for
-from tui_tok.tokenizer.cuts import CutTable
 from tui_tok.explore.edit import Splice, edit_margin, plan_edit
+from tui_tok.tokenizer.core.types import PieceArrays, Token
+from tui_tok.tokenizer.cuts import CutTable
 from tui_tok.tokenizer.tokenizer import Tokenizer
 
 _CUT = re.compile(r"\n(?=\S)")
@@ -54,7 +54,9 @@ class TokenArrays:
     def columns(cls, columns: PieceArrays, kinds_by_id: np.ndarray) -> TokenArrays:
         """From ``Tokenizer.tokenize_arrays``'s columns."""
         ids, starts, ends = columns
-        return cls(ids=ids, starts=starts, ends=ends, kinds=kinds_by_id[ids] if len(ids) else np.zeros(0, dtype=np.uint8))
+        return cls(
+            ids=ids, starts=starts, ends=ends, kinds=kinds_by_id[ids] if len(ids) else np.zeros(0, dtype=np.uint8)
+        )
 
     @classmethod
     def of(cls, tokens: Sequence[Token], kinds_by_id: np.ndarray) -> TokenArrays:
@@ -146,7 +148,7 @@ PROBES: tuple[str, ...] = (
     "x  \ny",
     "trailing  \nmultiple   spaces\n\ttab\tsep\t\nz",
     "\r\n\na\r\nb\nHello world\n Hello world\nHello World",
-    "line1\nline2\ttab\nfn main() { println!(\"hello\"); }\nThe capital",
+    'line1\nline2\ttab\nfn main() { println!("hello"); }\nThe capital',
     "foo.\nbar!!\n\n\nbaz 12\n345",
     "日本\n語 🙂\n\u00a0x\n\u3000y",
     "a \n b\n c\n\n  d",
@@ -161,7 +163,9 @@ def probes_agree(full: Callable[[str, bool], list[int]], cache: ChunkCache) -> b
     of the text to the lookahead); the llama-3 / qwen2 family passes.
     """
     empty = TokenArrays(
-        ids=np.zeros(0, dtype=np.int64), starts=np.zeros(0, dtype=np.int64), ends=np.zeros(0, dtype=np.int64),
+        ids=np.zeros(0, dtype=np.int64),
+        starts=np.zeros(0, dtype=np.int64),
+        ends=np.zeros(0, dtype=np.int64),
         kinds=np.zeros(0, dtype=np.uint8),
     )
     for parse_special in (False, True):
@@ -217,4 +221,6 @@ class EditPlanner:
         splice = plan_edit(tok, old, old_tokens, new, parse_special=parse_special, max_bytes=max_bytes)
         if splice is not None or self._tables is None or self._tables[0] is not tok or self._tables[1] is None:
             return splice
-        return plan_cut_edit(tok, self._tables[1], old, old_tokens, new, parse_special=parse_special, max_bytes=max_bytes)
+        return plan_cut_edit(
+            tok, self._tables[1], old, old_tokens, new, parse_special=parse_special, max_bytes=max_bytes
+        )

@@ -129,8 +129,6 @@ class Rows:
         return int(self.row_starts[-1])
 
 
-
-
 def kind_codes(kinds: Sequence[TokenKind]) -> np.ndarray:
     """``KIND_CODES`` per token id, from ``Tokenizer.token_kinds()`` (whose last entry is the
     null id -1's, so the codes index the same way).
@@ -158,7 +156,9 @@ def layout_tokens(text: str, tokens: Sequence[Token], *, kinds_by_id: np.ndarray
     return layout_arrays(text, ids=ids, starts=bstart, ends=bend, kinds=kinds)
 
 
-def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, kinds: np.ndarray) -> TokenLayout:
+def layout_arrays(
+    text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, kinds: np.ndarray
+) -> TokenLayout:
     """``layout_tokens`` for a tokenization already held as columns (byte spans)."""
     bstart, bend = starts, ends
     if text.isascii():  # one byte, one character, one cell
@@ -185,7 +185,9 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
         line_starts = np.concatenate(([0], np.flatnonzero(cps == 0x0A) + 1)).astype(np.int64)
         widths = np.ones(len(cps), dtype=np.uint8)
         widths += ((cps >= 0x3000) & (cps < 0xD800)) | ((cps >= 0x10000) & (cps < 0x40000))
-        for pos in _invisible_positions(cps).tolist():  # drawn as a code (shown_text): as many cells as it has characters
+        for pos in _invisible_positions(
+            cps
+        ).tolist():  # drawn as a code (shown_text): as many cells as it has characters
             widths[pos] = invisible_width(text[pos])
         del cps  # before the spans' arrays: a 10 MB text's code points are 40 MB
         cells_before = np.empty(len(widths) + 1, dtype=_cells_type(2 * len(widths)))
@@ -205,7 +207,9 @@ def layout_arrays(text: str, *, ids: np.ndarray, starts: np.ndarray, ends: np.nd
             first_char = np.searchsorted(byte_ends, s.astype(byte_ends.dtype, copy=False), side="right")
             starts[at : at + len(s)] = first_char
             # end: the character holding the last byte, plus one; empty spans stay empty
-            last_char = np.searchsorted(byte_ends, np.maximum(e - 1, 0).astype(byte_ends.dtype, copy=False), side="right")
+            last_char = np.searchsorted(
+                byte_ends, np.maximum(e - 1, 0).astype(byte_ends.dtype, copy=False), side="right"
+            )
             last_char += 1
             ends[at : at + len(s)] = np.where(e > s, last_char, first_char)
         del byte_ends
@@ -304,10 +308,16 @@ def wrap_rows(layout: TokenLayout, *, width: int) -> Rows:
     return Rows(width=width, wrap=wrap, row_starts=row_starts, breaks=breaks)
 
 
-def lines_rows(layout: TokenLayout, lo: int, hi: int, *, width: int, wrap: int) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+def lines_rows(
+    layout: TokenLayout, lo: int, hi: int, *, width: int, wrap: int
+) -> tuple[np.ndarray, dict[int, np.ndarray]]:
     """The row count of lines ``lo .. hi - 1`` and the greedy breaks of those that need them."""
     starts = layout.line_starts[lo:hi]
-    ends = np.append(layout.line_starts[lo + 1 : hi + 1], len(layout.text)) if hi >= layout.n_lines else layout.line_starts[lo + 1 : hi + 1]
+    ends = (
+        np.append(layout.line_starts[lo + 1 : hi + 1], len(layout.text))
+        if hi >= layout.n_lines
+        else layout.line_starts[lo + 1 : hi + 1]
+    )
     cells = layout.cells_before
     # a line's rows: where its last character starts, in rows of `wrap` cells
     last = np.maximum(ends - 1, starts)

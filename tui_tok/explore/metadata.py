@@ -72,7 +72,13 @@ def summarize_value(value: Any) -> str:
     if isinstance(value, (list, tuple, np.ndarray)):
         n = len(value)
         head = ", ".join(_item(v) for v in value[:PREVIEW_ITEMS])
-        return f"{head}, … ({counted(n, 'item')})" if n > PREVIEW_ITEMS else f"{head} ({counted(n, 'item')})" if n else "(empty)"
+        return (
+            f"{head}, … ({counted(n, 'item')})"
+            if n > PREVIEW_ITEMS
+            else f"{head} ({counted(n, 'item')})"
+            if n
+            else "(empty)"
+        )
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)

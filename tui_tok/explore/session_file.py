@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from tui_tok.errors import TuiTokError
-from tui_tok.explore.chat.template_file import MAX_TEMPLATE_BYTES
 from tui_tok.explore.chat.llama_server.runtime import RUNTIMES
+from tui_tok.explore.chat.template_file import MAX_TEMPLATE_BYTES
 from tui_tok.explore.copy_forms import bytes_of
 
 FORMAT = "tui-tok-session"
@@ -150,10 +150,12 @@ def load(path: str | Path) -> SessionState:
 def from_json(doc: Any, where: str) -> SessionState:
     """A session from its parsed JSON (``where`` names it in errors)."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise SessionFileError(f"{where}: not a tui-tok session (no \"format\": \"{FORMAT}\")")
+        raise SessionFileError(f'{where}: not a tui-tok session (no "format": "{FORMAT}")')
     version = doc.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= VERSION:
-        raise SessionFileError(f"{where}: version: {version!r} is not a session version this tui-tok reads (1-{VERSION})")
+        raise SessionFileError(
+            f"{where}: version: {version!r} is not a session version this tui-tok reads (1-{VERSION})"
+        )
     if "text_base64" in doc:
         encoded = _typed(doc, "text_base64", str, where)
         try:
@@ -206,10 +208,10 @@ def conversation_of(doc: Any, where: str) -> tuple[list[dict[str, Any]], list[An
             raise SessionFileError(f"{where}: tools: expected a JSON list of tools")
         doc = doc["messages"]
     if not isinstance(doc, list):
-        raise SessionFileError(f"{where}: expected a JSON list of messages or an object with \"messages\"")
+        raise SessionFileError(f'{where}: expected a JSON list of messages or an object with "messages"')
     for i, m in enumerate(doc):
         if not isinstance(m, dict) or not isinstance(m.get("role"), str):
-            raise SessionFileError(f"{where}: messages[{i}]: expected an object with a string \"role\"")
+            raise SessionFileError(f'{where}: messages[{i}]: expected an object with a string "role"')
     return doc, tools
 
 
@@ -235,7 +237,9 @@ def _templates(doc: dict[str, Any], where: str) -> dict[str, str]:
         if not isinstance(text, str):
             raise SessionFileError(f"{where}: {name!r}: expected a string")
         if len(text) > MAX_TEMPLATE_BYTES:
-            raise SessionFileError(f"{where}: {name!r}: {len(text):,} characters, more than the {MAX_TEMPLATE_BYTES:,} allowed")
+            raise SessionFileError(
+                f"{where}: {name!r}: {len(text):,} characters, more than the {MAX_TEMPLATE_BYTES:,} allowed"
+            )
     return dict(doc)
 
 
@@ -248,4 +252,3 @@ def _parsed_tools(text: str) -> list[Any] | None:
     except (json.JSONDecodeError, RecursionError):
         return None
     return tools if isinstance(tools, list) else None
-

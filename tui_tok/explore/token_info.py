@@ -14,8 +14,8 @@ rows then say so instead of failing.
 
 from __future__ import annotations
 
-from tui_tok.explore.layout import TokenLayout
 from tui_tok.explore.display import display_bytes, display_piece, shown_text
+from tui_tok.explore.layout import TokenLayout
 from tui_tok.explore.vocab_index import TokenFacts
 
 
@@ -32,7 +32,9 @@ def token_rows(
     """(label, value) rows: id, raw piece, bytes, kind, type, score / merge rank, text span."""
     rows: list[tuple[str, str]] = [("id", str(token_id))]
     if token_id < 0:
-        rows.append(("piece", "none: no token covers this text, and the vocab has no unknown token (llama.cpp's null id)"))
+        rows.append(
+            ("piece", "none: no token covers this text, and the vocab has no unknown token (llama.cpp's null id)")
+        )
     else:
         rows.append(("piece", display_piece(raw) if raw is not None else "?"))
     if piece is not None:

@@ -16,18 +16,23 @@ import numpy as np
 
 from tui_tok.explore.cut_edit import encode_in_pieces
 from tui_tok.explore.display import NULL_PIECE, shown_text
+from tui_tok.explore.edit import Splice
 from tui_tok.explore.incremental import (
-    ChunkCache, EditPlanner, TokenArrays, chunkable, probes_agree, split_chunks, tokenize_chunked,
+    ChunkCache,
+    EditPlanner,
+    TokenArrays,
+    chunkable,
+    probes_agree,
+    split_chunks,
+    tokenize_chunked,
 )
 from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_arrays
 from tui_tok.explore.layout_splice import join_shifted, splice_layout
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import VocabIndex, token_facts
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
-from tui_tok.tokenizer.core.types import PieceArrays
-from tui_tok.explore.edit import Splice
+from tui_tok.tokenizer.core.types import PieceArrays, TokenAttr, VocabType
 from tui_tok.tokenizer.tokenizer import Tokenizer, as_bytes
-from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +129,9 @@ class TokenizeEngine:
             special_texts=[v.tokens[i] for i in np.flatnonzero(special)],
             any_lstrip=bool(np.any(v.attrs & int(TokenAttr.LSTRIP))),
         ):
-            cache = ChunkCache(lambda c, ps: tok.tokenize_arrays(c, add_special=False, parse_special=ps), self.kinds_by_id(tok))
+            cache = ChunkCache(
+                lambda c, ps: tok.tokenize_arrays(c, add_special=False, parse_special=ps), self.kinds_by_id(tok)
+            )
             if not probes_agree(lambda t, ps: tok.encode(t, add_special=False, parse_special=ps), cache):
                 cache = None
         self._chunks = (tok, cache)
@@ -172,8 +179,12 @@ class TokenizeEngine:
             ):
                 cut = lambda a, s: TokenArrays(a.ids[s], a.starts[s], a.ends[s], a.kinds[s])  # noqa: E731
                 arr = tokenize_chunked(
-                    request.text, cache, parse_special=request.parse_special,
-                    before=cut(added, slice(0, n_bos)), after=cut(added, slice(n_bos, None)), chunks=pieces,
+                    request.text,
+                    cache,
+                    parse_special=request.parse_special,
+                    before=cut(added, slice(0, n_bos)),
+                    after=cut(added, slice(n_bos, None)),
+                    chunks=pieces,
                 )
                 return layout_arrays(request.text, ids=arr.ids, starts=arr.starts, ends=arr.ends, kinds=arr.kinds), True
         if chunks is not None:
@@ -182,7 +193,12 @@ class TokenizeEngine:
         if counted is not None and tok.vocab.type is not VocabType.BPE:
             # ids alone are 2-10x cheaper than spans outside BPE (10 MB: 0.35-2.4 s against 1.9-6.4 s):
             # the count is shown first, the spans follow for the colours
-            counted(np.asarray(tok.encode(data, add_special=request.add_special, parse_special=request.parse_special), dtype=np.int64))
+            counted(
+                np.asarray(
+                    tok.encode(data, add_special=request.add_special, parse_special=request.parse_special),
+                    dtype=np.int64,
+                )
+            )
             counted = None
             if stop is not None and stop():
                 return None
@@ -192,7 +208,9 @@ class TokenizeEngine:
         narrow = len(data) < 2**31  # byte offsets as int32 while they are collected (10 MB: 3M tokens)
         try:
             for ids_p, starts_p, ends_p in self._pieces(tok, request, data):
-                columns.append((ids_p, starts_p.astype(np.int32), ends_p.astype(np.int32)) if narrow else (ids_p, starts_p, ends_p))
+                columns.append(
+                    (ids_p, starts_p.astype(np.int32), ends_p.astype(np.int32)) if narrow else (ids_p, starts_p, ends_p)
+                )
                 done = int(ends_p[-1]) if len(ends_p) else done
                 if stop is not None and stop():
                     return None
@@ -253,14 +271,20 @@ class TokenizeEngine:
     def _splice(self, tok: Tokenizer, request: TokenizeRequest, kinds: np.ndarray) -> TokenLayout | None:
         """The exact layout of an edit of the last exact text, re-encoding only around it (or None)."""
         last = self._exact
-        if last is None or last.tok is not tok or (last.add_special, last.parse_special) != (request.add_special, request.parse_special):
+        if (
+            last is None
+            or last.tok is not tok
+            or (last.add_special, last.parse_special) != (request.add_special, request.parse_special)
+        ):
             return None
         text = request.text
         try:
             new = text.encode("utf-8")  # fails on a lone surrogate: byte offsets would not decode back
         except UnicodeEncodeError:
             return None
-        splice = self._planner.plan(tok, last.data, last.inner, new, parse_special=request.parse_special, max_bytes=PIECE_CHARS)
+        splice = self._planner.plan(
+            tok, last.data, last.inner, new, parse_special=request.parse_special, max_bytes=PIECE_CHARS
+        )
         if splice is None:
             return None
         char_a = _chars(new, 0, splice.a)
@@ -298,8 +322,9 @@ class TokenizeEngine:
         return self._kinds[1]
 
 
-
-def details_rows(layout: TokenLayout, index: int, tok: Tokenizer | None, vocab_index: VocabIndex | None) -> list[tuple[str, str]]:
+def details_rows(
+    layout: TokenLayout, index: int, tok: Tokenizer | None, vocab_index: VocabIndex | None
+) -> list[tuple[str, str]]:
     """The Token panel's rows for token ``index`` of ``layout`` (type, score and rank once the index is built)."""
     token_id = int(layout.ids[index])
     raw: str | None = None

@@ -18,20 +18,19 @@ Does not tokenize anything and does not know llama.cpp's attribute overrides (se
 
 from __future__ import annotations
 
+import re
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
-import re
-import threading
-
 import numpy as np
 import regex
 
 from tui_tok.explore.display import PIECE_TABLE, display_piece
-from tui_tok.tokenizer.core.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, byte_encode
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
+from tui_tok.tokenizer.core.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, byte_encode
 from tui_tok.tokenizer.core.types import TokenType
 
 BYTE_LEVEL_MODELS = frozenset({"gpt2", "hybriddna", "whitespace"})
@@ -440,7 +439,9 @@ def search(
             starts += _starts(re.compile(f"{re.escape(spelled)}[^\\n]*").finditer(index.joined), cancelled)
             starts.sort()
         # matches come in order, so their lines are sorted already (with repeats)
-        ids = sorted_unique(np.searchsorted(index.line_starts, np.asarray(starts, dtype=np.int64), side="right") - 1, runs=True)
+        ids = sorted_unique(
+            np.searchsorted(index.line_starts, np.asarray(starts, dtype=np.int64), side="right") - 1, runs=True
+        )
     return _filtered(index, SearchResult(q, kind, ids, error), token_type)
 
 

@@ -28,7 +28,6 @@ import numpy as np
 
 from tui_tok.errors import GGUFFormatError, GGUFOpenError
 from tui_tok.gguf.source import ByteSource, open_local
-from tui_tok.gguf.tensor_index import fast_tensor_infos, layout_is_valid
 from tui_tok.gguf.strings import (
     MAX_HEADER_BYTES,
     MAX_STRING_BYTES,
@@ -37,6 +36,7 @@ from tui_tok.gguf.strings import (
     read_strings_plain,
     skip_string_array,
 )
+from tui_tok.gguf.tensor_index import fast_tensor_infos, layout_is_valid
 from tui_tok.gguf.types import (
     GGML_TYPES,
     ArrayLayout,
@@ -117,9 +117,7 @@ def parse_source(
             want = max(min(2 * len(buf), MAX_HEADER_BYTES), more.needed)  # needed: checked against the cap
 
 
-def parse_gguf_bytes(
-    data: bytes, *, path: str | os.PathLike[str] = "<bytes>", texts: Collection[str] = ()
-) -> GGUFFile:
+def parse_gguf_bytes(data: bytes, *, path: str | os.PathLike[str] = "<bytes>", texts: Collection[str] = ()) -> GGUFFile:
     """Parse a GGUF file held in memory (for tests and tools); ``texts`` as for ``read_gguf``."""
     return _Parser(data, str(path), len(data), complete=True, texts=texts).parse()
 
@@ -136,7 +134,13 @@ class _Parser:
     """One pass over the bytes; ``pos`` only moves forward."""
 
     def __init__(
-        self, buf: Any, name: str, size: int | None, *, complete: bool, texts: Collection[str] = (),
+        self,
+        buf: Any,
+        name: str,
+        size: int | None,
+        *,
+        complete: bool,
+        texts: Collection[str] = (),
         url: str | None = None,
     ) -> None:
         self.buf = buf
@@ -234,8 +238,10 @@ class _Parser:
         return n
 
     def past_cap(self, what: str, stop: int) -> NoReturn:
-        self.fail(f"{what} would end the metadata at byte {stop}, past the {MAX_HEADER_BYTES} bytes "
-                  "the metadata and tensor index may take")
+        self.fail(
+            f"{what} would end the metadata at byte {stop}, past the {MAX_HEADER_BYTES} bytes "
+            "the metadata and tensor index may take"
+        )
 
     def value_type(self, what: str) -> GGUFValueType:
         start = self.pos
@@ -318,8 +324,11 @@ class _Parser:
                 8,
             )
         if self.n_kv > MAX_KEYS or self.n_tensors > MAX_TENSORS:
-            self.fail(f"header claims {self.n_kv} key/value pairs and {self.n_tensors} tensors: "
-                      f"at most {MAX_KEYS} and {MAX_TENSORS} are read", 8)
+            self.fail(
+                f"header claims {self.n_kv} key/value pairs and {self.n_tensors} tensors: "
+                f"at most {MAX_KEYS} and {MAX_TENSORS} are read",
+                8,
+            )
 
     def field(self, key: str, start: int) -> GGUFField:
         vtype = self.value_type("value type")
@@ -330,8 +339,14 @@ class _Parser:
             self.pos += 4
             n = self.count(8, "string array")
             value, text, self.pos = read_string_array_text(
-                self.buf, self.pos, n, self.end, big_endian=self.big_endian, fail=self.fail,
-                avail=self.avail, more=self.more,
+                self.buf,
+                self.pos,
+                n,
+                self.end,
+                big_endian=self.big_endian,
+                fail=self.fail,
+                avail=self.avail,
+                more=self.more,
             )
             return GGUFField(key, vtype, value, start, _T.STRING, None, self.pos - start, text)
         item_type, value, layout = self.array(depth=1)
@@ -359,12 +374,26 @@ class _Parser:
         if item_type == _T.STRING:
             n = self.count(8, "string array")
             if not self.decode_strings:
-                self.pos = skip_string_array(self.buf, self.pos, n, self.end, big_endian=self.big_endian,
-                                             fail=self.fail, avail=self.avail, more=self.more)
+                self.pos = skip_string_array(
+                    self.buf,
+                    self.pos,
+                    n,
+                    self.end,
+                    big_endian=self.big_endian,
+                    fail=self.fail,
+                    avail=self.avail,
+                    more=self.more,
+                )
                 return item_type, UndecodedStrings(n), None
             values, self.pos = read_string_array(
-                self.buf, self.pos, n, self.end, big_endian=self.big_endian, fail=self.fail,
-                avail=self.avail, more=self.more,
+                self.buf,
+                self.pos,
+                n,
+                self.end,
+                big_endian=self.big_endian,
+                fail=self.fail,
+                avail=self.avail,
+                more=self.more,
             )
             return item_type, values, None
         if item_type == _T.ARRAY:
@@ -410,7 +439,8 @@ class _Parser:
         while len(tensors) < n_tensors:
             self.checkpoint = self.pos
             infos, offsets, end = fast_tensor_infos(
-                self.buf, self.pos, self.avail, n_tensors - len(tensors), self.order, self.seen)
+                self.buf, self.pos, self.avail, n_tensors - len(tensors), self.order, self.seen
+            )
             if infos:
                 tensors += infos
                 self.tensor_offsets += offsets
@@ -451,8 +481,10 @@ class _Parser:
             return None
         row = shape[0] if shape else 1
         if row % info.block_size:
-            self.fail(f"tensor {name!r} of type {info.name} has {row} elements per row, "
-                      f"not a multiple of its block size {info.block_size}")
+            self.fail(
+                f"tensor {name!r} of type {info.name} has {row} elements per row, "
+                f"not a multiple of its block size {info.block_size}"
+            )
         n_elements = 1
         for d in shape:
             n_elements *= d
@@ -467,17 +499,24 @@ class _Parser:
             return
         for t, entry in zip(tensors, self.tensor_offsets):
             if t.offset % alignment:
-                self.fail(f"tensor {t.name!r} data offset {t.offset} is not a multiple of the alignment {alignment}",
-                          entry)
+                self.fail(
+                    f"tensor {t.name!r} data offset {t.offset} is not a multiple of the alignment {alignment}", entry
+                )
             if expected is not None and t.offset != expected:
-                self.fail(f"tensor {t.name!r} data offset is {t.offset}, expected {expected} "
-                          "(tensor data must follow the index order, each padded to the alignment)", entry)
+                self.fail(
+                    f"tensor {t.name!r} data offset is {t.offset}, expected {expected} "
+                    "(tensor data must follow the index order, each padded to the alignment)",
+                    entry,
+                )
             if t.nbytes is None:  # unknown type: its size, and so the next offsets, cannot be checked
                 expected = None
                 continue
             if data_offset + t.offset + t.nbytes > file_end:
-                self.fail(f"tensor {t.name!r} data ({t.nbytes} bytes at {data_offset + t.offset}) "
-                          f"ends past the end of the file ({file_end} bytes)", entry)
+                self.fail(
+                    f"tensor {t.name!r} data ({t.nbytes} bytes at {data_offset + t.offset}) "
+                    f"ends past the end of the file ({file_end} bytes)",
+                    entry,
+                )
             if expected is not None:
                 expected += -(-t.nbytes // alignment) * alignment
 
@@ -495,5 +534,15 @@ _SCALAR_FORMATS = {
     _T.FLOAT64: "d",
 }
 
-__all__ = ["read_gguf", "parse_gguf_bytes", "GGUFOpenError", "read_strings_plain", "MAX_ARRAY_ITEMS", "MAX_HEADER_BYTES",
-           "MAX_KEYS", "MAX_NESTED_ARRAYS", "MAX_STRING_BYTES", "MAX_TENSORS"]
+__all__ = [
+    "read_gguf",
+    "parse_gguf_bytes",
+    "GGUFOpenError",
+    "read_strings_plain",
+    "MAX_ARRAY_ITEMS",
+    "MAX_HEADER_BYTES",
+    "MAX_KEYS",
+    "MAX_NESTED_ARRAYS",
+    "MAX_STRING_BYTES",
+    "MAX_TENSORS",
+]

@@ -87,7 +87,10 @@ class LocalFile:
                     now = _size_now(self.fd)
                     raise GGUFFormatError(
                         f"the file shrank while it was read: {self.size} bytes when opened, {now} now "
-                        "(is it still being written?)", path=self.name, offset=have)
+                        "(is it still being written?)",
+                        path=self.name,
+                        offset=have,
+                    )
                 have += got
             view.release()
             self._data, self._have = buf, n

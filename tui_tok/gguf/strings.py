@@ -62,8 +62,15 @@ _U64 = {False: struct.Struct("<Q").unpack_from, True: struct.Struct(">Q").unpack
 
 
 def read_string_array(
-    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn,
-    avail: int | None = None, more: MoreFn | None = None,
+    buf: Any,
+    pos: int,
+    count: int,
+    end: int,
+    *,
+    big_endian: bool,
+    fail: FailFn,
+    avail: int | None = None,
+    more: MoreFn | None = None,
 ) -> tuple[list[str], int]:
     """Decode ``count`` strings starting at ``pos`` (no byte at or after ``end`` is read).
 
@@ -71,14 +78,23 @@ def read_string_array(
     how much of it ``buf`` holds: a string past it calls ``more(offset needed)``, which raises.
     Returns the strings and the offset just past the last one.
     """
-    strings, _, pos = read_string_array_text(buf, pos, count, end, big_endian=big_endian, fail=fail, text=False,
-                                             avail=avail, more=more)
+    strings, _, pos = read_string_array_text(
+        buf, pos, count, end, big_endian=big_endian, fail=fail, text=False, avail=avail, more=more
+    )
     return strings, pos
 
 
 def read_string_array_text(
-    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn, text: bool = True,
-    avail: int | None = None, more: MoreFn | None = None,
+    buf: Any,
+    pos: int,
+    count: int,
+    end: int,
+    *,
+    big_endian: bool,
+    fail: FailFn,
+    text: bool = True,
+    avail: int | None = None,
+    more: MoreFn | None = None,
 ) -> tuple[list[str], str | None, int]:
     """``read_string_array``, and with ``text`` also ``"\\0" + "\\0".join(strings) + "\\0"``
     (None when a string holds NUL, or for no strings, or without ``text``)."""
@@ -94,13 +110,23 @@ def read_string_array_text(
         remaining = count - len(out)
         found = None
         if remaining >= _FAST_MIN:
-            window_end = min(avail, pos + int(remaining * bytes_per_string * _WINDOW_SLACK) + 65536,
-                             pos + _MAX_WINDOW, MAX_HEADER_BYTES)
+            window_end = min(
+                avail,
+                pos + int(remaining * bytes_per_string * _WINDOW_SLACK) + 65536,
+                pos + _MAX_WINDOW,
+                MAX_HEADER_BYTES,
+            )
             found = _chain(buf, pos, window_end, remaining, big_endian=big_endian)
         if not found:  # the last few, a first string that is long or broken (reports errors), or all when dense
             some, pos = read_strings_plain(
-                buf, pos, remaining if remaining < _FAST_MIN or found is False else 1, end, big_endian=big_endian,
-                fail=fail, avail=avail, more=more,
+                buf,
+                pos,
+                remaining if remaining < _FAST_MIN or found is False else 1,
+                end,
+                big_endian=big_endian,
+                fail=fail,
+                avail=avail,
+                more=more,
             )
             out += some
             run_text = _joined(some) if runs is not None else None
@@ -126,8 +152,15 @@ def read_string_array_text(
 
 
 def skip_string_array(
-    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn,
-    avail: int | None = None, more: MoreFn | None = None,
+    buf: Any,
+    pos: int,
+    count: int,
+    end: int,
+    *,
+    big_endian: bool,
+    fail: FailFn,
+    avail: int | None = None,
+    more: MoreFn | None = None,
 ) -> int:
     """The offset just past ``count`` strings at ``pos``, none decoded (memory: the scan's arrays,
     about 16 bytes a string, not the strings themselves); checks as ``read_string_array`` does."""
@@ -137,8 +170,13 @@ def skip_string_array(
     while left:
         found = None
         if left >= _FAST_MIN:
-            found = _chain(buf, pos, min(avail, pos + left * 24 + 65536, pos + _MAX_WINDOW, MAX_HEADER_BYTES), left,
-                           big_endian=big_endian)
+            found = _chain(
+                buf,
+                pos,
+                min(avail, pos + left * 24 + 65536, pos + _MAX_WINDOW, MAX_HEADER_BYTES),
+                left,
+                big_endian=big_endian,
+            )
         if not found:
             n = left if left < _FAST_MIN or found is False else 1
             pos = _skip_plain(buf, pos, n, end, big_endian=big_endian, fail=fail, avail=avail, more=more)
@@ -174,8 +212,11 @@ def _check_length(n: int, pos: int, end: int, fail: FailFn) -> None:
     if n > MAX_STRING_BYTES:
         fail(f"string length {n} is more than the {MAX_STRING_BYTES} bytes a string may have", pos - 8)
     if pos + n > MAX_HEADER_BYTES:
-        fail(f"string of {n} bytes would end the metadata at byte {pos + n}, past the {MAX_HEADER_BYTES} "
-             "bytes the metadata and tensor index may take", pos - 8)
+        fail(
+            f"string of {n} bytes would end the metadata at byte {pos + n}, past the {MAX_HEADER_BYTES} "
+            "bytes the metadata and tensor index may take",
+            pos - 8,
+        )
 
 
 def _joined(strings: list[str]) -> str | None:
@@ -185,8 +226,15 @@ def _joined(strings: list[str]) -> str | None:
 
 
 def read_strings_plain(
-    buf: Any, pos: int, count: int, end: int, *, big_endian: bool, fail: FailFn,
-    avail: int | None = None, more: MoreFn | None = None,
+    buf: Any,
+    pos: int,
+    count: int,
+    end: int,
+    *,
+    big_endian: bool,
+    fail: FailFn,
+    avail: int | None = None,
+    more: MoreFn | None = None,
 ) -> tuple[list[str], int]:
     """The obvious loop; also the one that reports where a length lies."""
     unpack = _U64[big_endian]

@@ -95,8 +95,18 @@ def fast_tensor_infos(
 
 
 def _build(
-    buf: Any, starts: list[int], lens: list[int], nd_arr: np.ndarray, shape: np.ndarray, types: np.ndarray,
-    offsets: np.ndarray, nbytes: np.ndarray, n: int, pos: int, seen: set[str], start0: int,
+    buf: Any,
+    starts: list[int],
+    lens: list[int],
+    nd_arr: np.ndarray,
+    shape: np.ndarray,
+    types: np.ndarray,
+    offsets: np.ndarray,
+    nbytes: np.ndarray,
+    n: int,
+    pos: int,
+    seen: set[str],
+    start0: int,
 ) -> tuple[list[TensorInfo], list[int], int]:
     """The first ``n`` gathered entries as ``TensorInfo`` (fewer when a name repeats)."""
     names = [str(buf[a + 8 : a + 8 + b], "utf-8", "surrogateescape") for a, b in zip(starts[:n], lens[:n])]
@@ -133,8 +143,12 @@ def layout_is_valid(tensors: list[TensorInfo], data_offset: int, alignment: int,
         off = np.array([t.offset for t in tensors], dtype=np.int64)
     except OverflowError:
         return False
-    if nb.max(initial=0) >= _SAFE // 4 or off.max(initial=0) >= _SAFE // 4 or file_end >= _SAFE \
-            or float(nb.astype(np.float64).sum()) + len(nb) * alignment >= _SAFE:
+    if (
+        nb.max(initial=0) >= _SAFE // 4
+        or off.max(initial=0) >= _SAFE // 4
+        or file_end >= _SAFE
+        or float(nb.astype(np.float64).sum()) + len(nb) * alignment >= _SAFE
+    ):
         return False
     padded = -(-nb // alignment) * alignment
     expected = np.concatenate(([0], np.cumsum(padded)[:-1]))

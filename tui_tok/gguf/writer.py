@@ -188,11 +188,13 @@ def _item_type(items: Sequence[Any]) -> GGUFValueType:
         return _int_type(items)
     if all(isinstance(x, float) for x in items):
         return _T.FLOAT32
-    if all(isinstance(x, (list, tuple, np.ndarray)) or (isinstance(x, GGUFValue) and x.type == _T.ARRAY)
-           for x in items):
+    if all(
+        isinstance(x, (list, tuple, np.ndarray)) or (isinstance(x, GGUFValue) and x.type == _T.ARRAY) for x in items
+    ):
         return _T.ARRAY
-    raise TypeError("cannot infer one GGUF item type for a list mixing " +
-                    ", ".join(sorted({type(x).__name__ for x in items})))
+    raise TypeError(
+        "cannot infer one GGUF item type for a list mixing " + ", ".join(sorted({type(x).__name__ for x in items}))
+    )
 
 
 def _int_type(values: Sequence[int]) -> GGUFValueType:
@@ -258,7 +260,12 @@ def _alignment_in(meta: Mapping[str, Any]) -> int:
     v = meta.get("general.alignment")
     if isinstance(v, GGUFValue):
         v = v.value if v.type == _T.UINT32 else None
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 < int(v) < 2**32 and not int(v) & (int(v) - 1):
+    if (
+        isinstance(v, (int, np.integer))
+        and not isinstance(v, bool)
+        and 0 < int(v) < 2**32
+        and not int(v) & (int(v) - 1)
+    ):
         return int(v)
     return _DEFAULT_ALIGNMENT
 
@@ -276,7 +283,9 @@ def _tensor_spec(t: TensorSpec) -> tuple[str, tuple[int, ...], int, int]:
     for d in shape:
         n *= int(d)
     if shape and int(shape[0]) % info.block_size:
-        raise ValueError(f"tensor {name!r}: row of {shape[0]} is not a multiple of {info.name}'s block {info.block_size}")
+        raise ValueError(
+            f"tensor {name!r}: row of {shape[0]} is not a multiple of {info.name}'s block {info.block_size}"
+        )
     return name, tuple(int(d) for d in shape), int(ggml_type), n // info.block_size * info.type_size
 
 

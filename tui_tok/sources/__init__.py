@@ -24,7 +24,10 @@ __all__ = ["Resolved", "StoredModel", "display_name", "find_models", "ollama_blo
 
 
 def read_model(
-    spec: str | os.PathLike[str], *, texts: Collection[str] = (), progress: Progress | None = None,
+    spec: str | os.PathLike[str],
+    *,
+    texts: Collection[str] = (),
+    progress: Progress | None = None,
     timeout: float = 30.0,
 ) -> GGUFFile:
     """Read the GGUF metadata ``spec`` names (a path, URL, ``hf:``, ``OWNER/REPO:QUANT``, ``ollama:``).
@@ -36,9 +39,7 @@ def read_model(
     return read_gguf(src, texts=texts, url=getattr(src, "url", None))
 
 
-def open_source(
-    spec: str | os.PathLike[str], *, progress: Progress | None = None, timeout: float = 30.0
-) -> ByteSource:
+def open_source(spec: str | os.PathLike[str], *, progress: Progress | None = None, timeout: float = 30.0) -> ByteSource:
     """The ``ByteSource`` of what ``spec`` names (the caller closes it)."""
     if not isinstance(spec, str):
         return open_local(spec)
@@ -49,8 +50,14 @@ def open_source(
     from tui_tok.sources.http import HttpSource, deadline_from_env, origin
     from tui_tok.sources.resolve import hf_endpoint
 
-    return HttpSource(where.url, token=os.environ.get("HF_TOKEN") or None, token_origin=origin(hf_endpoint()),
-                      timeout=timeout, deadline=deadline_from_env(), progress=progress)
+    return HttpSource(
+        where.url,
+        token=os.environ.get("HF_TOKEN") or None,
+        token_origin=origin(hf_endpoint()),
+        timeout=timeout,
+        deadline=deadline_from_env(),
+        progress=progress,
+    )
 
 
 def display_name(spec: str | os.PathLike[str], gguf: GGUFFile) -> str:

@@ -82,8 +82,9 @@ def check_url(url: str, what: str) -> None:
     if parts.scheme.lower() not in ("http", "https"):
         raise GGUFOpenError(f"{what}: {redact(url)!r} is not http(s)")
     if "@" in parts.netloc:
-        raise GGUFOpenError(f"{what}: {redact(url)}: a user:password@ in the URL is not supported "
-                            "(set HF_TOKEN for the hub)")
+        raise GGUFOpenError(
+            f"{what}: {redact(url)}: a user:password@ in the URL is not supported (set HF_TOKEN for the hub)"
+        )
     if not parts.hostname:
         raise GGUFOpenError(f"{what}: {redact(url)!r} names no host")
     origin(url)
@@ -95,8 +96,10 @@ def token_for(url: str, token: str | None, token_origin: Origin) -> str | None:
     if not token or origin(url) != token_origin:
         return None
     if not _TOKEN_CHARS.fullmatch(token):
-        raise GGUFOpenError("HF_TOKEN holds characters an HTTP header cannot carry (spaces, control characters "
-                            "or non-ASCII): check how it was set")
+        raise GGUFOpenError(
+            "HF_TOKEN holds characters an HTTP header cannot carry (spaces, control characters "
+            "or non-ASCII): check how it was set"
+        )
     return token
 
 
@@ -161,8 +164,7 @@ class Watchdog:
 
         class Https(urllib.request.HTTPSHandler):
             def https_open(self, req: Any) -> Any:
-                return self.do_open(dog.connection_class(http.client.HTTPSConnection), req,
-                                    context=self._context)  # type: ignore[attr-defined]
+                return self.do_open(dog.connection_class(http.client.HTTPSConnection), req, context=self._context)  # type: ignore[attr-defined]
 
         return [Http(), Https()]
 
@@ -201,8 +203,14 @@ class HttpSource:
     """The first bytes of ``url``, fetched on demand; ``bytes_received`` counts body bytes."""
 
     def __init__(
-        self, url: str, *, token: str | None = None, timeout: float = 30.0, progress: Progress | None = None,
-        deadline: float = DEADLINE, token_origin: Origin | None = None,
+        self,
+        url: str,
+        *,
+        token: str | None = None,
+        timeout: float = 30.0,
+        progress: Progress | None = None,
+        deadline: float = DEADLINE,
+        token_origin: Origin | None = None,
     ) -> None:
         check_url(url, "URL")
         self.url = url
@@ -272,8 +280,10 @@ class HttpSource:
     # -- the deadline -------------------------------------------------------------------
 
     def _late(self) -> GGUFOpenError:
-        return GGUFOpenError(f"{self.url}: the header did not arrive within {self.deadline:g} s ({self._have} bytes "
-                             "came); set TUI_TOK_HTTP_DEADLINE to wait longer")
+        return GGUFOpenError(
+            f"{self.url}: the header did not arrive within {self.deadline:g} s ({self._have} bytes "
+            "came); set TUI_TOK_HTTP_DEADLINE to wait longer"
+        )
 
     def _not_http(self, exc: http.client.HTTPException) -> GGUFOpenError:
         """One line for a reply http.client cannot parse; the exception's text (server bytes) is left out."""
@@ -313,8 +323,9 @@ class HttpSource:
                 self.size = start
                 return
             self._fail_status(resp)
-        raise GGUFOpenError(f"{self.url}: the server closed the connection after {self._have} bytes "
-                            "of the header, twice; try again")
+        raise GGUFOpenError(
+            f"{self.url}: the server closed the connection after {self._have} bytes of the header, twice; try again"
+        )
 
     def _get(self, start: int, stop: int) -> http.client.HTTPResponse:
         url = self._final_url
@@ -322,8 +333,7 @@ class HttpSource:
             parts = urlsplit(url)
             if url is not self._final_url:
                 check_url(url, f"{self.url}: redirected")
-            headers = {"Range": f"bytes={start}-{stop - 1}", "User-Agent": "tui-tok",
-                       "Accept-Encoding": "identity"}
+            headers = {"Range": f"bytes={start}-{stop - 1}", "User-Agent": "tui-tok", "Accept-Encoding": "identity"}
             token = token_for(url, self.token, self._token_origin)  # never to another host, nor https -> http
             self._sent_token = token is not None
             if token:
@@ -387,8 +397,10 @@ class HttpSource:
         if m is None or int(m.group(1)) != start or int(m.group(2)) < start:
             self._drop_connection()
             host = urlsplit(self._final_url).netloc
-            raise GGUFOpenError(f"{self.url}: {host} answered a request for the bytes from {start} with "
-                                f"Content-Range {value[:80]!r}; refusing it")
+            raise GGUFOpenError(
+                f"{self.url}: {host} answered a request for the bytes from {start} with "
+                f"Content-Range {value[:80]!r}; refusing it"
+            )
         if m.group(3) != "*":
             self.size = int(m.group(3))
 
@@ -448,7 +460,9 @@ class HttpSource:
 
     def _closed_message(self) -> str:
         total = f" of {self.size}" if self.size is not None else ""
-        return f"{self.url}: the server closed the connection after {self._have}{total} bytes, before the metadata ended"
+        return (
+            f"{self.url}: the server closed the connection after {self._have}{total} bytes, before the metadata ended"
+        )
 
     def _not_gguf(self, resp: http.client.HTTPResponse, status: int) -> None:
         kind = resp.getheader("Content-Type") or "no content type"
@@ -461,9 +475,13 @@ class HttpSource:
         hint = ""
         if resp.status in (401, 403):
             scheme, host, port = self._token_origin
-            hint = (" (HF_TOKEN was sent: does it grant access to this repository?)" if self._sent_token
-                    else f" (HF_TOKEN is sent only to {scheme}://{host}:{port}, HF_ENDPOINT's host)" if self.token
-                    else " (a private or gated model? set HF_TOKEN)")
+            hint = (
+                " (HF_TOKEN was sent: does it grant access to this repository?)"
+                if self._sent_token
+                else f" (HF_TOKEN is sent only to {scheme}://{host}:{port}, HF_ENDPOINT's host)"
+                if self.token
+                else " (a private or gated model? set HF_TOKEN)"
+            )
         elif resp.status == 404:
             hint = " (check the owner, repository and file name)"
         self._drop_connection()

@@ -93,8 +93,9 @@ def check_repo(owner: str, repo: str, what: str) -> None:
     96 characters (a ``?``, ``#``, ``/`` or control character would change the URL asked for)."""
     for name in (owner, repo):
         if not _REPO_PART.fullmatch(name) or ".." in name or "--" in name or name.endswith((".", "-")):
-            raise GGUFOpenError(f"{what}: {name!r} is not a hub owner or repository name "
-                                "(letters, digits, '_', '.', '-')")
+            raise GGUFOpenError(
+                f"{what}: {name!r} is not a hub owner or repository name (letters, digits, '_', '.', '-')"
+            )
 
 
 def hf_quant_url(owner: str, repo: str, quant: str, *, env: Any = None) -> str:
@@ -106,10 +107,14 @@ def hf_quant_url(owner: str, repo: str, quant: str, *, env: Any = None) -> str:
     firsts = [f for f in hits if (s := split_of(f)) is None or s[0] == 1]
     if not firsts:
         have = ", ".join(sorted({f.rsplit("/", 1)[-1] for f in ggufs})[:12]) or "none"
-        raise GGUFOpenError(f"{owner}/{repo}:{quant}: no GGUF file for {quant!r} in the repository (GGUF files: {have})")
+        raise GGUFOpenError(
+            f"{owner}/{repo}:{quant}: no GGUF file for {quant!r} in the repository (GGUF files: {have})"
+        )
     if len(firsts) > 1:
-        raise GGUFOpenError(f"{owner}/{repo}:{quant}: {len(firsts)} files match ({', '.join(sorted(firsts))}); "
-                            f"name one with hf:{owner}/{repo}/FILE.gguf")
+        raise GGUFOpenError(
+            f"{owner}/{repo}:{quant}: {len(firsts)} files match ({', '.join(sorted(firsts))}); "
+            f"name one with hf:{owner}/{repo}/FILE.gguf"
+        )
     return hf_file_url(f"{owner}/{repo}/{firsts[0]}", env=env)
 
 
@@ -121,7 +126,15 @@ def hf_repo_files(owner: str, repo: str, *, env: Any = None) -> list[str]:
     import urllib.request
 
     from tui_tok.json_input import JSONInputError, load_json
-    from tui_tok.sources.http import TokenRedirects, Watchdog, check_url, deadline_from_env, origin, read_until, token_for
+    from tui_tok.sources.http import (
+        TokenRedirects,
+        Watchdog,
+        check_url,
+        deadline_from_env,
+        origin,
+        read_until,
+        token_for,
+    )
 
     env = os.environ if env is None else env
     check_repo(owner, repo, f"{owner}/{repo}")

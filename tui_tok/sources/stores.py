@@ -90,14 +90,17 @@ def find_models(env: Mapping[str, str] | None = None) -> list[StoredModel]:
     found: list[StoredModel] = []
     found += sorted(_ollama_models(env), key=lambda m: m.name)
     hub = hf_hub_dir(env)
-    found += sorted((StoredModel("huggingface", _hf_name(hub, p), p, _size(p)) for p in _ggufs(hub)),
-                    key=lambda m: m.name)
+    found += sorted(
+        (StoredModel("huggingface", _hf_name(hub, p), p, _size(p)) for p in _ggufs(hub)), key=lambda m: m.name
+    )
     for d in lmstudio_dirs(env):
-        found += sorted((StoredModel("lmstudio", str(p.relative_to(d)), p, _size(p)) for p in _ggufs(d)),
-                        key=lambda m: m.name)
+        found += sorted(
+            (StoredModel("lmstudio", str(p.relative_to(d)), p, _size(p)) for p in _ggufs(d)), key=lambda m: m.name
+        )
     cache = llama_cpp_dir(env)
-    found += sorted((StoredModel("llama.cpp", str(p.relative_to(cache)), p, _size(p)) for p in _ggufs(cache)),
-                    key=lambda m: m.name)
+    found += sorted(
+        (StoredModel("llama.cpp", str(p.relative_to(cache)), p, _size(p)) for p in _ggufs(cache)), key=lambda m: m.name
+    )
     return found
 
 
@@ -159,8 +162,11 @@ def _ollama_models(env: Mapping[str, str]) -> Iterator[StoredModel]:
         blob = root / "blobs" / digest.replace(":", "-")
         if not blob.is_file():
             continue
-        name = f"{model}:{tag}" if (host, ns) == (OLLAMA_HOST, "library") else (
-            f"{ns}/{model}:{tag}" if host == OLLAMA_HOST else f"{host}/{ns}/{model}:{tag}")
+        name = (
+            f"{model}:{tag}"
+            if (host, ns) == (OLLAMA_HOST, "library")
+            else (f"{ns}/{model}:{tag}" if host == OLLAMA_HOST else f"{host}/{ns}/{model}:{tag}")
+        )
         yield StoredModel("ollama", name, blob, _size(blob))
 
 

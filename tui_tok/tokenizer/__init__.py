@@ -16,9 +16,9 @@ __all__ = ["Tokenizer", "StreamDecoder", "Vocab", "vocab_from_metadata", "Token"
 
 if TYPE_CHECKING:
     from tui_tok.tokenizer.core.stream import StreamDecoder
-    from tui_tok.tokenizer.tokenizer import Tokenizer
     from tui_tok.tokenizer.core.types import Token, TokenAttr, TokenKind, TokenType, VocabType
     from tui_tok.tokenizer.core.vocab import Vocab, vocab_from_metadata
+    from tui_tok.tokenizer.tokenizer import Tokenizer
 
 _WHERE = {
     "Tokenizer": "tui_tok.tokenizer.tokenizer",

@@ -213,8 +213,15 @@ def cut_table(vocab: Vocab, charsmap: Charsmap | None = None, regexes: tuple[str
         table = CutTable("rwkv", bytes_ok=~byte_pairs(unescape_all(vocab.tokens)))
     elif vocab.type is VocabType.UGM:
         table = _ugm_table(vocab, charsmap)
-    elif vocab.type is VocabType.BPE and regexes == GEMMA4_REGEXES and vocab.escape_whitespaces and not vocab.ignore_merges:
-        table = CutTable("bpe-lines", pairs=np.union1d(char_pairs(vocab.tokens), _merge_pairs(vocab.merges)).astype(np.uint64))
+    elif (
+        vocab.type is VocabType.BPE
+        and regexes == GEMMA4_REGEXES
+        and vocab.escape_whitespaces
+        and not vocab.ignore_merges
+    ):
+        table = CutTable(
+            "bpe-lines", pairs=np.union1d(char_pairs(vocab.tokens), _merge_pairs(vocab.merges)).astype(np.uint64)
+        )
     if table is None:
         return None
     return CutTable(table.kind, table.bytes_ok, table.pairs, table.max_bytes, SpecialCuts.of(vocab))
@@ -238,7 +245,10 @@ def _ugm_table(vocab: Vocab, charsmap: Charsmap | None) -> CutTable | None:
     if summary is None:
         return None
     keys_cross, last, first, bad_last, bad_first, grow = summary
-    user = [vocab.tokens[int(i)].encode("utf-8", "surrogateescape") for i in np.flatnonzero(vocab.attrs & int(TokenAttr.USER_DEFINED))]
+    user = [
+        vocab.tokens[int(i)].encode("utf-8", "surrogateescape")
+        for i in np.flatnonzero(vocab.attrs & int(TokenAttr.USER_DEFINED))
+    ]
     keys_cross = keys_cross | byte_pairs(user)
     bad_last, bad_first = bad_last.copy(), bad_first.copy()
     bad_last[0x20] = bad_first[0x20] = True

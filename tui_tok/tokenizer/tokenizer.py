@@ -47,12 +47,18 @@ from tui_tok.tokenizer.core.decode import PieceTable
 from tui_tok.tokenizer.core.encoder import Encoder, Fragments, Wrapped
 from tui_tok.tokenizer.core.gc_pause import gc_paused
 from tui_tok.tokenizer.core.paths import Paths, PathsMode, paths_for
-from tui_tok.tokenizer.special.partition import RAW, SpecialPartitioner
 from tui_tok.tokenizer.core.stream import StreamDecoder
 from tui_tok.tokenizer.core.types import (
-    Piece, PieceArrays, Token, TokenAttr, TokenKind, VocabType, piece_arrays,
+    Piece,
+    PieceArrays,
+    Token,
+    TokenAttr,
+    TokenKind,
+    VocabType,
+    piece_arrays,
 )
 from tui_tok.tokenizer.core.vocab import MODEL_TYPES, Vocab, vocab_from_metadata
+from tui_tok.tokenizer.special.partition import RAW, SpecialPartitioner
 
 ENCODERS: dict[VocabType, tuple[str, str]] = {
     VocabType.SPM: ("tui_tok.tokenizer.spm.encoder", "SpmEncoder"),
@@ -217,7 +223,9 @@ class Tokenizer:
             rows = zip(ids, starts, ends, map(self._kind_table().__getitem__, ids))
             return list(map(_new_tuple, repeat(Token), rows))  # Token(*row) without a Python-level call
 
-    def tokenize_arrays(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> PieceArrays:
+    def tokenize_arrays(
+        self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False
+    ) -> PieceArrays:
         """``tokenize`` as three int64 arrays: ids, byte starts, byte ends (kinds: ``token_kinds``).
 
         No object per token: a 10 MB text has ~3M tokens, which as ``Token`` tuples cost
@@ -322,7 +330,15 @@ class Tokenizer:
             kinds = list(map(_KIND_CACHE.__getitem__, attrs))
             v = self.vocab
             unk = v.unk_id
-            if 0 <= unk < len(kinds) and unk not in (v.bos_id, v.eos_id, v.eot_id, v.eom_id, v.sep_id, v.pad_id, v.mask_id):
+            if 0 <= unk < len(kinds) and unk not in (
+                v.bos_id,
+                v.eos_id,
+                v.eot_id,
+                v.eom_id,
+                v.sep_id,
+                v.pad_id,
+                v.mask_id,
+            ):
                 # the unknown token is what text no piece covers became, whatever its type says
                 # (BERT's [UNK] is CONTROL in its GGUF, so it would show as a special token); but
                 # GPT-NeoX-style files name <|endoftext|> as BOS, EOS and UNK at once: special
@@ -375,8 +391,7 @@ def _as_bytes(text: str | bytes) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return b"".join(
-            c.encode("utf-8", "surrogateescape" if 0xDC80 <= ord(c) <= 0xDCFF else "surrogatepass")
-            for c in text
+            c.encode("utf-8", "surrogateescape" if 0xDC80 <= ord(c) <= 0xDCFF else "surrogatepass") for c in text
         )
 
 

@@ -39,26 +39,26 @@ from textual.widgets import Static
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.visible import visible
+from tui_tok.ui.data_actions import DataActions
+from tui_tok.ui.data_keys import BINDINGS as DATA_BINDINGS
 from tui_tok.ui.drop_controls import DROP_CONTROLS
 from tui_tok.ui.gc_pacing import GcPacer
 from tui_tok.ui.messages import LintDone, TokenizerLoaded, VocabIndexBuilt
-from tui_tok.ui.data_actions import DataActions
-from tui_tok.ui.data_keys import BINDINGS as DATA_BINDINGS
-from tui_tok.ui.widgets.text_keys import TEXT_BOX_BINDINGS, TextBoxActions
 from tui_tok.ui.session import Session
 from tui_tok.ui.settings import load_settings, save_setting
 from tui_tok.ui.textual_compat import compat_ok, key_bindings, plain_requested, status
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.search_box import type_to_search
+from tui_tok.ui.widgets.text_keys import TEXT_BOX_BINDINGS, TextBoxActions
 
 if TYPE_CHECKING:
     from tui_tok.explore.lint import LintReport
     from tui_tok.explore.session_file import SessionState
-    from tui_tok.ui.model_switch import Relaunch
     from tui_tok.explore.vocab_index import VocabIndex
     from tui_tok.gguf import GGUFFile
     from tui_tok.tokenizer.tokenizer import Tokenizer
     from tui_tok.ui.host import ExplorerHost
+    from tui_tok.ui.model_switch import Relaunch
 
 SAMPLE_TEXT = "Hello world! The tokenizer splits text into pieces.\n日本語 🙂 naïve café\n\tx = 42  # tab, spaces"
 """What the tokenize view shows first."""
@@ -190,9 +190,16 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
     """Set when the app exits to open another model (``run_app`` starts the next one)."""
 
     def __init__(
-        self, gguf: GGUFFile | None = None, *, text: str = SAMPLE_TEXT, load_tokenizer: bool = True,
-        show_timings: bool = True, compare: GGUFFile | None = None, label: str | None = None,
-        compare_label: str | None = None, opening: Opening | None = None,
+        self,
+        gguf: GGUFFile | None = None,
+        *,
+        text: str = SAMPLE_TEXT,
+        load_tokenizer: bool = True,
+        show_timings: bool = True,
+        compare: GGUFFile | None = None,
+        label: str | None = None,
+        compare_label: str | None = None,
+        opening: Opening | None = None,
     ) -> None:
         """``gguf`` read already, or ``opening``: what to read once the loading screen is painted."""
         if gguf is None and opening is not None:
@@ -436,8 +443,12 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
         if self._session is None:
             return
         for i, (mode, title) in enumerate(VIEWS, 1):
-            yield SystemCommand(f"View: {title}", f"Switch to the {title.lower()} view (F{i})", lambda m=mode: self.switch_mode(m))
-        yield SystemCommand("View: Compare", "Compare with the --compare file (F7)", lambda: self.switch_mode("compare"))
+            yield SystemCommand(
+                f"View: {title}", f"Switch to the {title.lower()} view (F{i})", lambda m=mode: self.switch_mode(m)
+            )
+        yield SystemCommand(
+            "View: Compare", "Compare with the --compare file (F7)", lambda: self.switch_mode("compare")
+        )
         commands = getattr(screen, "palette_commands", None)
         if commands is not None:
             yield from commands()

@@ -10,11 +10,26 @@ from __future__ import annotations
 from textual.binding import Binding
 
 DATA_COMMANDS = (
-    ("alt+s", "save_session", "Save session…", "Write the text, toggles, conversation and compare target to a JSON file"),
-    ("alt+l", "load_session", "Load session…", "Reopen a saved session (text, toggles, conversation), or load a conversation file (--messages form)"),
+    (
+        "alt+s",
+        "save_session",
+        "Save session…",
+        "Write the text, toggles, conversation and compare target to a JSON file",
+    ),
+    (
+        "alt+l",
+        "load_session",
+        "Load session…",
+        "Reopen a saved session (text, toggles, conversation), or load a conversation file (--messages form)",
+    ),
     ("alt+o", "open_text", "Open text file…", "Load a file's exact bytes into the Tokenize view"),
     ("alt+w", "save_text", "Save text…", "Write the Tokenize view's text to a file, byte for byte"),
-    ("alt+e", "export_tokens", "Export tokens (JSONL)…", 'One {"id", "piece", "start", "end"} line per token, byte offsets'),
+    (
+        "alt+e",
+        "export_tokens",
+        "Export tokens (JSONL)…",
+        'One {"id", "piece", "start", "end"} line per token, byte offsets',
+    ),
     ("alt+p", "export_prompt", "Export chat prompt…", 'The rendered chat prompt as {"text", "ids"} JSON'),
 )
 """(key, action, palette title, help) of each file command."""
@@ -30,4 +45,3 @@ BINDINGS = [
     Binding("alt+c", "switch_model(True)", "Compare with", show=False, priority=True),
 ]  # fmt: skip
 """The app's bindings for copying, the file commands and opening models."""
-

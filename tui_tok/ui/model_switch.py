@@ -26,6 +26,7 @@ from tui_tok.ui.settings import load_settings, save_setting
 RECENT_KEY = "recent_models"
 MAX_RECENT = 10
 
+
 @dataclass
 class Relaunch:
     """What the next explorer opens: the model (and compare model), their names, the state to carry."""

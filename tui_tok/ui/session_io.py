@@ -106,13 +106,19 @@ def apply_pending_chat(screen: Any) -> list[str]:
         screen.query_one("#chat-template", Select).value = chat.template
     else:
         notes.append(f"chat template {chat.template!r}: this file has no template of that name")
-    controls = {"chat-runtime": chat.runtime, "chat-thinking": chat.thinking, "chat-effort": chat.reasoning_effort or "unset"}
+    controls = {
+        "chat-runtime": chat.runtime,
+        "chat-thinking": chat.thinking,
+        "chat-effort": chat.reasoning_effort or "unset",
+    }
     for select_id, value in controls.items():
         select = screen.query_one(f"#{select_id}", Select)
         try:
             select.value = value
         except InvalidSelectValueError:
-            notes.append(f"chat {select_id.removeprefix('chat-')} {value!r}: not a choice of this tui-tok; left as it was")
+            notes.append(
+                f"chat {select_id.removeprefix('chat-')} {value!r}: not a choice of this tui-tok; left as it was"
+            )
     screen.query_one("#chat-continue", Checkbox).value = chat.continue_final_message is not None
     screen.query_one("#chat-agp", Checkbox).value = chat.add_generation_prompt
     screen.query_one("#chat-vars", Input).value = chat.variables

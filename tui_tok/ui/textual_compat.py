@@ -382,7 +382,12 @@ def row_line(wrapped: WrappedDocument, row: int) -> tuple[int, int] | None:
 
 def _wrapped_shape() -> bool:
     wrapped = WrappedDocument(Document("a\tbc\nd"), width=2, tab_width=4)
-    lists = (wrapped._wrap_offsets, wrapped._tab_width_cache, wrapped._line_index_to_offsets, wrapped._offset_to_line_info)
+    lists = (
+        wrapped._wrap_offsets,
+        wrapped._tab_width_cache,
+        wrapped._line_index_to_offsets,
+        wrapped._offset_to_line_info,
+    )
     return all(isinstance(x, list) for x in lists) and wrapped._width == 2 and wrapped._offset_to_line_info[0] == (0, 0)
 
 
@@ -391,8 +396,10 @@ def _text_area_shape() -> bool:
     names = ("_on_key", "_on_paste", "_set_document", "_refresh_size", "_replace_via_keyboard", "_restart_blink",
              "_rewrap_and_refresh_virtual_size")  # fmt: skip
     attrs = ("_theme", "_has_cursor", "_draw_cursor", "_matching_bracket_location")
-    return all(callable(getattr(TextArea, n, None)) for n in names) and all(hasattr(area, a) for a in attrs) and hasattr(
-        area.history._undo_stack, "pop"
+    return (
+        all(callable(getattr(TextArea, n, None)) for n in names)
+        and all(hasattr(area, a) for a in attrs)
+        and hasattr(area.history._undo_stack, "pop")
     )
 
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from tui_tok.tokenizer.arrays.chunks import chain_ids, distinct_chunks, hash_unique
 
@@ -27,8 +26,21 @@ def cut_text(draw: st.DrawFn) -> tuple[bytes, list[int]]:
 
 
 # near-twins the packed keys must tell apart: trailing NULs (length), the top bit of byte 7 or 15
-_TWINS = [b"a", b"a\0", b"a\0\0", b"abcdefg\x7f", b"abcdefg\xff", b"abcdefg\xffz", b"abcdefg\x7fz",
-          b"0123456789abcde\x7f", b"0123456789abcde\xff", b"\0" * 7, b"\0" * 8, b"\0" * 15, b"\0" * 16]
+_TWINS = [
+    b"a",
+    b"a\0",
+    b"a\0\0",
+    b"abcdefg\x7f",
+    b"abcdefg\xff",
+    b"abcdefg\xffz",
+    b"abcdefg\x7fz",
+    b"0123456789abcde\x7f",
+    b"0123456789abcde\xff",
+    b"\0" * 7,
+    b"\0" * 8,
+    b"\0" * 15,
+    b"\0" * 16,
+]
 
 
 @st.composite

@@ -19,14 +19,13 @@ from types import MethodType
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from support import vocab_files
+from hypothesis import given, settings, strategies as st
 
+from support import vocab_files
 from tui_tok.tokenizer.batch.merge import NO_PRIO, SymbolMerger
 from tui_tok.tokenizer.bpe.encoder import BpeEncoder
-from tui_tok.tokenizer.pretokenize.split import split_words
 from tui_tok.tokenizer.core.types import VocabType
+from tui_tok.tokenizer.pretokenize.split import split_words
 
 # --- on real vocabs -------------------------------------------------------------------------
 
@@ -50,7 +49,7 @@ def _mixed_text() -> str:
     return "\n".join(dict.fromkeys(texts))
 
 
-def _bpe_vocab_files():  # noqa: ANN202
+def _bpe_vocab_files():
     from tui_tok.loader import load_tokenizer
 
     out = []
@@ -62,7 +61,7 @@ def _bpe_vocab_files():  # noqa: ANN202
 
 
 @pytest.mark.parametrize("vocab", _bpe_vocab_files())
-def test_batch_equals_per_word(vocab) -> None:  # noqa: ANN001
+def test_batch_equals_per_word(vocab) -> None:
     """Every distinct word of the mixed text: batch result == per-word result."""
     per_word = BpeEncoder(vocab)
     batch = BpeEncoder(vocab)
@@ -80,7 +79,7 @@ def test_batch_equals_per_word(vocab) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("vocab", _bpe_vocab_files()[:3])
-def test_encode_long_text_equals_short_pieces(vocab) -> None:  # noqa: ANN001
+def test_encode_long_text_equals_short_pieces(vocab) -> None:
     """End to end: a long text's ids (batched) == the same text encoded by a fresh encoder with
     the batch switched off."""
     text = _mixed_text().encode("utf-8", "surrogatepass")
@@ -153,7 +152,7 @@ def test_no_prio_is_above_every_priority() -> None:
 # --- SPM --------------------------------------------------------------------------------------
 
 
-def _spm_vocab_files():  # noqa: ANN202
+def _spm_vocab_files():
     from tui_tok.loader import load_tokenizer
 
     out = []
@@ -165,7 +164,7 @@ def _spm_vocab_files():  # noqa: ANN202
 
 
 @pytest.mark.parametrize("vocab", _spm_vocab_files())
-def test_spm_batch_equals_per_chunk(vocab) -> None:  # noqa: ANN001
+def test_spm_batch_equals_per_chunk(vocab) -> None:
     """Every distinct chunk of the mixed text: batched (ids, ends) == ``_encode_valid``'s, and a
     whole long text encodes the same with the batch as without."""
     from tui_tok.tokenizer.spm.encoder import SpmEncoder
@@ -184,15 +183,13 @@ def test_spm_batch_equals_per_chunk(vocab) -> None:  # noqa: ANN001
     assert SpmEncoder(vocab).encode_fragment_ids(data, after_special=True) == slow.encode_fragment_ids(
         data, after_special=True
     )
-    assert SpmEncoder(vocab).encode_fragment(data, after_special=True) == slow.encode_fragment(
-        data, after_special=True
-    )
+    assert SpmEncoder(vocab).encode_fragment(data, after_special=True) == slow.encode_fragment(data, after_special=True)
 
 
 # --- end to end through the Tokenizer --------------------------------------------------------
 
 
-def _bpe_and_spm_files():  # noqa: ANN202
+def _bpe_and_spm_files():
     from tui_tok.loader import load_tokenizer
 
     return [
@@ -203,7 +200,7 @@ def _bpe_and_spm_files():  # noqa: ANN202
 
 
 @pytest.mark.parametrize("path", _bpe_and_spm_files())
-def test_long_text_ids_equal_unbatched(path) -> None:  # noqa: ANN001
+def test_long_text_ids_equal_unbatched(path) -> None:
     """A long mixed text (user-defined tokens cut it into many fragments for some vocabs, and
     some fragments repeat): ``encode`` and ``tokenize`` (spans included) with the batches and the
     many-fragment calls == one fragment at a time, per word."""
@@ -260,15 +257,14 @@ def test_hashed_ranks_equal_first_index(merges: list[str], keys: list[str], coll
     assert index.ranks(keys).tolist() == [merges.index(k) if k in merges else -1 for k in keys]
 
 
-def _all_files():  # noqa: ANN202
+def _all_files():
     return [pytest.param(vf, id=vf.name) for vf in vocab_files() if vf.conformance is not None]
 
 
 @pytest.mark.parametrize("vf", _all_files())
-def test_prepare_changes_no_ids(vf) -> None:  # noqa: ANN001
+def test_prepare_changes_no_ids(vf) -> None:
     """``Tokenizer.prepare()`` only builds tables early: every conformance row still matches."""
     from support import conformance_rows
-
     from tui_tok.loader import load_tokenizer
 
     tok = load_tokenizer(vf.path)
@@ -281,7 +277,9 @@ def test_prepare_changes_no_ids(vf) -> None:  # noqa: ANN001
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=6), max_size=12),
-    st.dictionaries(st.integers(0, 9), st.lists(st.tuples(st.integers(-1, 50), st.integers(0, 4)), min_size=1, max_size=3)),
+    st.dictionaries(
+        st.integers(0, 9), st.lists(st.tuples(st.integers(-1, 50), st.integers(0, 4)), min_size=1, max_size=3)
+    ),
     st.booleans(),
 )
 def test_expand_words_equals_per_word(words: list[list[int]], extra: dict, ends: bool) -> None:

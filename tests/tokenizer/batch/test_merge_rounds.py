@@ -13,10 +13,9 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from support import vocab_files
+from hypothesis import given, settings, strategies as st
 
+from support import vocab_files
 from tui_tok.tokenizer.batch.merge import SymbolMerger
 from tui_tok.tokenizer.core.paths import AUTO, NEVER
 from tui_tok.tokenizer.core.types import VocabType
@@ -34,7 +33,9 @@ def run_tables(draw: st.DrawFn) -> dict[tuple[str, str], int]:
     for c in CHARS:
         for i in range(1, draw(st.integers(1, 8))):
             table[(c * i, c)] = draw(st.integers(0, 4))
-    extra = draw(st.dictionaries(st.tuples(st.sampled_from(_RUNS), st.sampled_from(_RUNS)), st.integers(0, 4), max_size=30))
+    extra = draw(
+        st.dictionaries(st.tuples(st.sampled_from(_RUNS), st.sampled_from(_RUNS)), st.integers(0, 4), max_size=30)
+    )
     return {**table, **extra}
 
 
@@ -57,7 +58,9 @@ def _texts(merger: SymbolMerger, syms: list[int]) -> list[str]:
 
 @settings(max_examples=500, deadline=None)
 @given(run_tables(), run_words, st.booleans())
-def test_rounds_equal_heap_on_runs(table: dict[tuple[str, str], int], runs: list[tuple[str, int]], same_prio: bool) -> None:
+def test_rounds_equal_heap_on_runs(
+    table: dict[tuple[str, str], int], runs: list[tuple[str, int]], same_prio: bool
+) -> None:
     if same_prio:  # every merge of a run as good as any other: llama-spm's ▁-runs (chains)
         table = dict.fromkeys(table, 0)
     merger = _merger(table)
@@ -77,7 +80,7 @@ def test_chain_of_ties_is_one_token_per_chain() -> None:
         assert got[: n // 8] == ["a" * 8] * (n // 8)
 
 
-def _vocab_params():  # noqa: ANN202
+def _vocab_params():
     from tui_tok.loader import load_tokenizer
 
     wanted = ("qwen3-vocab", "gpt-2", "phi-3", "llama-spm", "gemma-4", "baichuan")
@@ -97,8 +100,8 @@ def encoder(request):  # type: ignore[no-untyped-def]
 
 def _real_merger(encoder) -> SymbolMerger:  # type: ignore[no-untyped-def]
     if hasattr(encoder, "_get_batch"):
-        return encoder._get_batch()._merger  # noqa: SLF001
-    merger = encoder._merger()  # noqa: SLF001
+        return encoder._get_batch()._merger
+    merger = encoder._merger()
     assert merger is not None
     return merger
 
@@ -128,7 +131,7 @@ HUGE_TEXTS = [
 def test_huge_words_encode_as_without_rounds(encoder, text: str, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     """End to end through the encoders: the ids (and, via ``tokenize``, the spans) of huge words
     with the rounds equal those of a tokenizer that never takes them (per-word heap)."""
-    vocab = encoder.vocab if hasattr(encoder, "vocab") else encoder._vocab  # noqa: SLF001
+    vocab = encoder.vocab if hasattr(encoder, "vocab") else encoder._vocab
     fast = Tokenizer(vocab)
     got_ids, got_tokens = fast.encode(text), fast.tokenize(text)
     slow = Tokenizer(vocab, paths=replace(AUTO, rounds_from=NEVER))

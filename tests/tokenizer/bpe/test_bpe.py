@@ -12,22 +12,21 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
-from support import HAVE_SHARED, SHARED_MISSING, conformance_rows, llama_test_cases, vocab_files
+from hypothesis import assume, given, settings, strategies as st
 
+from support import HAVE_SHARED, SHARED_MISSING, conformance_rows, llama_test_cases, vocab_files
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.bpe.encoder import BpeEncoder
 from tui_tok.tokenizer.core.byte_level import CHAR_TO_BYTE
-from tui_tok.tokenizer.pretokenize import offsets
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 from tui_tok.tokenizer.core.vocab import Vocab
+from tui_tok.tokenizer.pretokenize import offsets
 
 BPE_MODELS = {"gpt2", "gemma4", "hybriddna", "whitespace"}
 
 
 @cache
-def _tokenizer(path: str):  # noqa: ANN202
+def _tokenizer(path: str):
     loader = pytest.importorskip("tui_tok.loader")
     return loader.load_tokenizer(path)
 
@@ -37,7 +36,7 @@ def _encoder(path: str) -> BpeEncoder:
     return BpeEncoder(_tokenizer(path).vocab)
 
 
-def _model_of(path) -> str:  # noqa: ANN001
+def _model_of(path) -> str:
     """``tokenizer.ggml.model`` from the file head (GGUF: key, u32 type 8 = string, u64 length, bytes)."""
     with open(path, "rb") as f:
         head = f.read(1 << 16)
@@ -64,7 +63,7 @@ def _encode(path: str, text: str, *, add_special: bool, parse_special: bool) -> 
 
 
 @pytest.mark.parametrize("vf", BPE_FILES, ids=BPE_IDS)
-def test_conformance_rows(vf) -> None:  # noqa: ANN001
+def test_conformance_rows(vf) -> None:
     rows = conformance_rows(vf.name)
     if not rows:
         pytest.skip(f"no conformance rows for {vf.name}")
@@ -78,7 +77,7 @@ def test_conformance_rows(vf) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("vf", [v for v in BPE_FILES if v.inp], ids=[v.name for v in BPE_FILES if v.inp])
-def test_llama_cpp_vectors(vf) -> None:  # noqa: ANN001
+def test_llama_cpp_vectors(vf) -> None:
     cases = llama_test_cases(vf.name)
     bad = [t for t, ids in cases if _encode(str(vf.path), t, add_special=False, parse_special=False) != ids]
     assert not bad, f"{len(bad)}/{len(cases)} cases differ, first: {bad[:3]}"
@@ -91,6 +90,7 @@ def test_shared_bpe_vocabs_present() -> None:
 
 
 # ----------------------------------------------------------------- spans
+
 
 def _qwen() -> BpeEncoder:
     for v in BPE_FILES:
@@ -161,6 +161,7 @@ def test_code_point_above_unicode_is_an_error() -> None:
 
 # ------------------------------------------------------------ merging
 
+
 @settings(max_examples=60, deadline=None)
 @given(word=st.text(alphabet=st.sampled_from("abcdeth ĠĊ"), min_size=2, max_size=120))
 def test_list_merge_equals_the_reference_heap(word: str) -> None:
@@ -168,7 +169,7 @@ def test_list_merge_equals_the_reference_heap(word: str) -> None:
     enc = _qwen()
     symbols = list(word.replace(" ", "Ġ"))
     listed = enc._merge(list(symbols)) if len(symbols) <= enc.paths.bpe_list_max else None
-    heaped = enc._merge_checked(list(symbols))  # noqa: SLF001
+    heaped = enc._merge_checked(list(symbols))
     if listed is not None:
         assert listed == heaped
     assert "".join(heaped) == "".join(symbols)
@@ -262,11 +263,19 @@ def test_hybriddna_kmers() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(data=st.binary(max_size=16) | st.lists(st.sampled_from([b"\xc0\x80", b"\xed\xa0\x80", b"\xe2\x82", b"\xf0\x9f\xa6\x99", b"a", b"\x80", b"\xf4\x90\x80\x80"]), max_size=6).map(b"".join))
+@given(
+    data=st.binary(max_size=16)
+    | st.lists(
+        st.sampled_from(
+            [b"\xc0\x80", b"\xed\xa0\x80", b"\xe2\x82", b"\xf0\x9f\xa6\x99", b"a", b"\x80", b"\xf4\x90\x80\x80"]
+        ),
+        max_size=6,
+    ).map(b"".join)
+)
 def test_span_decoder_equals_llama_decoder(data: bytes) -> None:
     from tui_tok.tokenizer.unicode.data import cpts_from_utf8
 
-    cps, starts = offsets.decode_spans(data)  # noqa: SLF001
+    cps, starts = offsets.decode_spans(data)
     assert cps == cpts_from_utf8(data)
     assert starts[0] == 0 and starts[-1] == len(data) and all(a < b for a, b in zip(starts, starts[1:]))
 
@@ -292,14 +301,22 @@ def test_gemma4_spans_render_input(text: str) -> None:
     pos = 0
     for tid, start, end in enc.encode_fragment(data, after_special=True) if data else []:
         piece = enc.vocab.tokens[tid]
-        rendered = bytes([int(piece[3:5], 16)]) if piece.startswith("<0x") and len(piece) == 6 else piece.replace("▁", " ").encode()
+        rendered = (
+            bytes([int(piece[3:5], 16)])
+            if piece.startswith("<0x") and len(piece) == 6
+            else piece.replace("▁", " ").encode()
+        )
         assert start == pos and rendered == data[start:end]
         pos = end
     assert pos == len(data)
 
 
 @settings(max_examples=300, deadline=None)
-@given(data=st.lists(st.sampled_from([b"\xc0", b"\xe2", b"\xe2\x96", b"\xf0\x9f", b" ", b"a", b"\x80", b"\x96\x81"]), max_size=8).map(b"".join))
+@given(
+    data=st.lists(
+        st.sampled_from([b"\xc0", b"\xe2", b"\xe2\x96", b"\xf0\x9f", b" ", b"a", b"\x80", b"\x96\x81"]), max_size=8
+    ).map(b"".join)
+)
 def test_escape_at_code_points_equals_llama_byte_replace(data: bytes) -> None:
     """llama.cpp replaces ' ' by E2 96 81 in the bytes, then decodes; we decode, then replace
     U+0020 by U+2581 (so spans can be mapped). Same code points, whatever the broken bytes."""
@@ -312,7 +329,7 @@ def test_subword_cut_respects_merges_across_the_cut() -> None:
     tokens = ["x", "▁", "y", "▁y", "x▁y", "a", "b", "▁b"]
     vocab = _toy(tokens, ["▁ y", "x ▁y", "▁ b"], model="gemma4", pre="gemma4", escape_whitespaces=True)
     enc = BpeEncoder(vocab)
-    cut = enc._subword_cut()  # noqa: SLF001
+    cut = enc._subword_cut()
     assert cut is not None and cut.split("x▁ya▁b") == ["x▁ya", "▁b"]
     assert _ids(enc, "x ya b") == [4, 5, 7]
 
@@ -320,8 +337,8 @@ def test_subword_cut_respects_merges_across_the_cut() -> None:
 @cache
 def _uncut(path: str) -> BpeEncoder:
     enc = BpeEncoder(_encoder(path).vocab)
-    enc._cut = None  # noqa: SLF001 - the optimisation disabled
-    enc._ranks = _encoder(path).merge_ranks()  # noqa: SLF001 - share the 515k-entry table
+    enc._cut = None  # the optimisation disabled
+    enc._ranks = _encoder(path).merge_ranks()  # share the 515k-entry table
     return enc
 
 
@@ -333,9 +350,11 @@ def test_subword_cut_changes_nothing(text: str) -> None:
     if not found:
         pytest.skip("gemma-4 vocab not available")
     plain = _uncut(str(found[0].path))
-    assert _encoder(str(found[0].path))._subword_cut() is not None  # noqa: SLF001 - short texts use it once built
+    assert _encoder(str(found[0].path))._subword_cut() is not None  # short texts use it once built
     data = text.encode("utf-8", "surrogatepass")
-    assert _encoder(str(found[0].path)).encode_fragment(data, after_special=True) == plain.encode_fragment(data, after_special=True)
+    assert _encoder(str(found[0].path)).encode_fragment(data, after_special=True) == plain.encode_fragment(
+        data, after_special=True
+    )
 
 
 @settings(max_examples=150, deadline=None)
@@ -344,10 +363,9 @@ def test_cut_before_equals_regex_split_per_word(text: str, glued: set[str]) -> N
     """The one-pass cut of a whole text == the ▁-cut regex applied to each pre-tokenized word."""
     import re
 
+    from tui_tok.tokenizer.bpe.subword_cut import SubwordCut
     from tui_tok.tokenizer.pretokenize.split import split_words
     from tui_tok.tokenizer.pretokenize.table import pre_spec
-
-    from tui_tok.tokenizer.bpe.subword_cut import SubwordCut
 
     glued = glued | {"\x00"}
     words = split_words(text, pre_spec("gemma4").regexes) if text else []
@@ -372,7 +390,10 @@ def test_cut_words_cuts_each_word_when_words_do_not_tile_the_text() -> None:
 @settings(max_examples=100, deadline=None)
 @given(data=st.binary(max_size=20) | text_strategy.map(lambda t: t.encode("utf-8", "surrogatepass")))
 def test_ids_fast_path_equals_pieces(data: bytes) -> None:
-    for enc in (_qwen(), BpeEncoder(_toy(["a", "b", "<0x80>"], [], model="gemma4", pre="gemma4", escape_whitespaces=True))):
+    for enc in (
+        _qwen(),
+        BpeEncoder(_toy(["a", "b", "<0x80>"], [], model="gemma4", pre="gemma4", escape_whitespaces=True)),
+    ):
         try:
             want = [t for t, _, _ in enc.encode_fragment(data, after_special=True)]
         except TokenizeError:
@@ -387,19 +408,19 @@ def test_lazy_rank_search_equals_the_rank_dict() -> None:
     duplicates keep their first (lowest) rank, and the dict takes over once the budget is spent."""
     merges = ["a b", "ab c", "a b", "x y", "b c"]
     enc = BpeEncoder(_toy(["a", "b", "c", "ab", "abc", "x", "y", "bc"], merges))
-    lookup = enc._rank_get()  # noqa: SLF001
-    assert enc._ranks is None  # noqa: SLF001 - still lazy
+    lookup = enc._rank_get()
+    assert enc._ranks is None  # still lazy
     keys = [*merges, "a", "b c d", "", "c a", "ab"]
     assert [lookup(k, -1) for k in keys] == [enc.merge_ranks().get(k, -1) for k in keys]
     qwen = BpeEncoder(_qwen().vocab)
-    lazy = qwen._rank_get()  # noqa: SLF001
+    lazy = qwen._rank_get()
     sample = qwen.vocab.merges[:50] + qwen.vocab.merges[-50:] + ["no such", "Ġ t"]
     assert [lazy(k, -1) for k in sample] == [qwen.merge_ranks().get(k, -1) for k in sample]
 
 
 def test_lazy_rank_search_never_matches_across_entries() -> None:
     enc = BpeEncoder(_toy(["a", "b", "c", "d"], ["a b", "c d"]))
-    assert enc._rank_get()("a b\x00c d", -1) == -1  # noqa: SLF001 - spans two entries: not a merge
+    assert enc._rank_get()("a b\x00c d", -1) == -1  # spans two entries: not a merge
 
 
 def test_merges_text_from_the_reader_gives_the_same_cut_and_ranks() -> None:
@@ -414,12 +435,16 @@ def test_merges_text_from_the_reader_gives_the_same_cut_and_ranks() -> None:
     toy = _toy(tokens, merges, model="gemma4", pre="gemma4", escape_whitespaces=True)
     joined = dataclasses.replace(toy, merges_text="\x00" + "\x00".join(merges) + "\x00")
     with_text, without = BpeEncoder(joined), BpeEncoder(toy)
-    assert with_text._subword_cut().pattern == without._subword_cut().pattern  # noqa: SLF001
-    assert (with_text._subword_cut().glued == without._subword_cut().glued).all()  # noqa: SLF001
+    assert with_text._subword_cut().pattern == without._subword_cut().pattern
+    assert (with_text._subword_cut().glued == without._subword_cut().glued).all()
     for enc in (BpeEncoder(qwen.vocab), BpeEncoder(dataclasses.replace(qwen.vocab, merges_text=None))):
-        lookup = enc._rank_get()  # noqa: SLF001
+        lookup = enc._rank_get()
         sample = enc.vocab.merges[:20] + enc.vocab.merges[-20:] + ["no such"]
-        assert [lookup(k, -1) for k in sample] == [*range(20), *range(len(enc.vocab.merges) - 20, len(enc.vocab.merges)), -1]
+        assert [lookup(k, -1) for k in sample] == [
+            *range(20),
+            *range(len(enc.vocab.merges) - 20, len(enc.vocab.merges)),
+            -1,
+        ]
 
 
 def test_an_encoder_with_lazy_ranks_is_freed_without_the_collector() -> None:
@@ -429,7 +454,7 @@ def test_an_encoder_with_lazy_ranks_is_freed_without_the_collector() -> None:
     import weakref
 
     enc = BpeEncoder(_qwen().vocab)
-    assert enc._rank_get()(enc.vocab.merges[3], -1) == 3  # noqa: SLF001 - the lazy search exists now
+    assert enc._rank_get()(enc.vocab.merges[3], -1) == 3  # the lazy search exists now
     ref = weakref.ref(enc)
     gc.disable()
     try:
@@ -439,7 +464,9 @@ def test_an_encoder_with_lazy_ranks_is_freed_without_the_collector() -> None:
         gc.enable()
 
 
-@pytest.mark.parametrize("merges", [["\u2581b", "a  c"], ["a b", "c\x00d e"], ["a b", " c"], [" a", "b c"], ["a b c", "d"]])
+@pytest.mark.parametrize(
+    "merges", [["\u2581b", "a  c"], ["a b", "c\x00d e"], ["a b", " c"], [" a", "b c"], ["a b c", "d"]]
+)
 def test_subword_cut_needs_one_space_in_every_merge(merges: list[str]) -> None:
     """The scan relies on the "left right" form of every merge: a merge with no space beside one
     with two (the same count of spaces), a NUL inside a merge, or a leading space: no cut."""

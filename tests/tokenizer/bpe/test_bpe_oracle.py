@@ -21,9 +21,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from fixtures.llama_bpe_oracle import LLAMA_SRC, compile_source, oracle_source, run_fragments, write_vocab_file
 from support import VocabFile, vocab_files
-
 from tui_tok.tokenizer.bpe.encoder import BpeEncoder
 from tui_tok.tokenizer.bpe.reference import ReferenceEncoder
 from tui_tok.tokenizer.core.types import VocabType
@@ -87,7 +87,7 @@ def test_bpe_session_matches_llama_cpp(oracle: Path, vf: VocabFile, tmp_path: Pa
         assert [t for t, _, _ in ref.encode_fragment(data, after_special=True)] == expected, data
 
 
-def _toy_vocab(model: str, pre: str):  # noqa: ANN202
+def _toy_vocab(model: str, pre: str):
     import numpy as np
 
     from tui_tok.tokenizer.core.types import TokenAttr, VocabType
@@ -97,10 +97,17 @@ def _toy_vocab(model: str, pre: str):  # noqa: ANN202
     tokens = chars + ["ab", "abc", "cd", "ACGTAC\ue000", "AAAAAA\ue000", "CCCCCC\ue000", "\u00e9a"]
     n = len(tokens)
     return Vocab(
-        model=model, type=VocabType.BPE, pre=pre, tokens=tokens, scores=np.zeros(n, dtype=np.float32),
-        types=np.ones(n, dtype=np.int32), attrs=np.full(n, int(TokenAttr.NORMAL), dtype=np.int32),
-        token_to_id={t: i for i, t in enumerate(tokens)}, merges=["a b", "ab c", "c d", "\u00e9 a", "b c"],
-        escape_whitespaces=False, lowercase=True,
+        model=model,
+        type=VocabType.BPE,
+        pre=pre,
+        tokens=tokens,
+        scores=np.zeros(n, dtype=np.float32),
+        types=np.ones(n, dtype=np.int32),
+        attrs=np.full(n, int(TokenAttr.NORMAL), dtype=np.int32),
+        token_to_id={t: i for i, t in enumerate(tokens)},
+        merges=["a b", "ab c", "c d", "\u00e9 a", "b c"],
+        escape_whitespaces=False,
+        lowercase=True,
     )
 
 
@@ -108,7 +115,24 @@ def _toy_vocab(model: str, pre: str):  # noqa: ANN202
 def test_special_models_match_llama_cpp(oracle: Path, model: str, pre: str, tmp_path: Path) -> None:
     enc = BpeEncoder(_toy_vocab(model, pre))
     rng = random.Random(7)
-    pieces = ["a", "b", "c", "d", "ab", " ", "\u00a0", "\u0130", "\u00e9", "<dna>", "</dna>", "acgtac", "CCCCCC", "aaa", "x", "\n"]
+    pieces = [
+        "a",
+        "b",
+        "c",
+        "d",
+        "ab",
+        " ",
+        "\u00a0",
+        "\u0130",
+        "\u00e9",
+        "<dna>",
+        "</dna>",
+        "acgtac",
+        "CCCCCC",
+        "aaa",
+        "x",
+        "\n",
+    ]
     inputs = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))).encode() for _ in range(300)]
     want = _run(oracle, enc, inputs, tmp_path)
     ref = ReferenceEncoder(enc.vocab)

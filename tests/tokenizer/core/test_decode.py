@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from support import ASSETS
+from hypothesis import given, settings, strategies as st
 
+from support import ASSETS
 from tui_tok.errors import TokenizeError
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.core.decode import clean_spaces
@@ -73,7 +72,16 @@ def toy(model: str, tokens: list[str], types: list[int], **extra) -> Tokenizer:
 
 def test_spm_pieces_by_type() -> None:
     tok = toy("llama", ["<unk>", "<s>", "</s>", "▁a▁b", "<0x0A>", "<0xZZ>", "<tag>", "u"], [2, 3, 3, 1, 6, 6, 4, 5])
-    assert [tok.token_to_piece(i) for i in range(8)] == [b"<unk>", b"<s>", b"</s>", b" a b", b"\n", b"\0", b"<tag>", b""]
+    assert [tok.token_to_piece(i) for i in range(8)] == [
+        b"<unk>",
+        b"<s>",
+        b"</s>",
+        b" a b",
+        b"\n",
+        b"\0",
+        b"<tag>",
+        b"",
+    ]
     assert tok.token_to_piece(1, special=False) == b"" and tok.token_to_piece(6, special=False) == b"<tag>"
     assert tok.token_to_piece(3, lstrip=1) == b"a b"
     with pytest.raises(TokenizeError, match="out of range"):

@@ -11,8 +11,8 @@ import gc
 import random
 
 import pytest
-from support import VocabFile, vocab_files
 
+from support import VocabFile, vocab_files
 from tui_tok.loader import load_tokenizer
 
 VOCABS = list(vocab_files())

@@ -13,10 +13,9 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from support import ASSETS
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from support import ASSETS
 from tui_tok.errors import TuiTokError
 from tui_tok.gguf import read_gguf
 from tui_tok.tokenizer.tokenizer import Tokenizer
@@ -69,7 +68,9 @@ def mutated(draw: st.DrawFn) -> dict[str, Any]:
                 if not len(items):
                     break
                 if isinstance(items, np.ndarray):
-                    junk = draw(st.sampled_from([-1, 0, 7, 127] if items.dtype.kind in "iu" else [float("nan"), -1e30, 0.0]))
+                    junk = draw(
+                        st.sampled_from([-1, 0, 7, 127] if items.dtype.kind in "iu" else [float("nan"), -1e30, 0.0])
+                    )
                     items[i] = np.array(junk).astype(items.dtype)
                 else:
                     items[i] = draw(st.sampled_from(JUNK)) + str(i)

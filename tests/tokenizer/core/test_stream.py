@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from support import ASSETS, vocab_files
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from support import ASSETS, vocab_files
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.core.byte_level import BYTE_TO_CHAR
 

@@ -7,10 +7,9 @@ import dataclasses
 from functools import cache
 
 from support import ASSETS
-
 from tui_tok.loader import load_tokenizer
-from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.tokenizer.core.types import TokenKind
+from tui_tok.tokenizer.tokenizer import Tokenizer
 
 NORMAL, SPECIAL, BYTE, UNKNOWN, USER = (
     TokenKind.NORMAL, TokenKind.SPECIAL, TokenKind.BYTE, TokenKind.UNKNOWN, TokenKind.USER_DEFINED

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import ASSETS, SHARED_MISSING, vocab_file
 
+from support import ASSETS, SHARED_MISSING, vocab_file
 from tui_tok.errors import UnsupportedTokenizerError, VocabError
 from tui_tok.gguf import read_gguf
-from tui_tok.tokenizer.core.types import TokenAttr as A
-from tui_tok.tokenizer.core.types import VocabType
+from tui_tok.tokenizer.core.types import TokenAttr as A, VocabType
 from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 
 SPM_TOKENS = ["<unk>", "<s>", "</s>", "▁a", "b"]
@@ -153,7 +152,9 @@ def test_name_overrides() -> None:
     v = vocab_from_metadata({**base, "general.name": "modern-bert-base"})
     assert v.attrs[6] & A.LSTRIP and not v.attrs[5] & A.LSTRIP
     with pytest.raises(VocabError, match="phi-3"):
-        vocab_from_metadata({**base, "general.name": "phi3", "tokenizer.ggml.tokens": tokens[:3] + ["a", "b", "c", "d"]})
+        vocab_from_metadata(
+            {**base, "general.name": "phi3", "tokenizer.ggml.tokens": tokens[:3] + ["a", "b", "c", "d"]}
+        )
 
 
 def test_special_cache_longest_first() -> None:
@@ -188,6 +189,7 @@ def test_test_family_hashes_five_byte_chunks_and_none_has_no_tokenizer() -> None
 
     tok = Tokenizer.from_metadata({"tokenizer.ggml.model": "test", "tokenizer.ggml.tokens": [f"t{i}" for i in range(97)],
                                    "tokenizer.ggml.token_type": [4] + [1] * 96})  # fmt: skip
+
     def h(chunk: bytes) -> int:
         v = 0
         for b in chunk:
@@ -200,7 +202,9 @@ def test_test_family_hashes_five_byte_chunks_and_none_has_no_tokenizer() -> None
         Tokenizer.from_metadata({"tokenizer.ggml.model": "no_vocab"})
 
 
-@pytest.mark.parametrize(("name", "eot"), [("qwen3-vocab", "<|im_end|>"), ("phi-3", "<|end|>"), ("llama-bpe", "<|eot_id|>")])
+@pytest.mark.parametrize(
+    ("name", "eot"), [("qwen3-vocab", "<|im_end|>"), ("phi-3", "<|end|>"), ("llama-bpe", "<|eot_id|>")]
+)
 def test_auto_detected_eot_matches_llama_cpp(name: str, eot: str) -> None:
     # ids recorded from a C++ replay of llama.cpp's std::unordered_map walk (g++ 12, libstdc++)
     try:

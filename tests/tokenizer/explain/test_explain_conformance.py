@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import pytest
+
 from explain_checks import check
 from support import HAVE_SHARED, SHARED, SHARED_MISSING, conformance_rows, llama_test_cases, vocab_files
-
 from tui_tok.tokenizer.explain import explain
 
 _VOCABS = [v for v in vocab_files() if v.conformance is not None or v.inp is not None]

@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 import pytest
-from explain_checks import check
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from support import ASSETS
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from explain_checks import check
+from support import ASSETS
 from tui_tok.errors import TokenizeError
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.explain import explain

@@ -1,12 +1,11 @@
-""""Why not?" on a BPE, an SPM, a UGM, a WPM and an RWKV file (bundled assets)."""
+""" "Why not?" on a BPE, an SPM, a UGM, a WPM and an RWKV file (bundled assets)."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from support import ASSETS
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from support import ASSETS
 from tui_tok.explore.explain_text import merge_rows
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.explain import explain, why_not
@@ -106,7 +105,10 @@ def test_every_story_matches_the_merge_trace(toks, family: str) -> None:  # type
         for n, row in enumerate(merge_rows(chunk)[:-1], 1):
             start = sum(len(s) for s in row.symbols[: row.at])
             made[(start, start + len(row.symbols[row.at]) + len(row.symbols[row.at + 1]))] = n
-        finals = {(sum(len(s) for s in chunk.final[:k]), sum(len(s) for s in chunk.final[: k + 1])) for k in range(len(chunk.final))}
+        finals = {
+            (sum(len(s) for s in chunk.final[:k]), sum(len(s) for s in chunk.final[: k + 1]))
+            for k in range(len(chunk.final))
+        }
         for a in range(len(chunk.text)):
             for b in range(a + 2, len(chunk.text) + 1):
                 piece = chunk.text[a:b]
@@ -189,7 +191,10 @@ def _check_stories(tok, e, chunk) -> None:  # type: ignore[no-untyped-def]
     for n, row in enumerate(merge_rows(chunk)[:-1], 1):
         start = sum(len(s) for s in row.symbols[: row.at])
         made[(start, start + len(row.symbols[row.at]) + len(row.symbols[row.at + 1]))] = n
-    finals = {(sum(len(s) for s in chunk.final[:k]), sum(len(s) for s in chunk.final[: k + 1])) for k in range(len(chunk.final))}
+    finals = {
+        (sum(len(s) for s in chunk.final[:k]), sum(len(s) for s in chunk.final[: k + 1]))
+        for k in range(len(chunk.final))
+    }
     for a in range(len(chunk.text)):
         for b in range(a + 2, min(len(chunk.text), a + 12) + 1):
             piece = chunk.text[a:b]

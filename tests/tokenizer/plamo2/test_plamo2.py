@@ -11,8 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from fixtures.plamo2_vocab import CASES, plamo2_metadata, plamo2_tokens, write_plamo2_gguf
 from fixtures.simple_vocab import vocab_from_file, vocab_from_plain
@@ -63,8 +62,17 @@ def test_hand_derived(data: bytes, expected: list[int]) -> None:
 
 @pytest.mark.parametrize(
     "score,expected",
-    [(-1 / 32, -313), (1 / 32, 313), (5 / 32, 1563), (-1000.0, -10_000_000), (-2000.0, -20_000_000),
-     (1e6, -(1 << 31)), (float("nan"), INVALID_SCORE), (float("inf"), INVALID_SCORE), (0.0, 0)],
+    [
+        (-1 / 32, -313),
+        (1 / 32, 313),
+        (5 / 32, 1563),
+        (-1000.0, -10_000_000),
+        (-2000.0, -20_000_000),
+        (1e6, -(1 << 31)),
+        (float("nan"), INVALID_SCORE),
+        (float("inf"), INVALID_SCORE),
+        (0.0, 0),
+    ],
 )
 def test_int_score(score: float, expected: int) -> None:
     assert int_score(float(np.float32(score))) == expected

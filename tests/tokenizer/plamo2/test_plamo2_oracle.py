@@ -14,7 +14,9 @@ from tui_tok.errors import VocabError
 from tui_tok.tokenizer.plamo2.encoder import Plamo2Encoder
 from tui_tok.tokenizer.plamo2.reference import ReferenceEncoder
 
-pytestmark = pytest.mark.skipif(not llama_oracle.available(), reason="llama oracle not built: python tests/fixtures/llama_oracle.py")
+pytestmark = pytest.mark.skipif(
+    not llama_oracle.available(), reason="llama oracle not built: python tests/fixtures/llama_oracle.py"
+)
 
 
 def _compare(meta: dict, inputs: list[bytes], tmp_path: Path) -> list:
@@ -48,7 +50,9 @@ def test_random_scores(tmp_path: Path) -> None:
     toks += extra
     halves = rng.integers(-64, 4, size=len(extra)) / 32  # k/32: exact half-way points after * 1e4
     meta["tokenizer.ggml.scores"] = np.concatenate([meta["tokenizer.ggml.scores"], halves.astype(np.float32)])
-    meta["tokenizer.ggml.token_type"] = np.concatenate([meta["tokenizer.ggml.token_type"], np.ones(len(extra), np.int32)])
+    meta["tokenizer.ggml.token_type"] = np.concatenate(
+        [meta["tokenizer.ggml.token_type"], np.ones(len(extra), np.int32)]
+    )
     assert len(toks) > base
     inputs = llama_oracle.random_inputs(13, 600, alphabet=letters * 4 + "xyz", invalid=True)
     inputs += llama_oracle.random_inputs(14, 100, alphabet=letters * 4 + "xyz", invalid=True, max_len=300)
@@ -72,7 +76,9 @@ def test_invalid_utf8_token_texts(tmp_path: Path) -> None:
     weird = ["a\udc80", "\udcff", "b\udce2\udc82", "\ufffd", "c\ufffd"]  # surrogateescape'd raw bytes
     meta["tokenizer.ggml.tokens"] = meta["tokenizer.ggml.tokens"] + weird
     meta["tokenizer.ggml.scores"] = np.concatenate([meta["tokenizer.ggml.scores"], np.zeros(len(weird), np.float32)])
-    meta["tokenizer.ggml.token_type"] = np.concatenate([meta["tokenizer.ggml.token_type"], np.ones(len(weird), np.int32)])
+    meta["tokenizer.ggml.token_type"] = np.concatenate(
+        [meta["tokenizer.ggml.token_type"], np.ones(len(weird), np.int32)]
+    )
     inputs = [b"a\x80", b"\xff", b"b\xe2\x82", "\ufffd".encode(), "c\ufffd".encode(), b"c\x80", b"a\xef\xbf\xbd"]
     inputs += llama_oracle.random_inputs(17, 200, alphabet="abc\ufffd", invalid=True)
     assert _compare(meta, inputs, tmp_path) == []

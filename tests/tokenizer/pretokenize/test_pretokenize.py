@@ -12,18 +12,16 @@ from __future__ import annotations
 from itertools import accumulate
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from tui_tok.tokenizer.pretokenize import reference, stdregex
-from tui_tok.tokenizer.pretokenize import regexes as rx
+from tui_tok.tokenizer.pretokenize import reference, regexes as rx, stdregex
 from tui_tok.tokenizer.pretokenize.split import split_spans, split_words
 from tui_tok.tokenizer.pretokenize.table import pre_spec
 
 TRICKY = (
     "aZsStTmMdDrReEvVlL'' \t\n\r\x0b\x0c\x85\xa0\u1680\u2000\u2028\u2029\u202f\u205f\u3000"
     "\u017f\u212a\u0130éÉß\u0301\u0300\u20dd\u0903ёЖ中文字日本한국ไทยहिन्दीعربي"
-    "0123456789٣١½Ⅵ〇₂!?.,;:-_/\\()[]{}<>$+^`|~@#%&*=\"\x00\x01\x1c\x1f\x7f"
+    '0123456789٣١½Ⅵ〇₂!?.,;:-_/\\()[]{}<>$+^`|~@#%&*="\x00\x01\x1c\x1f\x7f'
     "🦙😶\u200d🌫\ufe0f🇩🇪\U0001f3fd\u0378\ue000\U000e0001\U0010fffd\ud800\udfff\ufa6e\U0002b73a\u4e00"
 )
 
@@ -36,7 +34,7 @@ def _lengths_to_words(text: str, lengths: list[int]) -> list[str]:
     return [text[a:b] for a, b in zip([0, *ends[:-1]], ends)]
 
 
-def _reference_words(text: str, splitter, chunks: list[int] | None = None) -> list[str]:  # noqa: ANN001
+def _reference_words(text: str, splitter, chunks: list[int] | None = None) -> list[str]:
     cps = [ord(c) for c in text]
     return _lengths_to_words(text, splitter(cps, chunks if chunks is not None else [len(cps)]))
 
@@ -54,14 +52,14 @@ FAST_IDS = ["gpt2", "llama3", "qwen2", "qwen35", "kimi_k2"]
 @pytest.mark.parametrize(("regex", "port"), FAST_CASES, ids=FAST_IDS)
 @settings(max_examples=150, deadline=None)
 @given(text=tricky_text)
-def test_fast_splitter_equals_cpp_port(regex: str, port, text: str) -> None:  # noqa: ANN001
+def test_fast_splitter_equals_cpp_port(regex: str, port, text: str) -> None:
     assert split_words(text, (regex,)) == _reference_words(text, port)
 
 
 @pytest.mark.parametrize(("regex", "port"), FAST_CASES, ids=FAST_IDS)
 @settings(max_examples=60, deadline=None)
 @given(text=tricky_text)
-def test_fast_splitter_respects_chunk_ends(regex: str, port, text: str) -> None:  # noqa: ANN001
+def test_fast_splitter_respects_chunk_ends(regex: str, port, text: str) -> None:
     """After the newline splitter, each chunk is split on its own ('end of text' at its end)."""
     chunks = [b - a for a, b in split_spans(text, (rx.NEWLINES,))]
     got = [text[a:b] for a, b in split_spans(text, (rx.NEWLINES, regex))]
@@ -124,7 +122,10 @@ class TestStdRegex:
 
     def test_collapsed_text_markers(self) -> None:
         # whitespace first, then category; unassigned and control -> 0xD0
-        assert stdregex.collapse_text("a\xa0\u0661\u00e9\u00bf\u0301\u20ac\u0378\x85") == b"a\x0b\xd1\xd2\xd3\xd4\xd5\xd0\x0b"
+        assert (
+            stdregex.collapse_text("a\xa0\u0661\u00e9\u00bf\u0301\u20ac\u0378\x85")
+            == b"a\x0b\xd1\xd2\xd3\xd4\xd5\xd0\x0b"
+        )
 
     def test_all_letter_categories_collapse_to_letter(self) -> None:
         # YOUTU/TINY_AYA's \p{Lu} matches lowercase too in llama.cpp

@@ -13,18 +13,16 @@ from __future__ import annotations
 from unittest.mock import patch
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from tui_tok.tokenizer.pretokenize import onepass, reference, tiled
-from tui_tok.tokenizer.pretokenize import regexes as rx
+from tui_tok.tokenizer.pretokenize import onepass, reference, regexes as rx, tiled
 from tui_tok.tokenizer.pretokenize.split import split_spans, split_words
 from tui_tok.tokenizer.pretokenize.table import REGEXES
 
 TRICKY = (
     "aZsStTmMdDrReEvVlL'' \t\n\r\x0b\x0c\x85\xa0\u1680\u2000\u2028\u2029\u202f\u205f\u3000"
     "\u017f\u212a\u0130éÉß\u0301\u0300\u20dd\u0903ёЖ中文字日本한국ไทยहिन्दीعربي"
-    "0123456789٣١½Ⅵ〇₂!?.,;:-_/\\()[]{}<>$+^`|~@#%&*=\"\x00\x01\x1c\x1f\x7f"
+    '0123456789٣١½Ⅵ〇₂!?.,;:-_/\\()[]{}<>$+^`|~@#%&*="\x00\x01\x1c\x1f\x7f'
     "🦙😶\u200d🌫\ufe0f🇩🇪\U0001f3fd\u0378\ue000\U000e0001\U0010fffd\ud800\udfff\ufa6e\U0002b73a\u4e00"
     "¿¡«»—–…‘’“”·•§¶†‰€£¥©®™°±×÷"
     "Ａｚ！：～０９µÀÖØöøƺƻǄǅẞ\u1e00\u3001\u3002ⅫΩЯ가힣\u0800\u4dff\u9fa5\u9fa6"  # deepseek's class edges
@@ -34,9 +32,32 @@ ASCIIISH = "aZb xy'sT1234567890 \n\n\r\n\t.,;!?$+<=>^~|`()-_/\\\"#@%&*"
 hostile = st.text(alphabet=st.sampled_from(TRICKY), max_size=60)
 # mostly ASCII with newlines before letters and digits (the segment boundaries) and some non-ASCII
 mixed = st.lists(
-    st.one_of(st.text(alphabet=st.sampled_from(ASCIIISH), max_size=12), st.text(alphabet=st.sampled_from(TRICKY), max_size=4),
-              st.sampled_from(["\nabc", "\n12345", " \n9", "\n\nx", ".\n/a", "  \n  \nq", "\r\nZ", "'s\nt", "\né", "\n中",
-                             "\n.", ".\n.", "\n's", "\n\u3000x", "\n\x1cx", "\n٣", "\n\u0301", " \n\xa0"])),
+    st.one_of(
+        st.text(alphabet=st.sampled_from(ASCIIISH), max_size=12),
+        st.text(alphabet=st.sampled_from(TRICKY), max_size=4),
+        st.sampled_from(
+            [
+                "\nabc",
+                "\n12345",
+                " \n9",
+                "\n\nx",
+                ".\n/a",
+                "  \n  \nq",
+                "\r\nZ",
+                "'s\nt",
+                "\né",
+                "\n中",
+                "\n.",
+                ".\n.",
+                "\n's",
+                "\n\u3000x",
+                "\n\x1cx",
+                "\n٣",
+                "\n\u0301",
+                " \n\xa0",
+            ]
+        ),
+    ),
     max_size=14,
 ).map("".join)
 
@@ -72,7 +93,8 @@ def test_one_pass_equals_step_by_step(name: str, text: str, segment: int) -> Non
 
 
 @pytest.mark.parametrize(
-    "name", ["GPT2", "LLAMA3", "QWEN2", "QWEN35", "STARCODER", "DEFAULT", "FALCON", "TEKKEN", "DEEPSEEK_LLM", "DEEPSEEK_CODER"]
+    "name",
+    ["GPT2", "LLAMA3", "QWEN2", "QWEN35", "STARCODER", "DEFAULT", "FALCON", "TEKKEN", "DEEPSEEK_LLM", "DEEPSEEK_CODER"],
 )
 def test_segmented_long_text(name: str) -> None:
     """A long mixed text cut into many real segments (ASCII ones and restored ones)."""

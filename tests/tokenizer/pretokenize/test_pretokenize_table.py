@@ -65,7 +65,7 @@ def test_regex_lists_match_llama_cpp_verbatim() -> None:
 
 def test_every_pre_string_of_llama_cpp_is_supported() -> None:
     text = "\n".join(_source())
-    block = text[text.index('if (tokenizer_pre.empty())') : text.index('unknown pre-tokenizer type')]
+    block = text[text.index("if (tokenizer_pre.empty())") : text.index("unknown pre-tokenizer type")]
     names = set(re.findall(r'tokenizer_pre == "([^"]+)"', block))
     assert names == set(SUPPORTED)
     for name in names:
@@ -90,8 +90,15 @@ def test_every_pre_string_of_llama_cpp_is_supported() -> None:
 )
 def test_flags(pre: str, pre_type: str, flags: dict[str, bool]) -> None:
     spec = pre_spec(pre)
-    defaults = {"clean_spaces": True, "ignore_merges": False, "add_bos": False, "add_sep": False,
-                "escape_whitespaces": False, "byte_encode": True, "bos_null": False}
+    defaults = {
+        "clean_spaces": True,
+        "ignore_merges": False,
+        "add_bos": False,
+        "add_sep": False,
+        "escape_whitespaces": False,
+        "byte_encode": True,
+        "bos_null": False,
+    }
     assert spec.pre_type == pre_type
     for name, default in defaults.items():
         assert getattr(spec, name) == flags.get(name, default), name

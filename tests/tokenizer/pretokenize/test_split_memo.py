@@ -10,11 +10,9 @@ look before a chunk. Here its words are compared with ``split_spans`` run with t
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from tui_tok.tokenizer.pretokenize import regexes as rx
-from tui_tok.tokenizer.pretokenize import split, stdregex
+from tui_tok.tokenizer.pretokenize import regexes as rx, split, stdregex
 
 TRICKY = (
     "aZsSdD'' \t\n\r\x0b\x85\xa0\u3000\u017féß\u0301Ж中文한ไ0123456789٣½!?.,;-_/()$+^`|~@#\x00\x7f"

@@ -11,8 +11,7 @@ import warnings
 from functools import cache
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from tui_tok.tokenizer.pretokenize import stdregex
 from tui_tok.tokenizer.pretokenize.table import SUPPORTED, pre_spec

@@ -5,14 +5,13 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from fixtures.simple_vocab import row_ids, tokenizer_mismatches, vocab_from_file, vocab_from_plain
 from support import conformance_rows, vocab_file
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.rwkv.encoder import RwkvEncoder, unescape_token
 from tui_tok.tokenizer.core.vocab import Vocab
+from tui_tok.tokenizer.rwkv.encoder import RwkvEncoder, unescape_token
 
 NAME = "rwkv-world-vocab"
 ROWS = conformance_rows(NAME)
@@ -119,7 +118,7 @@ def test_greedy_is_longest_match(data: bytes) -> None:
     _, enc = world()
     tid, s, e = enc.encode_fragment(data, after_special=False)[0]
     raws = world_bytes()
-    assert not any(data[: k] in raws for k in range(e + 1, len(data) + 1))
+    assert not any(data[:k] in raws for k in range(e + 1, len(data) + 1))
 
 
 @st.composite
@@ -178,7 +177,9 @@ def _unescape_loop(text: str) -> bytes:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("\\xtnr0aAfFg9\n\u00e9\u4e2d \x27\"b7")), max_size=12) | st.text(max_size=12))
+@given(
+    st.text(alphabet=st.sampled_from(list('\\xtnr0aAfFg9\n\u00e9\u4e2d \x27"b7')), max_size=12) | st.text(max_size=12)
+)
 def test_unescape_equals_llama_loop(text: str) -> None:
     assert unescape_token(text) == _unescape_loop(text)
 
@@ -244,7 +245,11 @@ def test_lookup_walk_equals_trie_walk(entries: list[tuple[bytes, bool]], text: b
 
 @pytest.mark.parametrize("unk", [None, 0, 1, 4])  # NULL; "a" (1 byte); "abc" (3 bytes: spans not from lengths); "?"
 @settings(max_examples=100, deadline=None)
-@given(data=st.lists(st.sampled_from([b"a", b"ab", b"abc", b"z", b"b", b"c", b"cd", b"ac", b"?"]), max_size=40).map(b"".join))
+@given(
+    data=st.lists(st.sampled_from([b"a", b"ab", b"abc", b"z", b"b", b"c", b"cd", b"ac", b"?"]), max_size=40).map(
+        b"".join
+    )
+)
 def test_spans_from_the_ids_path_equal_the_walk(unk: int | None, data: bytes) -> None:
     """``encode_fragment`` takes its ids from the ids path and its spans from the token
     lengths (an unknown byte: one); same pieces, and the same error, as the plain walk."""

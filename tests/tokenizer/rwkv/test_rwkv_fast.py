@@ -8,8 +8,7 @@ from functools import cache
 from unittest.mock import patch
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from test_rwkv import world
 
 from tui_tok.tokenizer.arrays.chunks import word_view
@@ -22,7 +21,9 @@ from tui_tok.tokenizer.rwkv.unescape import _PLAIN_ESCAPES, all_plain, unescape_
 
 # escapes llama.cpp reads oddly (uppercase hex, cut off), quotes, non-ASCII, a raw newline (the
 # bulk path's separator), lone surrogates (surrogateescape: a raw byte)
-_ESCAPE_TEXT = st.lists(st.sampled_from(list("\\xnrtab0f9AFg'\"\n é") + ["\udc80", "\udcff", "\\x4", "\\xe4"]), max_size=12).map("".join)
+_ESCAPE_TEXT = st.lists(
+    st.sampled_from(list("\\xnrtab0f9AFg'\"\n é") + ["\udc80", "\udcff", "\\x4", "\\xe4"]), max_size=12
+).map("".join)
 
 
 @settings(max_examples=300, deadline=None)
@@ -32,7 +33,11 @@ def test_unescape_all_equals_one_by_one(texts: list[str]) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from([b"\\", b"x", b"n", b"'", b"0", b"f", b"g", b"F", b"\n", b"\xff"]), max_size=16).map(b"".join))
+@given(
+    st.lists(st.sampled_from([b"\\", b"x", b"n", b"'", b"0", b"f", b"g", b"F", b"\n", b"\xff"]), max_size=16).map(
+        b"".join
+    )
+)
 def test_all_plain_equals_the_regex(data: bytes) -> None:
     assert all_plain(data) == bool(_PLAIN_ESCAPES.fullmatch(data))
 
@@ -58,7 +63,12 @@ def test_table_with_crowded_homes(seed: int, n: int, alphabet: int) -> None:
     token_ids = {t: i for i, t in enumerate(sorted(tokens))}
     table = TokenTable.build(token_ids)
     probes = [rng.integers(0, alphabet, rng.integers(1, MAX_LEN + 1)).astype(np.uint8).tobytes() for _ in range(200)]
-    queries = sorted(tokens) + probes + [t[:-1] for t in tokens if len(t) > 1] + [t + b"\0" for t in tokens if len(t) < MAX_LEN]
+    queries = (
+        sorted(tokens)
+        + probes
+        + [t[:-1] for t in tokens if len(t) > 1]
+        + [t + b"\0" for t in tokens if len(t) < MAX_LEN]
+    )
     text = b"".join(queries)
     at = np.cumsum([0, *map(len, queries)])[:-1].astype(np.int64)
     got = table.find(*keys(word_view(text), at, np.array(list(map(len, queries)), dtype=np.int64)))
@@ -69,8 +79,11 @@ _LONG_ALPHABET = st.sampled_from([b"a", b"b", b" ", b"\n"])
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sets(st.lists(_LONG_ALPHABET, min_size=MAX_LEN + 1, max_size=40).map(b"".join), min_size=1, max_size=12),
-       st.lists(_LONG_ALPHABET, min_size=16, max_size=80).map(b"".join), st.data())
+@given(
+    st.sets(st.lists(_LONG_ALPHABET, min_size=MAX_LEN + 1, max_size=40).map(b"".join), min_size=1, max_size=12),
+    st.lists(_LONG_ALPHABET, min_size=16, max_size=80).map(b"".join),
+    st.data(),
+)
 def test_long_tokens_match_the_longest(tokens: set[bytes], text: bytes, data: st.DataObject) -> None:
     """Runs over a tiny alphabet: many tokens share their first 16 bytes (one head)."""
     raws = sorted(tokens)
@@ -123,7 +136,9 @@ def test_greedy_chunks_of_any_length_equal_the_walk(texts: list[bytes]) -> None:
     texts = [t for t in texts if t] or [b"a"]
     text = b"".join(texts)
     at = np.cumsum([0, *map(len, texts)])[:-1].astype(np.int64)
-    got = greedy_chunks(text, at, np.array(list(map(len, texts)), dtype=np.int64), enc._tables().greedy, unk_id=enc.unk_id)
+    got = greedy_chunks(
+        text, at, np.array(list(map(len, texts)), dtype=np.int64), enc._tables().greedy, unk_id=enc.unk_id
+    )
     assert got is not None
     walks = [[t for t, _, _ in enc._walk(c)] for c in texts]
     assert got[1].tolist() == list(map(len, walks))
@@ -165,8 +180,14 @@ def test_chunk_keys_equal_keys(text: bytes, data: st.DataObject) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.sampled_from([b"a", b"b", b"\0", b"\xff"]), min_size=16, max_size=70).map(b"".join), min_size=1, max_size=12),
-       st.lists(st.integers(0, 11), max_size=30))
+@given(
+    st.lists(
+        st.lists(st.sampled_from([b"a", b"b", b"\0", b"\xff"]), min_size=16, max_size=70).map(b"".join),
+        min_size=1,
+        max_size=12,
+    ),
+    st.lists(st.integers(0, 11), max_size=30),
+)
 def test_distinct_long_chunks_are_exact(pool: list[bytes], picks: list[int]) -> None:
     """Long chunks (NUL and 0xFF stress the masked words), repeated: same group iff same bytes."""
     chunks = pool + [pool[i % len(pool)] for i in picks]

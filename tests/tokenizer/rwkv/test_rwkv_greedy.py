@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from test_rwkv import _tiny, world
 
 from tui_tok.tokenizer.arrays.chunks import word_view
@@ -12,8 +11,9 @@ from tui_tok.tokenizer.rwkv.greedy import greedy_chunks
 from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, keys
 
 # bytes that stress the two-word keys: NUL (zero padding), 0xFF, lengths around 7/8/15
-_TOKEN = st.binary(min_size=1, max_size=MAX_LEN) | st.lists(st.sampled_from([0, 1, 0x80, 0xFF]), min_size=1,
-                                                            max_size=MAX_LEN).map(bytes)
+_TOKEN = st.binary(min_size=1, max_size=MAX_LEN) | st.lists(
+    st.sampled_from([0, 1, 0x80, 0xFF]), min_size=1, max_size=MAX_LEN
+).map(bytes)
 
 
 def _twins(base: bytes) -> list[bytes]:

@@ -14,7 +14,9 @@ from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.rwkv.encoder import RwkvEncoder, unescape_token
 from tui_tok.tokenizer.rwkv.reference import ReferenceEncoder
 
-pytestmark = pytest.mark.skipif(not llama_oracle.available(), reason="llama oracle not built: python tests/fixtures/llama_oracle.py")
+pytestmark = pytest.mark.skipif(
+    not llama_oracle.available(), reason="llama oracle not built: python tests/fixtures/llama_oracle.py"
+)
 
 
 def test_world_random_and_reference_inputs(tmp_path: Path) -> None:
@@ -23,11 +25,19 @@ def test_world_random_and_reference_inputs(tmp_path: Path) -> None:
     inputs = llama_oracle.random_inputs(3, 600, alphabet="the quick brown fox\n\t\\x")
     inputs += [r["text"].encode("utf-8", "surrogatepass") for r in conformance_rows("rwkv-world-vocab")]
     expected = llama_oracle.run("rwkv", llama_oracle.write_vocab_file(vocab, tmp_path / "v"), inputs)
-    bad = [(d, e) for d, e in zip(inputs, expected, strict=True) if [p[0] for p in enc.encode_fragment(d, after_special=False)] != e]
+    bad = [
+        (d, e)
+        for d, e in zip(inputs, expected, strict=True)
+        if [p[0] for p in enc.encode_fragment(d, after_special=False)] != e
+    ]
     assert bad == []
     assert [d for d, e in zip(inputs, expected, strict=True) if enc.encode_fragment_ids(d) != e] == []
     ref = ReferenceEncoder(vocab)
-    assert [d for d, e in zip(inputs, expected, strict=True) if [p[0] for p in ref.encode_fragment(d, after_special=False)] != e] == []
+    assert [
+        d
+        for d, e in zip(inputs, expected, strict=True)
+        if [p[0] for p in ref.encode_fragment(d, after_special=False)] != e
+    ] == []
 
 
 def _long_token_texts(vocab: Vocab, seed: int, n: int) -> list[bytes]:
@@ -43,7 +53,11 @@ def _long_token_texts(vocab: Vocab, seed: int, n: int) -> list[bytes]:
             r = rng.random()
             if r < 0.3:
                 tok = rng.choice(longs)
-                parts.append(tok[: rng.randint(1, len(tok))] if rng.random() < 0.5 else tok + rng.choice([b" ", b"x", b"\n", b""]))
+                parts.append(
+                    tok[: rng.randint(1, len(tok))]
+                    if rng.random() < 0.5
+                    else tok + rng.choice([b" ", b"x", b"\n", b""])
+                )
             elif r < 0.5:
                 parts.append(b"\n" + b" " * rng.randint(0, 60) + rng.choice([b"if", b"return", b"#", b""]))
             else:
@@ -61,7 +75,11 @@ def test_world_long_tokens_ids_path(tmp_path: Path) -> None:
     inputs.append(b"".join(inputs))  # one long text: many chunks, so the numpy rounds run (not only the Python tail)
     expected = llama_oracle.run("rwkv", llama_oracle.write_vocab_file(vocab, tmp_path / "v"), inputs)
     assert [d for d, e in zip(inputs, expected, strict=True) if enc.encode_fragment_ids(d) != e] == []
-    assert [d for d, e in zip(inputs, expected, strict=True) if [p[0] for p in enc.encode_fragment(d, after_special=False)] != e] == []
+    assert [
+        d
+        for d, e in zip(inputs, expected, strict=True)
+        if [p[0] for p in enc.encode_fragment(d, after_special=False)] != e
+    ] == []
 
 
 def test_odd_escapes_and_missing_bytes(tmp_path: Path) -> None:
@@ -72,6 +90,10 @@ def test_odd_escapes_and_missing_bytes(tmp_path: Path) -> None:
     enc = RwkvEncoder(vocab)
     inputs = llama_oracle.random_inputs(5, 300, alphabet="abqz\"'\\ng0é")
     expected = llama_oracle.run("rwkv", llama_oracle.write_vocab_file(vocab, tmp_path / "v"), inputs)
-    bad = [(d, e) for d, e in zip(inputs, expected, strict=True) if [p[0] for p in enc.encode_fragment(d, after_special=False)] != e]
+    bad = [
+        (d, e)
+        for d, e in zip(inputs, expected, strict=True)
+        if [p[0] for p in enc.encode_fragment(d, after_special=False)] != e
+    ]
     assert bad == []
     assert [d for d, e in zip(inputs, expected, strict=True) if enc.encode_fragment_ids(d) != e] == []

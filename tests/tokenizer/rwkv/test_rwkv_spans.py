@@ -7,8 +7,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fixtures.simple_vocab import vocab_from_file, vocab_from_plain
 from support import vocab_file
@@ -61,7 +60,11 @@ def tiny(tokens: list[str], unk: int | None) -> RwkvEncoder:
 
 @pytest.mark.parametrize("unk", [None, 0, 1, 4])  # NULL; "a" (1 byte); "abc" (3 bytes: spans not from lengths); "?"
 @SETTINGS
-@given(data=st.lists(st.sampled_from([b"a", b"ab", b"abc", b"z", b"b", b"c", b"cd", b"ac", b"?"]), max_size=40).map(b"".join))
+@given(
+    data=st.lists(st.sampled_from([b"a", b"ab", b"abc", b"z", b"b", b"c", b"cd", b"ac", b"?"]), max_size=40).map(
+        b"".join
+    )
+)
 def test_tiny_arrays_equal_the_walk(unk: int | None, data: bytes) -> None:
     """Unknown bytes, an unknown token longer than a byte (the chunk path), and dead ends (the
     walk's error, raised by both)."""

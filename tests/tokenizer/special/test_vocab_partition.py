@@ -6,15 +6,14 @@ import random
 from unittest.mock import patch
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from tests.support import HAVE_SHARED, SHARED_MISSING, vocab_files
-from tui_tok.tokenizer.special import finder as special_finder
-from tui_tok.tokenizer.special.partition import RAW, SpecialPartitioner
 from tui_tok.tokenizer.arrays.stdsort import libstdcxx_sort
 from tui_tok.tokenizer.core.types import TokenAttr
 from tui_tok.tokenizer.core.vocab import vocab_from_metadata
+from tui_tok.tokenizer.special import finder as special_finder
+from tui_tok.tokenizer.special.partition import RAW, SpecialPartitioner
 
 C_SPACE = b" \t\n\v\f\r"
 
@@ -60,11 +59,13 @@ def reference_partition(text: bytes, specials: list[tuple[bytes, int, int]], par
 
 def make_vocab(texts: list[str], types: list[int], strip: list[int]):
     tokens = ["<unk>", "<s>", "</s>", *texts]
-    v = vocab_from_metadata({
-        "tokenizer.ggml.model": "llama",
-        "tokenizer.ggml.tokens": tokens,
-        "tokenizer.ggml.token_type": [2, 3, 3, *types],
-    })
+    v = vocab_from_metadata(
+        {
+            "tokenizer.ggml.model": "llama",
+            "tokenizer.ggml.tokens": tokens,
+            "tokenizer.ggml.token_type": [2, 3, 3, *types],
+        }
+    )
     for i, s in enumerate(strip):
         v.attrs[3 + i] |= (0, int(TokenAttr.LSTRIP), int(TokenAttr.RSTRIP), int(TokenAttr.LSTRIP | TokenAttr.RSTRIP))[s]
     return v
@@ -151,7 +152,7 @@ def test_partition_with_short_finder_prefixes(data, texts, text, parse, limits) 
 
 
 @pytest.mark.parametrize("vf", vocab_files(), ids=lambda vf: vf.name)
-def test_real_vocab_partition_equals_llama_cpp_loop(vf) -> None:  # noqa: ANN001
+def test_real_vocab_partition_equals_llama_cpp_loop(vf) -> None:
     """Every vocab's own special tokens (thousands for some) spliced into mixed text."""
     if not HAVE_SHARED and vf.path.parent.name != "assets":
         pytest.skip(SHARED_MISSING)

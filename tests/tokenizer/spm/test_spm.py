@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from support import SHARED_MISSING, vocab_file
+from hypothesis import given, settings, strategies as st
 
+from support import SHARED_MISSING, vocab_file
 from tui_tok.errors import TokenizeError
 from tui_tok.loader import load_tokenizer
-from tui_tok.tokenizer.spm.encoder import SpmEncoder
 from tui_tok.tokenizer.core.vocab import Vocab, vocab_from_metadata
-
+from tui_tok.tokenizer.spm.encoder import SpmEncoder
 
 _BYTES_TO_ID: dict[int, dict[bytes, int]] = {}
 
@@ -141,7 +139,9 @@ def test_missing_byte_token_is_a_tokenize_error() -> None:
 
 
 def test_single_byte_tokens_are_the_byte_fallback_of_last_resort() -> None:
-    v = vocab_from_metadata({"tokenizer.ggml.model": "llama", "tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "▁", "a"]})
+    v = vocab_from_metadata(
+        {"tokenizer.ggml.model": "llama", "tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "▁", "a"]}
+    )
     assert SpmEncoder(v).encode_fragment(b"aa", after_special=True) == [(3, 0, 0), (4, 0, 1), (4, 1, 2)]
 
 

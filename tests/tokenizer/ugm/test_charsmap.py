@@ -7,10 +7,9 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from support import ASSETS
+from hypothesis import given, settings, strategies as st
 
+from support import ASSETS
 from tui_tok.errors import VocabError
 from tui_tok.gguf import read_gguf
 from tui_tok.tokenizer.ugm.charsmap import Charsmap, build_charsmap, parse_charsmap
@@ -86,8 +85,13 @@ def test_built_table_longest_match_and_nul() -> None:
     assert cm.longest_match("①".encode(), 0) == (3, b"1")
 
 
-@given(st.dictionaries(st.binary(min_size=1, max_size=4).filter(lambda k: b"\0" not in k),
-                       st.binary(max_size=5).filter(lambda v: b"\0" not in v), max_size=30))
+@given(
+    st.dictionaries(
+        st.binary(min_size=1, max_size=4).filter(lambda k: b"\0" not in k),
+        st.binary(max_size=5).filter(lambda v: b"\0" not in v),
+        max_size=30,
+    )
+)
 @settings(max_examples=60, deadline=None)
 def test_enumeration_returns_what_was_built(mapping: dict[bytes, bytes]) -> None:
     cm = Charsmap.from_blob(build_charsmap(mapping))

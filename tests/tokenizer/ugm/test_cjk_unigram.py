@@ -11,14 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from test_ugm_textids import fast_ids, whole_ids
 
 from benchmarks.cjk_text import cjk_text
 from tui_tok.loader import load_tokenizer
-from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.tokenizer.core.paths import AUTO
+from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.tokenizer.ugm.encoder import UgmEncoder
 
 WHOLE_FROM = AUTO.ugm_whole_from
@@ -50,7 +49,9 @@ def encoder(name: str) -> UgmEncoder:
 def test_encode_and_tokenize_give_llama_cpps_ids(name: str) -> None:
     t = tok(name)
     assert len(rows(name)) >= 20 and any(len(r["text"].encode()) >= WHOLE_FROM for r in rows(name))
-    bad = [r["text"][:40] for r in rows(name) if t.encode(r["text"], add_special=False, parse_special=False) != r["ids"]]
+    bad = [
+        r["text"][:40] for r in rows(name) if t.encode(r["text"], add_special=False, parse_special=False) != r["ids"]
+    ]
     assert bad == []
     bad = [r["text"][:40] for r in rows(name) if [x.id for x in t.tokenize(r["text"], add_special=False)] != r["ids"]]
     assert bad == []
@@ -74,7 +75,27 @@ def lines(lang: str) -> list[str]:
     return cjk_text(lang, 40_000, seed=5).splitlines()
 
 
-PIECES = ["ー", "ッ", "ｶ", "ﾞ", "Ａ", "１", "①", "　", " ", "  ", "\n", "、", "。", "…", "Python", "2026", "🦙", "é", "e\u0301"]
+PIECES = [
+    "ー",
+    "ッ",
+    "ｶ",
+    "ﾞ",
+    "Ａ",
+    "１",
+    "①",
+    "　",
+    " ",
+    "  ",
+    "\n",
+    "、",
+    "。",
+    "…",
+    "Python",
+    "2026",
+    "🦙",
+    "é",
+    "e\u0301",
+]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -8,16 +8,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from support import HAVE_SHARED, SHARED_MISSING, conformance_rows, vocab_file
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from support import HAVE_SHARED, SHARED_MISSING, conformance_rows, vocab_file
 from tui_tok.loader import load_tokenizer
-from tui_tok.tokenizer.ugm.charsmap import build_charsmap
+from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 from tui_tok.tokenizer.tokenizer import Tokenizer
+from tui_tok.tokenizer.ugm.charsmap import build_charsmap
 from tui_tok.tokenizer.ugm.encoder import UgmEncoder
 from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
-from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NAMES = ["t5-botchan-en-unigram-1000", "nomic-bert-moe"]

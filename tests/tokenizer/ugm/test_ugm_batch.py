@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from test_ugm import CHARSMAP, PIECES, encoder, flag_encoder
 
-from tui_tok.tokenizer.ugm.charsmap import Charsmap
 from tui_tok.tokenizer.ugm.batch import viterbi_batch
+from tui_tok.tokenizer.ugm.charsmap import Charsmap
+from tui_tok.tokenizer.ugm.hash import build_token_hash, text_code_points
 from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
 from tui_tok.tokenizer.ugm.reference import ReferenceEncoder
-from tui_tok.tokenizer.ugm.hash import build_token_hash, text_code_points
 from tui_tok.tokenizer.ugm.tables import trie_hash
 from tui_tok.tokenizer.ugm.words import WordForms
 
@@ -45,8 +44,12 @@ def test_batched_units_equal_the_faithful_path(name: str, data: bytes) -> None:
 
 @pytest.mark.parametrize("prepend", [False, True])
 @pytest.mark.parametrize("merge", [False, True])
-@given(data=st.lists(st.sampled_from(["a", "b", "ab", "ｂ", " ", "  ", "\t", "e\u0301", "x", "①", "<u>", "中文", "\xff",
-                                      "é"]), max_size=24).map(lambda p: "".join(p).encode("utf-8", "surrogateescape")))
+@given(
+    data=st.lists(
+        st.sampled_from(["a", "b", "ab", "ｂ", " ", "  ", "\t", "e\u0301", "x", "①", "<u>", "中文", "\xff", "é"]),
+        max_size=24,
+    ).map(lambda p: "".join(p).encode("utf-8", "surrogateescape"))
+)
 @settings(max_examples=60, deadline=None)
 def test_batched_units_in_every_whitespace_mode(prepend: bool, merge: bool, data: bytes) -> None:
     enc = flag_encoder(prepend, merge)
@@ -62,8 +65,14 @@ def test_batched_units_in_every_whitespace_mode(prepend: bool, merge: bool, data
 
 
 @pytest.mark.parametrize("name", NAMES)
-@given(texts=st.lists(st.one_of(st.text(max_size=20), st.lists(st.sampled_from(PIECES + ["▁", "▁the", "ing"]),
-                                                                max_size=8).map("".join)), max_size=12))
+@given(
+    texts=st.lists(
+        st.one_of(
+            st.text(max_size=20), st.lists(st.sampled_from(PIECES + ["▁", "▁the", "ing"]), max_size=8).map("".join)
+        ),
+        max_size=12,
+    )
+)
 @SETTINGS
 def test_batch_search_equals_the_reference_search(name: str, texts: list[str]) -> None:
     enc = encoder(name)
@@ -112,8 +121,11 @@ def test_identity_words_normalise_to_the_space_and_themselves(name: str, word: b
 
 @pytest.mark.parametrize("prepend", [False, True])
 @pytest.mark.parametrize("merge", [False, True])
-@given(word=st.lists(st.sampled_from(["a", "b", "ｂ", "x", "e\u0301", "é", "①", "中文", "\t", "\xff", "ﬁ", "Ａ"]),
-                     max_size=8).map(lambda p: "".join(p).encode("utf-8", "surrogateescape")))
+@given(
+    word=st.lists(
+        st.sampled_from(["a", "b", "ｂ", "x", "e\u0301", "é", "①", "中文", "\t", "\xff", "ﬁ", "Ａ"]), max_size=8
+    ).map(lambda p: "".join(p).encode("utf-8", "surrogateescape"))
+)
 @settings(max_examples=80, deadline=None)
 def test_replaced_words_normalise_as_the_normaliser_says(prepend: bool, merge: bool, word: bytes) -> None:
     """What ugm_units assumes of WordForms.replaced_text: text and end map, every mode."""
@@ -152,8 +164,9 @@ def test_huge_units_in_a_batch_take_the_per_unit_search(name: str) -> None:
         enc.batch_from = 16
 
 
-LONG = st.lists(st.sampled_from(PIECES + ["中文字", "我能吞下玻璃", "ภาษาไทย", "▁the", "ing", "\u0301", "x", "ab"]),
-                max_size=80).map("".join)
+LONG = st.lists(
+    st.sampled_from(PIECES + ["中文字", "我能吞下玻璃", "ภาษาไทย", "▁the", "ing", "\u0301", "x", "ab"]), max_size=80
+).map("".join)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -176,12 +189,20 @@ def test_restarting_where_no_edge_crosses_changes_nothing(name: str, texts: list
 
 @pytest.mark.parametrize("prepend", [False, True])
 @pytest.mark.parametrize("merge", [False, True])
-@given(texts=st.lists(st.lists(st.sampled_from(["a", "b", "ab", " ", "  ", "\t", "e\u0301", "x", "中文", "\xff", "é"]),
-                               max_size=30).map(lambda p: "".join(p).encode("utf-8", "surrogateescape")),
-                      min_size=1, max_size=4),
-       batch_from=st.sampled_from([0, 16]))
+@given(
+    texts=st.lists(
+        st.lists(
+            st.sampled_from(["a", "b", "ab", " ", "  ", "\t", "e\u0301", "x", "中文", "\xff", "é"]), max_size=30
+        ).map(lambda p: "".join(p).encode("utf-8", "surrogateescape")),
+        min_size=1,
+        max_size=4,
+    ),
+    batch_from=st.sampled_from([0, 16]),
+)
 @settings(max_examples=60, deadline=None)
-def test_ids_path_equals_spans_path_warm_and_cold(prepend: bool, merge: bool, texts: list[bytes], batch_from: int) -> None:
+def test_ids_path_equals_spans_path_warm_and_cold(
+    prepend: bool, merge: bool, texts: list[bytes], batch_from: int
+) -> None:
     """``encode_fragment_ids`` (units as byte ranges, distinct ones in arrays) == the ids of
     ``encode_fragment``, whether the units are cached by an earlier text or not."""
     enc = flag_encoder(prepend, merge)

@@ -4,8 +4,8 @@ step test byte by byte, on every node of real charsmaps; so ``match_unit`` is un
 from __future__ import annotations
 
 import pytest
-from support import ASSETS, ROOT
 
+from support import ASSETS, ROOT
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.ugm.charsmap import Charsmap
 

@@ -7,16 +7,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from support import conformance_rows
+from hypothesis import HealthCheck, given, settings, strategies as st
 from test_ugm import PIECES, encoder, t5_vocab, tok
 
 from benchmarks.corpus import build_corpus
+from support import conformance_rows
+from tui_tok.tokenizer.core.paths import AUTO
 from tui_tok.tokenizer.ugm.batch import viterbi_batch
 from tui_tok.tokenizer.ugm.charsmap import Charsmap, build_charsmap
 from tui_tok.tokenizer.ugm.charwalk import CharWalk
-from tui_tok.tokenizer.core.paths import AUTO
 from tui_tok.tokenizer.ugm.encoder import UgmEncoder
 from tui_tok.tokenizer.ugm.hash import text_code_points
 from tui_tok.tokenizer.ugm.pieces import viterbi_pieces
@@ -70,8 +69,11 @@ def test_conformance_rows_through_the_whole_text_path(name: str) -> None:
     assert ran > 200
     enc.whole_from = 0
     try:
-        bad = [r["text"] for r in rows
-               if t.encode(r["text"], add_special=r["add_special"], parse_special=r["parse_special"]) != r["ids"]]
+        bad = [
+            r["text"]
+            for r in rows
+            if t.encode(r["text"], add_special=r["add_special"], parse_special=r["parse_special"]) != r["ids"]
+        ]
     finally:
         enc.whole_from = WHOLE_FROM
     assert bad == []
@@ -324,7 +326,9 @@ def test_a_text_the_unit_cache_knows_takes_the_unit_path(monkeypatch: pytest.Mon
     known, new = build_corpus(40_000).encode(), ("zq xw " * 8000).encode()
     calls: list[int] = []
     real = type(enc._text_ids).encode
-    monkeypatch.setattr(type(enc._text_ids), "encode", lambda self, t, *a, **k: calls.append(len(t)) or real(self, t, *a, **k))
+    monkeypatch.setattr(
+        type(enc._text_ids), "encode", lambda self, t, *a, **k: calls.append(len(t)) or real(self, t, *a, **k)
+    )
     first = enc.encode_fragment_ids(known, after_special=False)
     assert calls == [len(known)]
     enc.encode_fragment(known, after_special=False)  # fills the unit cache, as tokenize does

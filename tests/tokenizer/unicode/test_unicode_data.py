@@ -5,8 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 import regex
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from tui_tok.tokenizer.unicode import data as u
 

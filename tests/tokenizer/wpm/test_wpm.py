@@ -5,8 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from fixtures.simple_vocab import row_ids, tokenizer_mismatches, vocab_from_file
 from fixtures.wpm_literal import tokenize as literal_tokenize

@@ -7,10 +7,9 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from support import ASSETS
+from hypothesis import given, settings, strategies as st
 
+from support import ASSETS
 from tui_tok.errors import TokenizeError
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.tokenizer import Tokenizer
@@ -36,8 +35,7 @@ ascii_word = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.one_of(ascii_word, st.integers(0, 10**6).map(lambda i: vocab_words()[i % len(vocab_words())])),
-       st.booleans())
+@given(st.one_of(ascii_word, st.integers(0, 10**6).map(lambda i: vocab_words()[i % len(vocab_words())])), st.booleans())
 def test_shortcut_equals_walk(word: str, upper: bool) -> None:
     word = word.upper() if upper else word
     enc = encoder()
@@ -102,10 +100,20 @@ def _batched(enc: WpmEncoder, words: list[str]) -> list[tuple[int, ...]]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(ascii_word, _WORD, st.integers(0, 10**6).map(lambda i: vocab_words()[i % len(vocab_words())]),
-                          st.tuples(ascii_word, st.sampled_from(["", "s", "ing", "zz", "q9", "izers"])).map("".join)),
-                min_size=1, max_size=12, unique=True),
-       st.booleans())
+@given(
+    st.lists(
+        st.one_of(
+            ascii_word,
+            _WORD,
+            st.integers(0, 10**6).map(lambda i: vocab_words()[i % len(vocab_words())]),
+            st.tuples(ascii_word, st.sampled_from(["", "s", "ing", "zz", "q9", "izers"])).map("".join),
+        ),
+        min_size=1,
+        max_size=12,
+        unique=True,
+    ),
+    st.booleans(),
+)
 def test_batched_walk_equals_word_walk(words: list[str], upper: bool) -> None:
     """The numpy walk of many words at once (``TokenTable.walk_words``) == llama.cpp's walk word
     by word (``_walk_word``): whole words, words that split, unks, accents, dropped characters."""
@@ -125,9 +133,14 @@ def test_batched_walk_meets_splits_and_unks() -> None:
 def test_batched_walk_follows_lowercase_flag(lowercase: bool) -> None:
     from fixtures.simple_vocab import vocab_from_plain
 
-    vocab = vocab_from_plain({"tokenizer.ggml.model": "bert", "tokenizer.ggml.normalizer.lowercase": lowercase,
-                              "tokenizer.ggml.tokens": ["▁Ab", "▁ab", "c", "C", "[UNK]"],
-                              "tokenizer.ggml.unknown_token_id": 4})
+    vocab = vocab_from_plain(
+        {
+            "tokenizer.ggml.model": "bert",
+            "tokenizer.ggml.normalizer.lowercase": lowercase,
+            "tokenizer.ggml.tokens": ["▁Ab", "▁ab", "c", "C", "[UNK]"],
+            "tokenizer.ggml.unknown_token_id": 4,
+        }
+    )
     enc = WpmEncoder(vocab)
     words = ["Abc", "abC", "ABC", "abx"]
     assert _batched(enc, words) == [tuple(t for t, _, _ in enc._walk_word(w)) for w in words]
@@ -138,9 +151,13 @@ def test_long_tokens_take_the_word_walk() -> None:
     from fixtures.simple_vocab import vocab_from_plain
 
     long = "▁" + "a" * 30
-    vocab = vocab_from_plain({"tokenizer.ggml.model": "bert",
-                              "tokenizer.ggml.tokens": [long, "▁a", "a", "[UNK]"],
-                              "tokenizer.ggml.unknown_token_id": 3})
+    vocab = vocab_from_plain(
+        {
+            "tokenizer.ggml.model": "bert",
+            "tokenizer.ggml.tokens": [long, "▁a", "a", "[UNK]"],
+            "tokenizer.ggml.unknown_token_id": 3,
+        }
+    )
     enc = WpmEncoder(vocab)
     assert enc._token_table() is None
     assert enc.encode_fragment_ids(b"a" * 33 + b" b") == [0, 2, 2, 2, 3]

@@ -13,7 +13,9 @@ from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.wpm.encoder import WpmEncoder
 from tui_tok.tokenizer.wpm.reference import ReferenceEncoder
 
-pytestmark = pytest.mark.skipif(not llama_oracle.available(), reason="llama oracle not built: python tests/fixtures/llama_oracle.py")
+pytestmark = pytest.mark.skipif(
+    not llama_oracle.available(), reason="llama oracle not built: python tests/fixtures/llama_oracle.py"
+)
 
 
 def _ours(enc: WpmEncoder, data: bytes) -> list[int] | str:
@@ -67,5 +69,9 @@ def test_normaliser_options(tmp_path: Path, lowercase: bool, strip: bool) -> Non
     enc = WpmEncoder(vocab)
     inputs = llama_oracle.random_inputs(11, 300, alphabet="eÉé\u0301AabBcC한 ")
     expected = llama_oracle.run("wpm", llama_oracle.write_vocab_file(vocab, tmp_path / "v"), inputs)
-    bad = [(d, _ours(enc, d), e) for d, e in zip(inputs, expected) if _ours(enc, d) != (e if not isinstance(e, str) else "ERR")]
+    bad = [
+        (d, _ours(enc, d), e)
+        for d, e in zip(inputs, expected)
+        if _ours(enc, d) != (e if not isinstance(e, str) else "ERR")
+    ]
     assert bad == []

@@ -8,14 +8,13 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from support import ASSETS
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fixtures.simple_vocab import vocab_from_plain
+from support import ASSETS
 from tui_tok.loader import load_tokenizer
-from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.tokenizer.core.paths import AUTO
+from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.tokenizer.wpm.encoder import WpmEncoder
 from tui_tok.tokenizer.wpm.spans import fragment_arrays
 
@@ -79,8 +78,31 @@ def tiny(tokens: list[str], **flags: bool) -> WpmEncoder:
     return WpmEncoder(vocab_from_plain(meta))
 
 
-TINY = ["▁", "▁e", "\u0301", "▁É", "▁é", "▁Ab", "▁ab", "c", "b", "a", "▁\u1112", "▁한", "▁x", "y", "▁中", "▁,", "▁ab\u0301"]
-FLAGS = [{}, {"lowercase": False}, {"lowercase": False, "strip_accents": True}, {"lowercase": True, "strip_accents": False}]
+TINY = [
+    "▁",
+    "▁e",
+    "\u0301",
+    "▁É",
+    "▁é",
+    "▁Ab",
+    "▁ab",
+    "c",
+    "b",
+    "a",
+    "▁\u1112",
+    "▁한",
+    "▁x",
+    "y",
+    "▁中",
+    "▁,",
+    "▁ab\u0301",
+]
+FLAGS = [
+    {},
+    {"lowercase": False},
+    {"lowercase": False, "strip_accents": True},
+    {"lowercase": True, "strip_accents": False},
+]
 
 
 @pytest.mark.parametrize("flags", FLAGS, ids=str)

@@ -8,8 +8,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from test_wpm_fast_word import encoder  # the bundled bert-bge's encoder, built once
 
 from tui_tok.tokenizer.wpm.classify import class_of, classes_of, loose_word_spans, word_classes, word_spans
@@ -35,8 +34,10 @@ def test_table_finds_every_token() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.binary(min_size=1, max_size=MAX_KEY), min_size=1, max_size=30),
-       st.lists(st.binary(min_size=1, max_size=MAX_KEY), max_size=30))
+@given(
+    st.lists(st.binary(min_size=1, max_size=MAX_KEY), min_size=1, max_size=30),
+    st.lists(st.binary(min_size=1, max_size=MAX_KEY), max_size=30),
+)
 def test_table_equals_dict(tokens: list[bytes], probes: list[bytes]) -> None:
     """Equal texts: the last id wins (llama.cpp's token_to_id); absent keys: -1."""
     tokens = tokens + tokens[: len(tokens) // 2]  # some repeated texts
@@ -53,14 +54,22 @@ def test_table_refuses_long_tokens() -> None:
     assert TokenTable.build([b"a" * (MAX_KEY + 1)]) is None
 
 
-_MIXED = st.text(alphabet=st.sampled_from(list("abcXYZ019 ,.-_\t\n\u200b\u0301éÉ中日한\u00a0\x00\x01\ufffd\u3000—")),
-                 max_size=60)
+_MIXED = st.text(
+    alphabet=st.sampled_from(list("abcXYZ019 ,.-_\t\n\u200b\u0301éÉ中日한\u00a0\x00\x01\ufffd\u3000—")), max_size=60
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.text(alphabet="abcdefghijklmnopqrstuvwxyzABC0123456789", min_size=1, max_size=24),
-                          st.sampled_from(["the", "The", "hello", "é", "中", ",", "x\u200by", "tokenizers"])),
-                min_size=1, max_size=10))
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet="abcdefghijklmnopqrstuvwxyzABC0123456789", min_size=1, max_size=24),
+            st.sampled_from(["the", "The", "hello", "é", "中", ",", "x\u200by", "tokenizers"]),
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
 def test_whole_words_equal_token_dict(words: list[str]) -> None:
     """``whole_words``: the id of ``▁word`` for plain ASCII words that are a token, else -1."""
     enc = encoder()
@@ -106,8 +115,13 @@ def test_loose_spans_take_in_dropped_edges() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.text(alphabet=st.sampled_from(list("aZ9éÉöÅñ中한ḱ\u0301\u200b\u00adΣσς\U0001d400")), min_size=1,
-                        max_size=8), min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(list("aZ9éÉöÅñ中한ḱ\u0301\u200b\u00adΣσς\U0001d400")), min_size=1, max_size=8),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_normalise_all_equals_per_character(words: list[str]) -> None:
     enc = WpmEncoder(encoder().vocab)  # a fresh one: nothing learnt yet
     got = enc._normalise_all(words)
@@ -126,8 +140,9 @@ def test_ids_path_on_edge_texts(text: str) -> None:
 def test_class_of_one_equals_arrays(strip: bool) -> None:
     """The plain-Python class of one code point == the array rule, on every code point of the
     ranges where classes change most (ASCII, Latin, marks, CJK, the 0x2B920 quirk) and a sample."""
-    cps = np.concatenate([np.arange(0, 0x3000), np.arange(0x2B800, 0x2B940), np.arange(0xFFF0, 0x10000),
-                          np.arange(0x3000, 0x110000, 97)]).astype(np.int64)
+    cps = np.concatenate(
+        [np.arange(0, 0x3000), np.arange(0x2B800, 0x2B940), np.arange(0xFFF0, 0x10000), np.arange(0x3000, 0x110000, 97)]
+    ).astype(np.int64)
     assert [class_of(cp, strip) for cp in cps.tolist()] == classes_of(cps, strip).tolist()
 
 

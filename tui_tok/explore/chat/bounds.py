@@ -302,7 +302,7 @@ def _check_result(value: Any, limits: Limits) -> Any:
     return value
 
 
-def _bounded_lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:  # noqa: A002
+def _bounded_lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:
     check_size(n * max * 12, _RENDER.limits, "lorem ipsum of length up to")
     return generate_lorem_ipsum(n, html, min, max)
 
@@ -362,7 +362,7 @@ class BoundedSandboxMixin(SandboxedEnvironment):
         check_binop(operator, left, right, _RENDER.limits)
         return _charge(super().call_binop(context, operator, left, right))
 
-    def call(__self, __context: jinja2.runtime.Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+    def call(__self, __context: jinja2.runtime.Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         limits = _RENDER.limits
         args = check_method(__obj, args, kwargs, limits)
         return _charge(_check_result(super().call(__context, __obj, *args, **kwargs), limits))

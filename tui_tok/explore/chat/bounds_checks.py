@@ -15,8 +15,7 @@ Does not keep time (``bounds.py`` does) nor know which environment calls it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sized
-from collections.abc import Set as AbstractSet
+from collections.abc import Iterable, Mapping, Set as AbstractSet, Sized
 from dataclasses import dataclass, replace
 from typing import Any
 

@@ -181,7 +181,11 @@ def message_fields(message: Mapping[str, Any]) -> list[tuple[str, str]]:
         if isinstance(value, str):
             out.append((name, value))
         elif isinstance(value, list):
-            out += [(name, part["text"]) for part in value if isinstance(part, Mapping) and isinstance(part.get("text"), str)]
+            out += [
+                (name, part["text"])
+                for part in value
+                if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+            ]
     return out
 
 

@@ -133,7 +133,7 @@ class _TemplateDict:
 class _TemplateNamespace(jinja2.utils.Namespace):
     """transformers' ``namespace`` global: refuses underscore-prefixed attributes."""
 
-    def __init__(*args: Any, **kwargs: Any) -> None:  # noqa: N805 - jinja's own signature trick
+    def __init__(*args: Any, **kwargs: Any) -> None:  # jinja's own signature trick
         self, rest = args[0], args[1:]
         attrs = dict(*rest, **kwargs)
         for name in attrs:
@@ -152,9 +152,7 @@ class _TemplateNamespace(jinja2.utils.Namespace):
 
 @lru_cache(maxsize=1)
 def _environment() -> BoundedSandbox:
-    env = BoundedSandbox(
-        trim_blocks=True, lstrip_blocks=True, extensions=[_GenerationTag, jinja2.ext.loopcontrols]
-    )
+    env = BoundedSandbox(trim_blocks=True, lstrip_blocks=True, extensions=[_GenerationTag, jinja2.ext.loopcontrols])
     env.filters["tojson"] = _tojson
     env.globals["raise_exception"] = _raise_exception
     env.globals["strftime_now"] = _strftime_now

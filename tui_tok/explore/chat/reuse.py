@@ -207,7 +207,10 @@ def describe_turn(turn: TurnReuse) -> str:
     head = f"reuse: assistant {turn.message} -> request through message {turn.next_message}: "
     if turn.error:
         return head + f"not compared: {turn.error}"
-    line = head + f"{turn.shared} of {turn.cached} cached ids reused, {turn.next_prompt - turn.shared} of {turn.next_prompt} evaluated"
+    line = (
+        head
+        + f"{turn.shared} of {turn.cached} cached ids reused, {turn.next_prompt - turn.shared} of {turn.next_prompt} evaluated"
+    )
     if turn.broken:
         line += f"; breaks at token {turn.shared}, char {turn.char}: {turn.cached_excerpt!r} vs {turn.next_excerpt!r}"
     return line
@@ -218,7 +221,9 @@ def _cut(text: str, width: int = 8) -> str:
     return repr(text[:width] + ("…" if len(text) > width else ""))
 
 
-def tools_count(without: Callable[[], ChatPrompt], prompt: ChatPrompt, tools: Sequence[Any] | None) -> tuple[int | None, str]:
+def tools_count(
+    without: Callable[[], ChatPrompt], prompt: ChatPrompt, tools: Sequence[Any] | None
+) -> tuple[int | None, str]:
     """(tokens the tools add, how counted) for ``budget``: ``prompt``'s ids minus those of ``without()``
     (the same request without tools); (None, why) when that render is refused."""
     from tui_tok.errors import TuiTokError

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from rich.cells import cell_len
 
 from tui_tok.explore.diff.text_diff import DiffToken, TextDiff
-from tui_tok.explore.visible import visible
 from tui_tok.explore.display import marked
+from tui_tok.explore.visible import visible
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,7 +96,10 @@ def fuzz_texts(n: int, *, seed: int = 0, vocab: Sequence[str] = (), added: Seque
     def vocab_words() -> str:
         if rng.random() < 0.3:
             return rng.choice(vocab).strip()
-        parts = ["".join(rng.choices(vocab, k=rng.randint(1, 3))) + rng.choice("     \n\r\t") for _ in range(rng.randint(2, 10))]
+        parts = [
+            "".join(rng.choices(vocab, k=rng.randint(1, 3))) + rng.choice("     \n\r\t")
+            for _ in range(rng.randint(2, 10))
+        ]
         return "".join(parts)
 
     def vocab_chars_text() -> str:

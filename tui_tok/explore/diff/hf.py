@@ -23,8 +23,10 @@ from typing import Any
 from tui_tok.errors import ComparisonError
 from tui_tok.explore.diff.text_diff import DiffToken
 
-MISSING = ("comparing with Hugging Face needs the 'tokenizers' package: pip install 'tui-tok[hf]' "
-           "(in a clone: pip install -e '.[hf]')")
+MISSING = (
+    "comparing with Hugging Face needs the 'tokenizers' package: pip install 'tui-tok[hf]' "
+    "(in a clone: pip install -e '.[hf]')"
+)
 """Quoted so that shells that glob ``[...]`` (zsh) take it as typed; an installed tui-tok (editable
 or not) satisfies the first form, which then only adds the extra's ``tokenizers``."""
 NORMAL_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
@@ -146,7 +148,9 @@ def decode_utf8(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ComparisonError(f"text: byte {exc.start}: not UTF-8, which a Hugging Face tokenizer cannot take") from None
+        raise ComparisonError(
+            f"text: byte {exc.start}: not UTF-8, which a Hugging Face tokenizer cannot take"
+        ) from None
 
 
 _MAX_TOKENIZER_JSON = 256 * 1024 * 1024

@@ -71,7 +71,10 @@ def _normalizer(pair: HfPair, text: str, ga: list[int], hb: list[int]) -> Known 
     for form in pair.hf.normal_forms:
         normal = unicodedata.normalize(form, text)  # type: ignore[arg-type]
         if normal != text and pair.gguf_ids(normal) == hb:
-            return Known("normalizer", f"tokenizer.json runs {form}, llama.cpp does not: {_cps(text)} is {_cps(normal)} after {form}")
+            return Known(
+                "normalizer",
+                f"tokenizer.json runs {form}, llama.cpp does not: {_cps(text)} is {_cps(normal)} after {form}",
+            )
     return None
 
 
@@ -98,7 +101,10 @@ def _added_strip(pair: HfPair, text: str, ga: list[int], hb: list[int]) -> Known
         stripped = (left.rstrip() if tok.lstrip else left) + tok.content + (right.lstrip() if tok.rstrip else right)
         if pair.gguf_ids(stripped) == hb:
             flags = "/".join(f for f, on in (("lstrip", tok.lstrip), ("rstrip", tok.rstrip)) if on)
-            return Known("added token strip", f"tokenizer.json strips whitespace around {tok.content!r} ({flags}), the GGUF does not")
+            return Known(
+                "added token strip",
+                f"tokenizer.json strips whitespace around {tok.content!r} ({flags}), the GGUF does not",
+            )
     return None
 
 

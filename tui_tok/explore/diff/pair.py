@@ -22,7 +22,9 @@ class HfPair:
     add_special: bool = True
 
     def gguf_ids(self, text: str) -> list[int]:
-        return list(self.gguf.encode(text.encode("utf-8", "surrogatepass"), add_special=self.add_special, parse_special=True))
+        return list(
+            self.gguf.encode(text.encode("utf-8", "surrogatepass"), add_special=self.add_special, parse_special=True)
+        )
 
     def hf_ids(self, text: str) -> list[int]:
         return self.hf.encode(text, add_special=self.add_special)

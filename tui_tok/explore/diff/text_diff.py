@@ -107,7 +107,9 @@ class TextDiff:
                 frozenset(i for i, t in enumerate(self.b) if t.key() not in keys_a))  # fmt: skip
 
 
-def first_difference(text_len: int, a: Sequence[DiffToken], b: Sequence[DiffToken], *, by: CompareBy = "piece") -> FirstDifference | None:
+def first_difference(
+    text_len: int, a: Sequence[DiffToken], b: Sequence[DiffToken], *, by: CompareBy = "piece"
+) -> FirstDifference | None:
     """The issue's rule: first index where the tokens differ, at the smaller start of the two."""
     for i, (ta, tb) in enumerate(zip(a, b)):
         if ta.key(by) != tb.key(by):
@@ -152,7 +154,9 @@ def tokens_of(tok: Any, text: bytes, *, add_special: bool = True, parse_special:
     return tuple(out)
 
 
-def diff_texts(tok_a: Any, tok_b: Any, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> TextDiff:
+def diff_texts(
+    tok_a: Any, tok_b: Any, text: str | bytes, *, add_special: bool = True, parse_special: bool = False
+) -> TextDiff:
     """Tokenize ``text`` with both tokenizers and compare.
 
     >>> from tui_tok.loader import load_tokenizer                        # doctest: +SKIP

@@ -93,8 +93,11 @@ class VocabDiff:
             "merges_only_a": self.merges_only_a.count,
             "merges_only_b": self.merges_only_b.count,
             "special_changed": self.special_changed.count,
-            "metadata": {"only_a": list(self.metadata_only_a), "only_b": list(self.metadata_only_b),
-                         "changed": list(self.metadata_changed)},  # fmt: skip
+            "metadata": {
+                "only_a": list(self.metadata_only_a),
+                "only_b": list(self.metadata_only_b),
+                "changed": list(self.metadata_changed),
+            },  # fmt: skip
             "examples": {name: list(getattr(self, name).examples) for name in _CHANGE_FIELDS},
         }
 
@@ -159,9 +162,14 @@ def diff_vocabs(a: Mapping[str, Any], b: Mapping[str, Any], *, examples: int = E
         only_a=_changes(only_a, examples, lambda t: f"{id_a[t]:>7}  {_show(t)}"),
         only_b=_changes(only_b, examples, lambda t: f"{id_b[t]:>7}  {_show(t)}"),
         moved=_changes(moved, examples, fmt_ids),
-        type_changed=_changes(type_changed, examples, lambda t: f"{_show(t)}  {_type(types_a, id_a[t])} -> {_type(types_b, id_b[t])}"),
-        scores_changed=_changes(scores_changed, examples,
-                                lambda t: f"{_show(t)}  {float(np.asarray(sa)[id_a[t]]):g} -> {float(np.asarray(sb)[id_b[t]]):g}"),
+        type_changed=_changes(
+            type_changed, examples, lambda t: f"{_show(t)}  {_type(types_a, id_a[t])} -> {_type(types_b, id_b[t])}"
+        ),
+        scores_changed=_changes(
+            scores_changed,
+            examples,
+            lambda t: f"{_show(t)}  {float(np.asarray(sa)[id_a[t]]):g} -> {float(np.asarray(sb)[id_b[t]]):g}",
+        ),
         merges_only_a=_changes(m_only_a, examples, _show),
         merges_only_b=_changes(m_only_b, examples, _show),
         special_changed=_changes(special, examples, str),
@@ -171,7 +179,9 @@ def diff_vocabs(a: Mapping[str, Any], b: Mapping[str, Any], *, examples: int = E
     )
 
 
-def _special_changes(a: Mapping[str, Any], b: Mapping[str, Any], toks_a: Sequence[str], toks_b: Sequence[str]) -> list[str]:
+def _special_changes(
+    a: Mapping[str, Any], b: Mapping[str, Any], toks_a: Sequence[str], toks_b: Sequence[str]
+) -> list[str]:
     out = []
     keys = [k for k in dict.fromkeys([*a, *b]) if k.startswith("tokenizer.ggml.") and k.endswith("_token_id")]
     for key in keys:
@@ -216,5 +226,7 @@ def _show(text: str) -> str:
 def _equal(x: Any, y: Any) -> bool:
     if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
         ax, ay = np.asarray(x), np.asarray(y)
-        return ax.shape == ay.shape and bool(np.array_equal(ax, ay, equal_nan=ax.dtype.kind == "f" and ay.dtype.kind == "f"))
+        return ax.shape == ay.shape and bool(
+            np.array_equal(ax, ay, equal_nan=ax.dtype.kind == "f" and ay.dtype.kind == "f")
+        )
     return bool(x == y)

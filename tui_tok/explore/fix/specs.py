@@ -41,8 +41,11 @@ def parse_set(gguf: GGUFFile, spec: str) -> Edit:
     old = field.type if field is not None else None
     if type_name == "int":
         value: Any = _int(spec, text)
-        type_name = old.short_name if old is not None and old.is_numeric and old.numpy_dtype is not None \
-            and old.numpy_dtype.kind in "iu" else ("u32" if 0 <= value < 2**32 else "i64")
+        type_name = (
+            old.short_name
+            if old is not None and old.is_numeric and old.numpy_dtype is not None and old.numpy_dtype.kind in "iu"
+            else ("u32" if 0 <= value < 2**32 else "i64")
+        )
     elif type_name == "float":
         value = _float(spec, text)
         type_name = old.short_name if old in (_T.FLOAT32, _T.FLOAT64) else "f32"

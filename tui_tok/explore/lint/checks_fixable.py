@@ -15,8 +15,8 @@ from tui_tok.explore.chat.render import TEMPLATE_KEY, ChatTemplateError, render_
 from tui_tok.explore.display import display_piece
 from tui_tok.explore.fix.edits import MERGES_KEY, Edit, set_edit
 from tui_tok.explore.lint.context import LintContext
-from tui_tok.explore.lint.fingerprints import match_family
 from tui_tok.explore.lint.finding import Finding, Severity, finding
+from tui_tok.explore.lint.fingerprints import match_family
 from tui_tok.explore.lint.tables import CONTROL, EOG_TEXTS, USER_DEFINED
 
 PRE_KEY = "tokenizer.ggml.pre"

@@ -13,7 +13,12 @@ from tui_tok.explore.lint.context import LintContext
 from tui_tok.explore.lint.families import guess_pre
 from tui_tok.explore.lint.finding import Finding, Severity, finding
 from tui_tok.explore.lint.tables import (
-    BPE_MODELS, EOG_TEXTS, KNOWN_MODELS, KNOWN_PRES, NORMAL, SPECIAL_ID_KEYS,
+    BPE_MODELS,
+    EOG_TEXTS,
+    KNOWN_MODELS,
+    KNOWN_PRES,
+    NORMAL,
+    SPECIAL_ID_KEYS,
 )  # fmt: skip
 
 MODEL_KEY = "tokenizer.ggml.model"

@@ -89,7 +89,9 @@ def check_templates(ctx: LintContext) -> Iterator[Finding]:
             yield finding("template-error", f"{key} fails on a basic conversation: {sentence(str(error))}", key=key,
                           line=error.line, context=error.context)  # fmt: skip
             continue
-        yield from conversation_errors(key, template, bos_text, eos_text, SAMPLE_TOOLS, documents, always_tools="tool" in name)
+        yield from conversation_errors(
+            key, template, bos_text, eos_text, SAMPLE_TOOLS, documents, always_tools="tool" in name
+        )
         yield from bos_findings(key, rendered, bos_text, adds_bos=_adds_bos(ctx), token_id=bos_id,
                                 special=bool(bos_text) and _one_special(ctx, bos_text))  # fmt: skip
         yield from _markers(ctx, key, template, rendered)

@@ -32,8 +32,9 @@ class Fingerprint:
     """(rank, merge) pairs."""
 
     def matches(self, tokens: Sequence[str], merges: Sequence[Any]) -> bool:
-        return all(i < len(tokens) and tokens[i] == t for i, t in self.tokens) and \
-            all(r < len(merges) and merges[r] == m for r, m in self.merges)
+        return all(i < len(tokens) and tokens[i] == t for i, t in self.tokens) and all(
+            r < len(merges) and merges[r] == m for r, m in self.merges
+        )
 
 
 FINGERPRINTS: tuple[Fingerprint, ...] = (

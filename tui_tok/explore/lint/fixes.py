@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from tui_tok.explore.fix.edits import Edit, set_edit
 from tui_tok.explore.lint.context import LintContext
-from tui_tok.explore.lint.fingerprints import match_family
 from tui_tok.explore.lint.finding import Finding
+from tui_tok.explore.lint.fingerprints import match_family
 from tui_tok.explore.lint.tables import CONTROL, USER_DEFINED
 
 PRE_KEY = "tokenizer.ggml.pre"

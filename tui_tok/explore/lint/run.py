@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui_tok.explore.lint.checks_fixable import (
-    check_bos_missing, check_eog_markers, check_merges_format, check_pre_default,
+    check_bos_missing,
+    check_eog_markers,
+    check_merges_format,
+    check_pre_default,
 )  # fmt: skip
 from tui_tok.explore.lint.checks_metadata import check_model, check_special_ids, check_vocab_size
 from tui_tok.explore.lint.checks_reach import check_reachable

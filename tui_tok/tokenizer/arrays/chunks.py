@@ -23,7 +23,6 @@ from itertools import chain
 
 import numpy as np
 
-
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)], dtype=np.uint64)
 _TAGS = np.arange(8, dtype=np.uint64) << np.uint64(56)
 _SHORT = 7

@@ -32,8 +32,6 @@ def sorted_unique(values: np.ndarray, *, runs: bool = False) -> np.ndarray:
     return s[keep]
 
 
-
-
 def radix_order(values: np.ndarray) -> np.ndarray:
     """A stable ``argsort`` of a 1-D array of non-negative integers (``int64`` or ``uint64``).
 

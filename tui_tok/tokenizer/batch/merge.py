@@ -64,7 +64,12 @@ class SymbolMerger:
     """The symbol table and pair memo of one vocab and one priority rule."""
 
     def __init__(
-        self, tokens: list[str], token_to_id: dict[str, int], resolve: Resolver, *, merges_to_ids: bool = False,
+        self,
+        tokens: list[str],
+        token_to_id: dict[str, int],
+        resolve: Resolver,
+        *,
+        merges_to_ids: bool = False,
         paths: Paths = AUTO,
     ) -> None:
         """``merges_to_ids``: the resolver gives merged token ids (every merge makes a token)."""

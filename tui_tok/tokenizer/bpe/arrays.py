@@ -38,6 +38,7 @@ class BpeEncoder(Protocol):
 
     def _lookup(self, words: list[str], *, long: bool) -> list[WordResult]: ...
 
+
 _WRAPPED = ("hybriddna", "whitespace")
 """Models whose BPE is wrapped in another split (``bpe/models.py``): never cut here."""
 _CONTEXT = 64

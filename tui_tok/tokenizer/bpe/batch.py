@@ -112,7 +112,12 @@ class BpeBatch:
             syms = merger.char_symbol_array("".join([words[i] for i in batch]))
         if batch:
             merged = merger.merge_flat(syms, np.array([lens[i] for i in batch], dtype=np.int64))
-            for i, result in zip(batch, expand_words(merged, partial(self._describe, to_ids=to_ids), ends=False, radix_from=self._paths.radix_from)):
+            for i, result in zip(
+                batch,
+                expand_words(
+                    merged, partial(self._describe, to_ids=to_ids), ends=False, radix_from=self._paths.radix_from
+                ),
+            ):
                 results[i] = result
         return results  # type: ignore[return-value]
 

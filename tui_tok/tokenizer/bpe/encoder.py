@@ -37,18 +37,18 @@ from tui_tok.tokenizer.bpe.arrays import fragment_arrays_pieces, result_arrays
 from tui_tok.tokenizer.bpe.batch import BpeBatch, WordResult, has_surrogates
 from tui_tok.tokenizer.bpe.hashed_ranks import HashedRanks
 from tui_tok.tokenizer.bpe.models import encode_hybriddna, encode_whitespace
-from tui_tok.tokenizer.bpe.reference import ReferenceEncoder
 from tui_tok.tokenizer.bpe.ranks import LazyRanks
+from tui_tok.tokenizer.bpe.reference import ReferenceEncoder
 from tui_tok.tokenizer.bpe.subword_cut import SubwordCut, build_subword_cut
 from tui_tok.tokenizer.core.byte_level import ENCODE_TABLE
 from tui_tok.tokenizer.core.encoder import Encoder
 from tui_tok.tokenizer.core.paths import AUTO, NEVER, Paths
-from tui_tok.tokenizer.pretokenize.spec import PreSpec
-from tui_tok.tokenizer.pretokenize.offsets import decode
-from tui_tok.tokenizer.pretokenize.split import split_words
-from tui_tok.tokenizer.pretokenize.table import pre_spec
 from tui_tok.tokenizer.core.types import Piece, PieceArrays, piece_arrays
 from tui_tok.tokenizer.core.vocab import Vocab
+from tui_tok.tokenizer.pretokenize.offsets import decode
+from tui_tok.tokenizer.pretokenize.spec import PreSpec
+from tui_tok.tokenizer.pretokenize.split import split_words
+from tui_tok.tokenizer.pretokenize.table import pre_spec
 
 _NO_RANK = 1 << 62
 _CACHE_MAX = 1 << 17
@@ -141,7 +141,9 @@ class BpeEncoder(Encoder):
         if lazy is None:
             me = weakref.ref(self)  # not a bound method: no cycle to leave to the collector
             lazy = self._lazy = LazyRanks.build(
-                self.vocab.merges, self._merges_joined(), lambda: me().merge_ranks()  # type: ignore[union-attr]
+                self.vocab.merges,
+                self._merges_joined(),
+                lambda: me().merge_ranks(),  # type: ignore[union-attr]
             )
             if lazy is None:
                 return self.merge_ranks().get
@@ -276,7 +278,9 @@ class BpeEncoder(Encoder):
         batch = self._get_batch()
         if self.vocab.ignore_merges or self._gemma4:  # whole-word shortcuts first, the rest merged
             encoded, whole = self._shortcut_ids(words)
-            merged = iter(batch.encode([w for w, tid in zip(words, whole) if tid is None], self._bpe_word, self._to_ids))
+            merged = iter(
+                batch.encode([w for w, tid in zip(words, whole) if tid is None], self._bpe_word, self._to_ids)
+            )
             if self._byte_encode:  # one character per input byte
                 return [next(merged) if tid is None else ((tid,), (len(e),)) for e, tid in zip(encoded, whole)]
             return [next(merged) if tid is None else self._to_ids([e]) for e, tid in zip(encoded, whole)]
@@ -413,6 +417,7 @@ class BpeEncoder(Encoder):
                     ids.append(token_to_id.get(f"<0x{b:02X}>", -1))
                     lens.append(1)
         return tuple(ids), tuple(lens)
+
 
 # ------------------------------------------------------------------ helpers
 

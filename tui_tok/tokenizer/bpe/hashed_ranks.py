@@ -27,7 +27,9 @@ class HashedRanks:
     def __init__(self, merges: list[str]) -> None:
         self._merges = merges
         n = len(merges)
-        top = (np.fromiter(map(hash, merges), dtype=np.int64, count=n).view(np.uint64) >> np.uint64(32)).astype(np.uint32)
+        top = (np.fromiter(map(hash, merges), dtype=np.int64, count=n).view(np.uint64) >> np.uint64(32)).astype(
+            np.uint32
+        )
         order = radix_order(top)  # stable: equal truncated hashes stay in rank order
         self._sorted = top[order]
         self._order = order
@@ -39,7 +41,9 @@ class HashedRanks:
         if not keys or not n:
             return out
         merges = self._merges
-        h = (np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys)).view(np.uint64) >> np.uint64(32)).astype(np.uint32)
+        h = (np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys)).view(np.uint64) >> np.uint64(32)).astype(
+            np.uint32
+        )
         pos = np.searchsorted(self._sorted, h)
         todo = np.arange(len(keys))
         while True:

@@ -12,11 +12,10 @@ from typing import Protocol
 
 import numpy as np
 
-from tui_tok.tokenizer.pretokenize.offsets import check_range, decode_spans, offset_map, utf8_lens
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
+from tui_tok.tokenizer.pretokenize.offsets import check_range, decode_spans, offset_map, utf8_lens
 from tui_tok.tokenizer.unicode.data import is_whitespace, to_lower
-
 
 
 class PlainBpe(Protocol):

@@ -90,7 +90,6 @@ class BpeWord(NamedTuple):
 OnWord = Callable[[BpeWord], None]
 
 
-
 def _text(raw: bytes) -> str:
     """A byte string as a vocab key (vocab texts keep bad UTF-8 with ``surrogateescape``)."""
     return raw.decode("utf-8", "surrogateescape")

@@ -121,7 +121,9 @@ def expand_pieces(
     counts: np.ndarray = np.diff(np.array([*firsts, len(flat)], dtype=np.int64))[occ_idx]
     flat_arr = np.array(flat, dtype=np.int64).reshape(-1, 3)
     total = int(counts.sum())
-    gidx = np.repeat(np.array(firsts, dtype=np.int64)[occ_idx] - (np.cumsum(counts) - counts), counts) + np.arange(total)
+    gidx = np.repeat(np.array(firsts, dtype=np.int64)[occ_idx] - (np.cumsum(counts) - counts), counts) + np.arange(
+        total
+    )
     base = np.repeat(np.asarray(starts, dtype=np.int64), counts)
     lo = base + flat_arr[gidx, 1]
     hi = base + flat_arr[gidx, 2]

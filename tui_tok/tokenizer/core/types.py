@@ -104,4 +104,3 @@ def piece_arrays(pieces: list[Piece]) -> PieceArrays:
 
     table = np.array(pieces, dtype=np.int64).reshape(-1, 3)
     return table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy()
-

@@ -22,7 +22,14 @@ from typing import Any, cast
 import numpy as np
 
 from tui_tok.errors import UnsupportedTokenizerError, VocabError
-from tui_tok.tokenizer.core.metadata_values import charsmap_blob, meta_bool, meta_int, meta_str, numeric_array, string_list
+from tui_tok.tokenizer.core.metadata_values import (
+    charsmap_blob,
+    meta_bool,
+    meta_int,
+    meta_str,
+    numeric_array,
+    string_list,
+)
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 from tui_tok.tokenizer.core.vocab_overrides import apply_name_overrides, apply_text_overrides, special_cache
 
@@ -166,6 +173,7 @@ _ID_KEYS: tuple[tuple[str, str], ...] = (
     ("suffix_token_id", "fim_suf_id"),
     ("middle_token_id", "fim_mid_id"),
 )
+
 
 def supported_models() -> tuple[str, ...]:
     """Every ``tokenizer.ggml.model`` value llama.cpp (and so tui-tok) accepts."""

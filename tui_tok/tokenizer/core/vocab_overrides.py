@@ -18,15 +18,62 @@ _NULL = -1
 
 # texts llama.cpp auto-detects when the id key is absent (V:2690-2842); first match gets |CONTROL
 _AUTO_IDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("eot_id", ("<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>",
-                "<EOT>", "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>")),
+    (
+        "eot_id",
+        (
+            "<|eot_id|>",
+            "<|im_end|>",
+            "<|end|>",
+            "<end_of_turn>",
+            "<|endoftext|>",
+            "<|end_of_text|>",
+            "<EOT>",
+            "_<EOT>",
+            "[EOT]",
+            "<｜end▁of▁sentence｜>",
+            "<end_of_utterance>",
+        ),
+    ),
     ("eom_id", ("<|eom_id|>",)),
-    ("fim_pre_id", ("<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<｜fim▁begin｜>", "<PRE>", "▁<PRE>",
-                    "<|code_prefix|>", "<|prefix|>")),
-    ("fim_suf_id", ("<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<｜fim▁hole｜>", "<SUF>", "▁<SUF>",
-                    "<|code_suffix|>", "<|suffix|>")),
-    ("fim_mid_id", ("<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<｜fim▁end｜>", "<MID>", "▁<MID>",
-                    "<|code_middle|>", "<|middle|>")),
+    (
+        "fim_pre_id",
+        (
+            "<|fim_prefix|>",
+            "<fim-prefix>",
+            "<fim_prefix>",
+            "<｜fim▁begin｜>",
+            "<PRE>",
+            "▁<PRE>",
+            "<|code_prefix|>",
+            "<|prefix|>",
+        ),
+    ),
+    (
+        "fim_suf_id",
+        (
+            "<|fim_suffix|>",
+            "<fim-suffix>",
+            "<fim_suffix>",
+            "<｜fim▁hole｜>",
+            "<SUF>",
+            "▁<SUF>",
+            "<|code_suffix|>",
+            "<|suffix|>",
+        ),
+    ),
+    (
+        "fim_mid_id",
+        (
+            "<|fim_middle|>",
+            "<fim-middle>",
+            "<fim_middle>",
+            "<｜fim▁end｜>",
+            "<MID>",
+            "▁<MID>",
+            "<|code_middle|>",
+            "<|middle|>",
+        ),
+    ),
     ("fim_pad_id", ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]")),
     ("fim_rep_id", ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>")),
     ("fim_sep_id", ("<|file_sep|>",)),
@@ -49,7 +96,6 @@ _NORMAL = int(TokenAttr.NORMAL)
 _LSTRIP = int(TokenAttr.LSTRIP)
 _RSTRIP = int(TokenAttr.RSTRIP)
 _SPECIAL_MASK = _CONTROL | _USER_DEFINED | _UNKNOWN
-
 
 
 def apply_text_overrides(tokens: list[str], token_to_id: dict[str, int], attrs: np.ndarray,

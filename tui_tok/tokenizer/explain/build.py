@@ -20,7 +20,12 @@ from tui_tok.tokenizer.tokenizer import Tokenizer, _as_bytes
 
 
 def explain(
-    tok: Tokenizer, text: str | bytes, *, parse_special: bool = False, k_best: int = ugm.K_BEST, focus: int | None = None
+    tok: Tokenizer,
+    text: str | bytes,
+    *,
+    parse_special: bool = False,
+    k_best: int = ugm.K_BEST,
+    focus: int | None = None,
 ) -> Explanation:
     """How ``text`` becomes its ids (no BOS/EOS), fragment by fragment, chunk by chunk.
 
@@ -109,7 +114,10 @@ def _notes(tok: Tokenizer) -> tuple[str, ...]:
         if v.escape_whitespaces:
             out.append("spaces are escaped as ▁ first")
     elif v.type is VocabType.SPM:
-        out.append("spaces become ▁" + ("; a ▁ is prepended at the start and after a special token" if v.add_space_prefix else ""))
+        out.append(
+            "spaces become ▁"
+            + ("; a ▁ is prepended at the start and after a special token" if v.add_space_prefix else "")
+        )
         out.append("merges: highest-scoring pair first; a symbol that is no token becomes its byte tokens")
     elif v.type is VocabType.UGM:
         out.append(f"normaliser: prepend ▁ {v.add_space_prefix}, merge spaces {v.remove_extra_whitespaces}, "

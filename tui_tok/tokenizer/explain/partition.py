@@ -32,4 +32,4 @@ def fragments(partitioner: SpecialPartitioner, data: bytes, *, parse_special: bo
 
 
 def partitioner_lstrip(partitioner: SpecialPartitioner, tid: int) -> bool:
-    return tid in partitioner._lstrip  # noqa: SLF001 - the partitioner's own strip set
+    return tid in partitioner._lstrip  # the partitioner's own strip set

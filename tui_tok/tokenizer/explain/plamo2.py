@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui_tok.tokenizer.core.types import TokenAttr
 from tui_tok.tokenizer.explain.result import Chunk, Step
 from tui_tok.tokenizer.plamo2.reference import int_score
-from tui_tok.tokenizer.core.types import TokenAttr
 
 
 def explain_fragment(enc: Any, data: bytes) -> list[Chunk]:
@@ -26,11 +26,19 @@ def explain_fragment(enc: Any, data: bytes) -> list[Chunk]:
             else:
                 steps.append(Step("bytes", ids=(t,), start=a, end=b))
         else:
-            steps.append(Step("piece", token=vocab.tokens[t], id=t, start=a, end=b, score=float(int_score(float(vocab.scores[t])))))
+            steps.append(
+                Step(
+                    "piece", token=vocab.tokens[t], id=t, start=a, end=b, score=float(int_score(float(vocab.scores[t])))
+                )
+            )
     return [Chunk(0, len(data), tuple(t for t, _, _ in pieces), tuple(steps), text=data.decode("utf-8", "replace"))]
 
 
 def explain_test(enc: Any, data: bytes) -> list[Chunk]:
     pieces = enc.encode_fragment(data, after_special=True) if data else []
     steps = tuple(Step("hash", id=t, start=a, end=b) for t, a, b in pieces)
-    return [Chunk(0, len(data), tuple(t for t, _, _ in pieces), steps, text=data.decode("utf-8", "replace"))] if data else []
+    return (
+        [Chunk(0, len(data), tuple(t for t, _, _ in pieces), steps, text=data.decode("utf-8", "replace"))]
+        if data
+        else []
+    )

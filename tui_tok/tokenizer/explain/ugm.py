@@ -54,7 +54,9 @@ def explain_fragment(ref: ReferenceEncoder, data: bytes, *, k_best: int = K_BEST
         s = norm.text.decode("utf-8")
     except UnicodeDecodeError:  # llama.cpp's lenient decode: pieces only
         pieces = [(t, norm.offsets[a], norm.offsets[b]) for t, a, b in found]
-        steps += [Step("piece", token=tokens[t] if 0 <= t < len(tokens) else "", id=t, start=a, end=b) for t, a, b in pieces]
+        steps += [
+            Step("piece", token=tokens[t] if 0 <= t < len(tokens) else "", id=t, start=a, end=b) for t, a, b in pieces
+        ]
         return [Chunk(0, len(data), tuple(t for t, _, _ in pieces), tuple(steps), text=norm.text.decode("utf-8", "replace"),
                       shortcut="normalised text is not valid UTF-8: the byte search, no lattice")]  # fmt: skip
     if not s:
@@ -94,7 +96,9 @@ def explain_fragment(ref: ReferenceEncoder, data: bytes, *, k_best: int = K_BEST
                           total=best[b], rival=rival, rival_total=rival_total))  # fmt: skip
         prev = end
     for rank, (total, path) in enumerate(paths, 1):
-        steps.append(Step("path", rank=rank, total=total, tokens=tuple(_text(tokens, t, unk_id, s[a:b]) for t, a, b in path)))
+        steps.append(
+            Step("path", rank=rank, total=total, tokens=tuple(_text(tokens, t, unk_id, s[a:b]) for t, a, b in path))
+        )
     detail = UgmDetail(s, offsets, tuple(edges), tuple(best), tuple(paths), unk_id)
     return [Chunk(0, len(data), ids, tuple(steps), text=s, detail=detail)]
 
@@ -118,7 +122,9 @@ def _normalize_steps(normalizer: UgmNormalizer, data: bytes) -> list[Step]:
     return out
 
 
-def _rival(edges: list[Edge], into: list[int], chosen: int, best: list[float], tokens: list[str], unk_id: int) -> tuple[str, float | None]:
+def _rival(
+    edges: list[Edge], into: list[int], chosen: int, best: list[float], tokens: list[str], unk_id: int
+) -> tuple[str, float | None]:
     """The best other edge (of ``into``, the edges ending here) than ``chosen``: its token and
     the total it offered."""
     top: tuple[float, int] | None = None

@@ -1,4 +1,4 @@
-""""Why not?": what decided against a split the user proposes, or a token they expected.
+""" "Why not?": what decided against a split the user proposes, or a token they expected.
 
 The proposal is in the model's spelling of the chunk (``Chunk.text``: byte-mapped for byte-level
 BPE, ``▁`` for spaces where the model uses it); ``spell`` turns plain input text into it. A
@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tui_tok.tokenizer.core.byte_level import ENCODE_TABLE
-from tui_tok.tokenizer.explain.result import Chunk, Explanation
 from tui_tok.tokenizer.explain.engine import reference
+from tui_tok.tokenizer.explain.result import Chunk, Explanation
 from tui_tok.tokenizer.explain.ugm import UgmDetail
 from tui_tok.tokenizer.ugm.reference import DBL_MAX
 
@@ -60,7 +60,7 @@ def split_pieces(split: str) -> list[str]:
     return pieces
 
 
-def spell(tok, text: str) -> str:  # noqa: ANN001
+def spell(tok, text: str) -> str:
     """Plain text in the model's spelling of chunks (what ``Chunk.text`` holds)."""
     v = tok.vocab
     if v.type.value == "bpe":
@@ -72,7 +72,9 @@ def spell(tok, text: str) -> str:  # noqa: ANN001
     return text
 
 
-def why_not(tok, expl: Explanation, chunk: Chunk, *, split: str | None = None, token: str | int | None = None) -> WhyNot:  # noqa: ANN001
+def why_not(
+    tok, expl: Explanation, chunk: Chunk, *, split: str | None = None, token: str | int | None = None
+) -> WhyNot:
     """Why the engine did not cut ``chunk`` as ``split`` ("Hel|lo") or emit ``token``.
 
     A bar inside a piece is written ``\\|`` (a backslash ``\\\\``); a split that is itself the text of a token in the
@@ -94,8 +96,13 @@ def why_not(tok, expl: Explanation, chunk: Chunk, *, split: str | None = None, t
         if v.token_to_id[text] in chunk.ids:
             return WhyNot(f"{text!r} is in this chunk's tokens already")
         if text not in chunk.text:
-            where = "this text" if text not in "".join(c.text for f in expl.fragments for c in f.chunks) else "this chunk"
-            return WhyNot(f"{text!r} cannot come from {where}: its text does not occur in it", (f"the chunk reads {chunk.text!r}",))
+            where = (
+                "this text" if text not in "".join(c.text for f in expl.fragments for c in f.chunks) else "this chunk"
+            )
+            return WhyNot(
+                f"{text!r} cannot come from {where}: its text does not occur in it",
+                (f"the chunk reads {chunk.text!r}",),
+            )
         pieces = [text]
     elif not split:
         return WhyNot("nothing proposed")
@@ -177,7 +184,7 @@ def _life(chunk: Chunk, a: int, b: int) -> _Life:
     return _Life(parts=tuple(chunk.text[x:y] for x, y in spans if x < b and y > a))
 
 
-def _merges(tok, chunk: Chunk, cuts, reasons: list[str], fam: str) -> WhyNot:  # noqa: ANN001
+def _merges(tok, chunk: Chunk, cuts, reasons: list[str], fam: str) -> WhyNot:
     """Which merge erased each proposed cut, and what became of each proposed token: built
     then absorbed into a longer symbol, or never built (a merge cut through it first, or no
     merge joins its parts)."""
@@ -226,17 +233,20 @@ def _merges(tok, chunk: Chunk, cuts, reasons: list[str], fam: str) -> WhyNot:  #
     wrong = [c for c in sorted(inner | edges) if c not in finals]
     if not wrong and not any(a < c < b for a, b, _ in cuts for c in finals):
         return WhyNot("the engine made this split", tuple(reasons))
-    return WhyNot("the merges went another way: " + ("lowest rank first" if fam == "bpe" else "highest score first"), tuple(reasons))
+    return WhyNot(
+        "the merges went another way: " + ("lowest rank first" if fam == "bpe" else "highest score first"),
+        tuple(reasons),
+    )
 
 
-def _bpe_builds(tok, piece: str) -> bool:  # noqa: ANN001
+def _bpe_builds(tok, piece: str) -> bool:
     """Whether some merge of the vocab yields ``piece`` (else only a whole-word shortcut can)."""
     ranks = reference(tok.vocab).bpe_ranks()
     raw = [piece[:i].encode("utf-8", "surrogateescape") for i in range(len(piece) + 1)]
     return any((raw[i], raw[-1][len(raw[i]) :]) in ranks for i in range(1, len(piece)))
 
 
-def _ugm(tok, d: UgmDetail, cuts, reasons: list[str]) -> WhyNot:  # noqa: ANN001
+def _ugm(tok, d: UgmDetail, cuts, reasons: list[str]) -> WhyNot:
     """Total of the best path through the proposed pieces vs the best total."""
     n = len(d.normalized)
     back = [-DBL_MAX] * (n + 1)  # best total from each position to the end
@@ -267,7 +277,7 @@ def _ugm(tok, d: UgmDetail, cuts, reasons: list[str]) -> WhyNot:  # noqa: ANN001
     return WhyNot(f"Viterbi keeps the higher total: yours is {best - total:.4f} lower", tuple(reasons))
 
 
-def _greedy(chunk: Chunk, cuts, reasons: list[str], data: bytes | None) -> WhyNot:  # noqa: ANN001
+def _greedy(chunk: Chunk, cuts, reasons: list[str], data: bytes | None) -> WhyNot:
     """The first proposed piece the greedy longest match did not take, and what it took.
 
     WPM matches are spelled as the ``▁``-word is (``chunk.text``); RWKV tokens are stored escaped
@@ -285,7 +295,9 @@ def _greedy(chunk: Chunk, cuts, reasons: list[str], data: bytes | None) -> WhyNo
         pos += len(s.token)
     unknown = next((s for s in chunk.steps if s.kind == "unknown"), None)
     if unknown is not None:  # WPM: llama.cpp gives up on the word at the first byte no token starts
-        return WhyNot(f"no token starts at byte {unknown.at} of {chunk.text!r}, so the whole word is [UNK]", tuple(reasons))
+        return WhyNot(
+            f"no token starts at byte {unknown.at} of {chunk.text!r}, so the whole word is [UNK]", tuple(reasons)
+        )
     taken = {a: (b, t) for a, b, t in spans}
     for a, b, p in cuts:
         if a in taken and taken[a][0] != b:

@@ -18,7 +18,10 @@ from tui_tok.tokenizer.explain.engine import cached
 from tui_tok.tokenizer.explain.result import Chunk, Step
 from tui_tok.tokenizer.wpm.reference import ReferenceEncoder, WpmWord
 
-RULES = ("whitespace (or dropped characters) ends a word", "punctuation, an ASCII symbol or a CJK character is a word alone")
+RULES = (
+    "whitespace (or dropped characters) ends a word",
+    "punctuation, an ASCII symbol or a CJK character is a word alone",
+)
 
 
 def explain_fragment(ref: ReferenceEncoder, data: bytes) -> list[Chunk]:
@@ -52,12 +55,18 @@ def explain_fragment(ref: ReferenceEncoder, data: bytes) -> list[Chunk]:
     pos = 0
     for w, steps, ids in words:
         if w.start > pos:
-            chunks.append(Chunk(pos, w.start, (), (), cut=0 if chunks else -1, text=data[pos : w.start].decode("utf-8", "replace")))
+            chunks.append(
+                Chunk(
+                    pos, w.start, (), (), cut=0 if chunks else -1, text=data[pos : w.start].decode("utf-8", "replace")
+                )
+            )
         cut = -1 if not chunks else (0 if w.start > pos else 1)
         chunks.append(Chunk(w.start, w.end, tuple(ids), tuple(steps), cut=cut, text=w.text.decode("utf-8", "replace")))
         pos = w.end
     if pos < len(data):
-        chunks.append(Chunk(pos, len(data), (), (), cut=0 if chunks else -1, text=data[pos:].decode("utf-8", "replace")))
+        chunks.append(
+            Chunk(pos, len(data), (), (), cut=0 if chunks else -1, text=data[pos:].decode("utf-8", "replace"))
+        )
     return chunks
 
 

@@ -30,19 +30,18 @@ Equal to ``plamo2/reference.py``, llama.cpp's suffix table and DP written once, 
 
 from __future__ import annotations
 
-
 import threading
 
 import numpy as np
 
 from tui_tok.errors import VocabError
-from tui_tok.tokenizer.core.spans import decode_with_offsets, expand_pieces
-from tui_tok.tokenizer.core.types import Piece, TokenAttr
-from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, cpt_to_utf8
 from tui_tok.tokenizer.core.encoder import Encoder
 from tui_tok.tokenizer.core.paths import AUTO, Paths
+from tui_tok.tokenizer.core.spans import decode_with_offsets, expand_pieces
+from tui_tok.tokenizer.core.types import Piece, TokenAttr
 from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.plamo2.reference import INVALID_SCORE, UNKNOWN_SCORE, byte_pieces, byte_table, int_score
+from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, cpt_to_utf8
 
 __all__ = ["INVALID_SCORE", "UNKNOWN_SCORE", "Plamo2Encoder", "byte_table", "int_score"]
 

@@ -108,7 +108,9 @@ class ReferenceEncoder:
                 for i in range(1, len(cps)):
                     suffix_to_score.setdefault(_utf8(cps[i:]), math.nan)
             except ValueError:
-                raise VocabError(f"PLaMo2 token {tid} decodes to a code point above U+10FFFF: llama.cpp refuses to load it") from None
+                raise VocabError(
+                    f"PLaMo2 token {tid} decodes to a code point above U+10FFFF: llama.cpp refuses to load it"
+                ) from None
         suffixes = sorted([*suffix_to_score, b""], key=lambda s: s[::-1])
         suffix_to_id: dict[bytes, int] = {}
         self.to_suffix_id: dict[tuple[int, int], int] = {}

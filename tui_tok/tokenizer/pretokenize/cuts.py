@@ -29,9 +29,8 @@ from functools import cache
 
 import numpy as np
 
+from tui_tok.tokenizer.pretokenize import regexes as rx, stdregex
 from tui_tok.tokenizer.unicode import data as ud
-from tui_tok.tokenizer.pretokenize import regexes as rx
-from tui_tok.tokenizer.pretokenize import stdregex
 
 NL, WS, A, B, C, N = 1, 2, 4, 8, 16, 32
 

@@ -43,8 +43,7 @@ import warnings
 from dataclasses import dataclass
 from functools import cache
 
-from tui_tok.tokenizer.pretokenize import cuts, fast, stdregex
-from tui_tok.tokenizer.pretokenize import regexes as rx
+from tui_tok.tokenizer.pretokenize import cuts, fast, regexes as rx, stdregex
 from tui_tok.tokenizer.pretokenize.tiled import (
     NEWLINE_BEFORE_ALNUM,
     NEWLINE_BEFORE_NON_SPACE,
@@ -146,9 +145,7 @@ def _starcoder() -> re.Pattern[str]:
     c = fast._classes()
     w, letters, n, z = c["W"], c["L"], c["N"], c["Z"]
     punct = f"[^{w}{letters}{n}{z}]"
-    return re.compile(
-        f"[{n}]|{fast.CONTRACTIONS_GPT2}| ?[{letters}]+| ?{punct}+|[{w}]+(?![^{w}{n}])|[{w}]+|(?s:.)"
-    )
+    return re.compile(f"[{n}]|{fast.CONTRACTIONS_GPT2}| ?[{letters}]+| ?{punct}+|[{w}]+(?![^{w}{n}])|[{w}]+|(?s:.)")
 
 
 def _default_like(*, extra: str, split_space: bool) -> re.Pattern[str]:
@@ -157,9 +154,7 @@ def _default_like(*, extra: str, split_space: bool) -> re.Pattern[str]:
     q = _ascii_punct() + re.escape(fast._M_PUNCT) + "".join(re.escape(ch) for ch in extra)
     gap = f"(?:(?![0-9]{{3}})[{n}])"
     numbers = f" (?=[{n}])|[0-9]{{3}}|{gap}+" if split_space else f"[0-9]{{3}}|(?: (?=[{n}])|{gap}){gap}*"
-    return re.compile(
-        f"[{q}]+| ?[{letters}]+|{numbers}| ?[^{w}{letters}{n}{z}{q}]+|[{w}]+(?![^{w}{q}])|[{w}]+|(?s:.)"
-    )
+    return re.compile(f"[{q}]+| ?[{letters}]+|{numbers}| ?[^{w}{letters}{n}{z}{q}]+|[{w}]+(?![^{w}{q}])|[{w}]+|(?s:.)")
 
 
 def _ascii_punct() -> str:

@@ -25,8 +25,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import chain
 
-from tui_tok.tokenizer.pretokenize import fast, onepass, stdregex
-from tui_tok.tokenizer.pretokenize import regexes as rx
+from tui_tok.tokenizer.pretokenize import fast, onepass, regexes as rx, stdregex
 
 Chunks = list[tuple[int, int]]
 

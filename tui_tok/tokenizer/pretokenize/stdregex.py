@@ -311,7 +311,9 @@ def is_context_free(pattern: re.Pattern) -> bool:
     return _is_context_free(pattern)
 
 
-def _cut_into(out: list[tuple[int, int]], pattern: re.Pattern, subject: str | bytes, start: int, end: int, gaps: bool) -> None:
+def _cut_into(
+    out: list[tuple[int, int]], pattern: re.Pattern, subject: str | bytes, start: int, end: int, gaps: bool
+) -> None:
     prev = start
     append = out.append
     for m in pattern.finditer(subject, start, end):

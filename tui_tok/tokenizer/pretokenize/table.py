@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from tui_tok.errors import UnsupportedTokenizerError
-from tui_tok.tokenizer.pretokenize.spec import PreSpec
 from tui_tok.tokenizer.pretokenize import regexes as rx
+from tui_tok.tokenizer.pretokenize.spec import PreSpec
 
 REGEXES: dict[str, tuple[str, ...]] = {
     "DEFAULT": rx.DEFAULT,
@@ -91,9 +91,20 @@ B: dict[str, Any] = {"add_bos": True}
 _PRES: dict[str, tuple[str, dict[str, Any]]] = {
     "default": ("DEFAULT", {}),
     "minicpm5": ("MINICPM5", IM),
-    **{p: ("LLAMA3", IM | B) for p in (
-        "llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2", "jina-v5-nano",
-    )},
+    **{
+        p: ("LLAMA3", IM | B)
+        for p in (
+            "llama3",
+            "llama-v3",
+            "llama-bpe",
+            "falcon3",
+            "falcon-h1",
+            "pixtral",
+            "midm-2.0",
+            "lfm2",
+            "jina-v5-nano",
+        )
+    },
     "deepseek-llm": ("DEEPSEEK_LLM", C0),
     "deepseek-coder": ("DEEPSEEK_CODER", C0),
     "deepseek-v3": ("DEEPSEEK3_LLM", C0),
@@ -102,10 +113,22 @@ _PRES: dict[str, tuple[str, dict[str, Any]]] = {
     "falcon": ("FALCON", {}),
     "mpt": ("MPT", {}),
     "starcoder": ("STARCODER", {}),
-    **{p: ("GPT2", {}) for p in (
-        "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0", "mellum",
-        "modern-bert", "exaone4",
-    )},
+    **{
+        p: ("GPT2", {})
+        for p in (
+            "gpt-2",
+            "phi-2",
+            "jina-es",
+            "jina-de",
+            "gigachat",
+            "jina-v2-es",
+            "jina-v2-de",
+            "a.x-4.0",
+            "mellum",
+            "modern-bert",
+            "exaone4",
+        )
+    },
     "jais-2": ("JAIS2", {}),
     "gemma4": ("GEMMA4", {"escape_whitespaces": True}),
     "granite-embed-multi-311m": ("GEMMA4", {"escape_whitespaces": True}),

@@ -66,7 +66,11 @@ View = Callable[[str], str]
 
 
 def findall_tiled(
-    pattern: re.Pattern[str], text: str, view: View | None, *, boundary: Boundary | None,
+    pattern: re.Pattern[str],
+    text: str,
+    view: View | None,
+    *,
+    boundary: Boundary | None,
     ascii_marker: str = "",
 ) -> list[str]:
     """The words of ``text``: ``pattern.findall(view(text))`` with each piece replaced by the

@@ -33,15 +33,15 @@ import numpy as np
 
 from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.arrays.chunks import chain_flat, word_view
-from tui_tok.tokenizer.rwkv.distinct import distinct_misses
-from tui_tok.tokenizer.rwkv.greedy import greedy_chunks, spread
-from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, chunk_keys
-from tui_tok.tokenizer.rwkv.unescape import unescape_all, unescape_token
 from tui_tok.tokenizer.core.encoder import Encoder
 from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.spans import expand_pieces
 from tui_tok.tokenizer.core.types import Piece, PieceArrays, piece_arrays
 from tui_tok.tokenizer.core.vocab import Vocab
+from tui_tok.tokenizer.rwkv.distinct import distinct_misses
+from tui_tok.tokenizer.rwkv.greedy import greedy_chunks, spread
+from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, chunk_keys
+from tui_tok.tokenizer.rwkv.unescape import unescape_all, unescape_token
 
 __all__ = ["RwkvEncoder", "unescape_token"]
 
@@ -294,14 +294,30 @@ class RwkvEncoder(Encoder):
         return (found, *map(np.concatenate, zip(*parts)))
 
     def _with_misses(
-        self, text: bytes, words: np.ndarray, occ: np.ndarray, first: np.ndarray, length: np.ndarray, found: np.ndarray, miss: np.ndarray
+        self,
+        text: bytes,
+        words: np.ndarray,
+        occ: np.ndarray,
+        first: np.ndarray,
+        length: np.ndarray,
+        found: np.ndarray,
+        miss: np.ndarray,
     ) -> np.ndarray:
         """All the ids: ``found`` (one per chunk) with the chunks ``miss`` (not one token; the
         k-th is distinct chunk ``occ[k]``, at ``first``, ``length`` bytes) replaced by their
         greedy matches."""
         try:
-            got = greedy_chunks(text, first, length, self._tables().greedy, unk_id=self.unk_id, finish=self._walk_ids, words=words, whole_missed=True,
-                                few=self.paths.rwkv_python_max)
+            got = greedy_chunks(
+                text,
+                first,
+                length,
+                self._tables().greedy,
+                unk_id=self.unk_id,
+                finish=self._walk_ids,
+                words=words,
+                whole_missed=True,
+                few=self.paths.rwkv_python_max,
+            )
         except TokenizeError:
             got = None
         if got is None:

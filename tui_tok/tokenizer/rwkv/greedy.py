@@ -39,7 +39,6 @@ from tui_tok.tokenizer.arrays.chunks import word_view
 from tui_tok.tokenizer.rwkv.table import MAX_LEN, TokenTable, keys
 
 
-
 def spread(first: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Every index ``first[k] + i`` for ``i < counts[k]``, in order."""
     total = int(counts.sum())

@@ -73,7 +73,9 @@ class LongTokens:
         pairs[(data[at].astype(np.int64) << 8) | data[at + 1]] = True
         return cls(pairs=pairs, heads=head16(view, at), sizes=size, ids=ids[order], words=words & masks, masks=masks)
 
-    def matches(self, words: np.ndarray, here: np.ndarray, rest: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def matches(
+        self, words: np.ndarray, here: np.ndarray, rest: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The longest of these tokens at each offset ``here`` of the text whose ``word_view``
         is ``words`` (``rest[k]`` bytes left in its chunk, at least 16): which offsets have one
         (indices into ``here``), its id, its length."""

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tui_tok.tokenizer.special.finder import Finder
 from tui_tok.tokenizer.core.types import TokenAttr
 from tui_tok.tokenizer.core.vocab import Vocab
+from tui_tok.tokenizer.special.finder import Finder
 
 Fragment = tuple[int, int, int]
 """(start, end, token id): byte span of the input; token id -1 marks raw text still to encode."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 
 ESC = "\u2581"

@@ -39,16 +39,16 @@ from typing import Literal, cast
 import numpy as np
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.batch.merge import SymbolMerger
 from tui_tok.tokenizer.arrays.sorted_unique import unique_inverse
+from tui_tok.tokenizer.batch.merge import SymbolMerger
 from tui_tok.tokenizer.batch.results import Parts, expand_words
-from tui_tok.tokenizer.spm.chunks import Chunker
-from tui_tok.tokenizer.spm.reference import ReferenceEncoder
-from tui_tok.tokenizer.spm.merge import merge_str as _merge_str
 from tui_tok.tokenizer.core.encoder import Encoder, Fragments
 from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
+from tui_tok.tokenizer.spm.chunks import Chunker
+from tui_tok.tokenizer.spm.merge import merge_str as _merge_str
+from tui_tok.tokenizer.spm.reference import ReferenceEncoder
 
 _ESC = "\u2581"
 _ESC_BYTES = _ESC.encode()
@@ -269,7 +269,9 @@ class SpmEncoder(Encoder):
                 out += ([sid] if sid < n_tokens else list(self._parts_of(merger.text(sid))[0])) * n
             return out
         del head, starts
-        uniq, inv = unique_inverse(sids, radix_from=self.paths.radix_from)  # expand each symbol to its ids in whole arrays
+        uniq, inv = unique_inverse(
+            sids, radix_from=self.paths.radix_from
+        )  # expand each symbol to its ids in whole arrays
         parts = [(sid,) if sid < n_tokens else self._parts_of(merger.text(sid))[0] for sid in uniq.tolist()]
         sizes = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
         flat = np.fromiter(chain.from_iterable(parts), dtype=np.int64)

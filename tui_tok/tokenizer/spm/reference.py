@@ -55,7 +55,6 @@ OnSymbols = Callable[[tuple[str, ...], tuple[str, ...]], None]
 """``on_symbols(initial, final)``: the fragment's symbols before and after merging."""
 
 
-
 def _text(raw: bytes) -> str:
     """A byte string as a vocab key (vocab texts keep bad UTF-8 with ``surrogateescape``)."""
     return raw.decode("utf-8", "surrogateescape")
@@ -132,7 +131,13 @@ class ReferenceEncoder:
                 continue  # already merged (see the staleness argument in bpe/reference.py)
             if on_merge is not None:
                 a = starts[left]
-                on_merge(_text(esc[a : a + size[left]]), _text(esc[starts[right] : starts[right] + size[right]]), -neg, left, right)
+                on_merge(
+                    _text(esc[a : a + size[left]]),
+                    _text(esc[starts[right] : starts[right] + size[right]]),
+                    -neg,
+                    left,
+                    right,
+                )
             size[left] += size[right]  # merge the right symbol into the left one
             size[right] = 0
             nxt[left] = nxt[right]

@@ -27,8 +27,8 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -64,9 +64,7 @@ class Charsmap:
         """
         data = _as_bytes(blob)
         if len(data) < 4:
-            raise VocabError(
-                f"{_KEY} is {len(data)} bytes, too small for its 4-byte XCDA size header"
-            )
+            raise VocabError(f"{_KEY} is {len(data)} bytes, too small for its 4-byte XCDA size header")
         size = int.from_bytes(data[:4], "little")
         if size + 4 >= len(data):
             raise VocabError(
@@ -90,8 +88,7 @@ class Charsmap:
     def _node(self, index: int) -> int:
         if index >= len(self.xcda):
             raise VocabError(
-                f"{_KEY}: XCDA index {index} out of bounds ({len(self.xcda)} entries); "
-                "the charsmap is corrupt"
+                f"{_KEY}: XCDA index {index} out of bounds ({len(self.xcda)} entries); the charsmap is corrupt"
             )
         return self.xcda[index]
 
@@ -103,9 +100,7 @@ class Charsmap:
         """The NUL-terminated string at ``offset`` of the pool (V:1208-1219)."""
         pool = self.replacements
         if offset >= len(pool):
-            raise VocabError(
-                f"{_KEY}: replacement offset {offset} out of bounds ({len(pool)}-byte pool)"
-            )
+            raise VocabError(f"{_KEY}: replacement offset {offset} out of bounds ({len(pool)}-byte pool)")
         end = pool.find(b"\0", offset)
         if end < 0:
             raise VocabError(f"{_KEY}: replacement string at offset {offset} is not NUL-terminated")

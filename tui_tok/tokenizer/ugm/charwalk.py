@@ -29,7 +29,6 @@ import numpy as np
 
 from tui_tok.tokenizer.ugm.charsmap import Charsmap
 
-
 _PREFIX = np.array([0, 0, 0xC0, 0xE0, 0xF0], dtype=np.int64)
 _SHIFT = np.array([[max(0, 6 * (w - 1 - k)) for w in range(5)] for k in range(4)], dtype=np.int64)
 """By byte index and width: how far the code point shifts right for that byte (0 past the end)."""

@@ -62,19 +62,19 @@ from typing import Any, cast
 import numpy as np
 
 from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_chunks
-from tui_tok.tokenizer.ugm.charsmap import Charsmap
 from tui_tok.tokenizer.core.encoder import Encoder
 from tui_tok.tokenizer.core.gc_pause import gc_paused
 from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.types import Piece
+from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.ugm.batch import keep_one_unknown
+from tui_tok.tokenizer.ugm.charsmap import Charsmap
 from tui_tok.tokenizer.ugm.hash import TokenHash
 from tui_tok.tokenizer.ugm.reference import ReferenceEncoder, vocab_normalizer
 from tui_tok.tokenizer.ugm.tables import UgmTables, build_tables, trie_hash
 from tui_tok.tokenizer.ugm.textids import TextIds
 from tui_tok.tokenizer.ugm.units import encode_units, search_text
 from tui_tok.tokenizer.ugm.words import WordForms
-from tui_tok.tokenizer.core.vocab import Vocab
 
 _CACHE_LIMIT = 100_000
 _CACHE_BYTES = 8 << 20  # normalised bytes of all cached units
@@ -351,7 +351,9 @@ class UgmEncoder(Encoder):
             id_arr = id_arr[keep_one_unknown(id_arr, unk)]
         return id_arr.tolist()
 
-    def _fill(self, keys: list[Any], words: list[bytes], flag: bool, tables: UgmTables, filled: dict[Any, _Unit]) -> bool:
+    def _fill(
+        self, keys: list[Any], words: list[bytes], flag: bool, tables: UgmTables, filled: dict[Any, _Unit]
+    ) -> bool:
         """Encode the units ``b" " + word`` into ``filled`` and the cache under ``keys`` (False: some
         unit's normalised bytes are not valid UTF-8). The caller reads ``filled``: another thread
         may empty the shared cache at any time."""
@@ -378,9 +380,7 @@ class UgmEncoder(Encoder):
         self._cache_bytes += sum(map(itemgetter(3), results))
         return True
 
-    def _unit(
-        self, key: object, unit: bytes, flag: bool, tables: UgmTables
-    ) -> _Unit | None:
+    def _unit(self, key: object, unit: bytes, flag: bool, tables: UgmTables) -> _Unit | None:
         """``_encode_unit`` through the cache (emptied when full)."""
         hit = self._cache.get(key)
         if hit is None:
@@ -391,9 +391,7 @@ class UgmEncoder(Encoder):
                 self._cache_bytes += hit[3]
         return hit
 
-    def _encode_unit(
-        self, unit: bytes, flag: bool, tables: UgmTables
-    ) -> _Unit | None:
+    def _encode_unit(self, unit: bytes, flag: bool, tables: UgmTables) -> _Unit | None:
         """One unit: token ids, token end offsets in ``unit``, is_space_prepended after it,
         normalised length; None if the normalised bytes are not valid UTF-8."""
         norm = self.normalizer.normalize(unit, space_prepended=flag)

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 import numpy as np
+
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 
 _FIB = np.uint64(0x9E3779B97F4A7C15)

@@ -298,9 +298,7 @@ class UgmNormalizer:
                 pos = end
                 continue
             if 0x20 in rep:
-                in_word, space_prepended = self._spaced_chunk(
-                    rep, pos, end, out, offsets, in_word, space_prepended
-                )
+                in_word, space_prepended = self._spaced_chunk(rep, pos, end, out, offsets, in_word, space_prepended)
                 pos = end
                 continue
             if not in_word:

@@ -48,8 +48,14 @@ from numpy.typing import DTypeLike
 
 from tui_tok.tokenizer.arrays.chunks import hash_unique
 from tui_tok.tokenizer.ugm.alphabet import Alphabet
-from tui_tok.tokenizer.ugm.batch import (BatchResult, _edges, _search, collapse_unknown, keep_one_unknown_per_text,
-                                         utf8_ends)
+from tui_tok.tokenizer.ugm.batch import (
+    BatchResult,
+    _edges,
+    _search,
+    collapse_unknown,
+    keep_one_unknown_per_text,
+    utf8_ends,
+)
 from tui_tok.tokenizer.ugm.hash import TokenHash, span_keys, text_code_points
 from tui_tok.tokenizer.ugm.tables import UgmTables
 

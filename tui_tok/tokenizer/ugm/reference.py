@@ -54,7 +54,6 @@ OnEdge = Callable[[int, int, int, float, float, bool], None]
 """``on_edge(start, end, token_id, score, total, taken)``: one offer of the search, in order."""
 
 
-
 def vocab_normalizer(vocab: Vocab) -> UgmNormalizer:
     """The normaliser llama.cpp's UGM builds for ``vocab`` (charsmap, user-defined tokens, flags)."""
     user = np.flatnonzero(vocab.attrs & int(TokenAttr.USER_DEFINED)).tolist()

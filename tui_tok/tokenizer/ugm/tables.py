@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from tui_tok.errors import VocabError
+from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.ugm.hash import TokenHash, build_token_hash_arrays
 from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
 from tui_tok.tokenizer.ugm.reference import search_scores, trie_mask, unknown_score
-from tui_tok.tokenizer.core.vocab import Vocab
 
 _JOINER = "\0"
 

@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from itertools import accumulate, compress, repeat
 
 from tui_tok.tokenizer.ugm.batch import viterbi_batch
-from tui_tok.tokenizer.ugm.pieces import viterbi_pieces
 from tui_tok.tokenizer.ugm.hash import TokenHash
+from tui_tok.tokenizer.ugm.pieces import viterbi_pieces
 from tui_tok.tokenizer.ugm.tables import UgmTables
 from tui_tok.tokenizer.ugm.words import WordForms
 
@@ -140,7 +140,13 @@ def _char_ends(text: str, ends: list[int], in_bytes: bool) -> list[int]:
 
 
 def search_text(
-    text: bytes, offsets: list[int], tables: UgmTables, token_hash: TokenHash, *, unk_id: int, restart: bool = False,
+    text: bytes,
+    offsets: list[int],
+    tables: UgmTables,
+    token_hash: TokenHash,
+    *,
+    unk_id: int,
+    restart: bool = False,
 ) -> tuple[list[int], list[int]] | None:
     """Character search of one normalised ``text`` (``ugm/batch.py``): token ids and input end
     offsets (through ``offsets``); None if ``text`` is not valid UTF-8. ``restart``: the text is a

@@ -26,7 +26,6 @@ from functools import cache
 
 import numpy as np
 
-from tui_tok.tokenizer.wpm.reference import CJK_RANGES  # llama.cpp's is_chinese_char: one copy
 from tui_tok.tokenizer.unicode.data import (
     ACCENT_MARK,
     CONTROL,
@@ -38,6 +37,7 @@ from tui_tok.tokenizer.unicode.data import (
     nfd_first,
     nfd_ranges,
 )
+from tui_tok.tokenizer.wpm.reference import CJK_RANGES  # llama.cpp's is_chinese_char: one copy
 
 # One class byte per code point: the four outcomes of llama.cpp's per-cp loop.
 _SPACE = ord(" ")  # whitespace: ends the word

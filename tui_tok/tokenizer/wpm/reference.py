@@ -40,7 +40,15 @@ from tui_tok.tokenizer.core.spans import decode_spans
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.unicode.data import (
-    ACCENT_MARK, CONTROL, MAX_CODEPOINTS, PUNCTUATION, SYMBOL, WHITESPACE, cpt_flags, nfd_first, to_lower,
+    ACCENT_MARK,
+    CONTROL,
+    MAX_CODEPOINTS,
+    PUNCTUATION,
+    SYMBOL,
+    WHITESPACE,
+    cpt_flags,
+    nfd_first,
+    to_lower,
 )  # fmt: skip
 
 PHANTOM_SPACE = "\u2581".encode()
@@ -143,7 +151,9 @@ class ReferenceEncoder:
                 byte_at += [offs[k]] * len(raw)
             start, end = offs[first_cp], offs[last_cp + 1]
             if on_word is not None:
-                on_word(WpmWord(start, end, "".join(map(chr, cps[first_cp : last_cp + 1])), bytes(word1), tuple(byte_at)))
+                on_word(
+                    WpmWord(start, end, "".join(map(chr, cps[first_cp : last_cp + 1])), bytes(word1), tuple(byte_at))
+                )
             matches: list[tuple[int, int]] = []  # (token id, end byte)
             n = len(word1)
             i = 0

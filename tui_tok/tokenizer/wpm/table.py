@@ -196,7 +196,12 @@ class TokenTable:
         return ids
 
     def walk_words(
-        self, data: bytes, starts: Sequence[int] | np.ndarray, ends: Sequence[int] | np.ndarray, *, unk_id: int,
+        self,
+        data: bytes,
+        starts: Sequence[int] | np.ndarray,
+        ends: Sequence[int] | np.ndarray,
+        *,
+        unk_id: int,
         tail_max: int = 48,
     ) -> tuple[np.ndarray, np.ndarray]:
         """llama.cpp's WPM walk of every word ``data[starts[w] : ends[w]]`` (non-empty, ``▁``

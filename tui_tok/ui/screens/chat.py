@@ -44,9 +44,9 @@ from textual.worker import get_current_worker
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.chat.llama_server.differ import describe, with_other_runtime
+from tui_tok.explore.chat.locked import Locked
 from tui_tok.explore.chat.prompt import ChatPrompt
 from tui_tok.explore.chat.render import ChatTemplateError
-from tui_tok.explore.chat.locked import Locked
 from tui_tok.explore.chat.reuse import budget, context_length, describe_reuse, prefix_reuse, tools_count
 from tui_tok.explore.chat.variables import ChatInputError, parse_variables, split_variables
 from tui_tok.explore.display import display_bytes
@@ -60,13 +60,13 @@ from tui_tok.ui.widgets.chat_bar import ChatBar
 from tui_tok.ui.widgets.chat_messages import ChatMessages
 from tui_tok.ui.widgets.chat_source import TemplateEditor
 from tui_tok.ui.widgets.chat_spans import MessageSpans
+from tui_tok.ui.widgets.check_box import CheckBox
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.text_keys import TextBox
 from tui_tok.ui.widgets.token_view import TokenView
-from tui_tok.ui.widgets.check_box import CheckBox
-from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 SAMPLE_CONVERSATION = (
     ("system", "You are a helpful assistant."),
@@ -138,7 +138,9 @@ class ChatScreen(TemplateScreen):
     def on_mount(self) -> None:
         self.query_one("#chat-tools", TextArea).border_title = "tools (JSON list, optional)"
         self.query_one("#chat-view", TokenView).border_title = "Prompt tokens"
-        self.query_one("#chat-messages", ChatMessages).border_title = "Conversation  ^N add · ^O remove · ^Z undo · ^T tool call · ^R role · Alt+↑↓ move"
+        self.query_one(
+            "#chat-messages", ChatMessages
+        ).border_title = "Conversation  ^N add · ^O remove · ^Z undo · ^T tool call · ^R role · Alt+↑↓ move"
         self.watch(self.app, "tokenizer", self._tokenizer_changed)
         self.call_after_refresh(self.focus_conversation, True)
         for note in apply_pending_chat(self):  # the conversation of a loaded session
@@ -323,14 +325,22 @@ class ChatScreen(TemplateScreen):
         self.query_one("#chat-reuse", Static).update(Text(visible(message.reuse)))
         timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
         warn = f" · ⚠ {len(prompt.injections)} special token(s) typed in messages" if prompt.injections else ""
-        self.query_one("#chat-status", Readout).show(f"{len(prompt.tokens)} tokens · {len(prompt.text):,} characters{warn}{timing}")
+        self.query_one("#chat-status", Readout).show(
+            f"{len(prompt.tokens)} tokens · {len(prompt.text):,} characters{warn}{timing}"
+        )
 
     def _annotate_messages(self, prompt: ChatPrompt) -> None:
         injected = {i.message for i in prompt.injections}
         editors = self.query_one("#chat-messages", ChatMessages).editors
         for span, editor in zip(prompt.messages, editors):
-            where = f"tokens {span.token_start}–{span.token_start + span.token_count - 1}" if span.token_count else "no tokens"
-            editor.border_subtitle = f"{where} · {span.token_count}" + (" · ⚠ special token typed" if span.index in injected else "")
+            where = (
+                f"tokens {span.token_start}–{span.token_start + span.token_count - 1}"
+                if span.token_count
+                else "no tokens"
+            )
+            editor.border_subtitle = f"{where} · {span.token_count}" + (
+                " · ⚠ special token typed" if span.index in injected else ""
+            )
             editor.set_class(span.index in injected, "-injected")
 
     def _show_error(self, text: str) -> None:
@@ -354,7 +364,9 @@ class ChatScreen(TemplateScreen):
         owner = next((s for s in prompt.messages if s.token_start <= event.index < s.token_start + s.token_count), None)
         where = f"message {owner.index} ({owner.role})" if owner else "generation prompt"
         piece = display_bytes(tok.token_to_piece(token.id)) if token.id >= 0 else "∅"
-        self.query_one("#chat-status", Readout).show(f"token {event.index}: id {token.id} {piece!r} {token.kind.value} · {where}")
+        self.query_one("#chat-status", Readout).show(
+            f"token {event.index}: id {token.id} {piece!r} {token.kind.value} · {where}"
+        )
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Chat: add a message", "ctrl+n", self.action_add_message)

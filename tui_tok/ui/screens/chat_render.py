@@ -30,20 +30,25 @@ class ChatRequest:
     continue_final_message: str | None = None
 
 
-
 def render_request(tok: Tokenizer, request: ChatRequest, msgs: Any, runtime: str, tools: list[Any] | None,
                    extra: dict[str, object], *, locate: bool = False, agp: bool | None = None,
                    turn: bool = False) -> ChatPrompt:  # fmt: skip
     """``msgs`` rendered by ``runtime`` and tokenized, with the request's controls; ``agp`` instead of
     its add_generation_prompt; ``turn``: as a later request sees the turn (nothing continued or prefilled)."""
     if runtime == "transformers" and not request.template:
-        raise ChatInputError("no chat template (transformers has no fallback; llama-server renders ChatML): "
-                             "^L loads a template file, ^S types one")
+        raise ChatInputError(
+            "no chat template (transformers has no fallback; llama-server renders ChatML): "
+            "^L loads a template file, ^S types one"
+        )
     add = request.add_generation_prompt if agp is None else agp
     server = server_request(add_generation_prompt=add, thinking=request.thinking,
                             reasoning_effort=request.reasoning_effort, prefill_assistant=not turn,
                             continue_final_message=None if turn else request.continue_final_message)  # fmt: skip
-    variables = transformers_variables(extra, request.thinking, request.reasoning_effort) if runtime == "transformers" else extra
+    variables = (
+        transformers_variables(extra, request.thinking, request.reasoning_effort)
+        if runtime == "transformers"
+        else extra
+    )
     return chat_prompt(tok, request.template, msgs, runtime=runtime, tools=tools, extra=variables,
                        add_generation_prompt=server.add_generation_prompt, tool_use_template=request.tool_use,
                        locate_messages=locate, request=server)  # fmt: skip
@@ -62,4 +67,3 @@ def parse_tools(text: str) -> list[Any] | None:
     if not isinstance(tools, list):
         raise ChatInputError("tools: expected a JSON list")
     return tools
-

@@ -77,7 +77,9 @@ class TemplateScreen(ViewScreen):
         err = self.error if isinstance(self.error, ChatTemplateError) else None
         source = self.query_one("#chat-source", TemplateEditor)
         name = self.template_name
-        source.show(name, self.templates.get(name, ""), line=err.line if err else None, column=err.column if err else None)
+        source.show(
+            name, self.templates.get(name, ""), line=err.line if err else None, column=err.column if err else None
+        )
         source.focus()
 
     def _source_edited(self) -> None:

@@ -30,8 +30,8 @@ from tui_tok.explore.diff.vocab_diff import VocabDiff, diff_vocabs
 from tui_tok.explore.visible import visible
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.editor import Editor, load_text
-from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
+from tui_tok.ui.widgets.info_bar import InfoBar
 
 
 class CompareScreen(ViewScreen):
@@ -134,7 +134,12 @@ class CompareScreen(ViewScreen):
             return
         tok_a, tok_b = self.tui.tokenizer, self.tokenizer_b
         if self.error_b or self.tui.tokenizer_error:
-            self._show_rows(Text(visible(f"cannot tokenize: {self.error_b or self.tui.tokenizer_error}", lines=True), style="bold red"))
+            self._show_rows(
+                Text(
+                    visible(f"cannot tokenize: {self.error_b or self.tui.tokenizer_error}", lines=True),
+                    style="bold red",
+                )
+            )
             return
         if tok_a is None or tok_b is None:
             self._show_rows(Text("building the tokenizers…", style="italic"))
@@ -149,7 +154,12 @@ class CompareScreen(ViewScreen):
         pair of rows fits the box, and the Static never wraps one of them on its own."""
         scroll = self.query_one("#cmp-scroll")
         # "A " before each row; the vertical scrollbar's room kept whether it shows or not
-        width = max(8, scroll.scrollable_content_region.width - 2 - (0 if scroll.show_vertical_scrollbar else scroll.styles.scrollbar_size_vertical))
+        width = max(
+            8,
+            scroll.scrollable_content_region.width
+            - 2
+            - (0 if scroll.show_vertical_scrollbar else scroll.styles.scrollbar_size_vertical),
+        )
         name_a, name_b = self.session.name, getattr(self.tui, "compare_label", None) or Path(self.other.path).name
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(f"A  {visible(name_a)}: {len(diff.a)} tokens\n", style="bold")
@@ -167,7 +177,8 @@ class CompareScreen(ViewScreen):
                 else:
                     out.append(
                         f"after the specials: first difference at byte {inner.byte} "
-                        f"(A {_token(inner.a)}, B {_token(inner.b)})\n", style="bold red",
+                        f"(A {_token(inner.a)}, B {_token(inner.b)})\n",
+                        style="bold red",
                     )
             out.append("\n")
         for row in wrap_cells(diff, width=width):

@@ -21,8 +21,8 @@ from textual.widgets import DataTable, Static
 from tui_tok.explore.lint import Finding, LintReport, Severity
 from tui_tok.explore.visible import visible
 from tui_tok.ui.screens.base import ViewScreen
-from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
+from tui_tok.ui.widgets.info_bar import InfoBar
 
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "cyan"}
 

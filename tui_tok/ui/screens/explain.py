@@ -28,8 +28,8 @@ from tui_tok.tokenizer.explain.result import Chunk
 from tui_tok.tokenizer.explain.ugm import UgmDetail
 from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.widgets.explain_steps import MergeStepper, chunk_text
-from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
+from tui_tok.ui.widgets.info_bar import InfoBar
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,14 +130,21 @@ class ExplainScreen(ViewScreen):
         frag, chunk = expl.chunk_at(offset)
         self.chunk = chunk
         piece = self._piece
-        lines = [Text.assemble(("fragment ", "bold"), f"[{frag.start}-{frag.end}] ", "special token" if frag.special else "raw text")]
+        lines = [
+            Text.assemble(
+                ("fragment ", "bold"), f"[{frag.start}-{frag.end}] ", "special token" if frag.special else "raw text"
+            )
+        ]
         if chunk is not None:
             rule = expl.rules[chunk.cut] if 0 <= chunk.cut < len(expl.rules) else "start of the fragment"
             lines += [
                 Text.assemble(("chunk ", "bold"), f"[{chunk.start}-{chunk.end}] '{marked(chunk.text)[:60]}'"),
                 Text.assemble(("cut by ", "bold"), show(rule)[:80]),
-                Text.assemble(("tokens ", "bold"), " ".join(f"{i}:{piece(i)!r}" for i in chunk.ids[:16]),
-                              " …" if len(chunk.ids) > 16 else ""),
+                Text.assemble(
+                    ("tokens ", "bold"),
+                    " ".join(f"{i}:{piece(i)!r}" for i in chunk.ids[:16]),
+                    " …" if len(chunk.ids) > 16 else "",
+                ),
             ]
             if chunk.shortcut:
                 lines.append(Text(visible(chunk.shortcut), style="italic"))
@@ -189,7 +196,11 @@ class ExplainScreen(ViewScreen):
                 result = why_not(tok, expl, chunk, split=value)
             else:
                 result = why_not(tok, expl, chunk, token=value)
-        answer.update(Text("\n").join([Text(visible(result.verdict), style="bold"), *(Text("• " + visible(r)) for r in result.reasons)]))
+        answer.update(
+            Text("\n").join(
+                [Text(visible(result.verdict), style="bold"), *(Text("• " + visible(r)) for r in result.reasons)]
+            )
+        )
 
     def action_toggle_cuts(self) -> None:
         self.cuts = not self.cuts

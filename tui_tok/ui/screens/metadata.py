@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult, SystemCommand
@@ -12,16 +13,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input
 
-from rich.cells import cell_len
-
 from tui_tok.explore.display import TAB_COLUMNS, editor_text
 from tui_tok.explore.metadata import MetaRow, array_item_line, filter_rows, full_lines, metadata_rows
 from tui_tok.explore.visible import visible
 from tui_tok.ui.screens.base import ViewScreen
-from tui_tok.ui.widgets.search_box import SearchBox
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.lines_view import LinesView
-from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
+from tui_tok.ui.widgets.search_box import SearchBox
 
 
 class MetadataScreen(ViewScreen):

@@ -35,9 +35,9 @@ from tui_tok.samples import DEFAULT_SAMPLE
 from tui_tok.sources.stores import StoredModel, find_models
 from tui_tok.sources.summary import human_size, model_facts
 from tui_tok.ui.drop_controls import DROP_CONTROLS
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 from tui_tok.ui.widgets.search_box import SearchBox, type_to_search
 from tui_tok.ui.widgets.text_keys import TEXT_BOX_BINDINGS, TextBoxActions
-from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +107,11 @@ class PickerScreen(Screen[Picked | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(f"Open a model: {len(self.choices)} found", id="picker-title")
-            yield Static("Enter opens the row; or type a path, URL, hf:OWNER/REPO/FILE.gguf, OWNER/REPO:QUANT "
-                         "or ollama:NAME below", id="picker-hint")
+            yield Static(
+                "Enter opens the row; or type a path, URL, hf:OWNER/REPO/FILE.gguf, OWNER/REPO:QUANT "
+                "or ollama:NAME below",
+                id="picker-hint",
+            )
             yield DataTable(id="picker-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="picker-status")
             yield SearchBox(placeholder="path, URL or shorthand, then Enter", id="picker-input")

@@ -34,6 +34,7 @@ MAX_TEXT_BYTES = 256 * 1024 * 1024
 DEFAULTS = {"save_session": "tui-tok-session.json", "load_session": "tui-tok-session.json", "open_text": "",
             "save_text": "text.txt", "export_tokens": "tokens.jsonl", "export_prompt": "chat-prompt.json"}  # fmt: skip
 
+
 class PathPrompt(ModalScreen[str | None]):
     """Ask for a file path: Enter gives it, Escape gives None."""
 
@@ -90,7 +91,9 @@ def run(app: App[Any], action: str) -> None:
         except TuiTokError as exc:
             app.notify(visible(str(exc)), title=title.rstrip("…"), severity="error", markup=False)
         except OSError as exc:
-            app.notify(f"{visible(path)}: {exc.strerror or exc}", title=title.rstrip("…"), severity="error", markup=False)
+            app.notify(
+                f"{visible(path)}: {exc.strerror or exc}", title=title.rstrip("…"), severity="error", markup=False
+            )
 
     app.push_screen(PathPrompt(title, value, hint), done)
 

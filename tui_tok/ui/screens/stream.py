@@ -25,10 +25,10 @@ from tui_tok.explore.display import NULL_PIECE, TAB_COLUMNS, display_bytes, hex_
 from tui_tok.explore.stream import StreamTrace, describe_pending, replay
 from tui_tok.explore.visible import visible
 from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
-from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 500)
 """Tokens per second the player can run at."""
@@ -180,10 +180,14 @@ class StreamScreen(ViewScreen):
         else:
             piece = trace.pieces[step]
             shown = display_bytes(piece) if trace.ids[step] >= 0 else NULL_PIECE  # the null id: no piece
-            token.show(Text(visible(
-                f"token {step + 1:,}/{len(trace):,} · id {trace.ids[step]} · piece “{shown}” · "
-                f"bytes {hex_bytes(piece) or '(none)'} · emitted “{visible_text(emitted)}”"
-            )))
+            token.show(
+                Text(
+                    visible(
+                        f"token {step + 1:,}/{len(trace):,} · id {trace.ids[step]} · piece “{shown}” · "
+                        f"bytes {hex_bytes(piece) or '(none)'} · emitted “{visible_text(emitted)}”"
+                    )
+                )
+            )
             held = trace.pending[step]
             pending.show(Text(describe_pending(held)))
             self.set_class(bool(held), "-holding")

@@ -59,7 +59,7 @@ def complete_path(value: str) -> str | None:
     if not names:
         return None
     common = os.path.commonprefix(names)
-    return value + common[len(part):] if len(common) > len(part) else None
+    return value + common[len(part) :] if len(common) > len(part) else None
 
 
 class TemplateFileDialog(ModalScreen[tuple[str, str] | None]):
@@ -82,7 +82,9 @@ class TemplateFileDialog(ModalScreen[tuple[str, str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Load a chat template file (Jinja)", id="template-title")
-            yield Input(self._value, placeholder="path/to/template.jinja", suggester=PathSuggester(), id="template-path")
+            yield Input(
+                self._value, placeholder="path/to/template.jinja", suggester=PathSuggester(), id="template-path"
+            )
             yield Static("", id="template-error")
             yield Static(Text(f"relative to {visible(str(Path.cwd()))} · at most {MAX_TEMPLATE_BYTES:,} bytes  ·  "
                               "→/Tab: complete  ·  Enter: load  ·  Esc: cancel"), id="template-hint")  # fmt: skip

@@ -33,25 +33,25 @@ from tui_tok.errors import TuiTokError
 from tui_tok.explore.incremental import split_chunks
 from tui_tok.explore.layout import Rows, TokenLayout
 from tui_tok.explore.stats import text_stats
-from tui_tok.tokenizer.tokenizer import Tokenizer
-from tui_tok.ui.paint_now import paint_now
-from tui_tok.ui.session_io import apply_pending_tokenize
-from tui_tok.ui.screens.base import ViewScreen
-from tui_tok.ui.screens.tokenize_cuts import ChunkCuts, CutsReady
-from tui_tok.ui.screens.tokenize_draw import DrawHint, draw_hint, drawn
-from tui_tok.ui.screens.toggles import CheckboxToggles
 from tui_tok.explore.token_info import token_byte_offset
 from tui_tok.explore.tokenize_engine import TokenizeEngine, TokenizeRequest, details_rows
+from tui_tok.tokenizer.tokenizer import Tokenizer
+from tui_tok.ui.paint_now import paint_now
+from tui_tok.ui.screens.base import ViewScreen
+from tui_tok.ui.screens.toggles import CheckboxToggles
+from tui_tok.ui.screens.tokenize_cuts import ChunkCuts, CutsReady
+from tui_tok.ui.screens.tokenize_draw import DrawHint, draw_hint, drawn
+from tui_tok.ui.session_io import apply_pending_tokenize
 from tui_tok.ui.token_ids import TokenIds
+from tui_tok.ui.widgets.check_box import CheckBox as Checkbox
 from tui_tok.ui.widgets.editor import Editor, load_text
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 from tui_tok.ui.widgets.id_strip import Flow, IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
 from tui_tok.ui.widgets.token_details import TokenDetails
 from tui_tok.ui.widgets.token_view import TokenView
 from tui_tok.ui.widgets.tokenizer_status import TokenizerStatus
-from tui_tok.ui.widgets.check_box import CheckBox as Checkbox
-from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 SYNC_CHARS = 4_000
 DEBOUNCE_CHARS = 20_000
@@ -253,9 +253,15 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         if self._debounce is not None:
             self._debounce.stop()
             self._debounce = None
-        self._sent = self.tui.text = text = self.query_one("#tok-input", TextArea).text  # _sent first: the watcher reads it
+        self._sent = self.tui.text = text = self.query_one(
+            "#tok-input", TextArea
+        ).text  # _sent first: the watcher reads it
         size = len(text)
-        if size > DEBOUNCE_CHARS and self._engine.chunk_cache(self.tui.tokenizer) is None and not self._engine.splices(self.tui.tokenizer):
+        if (
+            size > DEBOUNCE_CHARS
+            and self._engine.chunk_cache(self.tui.tokenizer) is None
+            and not self._engine.splices(self.tui.tokenizer)
+        ):
             # a long text: wait for a pause in typing (a worker stops between pieces when a newer request comes)
             self._debounce = self.set_timer(DEBOUNCE_S, self.retokenize)
         else:
@@ -296,7 +302,9 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         self._run(self._request(self.query_one("#tok-input", TextArea).text, provisional=False))
 
     def _request(self, text: str, provisional: bool) -> TokenizeRequest:
-        return TokenizeRequest(self._generation, text, self.add_special, self.parse_special, self.show_pieces, provisional)
+        return TokenizeRequest(
+            self._generation, text, self.add_special, self.parse_special, self.show_pieces, provisional
+        )
 
     def _run_now(self, tok: Tokenizer, request: TokenizeRequest) -> bool:
         """Tokenize on the UI thread when that is cheap; False to leave it to a worker.
@@ -337,8 +345,13 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
     def _run(self, request: TokenizeRequest) -> None:
         if len(request.text) > WORKER_ONLY_CHARS and not self._engine.splices(self.tui.tokenizer):
             self.tui.text_idle.clear()  # set again when a worker is done (the builds wait meanwhile)
-            self._in_flight = (request.text, (self.tui.tokenizer, request.add_special, request.parse_special, request.show_pieces))
-        self._run_worker([request, draw_hint(self.query_one("#tok-ids", IdStrip), self.query_one("#tok-view", TokenView))])
+            self._in_flight = (
+                request.text,
+                (self.tui.tokenizer, request.add_special, request.parse_special, request.show_pieces),
+            )
+        self._run_worker(
+            [request, draw_hint(self.query_one("#tok-ids", IdStrip), self.query_one("#tok-view", TokenView))]
+        )
 
     @work(thread=True, exclusive=True, group="tokenize", description="tokenizing")
     def _run_worker(self, job: list[Any]) -> None:
@@ -366,7 +379,9 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
                 if worker.is_cancelled:
                     return
                 result = self._engine.layout(
-                    tok, request, stop=lambda: worker.is_cancelled,
+                    tok,
+                    request,
+                    stop=lambda: worker.is_cancelled,
                     progress=(lambda fraction: post(self.Progress(generation, fraction))) if big else None,
                     counted=(lambda ids: post(self.Counted(generation, ids))) if big else None,
                 )
@@ -380,7 +395,9 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         flowed, rows = drawn(layout, pieces, hint) if big else ((), None)  # else the UI thread's work (tokenize_draw)
         if not worker.is_cancelled:
             elapsed = time.perf_counter() - start
-            self.post_message(self.Tokenized(generation, layout, pieces, elapsed, provisional=provisional, flowed=flowed, rows=rows))
+            self.post_message(
+                self.Tokenized(generation, layout, pieces, elapsed, provisional=provisional, flowed=flowed, rows=rows)
+            )
 
     def on_tokenize_screen_counted(self, message: Counted) -> None:
         """The exact count (and ids) of a long text, shown while its colours are laid out."""
@@ -493,5 +510,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         yield SystemCommand("Toggle visible whitespace", "ctrl+o", lambda: self.action_toggle("show_whitespace"))
         yield SystemCommand("Toggle ids / pieces", "ctrl+g", lambda: self.action_toggle("show_pieces"))
         yield SystemCommand("Toggle chunk cuts (pre-tokenizer)", "ctrl+r", lambda: self.action_toggle("show_cuts"))
-        yield SystemCommand("Toggle keep CR in pastes", "a pasted CR stays CR, not LF", lambda: self.action_toggle("keep_cr"))
+        yield SystemCommand(
+            "Toggle keep CR in pastes", "a pasted CR stays CR, not LF", lambda: self.action_toggle("keep_cr")
+        )
         yield SystemCommand("Show selected token in vocabulary", "ctrl+n", self.action_open_in_vocab)

@@ -32,7 +32,9 @@ def draw_hint(strip: IdStrip, view: TokenView) -> DrawHint:
     return DrawHint(strip.flow_hint(), max(2, width))
 
 
-def drawn(layout: TokenLayout, pieces: Mapping[int, str] | None, hint: DrawHint) -> tuple[tuple[Flow, ...], Rows | None]:
+def drawn(
+    layout: TokenLayout, pieces: Mapping[int, str] | None, hint: DrawHint
+) -> tuple[tuple[Flow, ...], Rows | None]:
     """The id strip's flows at the hinted widths, and the Tokens panel's rows of a new (not spliced) layout."""
     labels = spliced_widths(layout, pieces, hint.strip)
     flowed = tuple(strip_flow(layout.ids, pieces, width, hint.strip[1], labels) for width in hint.strip[0])

@@ -26,12 +26,12 @@ from tui_tok.explore.vocab_index import SearchCancelled, SearchResult, VocabInde
 from tui_tok.tokenizer.core.types import TokenType
 from tui_tok.ui.paint_now import paint_now
 from tui_tok.ui.screens.base import ViewScreen
-from tui_tok.ui.widgets.search_box import SearchBox
+from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
+from tui_tok.ui.widgets.search_box import SearchBox
 from tui_tok.ui.widgets.token_details import TokenDetails
 from tui_tok.ui.widgets.vocab_table import VocabTable, header_text
-from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 
 TYPE_OPTIONS = [(t.name.lower(), int(t)) for t in TokenType]
 
@@ -159,7 +159,11 @@ class VocabScreen(ViewScreen):
         else:
             status.remove_class("-error")
             n = len(result.ids)
-            what = counted(n, "token") if result.kind == "all" else counted(n, f"{result.kind} match", f"{result.kind} matches")
+            what = (
+                counted(n, "token")
+                if result.kind == "all"
+                else counted(n, f"{result.kind} match", f"{result.kind} matches")
+            )
             timing = f" · {message.seconds * 1000:.1f} ms" if self.tui.show_timings else ""
             status.show(f"{what} of {index.n_tokens:,}{timing}")
         if not len(result.ids):
@@ -184,7 +188,11 @@ class VocabScreen(ViewScreen):
         piece = tok.token_to_piece(token_id) if tok is not None else None
         kind = tok.token_kind(token_id).value if tok is not None else "?"
         rows = token_rows(
-            token_id=token_id, raw=index.pieces[token_id], piece=piece, span=None, kind=kind,
+            token_id=token_id,
+            raw=index.pieces[token_id],
+            piece=piece,
+            span=None,
+            kind=kind,
             facts=token_facts(index, token_id),
         )
         self.query_one("#vocab-details", TokenDetails).show_rows(rows)

@@ -30,7 +30,11 @@ from textual.widgets.text_area import Location, WrappedDocument
 
 from tui_tok.explore.display import editor_text
 from tui_tok.ui.textual_compat import (
-    cell_width_ranges, line_count_wrapped, set_wrap_settings, set_wrap_tables, wrap_settings,
+    cell_width_ranges,
+    line_count_wrapped,
+    set_wrap_settings,
+    set_wrap_tables,
+    wrap_settings,
 )
 
 BIG_CHARS = 200_000
@@ -225,7 +229,10 @@ class AdaptiveWrappedDocument(WrappedDocument):
         self._rows = self._count_rows(lines, self._cells)
         self._changed()
         set_wrap_tables(
-            self, offsets=_LineWrapOffsets(self), tab_widths=_LineTabWidths(self), line_rows=_LineRows(self),
+            self,
+            offsets=_LineWrapOffsets(self),
+            tab_widths=_LineTabWidths(self),
+            line_rows=_LineRows(self),
             row_lines=_RowLines(self),
         )
 
@@ -318,5 +325,3 @@ class AdaptiveWrappedDocument(WrappedDocument):
         shown = self.document[line_index]
         cuts = [0, *self.line_offsets(line_index), len(shown)]
         return [shown[a:b] for a, b in zip(cuts, cuts[1:])]
-
-

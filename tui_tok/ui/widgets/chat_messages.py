@@ -212,7 +212,9 @@ class ChatMessages(VerticalScroll, can_focus=False):
     def prepare(messages: Sequence[Mapping[str, Any]]) -> tuple[list[MessageBox], list[str]]:
         """Boxes for ``messages`` (for ``replace``), and a line per message with something no field shows."""
         boxes = [MessageBox(m) for m in messages]
-        return boxes, [f"message {i}: kept as it came, not editable: {', '.join(b.notes)}" for i, b in enumerate(boxes) if b.notes]
+        return boxes, [
+            f"message {i}: kept as it came, not editable: {', '.join(b.notes)}" for i, b in enumerate(boxes) if b.notes
+        ]
 
     async def replace(self, boxes: list[MessageBox]) -> None:
         """Make ``boxes`` (from ``prepare``) the conversation; the focus goes to the last message, as

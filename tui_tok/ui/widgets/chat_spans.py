@@ -15,7 +15,6 @@ from textual.widgets import DataTable
 
 from tui_tok.explore.chat.prompt import ChatPrompt, Injection
 
-
 COLUMNS = ("#", "role", "first token", "tokens", "notes")
 
 
@@ -85,4 +84,3 @@ def _dropped(prompt: ChatPrompt) -> str:
     if prompt.dropped_eos:
         parts.append("EOS text dropped: the vocab adds EOS")
     return "; ".join(parts)
-

@@ -55,7 +55,9 @@ class ToolCallRow(Vertical):
         def value(cls: str) -> str:
             return self.query_one(f".{cls}", Input).value
 
-        return CallFields(value("tool-call-name"), value("tool-call-id"), value("tool-call-args"), self._fields.as_string)
+        return CallFields(
+            value("tool-call-name"), value("tool-call-id"), value("tool-call-args"), self._fields.as_string
+        )
 
 
 class ToolResultRow(Horizontal):

@@ -56,16 +56,33 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import TextArea
-from textual.widgets.text_area import Document, DocumentBase, DocumentNavigator, Edit, EditResult, Location, Selection, WrappedDocument
+from textual.widgets.text_area import (
+    Document,
+    DocumentBase,
+    DocumentNavigator,
+    Edit,
+    EditResult,
+    Location,
+    Selection,
+    WrappedDocument,
+)
 
 from tui_tok.explore.counts import counted
+from tui_tok.ui.textual_compat import (
+    TextAreaHooks,
+    cursor_state,
+    editor_theme,
+    overrides_on,
+    replace_typed,
+    restart_blink,
+    rewrap,
+    row_line,
+    undo_stack,
+    wrap_settings,
+)
 from tui_tok.ui.widgets.char_wrap import AdaptiveWrappedDocument
 from tui_tok.ui.widgets.exact_document import ExactDocument
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
-from tui_tok.ui.textual_compat import (
-    TextAreaHooks, cursor_state, editor_theme, overrides_on, replace_typed, restart_blink, rewrap, row_line,
-    undo_stack, wrap_settings,
-)
 from tui_tok.ui.widgets.text_keys import TEXT_AREA_BINDINGS
 
 if TYPE_CHECKING:
@@ -330,10 +347,21 @@ class Editor(TextAreaHooks, inherit_bindings=False):
         selection = self.selection
         return (
             (
-                self.size, self.scroll_offset.x, self.theme, self.soft_wrap, self.show_line_numbers, self.gutter_width,
-                self.line_number_start, self.read_only, self.show_cursor, self.has_focus,
-                self.highlight_cursor_line, self.match_cursor_bracket, self.indent_width,
-                selection.start == selection.end, has_cursor,
+                self.size,
+                self.scroll_offset.x,
+                self.theme,
+                self.soft_wrap,
+                self.show_line_numbers,
+                self.gutter_width,
+                self.line_number_start,
+                self.read_only,
+                self.show_cursor,
+                self.has_focus,
+                self.highlight_cursor_line,
+                self.match_cursor_bracket,
+                self.indent_width,
+                selection.start == selection.end,
+                has_cursor,
             ),
             self.scroll_offset.y,
             selection,

@@ -117,8 +117,13 @@ class Footer(TextualFooter):
                 continue
             name = SHORT.get(description, description) if fit.short else description
             yield footer_key(
-                key, key_display, name, binding.action,
-                disabled=not enabled, tooltip=tooltip or description, classes="-fit",
+                key,
+                key_display,
+                name,
+                binding.action,
+                disabled=not enabled,
+                tooltip=tooltip or description,
+                classes="-fit",
             ).data_bind(compact=TextualFooter.compact)
         if fit.palette:
             try:
@@ -126,8 +131,13 @@ class Footer(TextualFooter):
             except KeyError:
                 return
             yield footer_key(
-                binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                classes="-command-palette", disabled=not enabled, tooltip=binding.tooltip or binding.description,
+                binding.key,
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                classes="-command-palette",
+                disabled=not enabled,
+                tooltip=binding.tooltip or binding.description,
             )
 
     def on_resize(self, event: events.Resize) -> None:

@@ -8,7 +8,7 @@ changed (``RowCache``): typing at the end of a text redraws the last row only.
 Labels are measured in cells (a piece ``日本`` takes four, not two), so a row never runs past
 the strip's width and no label is cut at its right edge. A label wider than the strip (a long
 piece in a narrow strip) is folded over rows of its own (``fold_label``), at unit boundaries:
-``\xE6`` or ``⟨200D⟩`` is never cut in two.
+``\xe6`` or ``⟨200D⟩`` is never cut in two.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from tui_tok.explore.layout import TokenLayout
 from tui_tok.ui.widgets.palette import N_COLOURS, TOKEN_CLASSES, CachedStyles
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
 from tui_tok.ui.widgets.row_cache import RowCache
-
 
 Flow = tuple[np.ndarray, np.ndarray, int]
 """Label widths, first label of each row (plus the count at the end), and the width they wrap at."""

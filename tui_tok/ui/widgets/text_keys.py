@@ -21,6 +21,7 @@ from textual.geometry import Region
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Input, TextArea
+
 from tui_tok.ui.textual_compat import has_component_styles
 
 TAKEN_BY_APP = frozenset({"f6", "f7"})

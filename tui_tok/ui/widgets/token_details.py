@@ -75,7 +75,9 @@ class TokenDetails(Readout):
         for k, line in enumerate(lines):
             if out:
                 out.append("\n")
-            out.append(label[:label_width].ljust(label_width) if k == 0 else " " * label_width, LABEL_STYLE if k == 0 else None)
+            out.append(
+                label[:label_width].ljust(label_width) if k == 0 else " " * label_width, LABEL_STYLE if k == 0 else None
+            )
             out.append(" ")
             out.append_text(line)
         rendered = console.render_lines(out, console.options.update_width(width), style=style, pad=True)

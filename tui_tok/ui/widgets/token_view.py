@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-
 from rich.segment import Segment as RichSegment
 from rich.style import Style
 from textual import events
@@ -32,7 +31,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui_tok.explore.chunk_marks import ChunkMarks, carry_marks, row_cuts
-from tui_tok.explore.layout_splice import splice_rows
 from tui_tok.explore.display import INVISIBLE, invisible_form, visible_text
 from tui_tok.explore.layout import (
     Rows,
@@ -46,6 +44,7 @@ from tui_tok.explore.layout import (
     token_at,
     wrap_rows,
 )
+from tui_tok.explore.layout_splice import splice_rows
 from tui_tok.ui.widgets.paint_clock import PaintClock
 from tui_tok.ui.widgets.palette import N_COLOURS, TOKEN_CLASSES, CachedStyles
 from tui_tok.ui.widgets.quiet_size import set_virtual_size
@@ -125,7 +124,12 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
             self.cut_marks = carry_marks(self.cut_marks, layout.text)
         edit = layout.edit
         self._rows = rows if rows is not None and self._fits(rows) else None
-        if old_rows is not None and edit is not None and edit.base() is old_layout and old_rows.width == self.wrap_width:
+        if (
+            old_rows is not None
+            and edit is not None
+            and edit.base() is old_layout
+            and old_rows.width == self.wrap_width
+        ):
             # an edit of the layout shown: only the lines around it are wrapped again
             self._rows = splice_rows(old_rows, old_layout, layout, char_a=edit.char_a, char_b_old=edit.char_b_old)
         self._update_size()
@@ -229,7 +233,9 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         hidden = self.hidden_cursor()
         marks = self.cut_marks
         cuts = row_cuts(marks.starts, lay.line_starts, starts, ends) if marks is not None else None
-        for y, (start, end, first, stop) in enumerate(zip(starts.tolist(), ends.tolist(), firsts.tolist(), stops.tolist())):
+        for y, (start, end, first, stop) in enumerate(
+            zip(starts.tolist(), ends.tolist(), firsts.tolist(), stops.tolist())
+        ):
             a, b = first - lo, stop - lo
             keys[y] = RowKey(
                 text[start:end],
@@ -364,7 +370,6 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
             index = token_at(self.token_layout, char - 1)
         if index >= 0 and index != self.cursor:
             self.cursor = index
-
 
 
 def _overlap(hidden: tuple[int, int] | None, start: int, end: int, n_chars: int) -> tuple[int, int] | None:

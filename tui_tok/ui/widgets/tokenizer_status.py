@@ -26,10 +26,12 @@ class TokenizerStatus(Vertical):
         ready = getattr(self.app, "tokenizer", None) is not None
         text = self.query_one("#status-text", Static)
         if error:
-            text.update(Text(
-                f"The tokenizer of this file cannot be built:\n{visible(error, lines=True)}\n\n"
-                "Metadata (F4) and vocabulary (F3) can still be browsed."
-            ))
+            text.update(
+                Text(
+                    f"The tokenizer of this file cannot be built:\n{visible(error, lines=True)}\n\n"
+                    "Metadata (F4) and vocabulary (F3) can still be browsed."
+                )
+            )
         self.set_class(bool(error), "-error")
         self.set_class(ready and not error, "-ready")
         self.set_class(not ready and not error, "-loading")

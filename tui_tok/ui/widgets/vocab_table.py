@@ -23,9 +23,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui_tok.ui.widgets.quiet_size import set_virtual_size
 from tui_tok.explore.vocab_index import BYTE_LEVEL_MODELS, VocabIndex, type_name
 from tui_tok.ui.widgets.paint_clock import PaintClock
+from tui_tok.ui.widgets.quiet_size import set_virtual_size
 
 ID_W, TYPE_W, VALUE_W, BYTES_W = 8, 13, 12, 6
 

@@ -22,9 +22,16 @@ import jinja2
 
 from tui_tok.explore.chat.llama_server import dialect, formats
 from tui_tok.explore.chat.llama_server.caps import Caps, caps_of
-from tui_tok.explore.chat.llama_server.values import LlamaError
 from tui_tok.explore.chat.llama_server.messages import (
-    Msg, fold_system, normalize, parse_arguments, parse_messages, parse_tools, to_json)  # fmt: skip
+    Msg,  # fmt: skip
+    fold_system,
+    normalize,
+    parse_arguments,
+    parse_messages,
+    parse_tools,
+    to_json,
+)
+from tui_tok.explore.chat.llama_server.values import LlamaError
 
 CHATML_TEMPLATE = (
     "{%- for message in messages -%}\n"

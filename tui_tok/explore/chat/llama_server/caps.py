@@ -42,9 +42,14 @@ _TOOLS = [{"name": "tool", "type": "function", "function": {
 def _tool_conversation(args: Any, calls: int = 1) -> list[dict[str, Any]]:
     return [
         {"role": "user", "content": "User message"},
-        {"role": "assistant", "content": "", "tool_calls": [
-            {"id": f"call0000{i + 1}", "type": "function", "function": {"name": "tool1", "arguments": args}}
-            for i in range(calls)]},  # fmt: skip
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": f"call0000{i + 1}", "type": "function", "function": {"name": "tool1", "arguments": args}}
+                for i in range(calls)
+            ],
+        },  # fmt: skip
         {"role": "tool", "content": "Tool response", "tool_call_id": "call00001"},
         {"role": "assistant", "content": "The tool response was 'tool response'"},
         {"role": "user", "content": "User message"},
@@ -69,7 +74,7 @@ def _probe(source: str, messages: list[Any], tools: list[Any] | None = None,
     try:
         output = dialect.render(source, variables)
         return _Probe(True, output, variables)
-    except Exception:  # noqa: BLE001 - llama.cpp ignores every exception of a probe (caps.cpp)
+    except Exception:  # llama.cpp ignores every exception of a probe (caps.cpp)
         return _Probe(False, "", variables)
 
 

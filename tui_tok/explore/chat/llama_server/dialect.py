@@ -38,7 +38,9 @@ from tui_tok.explore.chat.llama_server.operators import add, globals_for_rewrite
 from tui_tok.explore.chat.llama_server.stats import note_op, note_used
 from tui_tok.explore.chat.llama_server.values import LlamaError, as_string, printed, string_filter, tojson, type_name
 
-_STR_METHODS = frozenset("upper lower strip rstrip lstrip title capitalize startswith endswith split rsplit replace format".split())
+_STR_METHODS = frozenset(
+    "upper lower strip rstrip lstrip title capitalize startswith endswith split rsplit replace format".split()
+)
 _LIST_METHODS = frozenset("append pop sort reverse".split())
 _DICT_METHODS = frozenset("get keys values items".split())
 """Python methods that are also llama.cpp builtins of the type (value.cpp ``get_builtins``)."""

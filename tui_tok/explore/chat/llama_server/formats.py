@@ -163,15 +163,26 @@ def _has(*needles: str, without: tuple[str, ...] = ()) -> Callable[[str], bool]:
 
 
 _FAMILIES: list[tuple[Callable[[str], bool], Family]] = [
-    (_has("[SYSTEM_PROMPT]", "[TOOL_CALLS]", "[ARGS]", without=("[CALL_ID]",)),
-     Family("Ministral/Magistral Large 3", "peg-native", _ministral_blocks, ("[THINK]", "[/THINK]"))),
-    (_has("<|channel|>"), Family("GPT-OSS", "peg-native", _copy_thinking(True),
-                                 ("<|channel|>analysis<|message|>", "<|end|><|start|>assistant<|channel|>final<|message|>"),
-                                 "<|start|>assistant")),  # fmt: skip
+    (
+        _has("[SYSTEM_PROMPT]", "[TOOL_CALLS]", "[ARGS]", without=("[CALL_ID]",)),
+        Family("Ministral/Magistral Large 3", "peg-native", _ministral_blocks, ("[THINK]", "[/THINK]")),
+    ),
+    (
+        _has("<|channel|>"),
+        Family(
+            "GPT-OSS",
+            "peg-native",
+            _copy_thinking(True),
+            ("<|channel|>analysis<|message|>", "<|end|><|start|>assistant<|channel|>final<|message|>"),
+            "<|start|>assistant",
+        ),
+    ),  # fmt: skip
     (_has("<atem:function_calls>", "<|eom|>"), Family("Muse Glimmer", "peg-native")),
     (_has(">>>all", ">>>${recipient}"), Family("Functionary v3.2", "peg-native")),
-    (_has("<|tool_calls_section_begin|>", "<|tool_call_begin|>"),
-     Family("Kimi K2 Thinking", "peg-native", gen_prompt="<|im_assistant|>assistant<|im_middle|>")),
+    (
+        _has("<|tool_calls_section_begin|>", "<|tool_call_begin|>"),
+        Family("Kimi K2 Thinking", "peg-native", gen_prompt="<|im_assistant|>assistant<|im_middle|>"),
+    ),
     (_has("<|open|>", "<|close|>", "<|end_of_msg|>"), Family("Kimi K3", "peg-native")),
     (_has("<role>ASSISTANT</role>", "<arg_key>"), Family("Ling 3.0 (Bailing V3)", "peg-native")),
     (_has("<|START_TEXT|>", "<|START_ACTION|>"), Family("Cohere2 MoE", "peg-native")),
@@ -179,12 +190,19 @@ _FAMILIES: list[tuple[Callable[[str], bool], Family]] = [
     (_has("List of tools: [", without=("<|tool_list_start|>",)), Family("LFM2.5", "peg-native", _copy_thinking(False))),
     (_has("<|role_sep|>", "<|message_sep|>", without=("<|function_call|>",)), Family("GigaChatV3", "peg-native")),
     (_has("]<]minimax[>[", "<tool_call>", "<invoke name="), Family("MiniMax-M3", "peg-minimax-m3")),
-    (lambda s: "dsml_token" in s and "DSML" in s and ("function_calls" in s or "tool_calls" in s),
-     Family("DeepSeek V3.2/V4", "peg-native", _deepseek_v4_sort)),
-    (_has("'<|tool_call>call:'"), Family("Gemma4", "peg-gemma4", _gemma4_tool_turns, ("<|channel>thought\n", "<channel|>"))),
+    (
+        lambda s: "dsml_token" in s and "DSML" in s and ("function_calls" in s or "tool_calls" in s),
+        Family("DeepSeek V3.2/V4", "peg-native", _deepseek_v4_sort),
+    ),
+    (
+        _has("'<|tool_call>call:'"),
+        Family("Gemma4", "peg-gemma4", _gemma4_tool_turns, ("<|channel>thought\n", "<channel|>")),
+    ),
     (_has("Tool usage guidelines:", '<function name="', '<param name="'), Family("MiniCPM5", "peg-native")),
-    (_has("<tool_call>", "<function=", "<parameter=", without=("'<tool_call><function=' ~ tool_call.name ~ '>'",)),
-     Family("Qwen3-Coder", "peg-native")),
+    (
+        _has("<tool_call>", "<function=", "<parameter=", without=("'<tool_call><function=' ~ tool_call.name ~ '>'",)),
+        Family("Qwen3-Coder", "peg-native"),
+    ),
 ]
 
 

@@ -56,7 +56,9 @@ def parse_messages(messages: Sequence[Mapping[str, Any]]) -> list[Msg]:
     out: list[Msg] = []
     for message in messages:
         if not isinstance(message, Mapping):
-            raise LlamaError(f"Failed to parse messages: Expected 'message' to be an object, got {dump_compact(message)}")
+            raise LlamaError(
+                f"Failed to parse messages: Expected 'message' to be an object, got {dump_compact(message)}"
+            )
         if "role" not in message:
             raise LlamaError(f"Failed to parse messages: Missing 'role' in message: {dump_compact(message)}")
         msg = Msg(role=_string(message["role"], "role"))
@@ -69,7 +71,9 @@ def parse_messages(messages: Sequence[Mapping[str, Any]]) -> list[Msg]:
                     if not isinstance(part, Mapping) or "type" not in part:
                         raise LlamaError(f"Failed to parse messages: Missing content part type: {dump_compact(part)}")
                     if part["type"] not in ("text", "media_marker"):
-                        raise LlamaError(f"Failed to parse messages: Unsupported content part type: {dump_compact(part['type'])}")
+                        raise LlamaError(
+                            f"Failed to parse messages: Unsupported content part type: {dump_compact(part['type'])}"
+                        )
                     msg.parts.append((part["type"], _string(part.get("text"), "text")))
             elif content is not None:
                 raise LlamaError("Failed to parse messages: Invalid 'content' type: expected string or array, got "
@@ -91,7 +95,11 @@ def parse_messages(messages: Sequence[Mapping[str, Any]]) -> list[Msg]:
         if "content" not in message and "tool_calls" not in message:
             raise LlamaError("Failed to parse messages: Expected 'content' or 'tool_calls' (ref: "
                              "https://github.com/ggml-org/llama.cpp/issues/8367 & https://github.com/ggml-org/llama.cpp/issues/12279)")  # fmt: skip
-        for key, attr in (("reasoning_content", "reasoning_content"), ("name", "tool_name"), ("tool_call_id", "tool_call_id")):
+        for key, attr in (
+            ("reasoning_content", "reasoning_content"),
+            ("name", "tool_name"),
+            ("tool_call_id", "tool_call_id"),
+        ):
             if key in message:
                 setattr(msg, attr, _string(message[key], key))
         out.append(msg)

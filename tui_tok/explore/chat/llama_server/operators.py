@@ -66,10 +66,6 @@ def _for_iterable(value: Any, pairs: bool) -> Any:
     raise LlamaError(f"Expected iterable or object type in for loop: got {_type(value)}")
 
 
-
-
-
-
 def concat(*values: Any) -> str:
     """``a ~ b ~ c``, left to right."""
     acc = values[0]
@@ -133,7 +129,9 @@ class _Rewrite(NodeTransformer):
         self.generic_visit(node)
         if len(node.ops) != 1 or node.ops[0].op not in ("in", "notin"):
             return node
-        call = nodes.Call(nodes.Name("llama_in", "load"), [node.expr, node.ops[0].expr], [], None, None, lineno=node.lineno)
+        call = nodes.Call(
+            nodes.Name("llama_in", "load"), [node.expr, node.ops[0].expr], [], None, None, lineno=node.lineno
+        )
         return nodes.Not(call, lineno=node.lineno) if node.ops[0].op == "notin" else call
 
 

@@ -72,9 +72,17 @@ def render_llama_server(
 
 
 def llama_server_renderer(
-    template: str | None, messages: Sequence[Mapping[str, Any]], tool_use_template: str | None,
-    tools: Sequence[Any] | None, bos: str, eos: str, add_bos: bool, add_eos: bool, add_generation_prompt: bool,
-    kwargs: Mapping[str, object] | None, request: LlamaServerRequest | None,
+    template: str | None,
+    messages: Sequence[Mapping[str, Any]],
+    tool_use_template: str | None,
+    tools: Sequence[Any] | None,
+    bos: str,
+    eos: str,
+    add_bos: bool,
+    add_eos: bool,
+    add_generation_prompt: bool,
+    kwargs: Mapping[str, object] | None,
+    request: LlamaServerRequest | None,
 ) -> tuple[Callable[[Sequence[Mapping[str, Any]], bool], str], LlamaServerRender]:
     """For ``prompt.chat_prompt``: a render function of (messages, add_generation_prompt) for the
     prefix renders (nothing continued), and the render of ``messages`` (prompt, format name, dropped BOS/EOS). ``kwargs`` are added to the

@@ -165,5 +165,3 @@ def type_name(value: Any) -> str:
     if isinstance(value, Mapping):
         return "Object"
     return "None" if value is None else "Undefined"
-
-
