@@ -461,7 +461,9 @@ def _freeze_heap() -> None:
     A full collection walks every tracked object: with a loaded vocabulary it came every few
     dozen keystrokes and was the slowest keystroke. The vocabulary and index live
     as long as the app, so freezing them loses nothing; later garbage is collected as usual.
+    What an earlier freeze kept (the model before a switch) goes back to the collector first.
     """
+    gc.unfreeze()
     gc.collect()
     gc.freeze()
 
