@@ -19,11 +19,19 @@ def _own_settings_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
 
 
+_TESTS_PER_COLLECTION = 8
+_ran = [0]
+
+
 @pytest.fixture(autouse=True)
 def _unfreeze_the_heap() -> Iterator[None]:
     """The app freezes what is alive once its views are built (``app._freeze_heap``: the collector
-    then skips it); a test's app is gone after the test, so its objects go back to the collector.
-    Without this, every app of the run stayed in memory (a test worker reached 12 GB)."""
+    then skips it); the apps of finished tests go back to the collector every few tests (a full
+    collection after every test made the UI tests half again as slow), and what survives is
+    frozen again. Without this, every app of the run stayed in memory (a worker reached 12 GB)."""
     yield
-    gc.unfreeze()
-    gc.collect()
+    _ran[0] += 1
+    if _ran[0] % _TESTS_PER_COLLECTION == 0:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()

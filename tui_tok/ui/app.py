@@ -461,9 +461,7 @@ def _freeze_heap() -> None:
     A full collection walks every tracked object: with a loaded vocabulary it came every few
     dozen keystrokes and was the slowest keystroke. The vocabulary and index live
     as long as the app, so freezing them loses nothing; later garbage is collected as usual.
-    What an earlier freeze kept (the model before a switch) goes back to the collector first.
     """
-    gc.unfreeze()
     gc.collect()
     gc.freeze()
 
@@ -494,6 +492,7 @@ def run_app(opening: Opening, *, session: SessionState | None = None) -> int:
     if app.load_error is not None:
         raise app.load_error
     while app.relaunch is not None:  # "Open model…" / "Compare with…": the same state on the new file(s)
+        gc.unfreeze()  # the model left behind was frozen (``_freeze_heap``): back to the collector
         app = relaunched_app(app.relaunch)
         result = app.run()
     return int(result or 0)
