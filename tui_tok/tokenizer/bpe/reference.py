@@ -57,7 +57,7 @@ from typing import NamedTuple
 
 from tui_tok.tokenizer.bpe.models import encode_hybriddna, encode_whitespace
 from tui_tok.tokenizer.core.byte_level import byte_encode
-from tui_tok.tokenizer.core.spans import utf8_len
+from tui_tok.tokenizer.core.spans import utf8_symbols
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.pretokenize.offsets import decode
@@ -172,15 +172,8 @@ class ReferenceEncoder:
         if self.spec.pre_type == "GEMMA4" and not word.strip(b"\n") and _text(word) in t2id:
             return [word], [word], "gemma4: a newline run that is a token"
         # llm_symbol: start offset (never moves), size n, prev, next
-        starts: list[int] = []
-        offset = 0
-        while offset < len(word):
-            starts.append(offset)
-            offset += min(utf8_len(word[offset]), len(word) - offset)
+        starts, size, prev, nxt = utf8_symbols(word)
         n = len(starts)
-        size = [b - a for a, b in zip(starts, starts[1:] + [len(word)])]
-        prev = list(range(-1, n - 1))
-        nxt = list(range(1, n)) + [-1]
         initial = [word[a : a + k] for a, k in zip(starts, size)]
         ranks = self.bpe_ranks()
         queue: list[tuple[int, int, int, bytes]] = []  # (rank, left, right, text): lowest rank, then left

@@ -33,6 +33,24 @@ def utf8_len(lead: int) -> int:
     return (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4)[lead >> 4]
 
 
+def utf8_symbols(data: bytes) -> tuple[list[int], list[int], list[int], list[int]]:
+    """llama.cpp's initial ``llm_symbol`` list of a BPE word or SPM text (llama-vocab.cpp: one
+    symbol per UTF-8 character, cut by ``unicode_len_utf8`` and clipped at the end): each symbol's
+    start offset (never moves), its size, prev and next index (-1 at either end).
+
+    >>> utf8_symbols("aé".encode())
+    ([0, 1], [1, 2], [-1, 0], [1, -1])
+    """
+    starts: list[int] = []
+    offset = 0
+    while offset < len(data):
+        starts.append(offset)
+        offset += min(utf8_len(data[offset]), len(data) - offset)
+    n = len(starts)
+    size = [b - a for a, b in zip(starts, starts[1:] + [len(data)])]
+    return starts, size, list(range(-1, n - 1)), list(range(1, n)) + [-1]
+
+
 def utf8_lens(cps: np.ndarray) -> np.ndarray:
     """UTF-8 length of each code point (1-4; no range check)."""
     return 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)

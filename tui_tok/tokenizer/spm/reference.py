@@ -43,7 +43,7 @@ import heapq
 from collections.abc import Callable
 
 from tui_tok.errors import TokenizeError
-from tui_tok.tokenizer.core.spans import utf8_len
+from tui_tok.tokenizer.core.spans import utf8_symbols
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
 
@@ -100,15 +100,8 @@ class ReferenceEncoder:
         if not esc:
             return []
         # llm_symbol: start offset (never moves), size n, prev, next (V:120-132)
-        starts: list[int] = []
-        offset = 0
-        while offset < len(esc):
-            starts.append(offset)
-            offset += min(utf8_len(esc[offset]), len(esc) - offset)
+        starts, size, prev, nxt = utf8_symbols(esc)
         n = len(starts)
-        size = [b - a for a, b in zip(starts, starts[1:] + [len(esc)])]
-        prev = list(range(-1, n - 1))
-        nxt = list(range(1, n)) + [-1]
         initial = [esc[a : a + k] for a, k in zip(starts, size)]
         queue: list[tuple[float, int, int, int]] = []  # (-score, left, right, size): highest score, then left
         rev_merge: dict[bytes, tuple[int, int]] = {}
