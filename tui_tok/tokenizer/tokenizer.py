@@ -36,8 +36,7 @@ sets the default.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import repeat
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
@@ -48,10 +47,10 @@ from tui_tok.tokenizer.core.encoder import Encoder, Fragments, Wrapped
 from tui_tok.tokenizer.core.gc_pause import gc_paused
 from tui_tok.tokenizer.core.paths import Paths, PathsMode, paths_for
 from tui_tok.tokenizer.core.stream import StreamDecoder
+from tui_tok.tokenizer.core.tokens import Tokens
 from tui_tok.tokenizer.core.types import (
     Piece,
     PieceArrays,
-    Token,
     TokenAttr,
     TokenKind,
     VocabType,
@@ -73,7 +72,6 @@ ENCODERS: dict[VocabType, tuple[str, str]] = {
 ``ReferenceEncoder`` in ``reference.py`` beside that module."""
 R = TypeVar("R")
 
-_new_tuple = tuple.__new__
 _CONTROL = int(TokenAttr.CONTROL)
 _UNKNOWN = int(TokenAttr.UNKNOWN)
 _USER_DEFINED = int(TokenAttr.USER_DEFINED)
@@ -205,31 +203,24 @@ class Tokenizer:
                     out += next(encoded)
             return out
 
-    def tokenize(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> list[Token]:
-        """Tokens with byte spans into the UTF-8 input and a display kind.
+    def tokenize(self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False) -> Tokens:
+        """Tokens with byte spans into the UTF-8 input and a display kind: an immutable sequence of
+        ``Token`` kept as columns (``core/tokens.py``), each ``Token`` built when it is read; its
+        ``ids``, ``starts`` and ``ends`` are ``tokenize_arrays``' arrays.
 
         Added BOS/EOS/SEP have empty spans (at 0 and at the end). Whitespace that an
         LSTRIP/RSTRIP special token swallowed belongs to no token.
         """
-        data = _as_bytes(text)
-        with gc_paused(len(data)):
-            columns: tuple[Sequence[int], ...]
-            if self.encoder.TOKENIZE_FROM_ARRAYS:  # no tuple per piece on the way
-                columns = _lists(self.tokenize_arrays(data, add_special=add_special, parse_special=parse_special))
-            else:
-                pieces = self._encode(data, add_special, parse_special)
-                columns = tuple(zip(*pieces)) if pieces else ((), (), ())
-            ids, starts, ends = columns
-            rows = zip(ids, starts, ends, map(self._kind_table().__getitem__, ids))
-            return list(map(_new_tuple, repeat(Token), rows))  # Token(*row) without a Python-level call
+        return Tokens(
+            *self.tokenize_arrays(text, add_special=add_special, parse_special=parse_special), self._kind_table()
+        )
 
     def tokenize_arrays(
         self, text: str | bytes, *, add_special: bool = True, parse_special: bool = False
     ) -> PieceArrays:
-        """``tokenize`` as three int64 arrays: ids, byte starts, byte ends (kinds: ``token_kinds``).
-
-        No object per token: a 10 MB text has ~3M tokens, which as ``Token`` tuples cost
-        hundreds of MB and keep the garbage collector busy. Encoders that override
+        """``tokenize``'s columns as three new (writable) int64 arrays: ids, byte starts, byte ends
+        (kinds: ``token_kinds``). No object per token: a 10 MB text has ~3M tokens, which as
+        ``Token`` tuples cost hundreds of MB and keep the garbage collector busy. Encoders that override
         ``encode_fragments_arrays`` (BPE, WPM, RWKV) give columns directly.
         """
         data = _as_bytes(text)
@@ -274,23 +265,6 @@ class Tokenizer:
         if v.type is VocabType.WPM:
             return add_special, False, add_special
         return False, False, False
-
-    def _encode(self, data: bytes, add_special: bool, parse_special: bool) -> list[Piece]:
-        enc = self.encoder
-        out: list[Piece] = []
-        parts = self.fragments(data, add_special=add_special, parse_special=parse_special)
-        encoded = _raw_results(data, parts, enc.encode_fragments, enc.encode_fragment)
-        for start, end, token, _ in parts:
-            if token != RAW:
-                out.append((token, start, end))
-                continue
-            pieces = next(encoded)
-            if start and pieces:
-                ids, starts, ends = zip(*pieces)
-                out.extend(zip(ids, map(start.__add__, starts), map(start.__add__, ends)))
-            else:
-                out.extend(pieces)
-        return out
 
     # --- decoding -----------------------------------------------------------------------------
 
@@ -393,16 +367,6 @@ def _as_bytes(text: str | bytes) -> bytes:
         return b"".join(
             c.encode("utf-8", "surrogateescape" if 0xDC80 <= ord(c) <= 0xDCFF else "surrogatepass") for c in text
         )
-
-
-def _lists(columns: PieceArrays) -> tuple[list[int], list[int], list[int]]:
-    """The columns as lists; where the spans tile (each start the previous end), the starts
-    share the ends' int objects (one new int per token fewer)."""
-    ids, starts, ends = columns
-    end_list = ends.tolist()
-    if len(starts) and np.array_equal(starts[1:], ends[:-1]):
-        return ids.tolist(), [int(starts[0]), *end_list[:-1]], end_list
-    return ids.tolist(), starts.tolist(), end_list
 
 
 def _one(token_id: int, start: int, end: int) -> PieceArrays:

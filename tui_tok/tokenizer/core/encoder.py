@@ -29,10 +29,6 @@ Fragments = list[tuple[bytes, bool]]
 class Encoder:
     """Base of every family's encoder (and of the wrapped references)."""
 
-    TOKENIZE_FROM_ARRAYS: ClassVar[bool] = False
-    """True when ``Tokenizer.tokenize`` should build its tokens from ``encode_fragments_arrays``'
-    columns (an encoder whose arrays are cheaper than a tuple per piece from ``encode_fragment``;
-    same tokens)."""
     FRESH_IDS: ClassVar[bool] = False
     """True when ``encode_fragment_ids`` returns a new list on every call (never one it keeps,
     e.g. in a cache): ``Tokenizer.encode`` then hands a one-fragment text's list to the caller

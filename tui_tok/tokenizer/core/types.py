@@ -72,7 +72,8 @@ class Token(NamedTuple):
     are in order; for lossless tokenizers (BPE, SPM, RWKV) they tile the input.
 
     A named tuple (immutable, ``Token(id=..., start=..., end=..., kind=...)``) rather than a
-    dataclass so that ``Tokenizer.tokenize`` can build 100k of them with C-level loops.
+    dataclass so that ``Tokens`` (``core/tokens.py``, what ``Tokenizer.tokenize`` returns) can
+    build them at C level as they are read: a text's tokens are kept as columns, not as these.
     """
 
     id: int
