@@ -9,8 +9,10 @@ llama.cpp's is loaded by ``import llama_cpp``; ours by importing every encoder m
   multilingual), add_special and parse_special off;
 - "total": what a one-shot user of ``load_tokenizer`` or the CLI waits for: load, the short
   warm-up encode, the corpus encode, no ``prepare()`` call, all timed;
-- with ``--spans``, "arrays" and "tokens": as "prepared" but ``tokenize_arrays`` / ``tokenize``
-  (byte spans, what the explorer asks) instead of ``encode``, over llama.cpp's encode time.
+- with ``--spans``, "arrays", "tokens" and "+iter": as "prepared" but ``tokenize_arrays`` (three
+  columns, what the explorer asks) / ``tokenize`` (a ``Tokens`` sequence: the same columns, each
+  ``Token`` built when read) / ``tokenize`` and a loop over every ``Token`` of it (what a caller that
+  reads them all pays) instead of ``encode``, over llama.cpp's encode time.
 
 llama.cpp does load + warm-up + encode through llama-cpp-python (``llama_model_load_from_file``
 with ``vocab_only``, then the C call ``llama_tokenize``, its encode timed alone), in its own
@@ -82,10 +84,14 @@ if mode == "arrays":
     out = tok.tokenize_arrays(text, add_special=False, parse_special=False)
 elif mode == "tokens":
     out = tok.tokenize(text, add_special=False, parse_special=False)
+elif mode == "iterate":
+    out = tok.tokenize(text, add_special=False, parse_special=False)
+    for _token in out:
+        pass
 else:
     out = tok.encode(text, add_special=False, parse_special=False)
 t2 = clock()
-ids = out[0].tolist() if mode == "arrays" else [t[0] for t in out] if mode == "tokens" else out
+ids = out[0].tolist() if mode == "arrays" else out.ids.tolist() if mode in ("tokens", "iterate") else out
 digest = hashlib.sha256(b"".join(i.to_bytes(4, "little") for i in ids)).hexdigest()
 json.dump({"ready": t1 - t0, "encode": t2 - t1, "n": len(ids), "ids": digest}, sys.stdout)
 """
@@ -151,7 +157,11 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks families", description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", help="these vocabs only (names of the table, or of ../shared/vocabs)")
     parser.add_argument("--all", action="store_true", help="every vocabulary of ../shared/vocabs, then the others")
-    parser.add_argument("--spans", action="store_true", help="also time tokenize_arrays and tokenize (byte spans)")
+    parser.add_argument(
+        "--spans",
+        action="store_true",
+        help="also time tokenize_arrays, tokenize, and tokenize + a loop over every Token",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="rounds per vocab (median printed)")
     parser.add_argument("--size", type=int, default=558_000, help="corpus size in bytes")
     parser.add_argument("--llama-python", help="a Python with llama-cpp-python installed (the peer)")
@@ -171,7 +181,7 @@ def main(argv: list[str]) -> int:
     from benchmarks.cjk_text import cjk_text
     from benchmarks.corpus import build_corpus
 
-    modes = ["prepared", "total"] + (["arrays", "tokens"] if args.spans else [])
+    modes = ["prepared", "total"] + (["arrays", "tokens", "iterate"] if args.spans else [])
     text = build_corpus(args.size)
     print(
         f"corpus: {len(text.encode()):,} bytes; {args.repeat} rounds, fresh processes, {'fastest' if args.best else 'medians'}, "
@@ -180,7 +190,7 @@ def main(argv: list[str]) -> int:
     )
     head = f"{'vocab':18} {'family':18} {'ours s':>7} {'llama s':>7} {'prep':>5} {'ours tot':>8} {'llama tot':>9} {'total':>5}"
     if args.spans:
-        head += f" {'arrays':>6} {'tokens':>6}"
+        head += f" {'arrays':>6} {'tokens':>6} {'+iter':>6}"
     print(head + "  ids")
     with tempfile.TemporaryDirectory() as tmp:
         mixed_file = Path(tmp) / "corpus.txt"
@@ -218,7 +228,9 @@ def main(argv: list[str]) -> int:
             p, p_total = med(peer, "encode", args.best), med(peer, "total", args.best)
             line = f"{name:18} {family:18} {o:7.3f} {p:7.3f} {o / p:5.2f} {o_total:8.3f} {p_total:9.3f} {o_total / p_total:5.2f}"
             if args.spans:
-                line += f" {med(ours['arrays'], 'encode', args.best) / p:6.2f} {med(ours['tokens'], 'encode', args.best) / p:6.2f}"
+                line += "".join(
+                    f" {med(ours[m], 'encode', args.best) / p:6.2f}" for m in ("arrays", "tokens", "iterate")
+                )
             digests = {(r["n"], r["ids"]) for runs in ours.values() for r in runs} | {(peer[0]["n"], peer[0]["ids"])}
             print(line + ("  equal" if len(digests) == 1 else "  DIFFER"), flush=True)
     return 0

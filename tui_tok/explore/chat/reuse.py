@@ -124,7 +124,7 @@ def slot_after(tokenizer: Tokenizer, asked: ChatPrompt, answered: ChatPrompt) ->
     if not answered.text.startswith(asked.text):
         return answered.text, answered.ids
     answer = answered.text[len(asked.text) :]
-    ids = asked.ids + [t.id for t in tokenizer.tokenize(answer, add_special=False, parse_special=True)]
+    ids = asked.ids + tokenizer.encode(answer, add_special=False, parse_special=True)
     return asked.text + answer, ids
 
 

@@ -146,11 +146,12 @@ def tokens_of(tok: Any, text: bytes, *, add_special: bool = True, parse_special:
     """``tok`` (a ``Tokenizer``) run on ``text``, each token with its span and piece."""
     pieces: dict[int, bytes] = {}
     out = []
-    for t in tok.tokenize(text, add_special=add_special, parse_special=parse_special):
-        piece = pieces.get(t.id)
+    tokens = tok.tokenize(text, add_special=add_special, parse_special=parse_special)
+    for tid, start, end in zip(tokens.ids.tolist(), tokens.starts.tolist(), tokens.ends.tolist()):  # no Token each
+        piece = pieces.get(tid)
         if piece is None:
-            piece = pieces[t.id] = tok.token_to_piece(t.id, special=True)
-        out.append(DiffToken(t.id, t.start, t.end, piece))
+            piece = pieces[tid] = tok.token_to_piece(tid, special=True)
+        out.append(DiffToken(tid, start, end, piece))
     return tuple(out)
 
 
