@@ -142,7 +142,7 @@ def test_a_pickle_holds_the_kinds_of_its_ids_only(load_cached) -> None:
     blob = pickle.dumps(tokens)
     assert len(blob) < 2_000
     back = pickle.loads(blob)
-    assert back == tokens and back[0].kind is TokenKind.SPECIAL and back[1:] == tokens[1:]
+    assert isinstance(back, Tokens) and back == tokens and back[0].kind is TokenKind.SPECIAL and back[1:] == tokens[1:]
 
 
 def test_one_tokens_read_by_many_threads(load_cached) -> None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["Tokenizer", "StreamDecoder", "Vocab", "vocab_from_metadata", "Token", "TokenKind", "TokenAttr",
+__all__ = ["Tokenizer", "StreamDecoder", "Vocab", "vocab_from_metadata", "Token", "Tokens", "TokenKind", "TokenAttr",
            "TokenType", "VocabType"]  # fmt: skip
 
 if TYPE_CHECKING:
     from tui_tok.tokenizer.core.stream import StreamDecoder
+    from tui_tok.tokenizer.core.tokens import Tokens
     from tui_tok.tokenizer.core.types import Token, TokenAttr, TokenKind, TokenType, VocabType
     from tui_tok.tokenizer.core.vocab import Vocab, vocab_from_metadata
     from tui_tok.tokenizer.tokenizer import Tokenizer
@@ -26,6 +27,7 @@ _WHERE = {
     "Vocab": "tui_tok.tokenizer.core.vocab",
     "vocab_from_metadata": "tui_tok.tokenizer.core.vocab",
     "Token": "tui_tok.tokenizer.core.types",
+    "Tokens": "tui_tok.tokenizer.core.tokens",
     "TokenKind": "tui_tok.tokenizer.core.types",
     "TokenAttr": "tui_tok.tokenizer.core.types",
     "TokenType": "tui_tok.tokenizer.core.types",
