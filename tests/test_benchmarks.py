@@ -25,7 +25,7 @@ TINY_RUNS = {
     "encode": ["--size", "0.01", "--repeat", "1", "--only", "gpt-2", "phi-3"],
     "explain": [str(ROOT / "assets" / "ggml-vocab-gpt-2.gguf"), "--size", "200", "--repeat", "1"],
     "fix": ["--size-gb", "0.01", "--no-dense"],
-    "families": ["--only", "bert-bge", "rwkv-world", "--repeat", "1", "--size", "2000"],
+    "families": ["--only", "bert-bge", "rwkv-world", "--repeat", "1", "--size", "2000", "--spans"],
     "gguf_read": ["--no-peer", "--repeat", "1", "--only", "gpt-2"],
     "lint": ["--repeat", "1", "--only", "gpt-2"],
     "huge_word": ["--no-peer", "--size", "0.003", "--only", "qwen3-vocab", "phi-3", "--kinds", "spaces"],
