@@ -1,5 +1,6 @@
-"""``Tokenizer.tokenize_arrays`` and ``tokenize_arrays_pieces`` give ``tokenize``'s ids and spans,
-on every available vocab, for any text and with pieces cut every few characters."""
+"""``Tokenizer.tokenize_arrays`` and ``tokenize_arrays_pieces`` (the columns ``tokenize`` is made of)
+give the ids and spans of the pieces path (each fragment's ``encode_fragment``), on every available
+vocab, for any text and with pieces cut every few characters."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from support import VocabFile, vocab_files
 from tui_tok.errors import TokenizeError
 from tui_tok.samples import DEFAULT_SAMPLE
-from tui_tok.tokenizer.tokenizer import concat_arrays
+from tui_tok.tokenizer.special.partition import RAW
+from tui_tok.tokenizer.tokenizer import as_bytes, concat_arrays
 
 VOCABS = list(vocab_files())
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -21,17 +23,33 @@ LINES = st.lists(
 TEXT = st.one_of(st.text(max_size=60), LINES)
 
 
-def columns(tokens):  # type: ignore[no-untyped-def]
-    return [t.id for t in tokens], [t.start for t in tokens], [t.end for t in tokens]
+def columns(tok, text: str, add: bool, parse: bool) -> tuple[list[int], list[int], list[int]]:  # type: ignore[no-untyped-def]
+    """The pieces path, independent of the columns: the special tokens of ``fragments`` and each raw
+    fragment's ``encode_fragment`` shifted to its place."""
+    data = as_bytes(text)
+    ids: list[int] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for start, end, token, after in tok.fragments(data, add_special=add, parse_special=parse):
+        pieces = (
+            [(token, 0, end - start)]
+            if token != RAW
+            else tok.encoder.encode_fragment(data[start:end], after_special=after)
+        )
+        for tid, s, e in pieces:
+            ids.append(tid)
+            starts.append(start + s)
+            ends.append(start + e)
+    return ids, starts, ends
 
 
 @pytest.mark.parametrize("vf", VOCABS, ids=[v.name for v in VOCABS])
 @SETTINGS
 @given(text=TEXT, add=st.booleans(), parse=st.booleans(), piece=st.integers(1, 12))
-def test_arrays_equal_tokenize(load_cached, vf: VocabFile, text: str, add: bool, parse: bool, piece: int) -> None:
+def test_arrays_equal_the_pieces_path(load_cached, vf: VocabFile, text: str, add: bool, parse: bool, piece: int) -> None:
     tok = load_cached(vf.path)
     try:
-        expected = columns(tok.tokenize(text, add_special=add, parse_special=parse))
+        expected = columns(tok, text, add, parse)
     except TokenizeError:
         with pytest.raises(TokenizeError):
             tok.tokenize_arrays(text, add_special=add, parse_special=parse)
