@@ -135,7 +135,7 @@ class Tokens(Sequence[Token]):
     def tolist(self) -> list[Token]:
         """Every ``Token``, in a new list (the cyclic collector paused while a long one is built:
         ``core/gc_pause.py``)."""
-        with gc_paused(len(self._ids) * 4):
+        with gc_paused(len(self._ids) * 4):  # ~4 bytes of text a token: what the pause is sized on
             ids = self._ids.tolist()
             rows = zip(ids, self._starts.tolist(), self._ends.tolist(), map(self._kinds.__getitem__, ids))
             return list(map(_new_tuple, repeat(Token), rows))
