@@ -46,7 +46,9 @@ def columns(tok, text: str, add: bool, parse: bool) -> tuple[list[int], list[int
 @pytest.mark.parametrize("vf", VOCABS, ids=[v.name for v in VOCABS])
 @SETTINGS
 @given(text=TEXT, add=st.booleans(), parse=st.booleans(), piece=st.integers(1, 12))
-def test_arrays_equal_the_pieces_path(load_cached, vf: VocabFile, text: str, add: bool, parse: bool, piece: int) -> None:
+def test_arrays_equal_the_pieces_path(
+    load_cached, vf: VocabFile, text: str, add: bool, parse: bool, piece: int
+) -> None:
     tok = load_cached(vf.path)
     try:
         expected = columns(tok, text, add, parse)
