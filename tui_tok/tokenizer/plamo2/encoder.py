@@ -40,7 +40,7 @@ from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.spans import decode_with_offsets, expand_pieces
 from tui_tok.tokenizer.core.types import Piece, TokenAttr
 from tui_tok.tokenizer.core.vocab import Vocab
-from tui_tok.tokenizer.plamo2.reference import INVALID_SCORE, UNKNOWN_SCORE, byte_pieces, byte_table, int_score
+from tui_tok.tokenizer.plamo2.reference import INVALID_SCORE, UNKNOWN_SCORE, byte_table, int_score, path_pieces
 from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, cpt_to_utf8
 
 __all__ = ["INVALID_SCORE", "UNKNOWN_SCORE", "Plamo2Encoder", "byte_table", "int_score"]
@@ -145,8 +145,7 @@ class Plamo2Encoder(Encoder):
         root = self._trie()
         cost = [_INF] * (n + 1)
         cost[n] = 0
-        step_len = [0] * (n + 1)
-        step_id = [-1] * (n + 1)
+        path = [(0, -1, 0)] * (n + 1)  # (length, token id or -1, score) of the step from i
         for i in range(n - 1, -1, -1):
             matches: list[tuple[int, int, int]] = []  # (length, id, score), shortest first
             node = root.get(cps[i])
@@ -160,36 +159,18 @@ class Plamo2Encoder(Encoder):
                 node = node.get(cps[j])
                 j += 1
             best = _INF
-            blen = 0
-            bid = -1
-            stopped = False
-            for length, tid, score in reversed(matches):
+            step = (0, -1, 0)
+            for match in reversed(matches):
+                length, _, score = match
                 c = cost[i + length] - score
                 if c < best:
-                    best, blen, bid = c, length, tid
+                    best, step = c, match
                 if score == UNKNOWN_SCORE:
-                    stopped = True
                     break
-            if not stopped:
+            else:
                 c = cost[i + 1] - UNKNOWN_SCORE
                 if c < best:
-                    best, blen, bid = c, 1, -1
+                    best, step = c, (1, -1, UNKNOWN_SCORE)
             cost[i] = best
-            step_len[i] = blen
-            step_id[i] = bid
-        return self._backtrack(cps, offsets, step_len, step_id)
-
-    def _backtrack(self, cps: list[int], offsets: list[int], step_len: list[int], step_id: list[int]) -> list[Piece]:
-        out: list[Piece] = []
-        n = len(cps)
-        pos = 0
-        while pos < n:
-            length = step_len[pos]
-            tid = step_id[pos]
-            start, end = offsets[pos], offsets[pos + length]
-            if tid >= 0:
-                out.append((tid, start, end))
-            else:
-                out.extend(byte_pieces(self.bytes, cps[pos], start, end))
-            pos += length
-        return out
+            path[i] = step
+        return path_pieces(self.bytes, cps, offsets, path, None)
