@@ -12,7 +12,7 @@ Hook (for ``explain``): ``on_chunk(token_id, start, end, hash)`` per chunk.
 >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 >>> v = vocab_from_metadata({"tokenizer.ggml.model": "test", "tokenizer.ggml.tokens": ["a", "b", "c"]})
 >>> ReferenceEncoder(v).encode_fragment(b"hello!", after_special=True)
-[(0, 0, 5), (0, 5, 6)]
+[(1, 0, 5), (0, 5, 6)]
 """
 
 from __future__ import annotations
