@@ -86,7 +86,7 @@ _WORD = st.text(alphabet=st.sampled_from(list("abcxyzXYZ0189éÉöñ中日한\u0
 
 
 def _batched(enc: WpmEncoder, words: list[str]) -> list[tuple[int, ...]]:
-    """``_distinct_ids`` of ``words`` (as valid UTF-8 bytes), split back per word."""
+    """``distinct_ids`` of ``words`` (as valid UTF-8 bytes), split back per word."""
     table = enc._token_table()
     assert table is not None
     flat, sizes = enc.distinct_ids(table, [w.encode() for w in words])
