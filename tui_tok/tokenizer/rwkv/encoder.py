@@ -1,14 +1,6 @@
-r"""RWKV "world" tokenizer as llama.cpp runs it: escaped token texts, greedy longest match.
-
-llama.cpp (llama-vocab.cpp:1258-1365) stores RWKV tokens as escaped
-text and unescapes them at load (``unescape_token``). Every token, CONTROL ones included, goes
-into one byte trie (a later id with the same bytes wins). Encoding takes, from each offset, the
-longest token that is a prefix of the rest; a byte that starts no token at all becomes the unk
-id (-1 = NULL unless the file sets one) and consumes one byte.
-
-llama.cpp has one more case, which never arises with a vocab holding all 256 single bytes: if
-the byte starts some token's path but no token is a prefix of the text there, it emits id 0 and
-restarts *from offset 0*, looping forever. We raise ``TokenizeError`` instead.
+r"""RWKV "world" tokenizer as llama.cpp runs it (``rwkv/reference.py`` states the algorithm: greedy
+longest match in a trie of the unescaped tokens, the unk id for a byte no token starts, and
+``TokenizeError`` where llama.cpp would loop forever): fast paths.
 
 The longest match is found without a trie: a token of 3 bytes or more that is a prefix of the
 text begins with the text's first 3 bytes, so the longest one is at most the longest token with
@@ -17,9 +9,8 @@ the token dict. Same answer as the trie; no trie to build at load. ``encode`` (i
 looks every chunk up whole at once and matches the distinct others together in numpy
 (``rwkv/greedy.py``). The escaped texts are decoded in bulk (``rwkv/unescape.py``).
 
-Every path here is equal to ``rwkv/reference.py``, the algorithm written once as llama.cpp runs
-it (``tests/tokenizer/test_reference.py``). Does not split special tokens or add BOS/EOS (RWKV
-never adds them): see ``tokenizer.py``.
+Every path here is equal to ``rwkv/reference.py`` (``tests/tokenizer/test_reference.py``). Does
+not split special tokens or add BOS/EOS (RWKV never adds them): see ``tokenizer.py``.
 
 >>> unescape_token(r"\x41\n\\")
 b'A\n\\'
