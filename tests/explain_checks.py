@@ -65,6 +65,8 @@ def check_trace(tok: Tokenizer, expl: Explanation) -> None:
         _check_ugm_trace(tok, expl)
     if family in ("wpm", "rwkv"):
         _check_match_trace(tok, expl)
+    if family in ("plamo2", "test"):
+        _check_step_trace(tok, expl)
     if family not in ("bpe", "spm") or tok.vocab.model in ("hybriddna", "whitespace"):
         return
     ref = reference(tok.vocab)
@@ -140,6 +142,29 @@ def _check_match_trace(tok: Tokenizer, expl: Explanation) -> None:
             on_unknown=lambda at: words[-1].__setitem__(slice(None), [("unknown", tok.vocab.unk_id, at)]),
         )  # fmt: skip
         assert shown == words
+
+
+def _check_step_trace(tok: Tokenizer, expl: Explanation) -> None:
+    """PLaMo2: the steps shown are the reference's best path (``on_step``), in order, a token as
+    ``piece`` with its integer score and an unknown code point as ``bytes``; TEST: one ``hash``
+    step per chunk (``on_chunk``). Offsets are the fragment's plus its start."""
+    ref = reference(tok.vocab)
+    for frag in expl.fragments:
+        if frag.special or not frag.chunks:
+            continue
+        raw = expl.text[frag.start : frag.end]
+        seen: list[tuple] = []
+        if expl.family == "plamo2":
+            ref.encode_fragment(raw, after_special=True, on_step=lambda t, ids, a, b, score: seen.append(
+                ("bytes", ids, a, b, 0.0) if t < 0 else ("piece", (t,), a, b, float(score))))  # fmt: skip
+        else:
+            ref.encode_fragment(
+                raw, after_special=True, on_chunk=lambda t, a, b, _: seen.append(("hash", (t,), a, b, 0.0))
+            )
+        steps = [s for c in frag.chunks for s in c.steps]
+        shown = [(s.kind, s.ids or (s.id,), s.start - frag.start, s.end - frag.start, s.score) for s in steps]
+        assert shown == seen
+        assert [i for _, ids, _, _, _ in seen for i in ids] == list(frag.ids)
 
 
 def _merges(c: Chunk) -> list[tuple]:

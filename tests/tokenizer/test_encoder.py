@@ -17,7 +17,6 @@ import pytest
 from support import ASSETS
 from tui_tok.explore.lint import tables as lint_tables
 from tui_tok.loader import load_tokenizer
-from tui_tok.tokenizer import tokenizer as tokenizer_module
 from tui_tok.tokenizer.core.encoder import Encoder
 from tui_tok.tokenizer.core.paths import MODES
 from tui_tok.tokenizer.core.types import VocabType
@@ -84,7 +83,9 @@ def test_overrides_equal_the_defaults(plamo2_path: Path, mode: str) -> None:
 
 def test_a_minimal_encoder_serves_every_call() -> None:
     """An encoder with ``encode_fragment`` only (TEST's) serves encode, tokenize and the arrays."""
-    assert all(getattr(tokenizer_module.TestEncoder, m) is getattr(Encoder, m) for m in OPTIONAL)
+    from tui_tok.tokenizer.test.reference import ReferenceEncoder
+
+    assert all(getattr(ReferenceEncoder, m) is getattr(Encoder, m) for m in OPTIONAL)
     tok = Tokenizer.from_metadata(
         {"tokenizer.ggml.model": "test", "tokenizer.ggml.tokens": [f"t{i}" for i in range(97)]}
     )

@@ -1,7 +1,7 @@
 """The code-path switch (``Tokenizer(paths=...)``, ``core/paths.py``): every mode gives the same ids.
 
 "auto" takes each fast path from its tuned size, "eager" from the smallest input, "reference" never
-(the family's named reference where it has one). Equal ids in all three on long random texts is
+(the family's named reference). Equal ids in all three on long random texts is
 what makes the fast paths safe; the long texts must really reach the big-input paths in "auto",
 which the counters below check.
 """

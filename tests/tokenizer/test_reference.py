@@ -37,6 +37,7 @@ REFERENCES = {
     VocabType.WPM: "tui_tok.tokenizer.wpm.reference",
     VocabType.RWKV: "tui_tok.tokenizer.rwkv.reference",
     VocabType.PLAMO2: "tui_tok.tokenizer.plamo2.reference",
+    VocabType.TEST: "tui_tok.tokenizer.test.reference",
 }
 """Family -> module defining ``ReferenceEncoder``."""
 
@@ -48,7 +49,8 @@ BUNDLED = {
     VocabType.RWKV: "rwkv-world-vocab.gguf",
 }
 """One bundled vocab per family: the equivalence tests run on it whatever ../shared holds (PLaMo2
-has no real vocabulary: ``test_plamo2_fast_equals_reference`` uses the fixture's)."""
+has no real vocabulary: ``test_plamo2_fast_equals_reference`` uses the fixture's; TEST's encoder
+is its reference: ``test_test_family_encoder_is_its_reference``)."""
 
 
 def reference_tokenizer(tok: Tokenizer) -> Tokenizer:
@@ -99,7 +101,7 @@ def test_reference_matches_llama_cpp(pair, vf: VocabFile) -> None:  # type: igno
 
 
 def test_every_family_with_a_reference_has_a_bundled_vocab() -> None:
-    assert set(BUNDLED) | {VocabType.PLAMO2} == set(REFERENCES)
+    assert set(BUNDLED) | {VocabType.PLAMO2, VocabType.TEST} == set(REFERENCES)
     assert all((ASSETS / name).is_file() for name in BUNDLED.values())
 
 
@@ -176,6 +178,28 @@ def test_plamo2_fast_equals_reference(text: str, raw: bool) -> None:
         _PLAMO2.append(_plamo2_pair())
     tok, ref = _PLAMO2[0]
     _same(tok, ref, text.encode("utf-8", "surrogatepass")[1:] if raw else text, False)
+
+
+def test_test_family_encoder_is_its_reference() -> None:
+    """TEST has no fast path: its encoder is its reference in every paths mode, llama.cpp's rolling
+    hash of 5-byte chunks (llama-vocab.cpp:3617-3650), and ``on_chunk`` reports each chunk."""
+    from tui_tok.tokenizer.core.paths import MODES
+    from tui_tok.tokenizer.test.reference import ReferenceEncoder
+
+    meta = {"tokenizer.ggml.model": "test", "tokenizer.ggml.tokens": [f"t{i}" for i in range(97)]}
+    assert all(type(Tokenizer.from_metadata(meta, paths=mode).encoder) is ReferenceEncoder for mode in MODES)
+    ref = reference_tokenizer(Tokenizer.from_metadata(meta))
+    data = "hello world, naïve 🦙".encode()
+    hashes = []
+    for at in range(0, len(data), 5):
+        h = 0
+        for byte in data[at : at + 5]:
+            h = (h * 31 + byte) % 2**64
+        hashes.append(h)
+    assert ref.encode(data) == [h % 97 for h in hashes]
+    seen: list[tuple[int, int, int, int]] = []
+    ReferenceEncoder(ref.vocab).encode_fragment(data, after_special=True, on_chunk=lambda *c: seen.append(c))
+    assert seen == [(t.id, t.start, t.end, h) for t, h in zip(ref.tokenize(data), hashes)]
 
 
 def test_spm_byte_fallback_of_byte_zero_looks_up_the_empty_text() -> None:

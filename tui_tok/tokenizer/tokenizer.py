@@ -18,9 +18,8 @@ Encoders are imported lazily from a registry so opening a file costs only the vo
 Which code paths the encoders take is one switch, ``paths`` (``core/paths.py``): ``"auto"`` (the
 default, tuned sizes), ``"eager"`` (every fast path from the smallest input: tests reach the
 big-input code with short texts) or ``"reference"`` (no fast path: the family's named reference,
-``<family>/reference.py``, where it has one, else its encoder with every fast path off). All three
-give the same ids (``tests/tokenizer/test_paths.py``); the environment variable ``TUI_TOK_PATHS``
-sets the default.
+``<family>/reference.py``). All three give the same ids (``tests/tokenizer/test_paths.py``); the
+environment variable ``TUI_TOK_PATHS`` sets the default.
 
 >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 >>> tok = Tokenizer.from_metadata({"tokenizer.ggml.model": "llama",
@@ -66,10 +65,10 @@ ENCODERS: dict[VocabType, tuple[str, str]] = {
     VocabType.WPM: ("tui_tok.tokenizer.wpm.encoder", "WpmEncoder"),
     VocabType.RWKV: ("tui_tok.tokenizer.rwkv.encoder", "RwkvEncoder"),
     VocabType.PLAMO2: ("tui_tok.tokenizer.plamo2.encoder", "Plamo2Encoder"),
-    VocabType.TEST: ("tui_tok.tokenizer.tokenizer", "TestEncoder"),
+    VocabType.TEST: ("tui_tok.tokenizer.test.reference", "ReferenceEncoder"),
 }
-"""Family -> (module, class) of its ``Encoder``; a family's named reference, where it has one, is
-``ReferenceEncoder`` in ``reference.py`` beside that module."""
+"""Family -> (module, class) of its ``Encoder``; a family's named reference is ``ReferenceEncoder``
+in ``reference.py`` beside that module (TEST's encoder is its reference: it has no fast path)."""
 R = TypeVar("R")
 
 _CONTROL = int(TokenAttr.CONTROL)
@@ -85,24 +84,6 @@ input: start == end); ``after_special``: a raw fragment starts the text or follo
 (SPM's space prefix). A plain tuple: a code file cut by gemma's whitespace tokens has ~30k."""
 
 
-class TestEncoder(Encoder):
-    """llama.cpp's TEST vocab: 5-byte chunks, id = (h*31 + byte ...) mod n_vocab."""
-
-    def __init__(self, vocab: Vocab, *, paths: Paths | None = None) -> None:
-        self._n = vocab.n_tokens
-
-    def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
-        if self._n == 0:
-            raise TokenizeError("TEST vocab has no tokens")
-        out: list[Piece] = []
-        for pos in range(0, len(text), 5):
-            h = 0
-            for b in text[pos : pos + 5]:
-                h = (h * 31 + b) & 0xFFFFFFFFFFFFFFFF
-            out.append((h % self._n, pos, min(pos + 5, len(text))))
-        return out
-
-
 class Tokenizer:
     """llama.cpp-exact text <-> ids for one vocab.
 
@@ -114,7 +95,7 @@ class Tokenizer:
 
     ``paths`` chooses the encoder's code paths, all giving the same ids: ``"auto"`` (default, or
     ``$TUI_TOK_PATHS``) takes each fast path from its tuned input size, ``"eager"`` from the smallest
-    input, ``"reference"`` never (the family's ``reference.py`` where it has one). Every threshold is
+    input, ``"reference"`` never (the family's ``reference.py``). Every threshold is
     named in ``core/paths.py``.
     """
 
@@ -406,31 +387,16 @@ def _raw_results(
 
 
 def _encoder_factory(vocab: Vocab, paths: Paths) -> Callable[[], Encoder]:
-    """What builds the encoder: in ``"reference"`` mode the family's ``ReferenceEncoder`` where
-    it has one (wrapped as an ``Encoder`` unless it is one), else its encoder with ``paths``."""
+    """What builds the encoder: in ``"reference"`` mode the family's ``ReferenceEncoder``
+    (``<family>/reference.py``; wrapped as an ``Encoder`` unless it is one), else its encoder."""
     if paths.mode == "reference":
-        reference: Any = _reference_class(vocab.type)  # a class taking the vocab
-        if reference is not None:
-            if issubclass(reference, Encoder):
-                return lambda: reference(vocab)  # type: ignore[no-any-return]
-            return lambda: Wrapped(reference(vocab))
+        module = importlib.import_module(ENCODERS[vocab.type][0].rpartition(".")[0] + ".reference")
+        reference: Any = module.ReferenceEncoder  # a class taking the vocab
+        if issubclass(reference, Encoder):
+            return lambda: reference(vocab)  # type: ignore[no-any-return]
+        return lambda: Wrapped(reference(vocab))
     cls: Any = _encoder_class(vocab)
     return lambda: cls(vocab, paths=paths)  # type: ignore[no-any-return]
-
-
-def _reference_class(family: VocabType) -> type | None:
-    """``ReferenceEncoder`` of ``<family>/reference.py``, or None when the family has none."""
-    package = ENCODERS[family][0].rpartition(".")[0]
-    if package == __package__:  # TEST: no package of its own
-        return None
-    module_name = package + ".reference"
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name:
-            raise
-        return None
-    return getattr(module, "ReferenceEncoder", None)
 
 
 def _encoder_class(vocab: Vocab) -> type:

@@ -174,7 +174,8 @@ def test_phi3_file_closing_s_attrs() -> None:
     ["tui_tok.tokenizer.core.vocab", "tui_tok.tokenizer.special.partition", "tui_tok.tokenizer.spm.encoder", "tui_tok.tokenizer.arrays.stdsort",
      "tui_tok.tokenizer.tokenizer", "tui_tok.tokenizer.core.stream", "tui_tok.tokenizer.core.spans", "tui_tok.cli.encode",
      "tui_tok.cli.decode", "tui_tok.tokenizer.bpe.subword_cut", "tui_tok.tokenizer.core.gc_pause",
-     "tui_tok.tokenizer.arrays.sorted_unique", "tui_tok.tokenizer.core.metadata_values"],
+     "tui_tok.tokenizer.arrays.sorted_unique", "tui_tok.tokenizer.core.metadata_values", "tui_tok.tokenizer.test.reference",
+     "tui_tok.tokenizer.wpm.classify", "tui_tok.tokenizer.unicode.data", "tui_tok.tokenizer.plamo2.reference"],
 )  # fmt: skip
 def test_docstring_examples(module: str) -> None:
     import doctest

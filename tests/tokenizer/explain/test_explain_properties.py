@@ -1,5 +1,6 @@
 """Hypothesis: on random text (and random bytes), for each family, the explanation's ids equal
-``encode`` and its fragments and chunks tile the input; BPE steps are real merges."""
+``encode`` and its fragments and chunks tile the input; the steps are the family reference's
+own trace (``explain_checks.check_trace``); BPE steps are real merges."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from support import ASSETS
 from tui_tok.errors import TokenizeError
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.explain import explain
+from tui_tok.tokenizer.tokenizer import Tokenizer
 
 _FILES = {
     "bpe": "ggml-vocab-gpt-2.gguf",
@@ -19,6 +21,8 @@ _FILES = {
     "ugm": "t5-botchan-en-unigram-1000.gguf",
     "wpm": "ggml-vocab-bert-bge.gguf",
     "rwkv": "rwkv-world-vocab.gguf",
+    "plamo2": "",  # no asset: the fixture vocab (fixtures/plamo2_vocab.py)
+    "test": "",  # llama.cpp's TEST type: any tokens
 }
 _TOKS: dict[str, object] = {}
 
@@ -29,7 +33,17 @@ TEXTS = st.one_of(st.lists(_PIECES, max_size=12).map("".join), st.text(max_size=
 
 def _tok(name: str):  # type: ignore[no-untyped-def]
     if name not in _TOKS:
-        _TOKS[name] = load_tokenizer(ASSETS / _FILES[name])
+        if name == "plamo2":
+            from fixtures.plamo2_vocab import plamo2_metadata
+            from fixtures.simple_vocab import vocab_from_plain
+
+            _TOKS[name] = Tokenizer(vocab_from_plain(plamo2_metadata()))
+        elif name == "test":
+            tokens = ["<s>", "</s>", *(f"t{i}" for i in range(95))]
+            _TOKS[name] = Tokenizer.from_metadata({"tokenizer.ggml.model": "test", "tokenizer.ggml.tokens": tokens,
+                                                   "tokenizer.ggml.token_type": [3, 3] + [1] * 95})  # fmt: skip
+        else:
+            _TOKS[name] = load_tokenizer(ASSETS / _FILES[name])
     return _TOKS[name]
 
 

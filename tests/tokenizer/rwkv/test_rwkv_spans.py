@@ -66,7 +66,7 @@ def tiny(tokens: list[str], unk: int | None) -> RwkvEncoder:
     )
 )
 def test_tiny_arrays_equal_the_walk(unk: int | None, data: bytes) -> None:
-    """Unknown bytes, an unknown token longer than a byte (the chunk path), and dead ends (the
+    """Unknown bytes, an unknown token longer than a byte (the walk), and dead ends (the
     walk's error, raised by both)."""
     enc = tiny(["a", "abc", "b", "cd", "?"], unk)
     try:

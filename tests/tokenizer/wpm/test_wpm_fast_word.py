@@ -1,5 +1,5 @@
-"""The whole-word shortcut of the WPM encoder gives what llama.cpp's walk gives, and prepare()
-changes no id."""
+"""The WPM encoder's ids path (byte-range words, whole-word lookups, the batched walk) gives
+what ``wpm/reference.py`` gives, and prepare() changes no id."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from support import ASSETS
 from tui_tok.errors import TokenizeError
 from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.tokenizer import Tokenizer
-from tui_tok.tokenizer.wpm.encoder import WpmEncoder, _word_spans
+from tui_tok.tokenizer.wpm.encoder import WpmEncoder
+from tui_tok.tokenizer.wpm.reference import ReferenceEncoder
 
 BERT = ASSETS / "ggml-vocab-bert-bge.gguf"
 
@@ -34,19 +35,13 @@ def vocab_words() -> list[str]:
 ascii_word = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", min_size=1, max_size=14)
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.one_of(ascii_word, st.integers(0, 10**6).map(lambda i: vocab_words()[i % len(vocab_words())])), st.booleans())
-def test_shortcut_equals_walk(word: str, upper: bool) -> None:
-    word = word.upper() if upper else word
-    enc = encoder()
-    assert enc._encode_word(word) == enc._walk_word(word)
+@cache
+def reference() -> ReferenceEncoder:
+    return ReferenceEncoder(encoder().vocab)
 
 
-def test_shortcut_is_taken_for_common_words() -> None:
-    """The test above compares something: common words are whole tokens (one piece each)."""
-    enc = encoder()
-    for word in ("the", "The", "HELLO", "world", "hello"):
-        assert len(enc._encode_word(word)) == 1, word
+def _reference_ids(data: bytes, ref: ReferenceEncoder | None = None) -> list[int]:
+    return [tid for tid, _, _ in (ref or reference()).encode_fragment(data, after_special=True)]
 
 
 def test_prepare_changes_no_id() -> None:
@@ -64,22 +59,22 @@ _MIXED = st.text(alphabet=st.sampled_from(list("abcXYZ019 ,.-_\t\n\u200b\u0301é
 
 @settings(max_examples=300, deadline=None)
 @given(_MIXED | st.text(max_size=60))
-def test_ids_path_equals_spans_path(text: str) -> None:
-    """``encode_fragment_ids`` (words as byte ranges, cached by bytes) == ``encode_fragment``'s ids,
-    with dropped characters inside words, words alone, non-ASCII and whitespace of every kind."""
+def test_ids_path_equals_reference(text: str) -> None:
+    """``encode_fragment_ids`` (words as byte ranges) == the reference's ids, with dropped
+    characters inside words, words alone, non-ASCII and whitespace of every kind."""
     enc = encoder()
     data = text.encode("utf-8", "surrogatepass")
-    expected = [tid for tid, _, _ in enc.encode_fragment(data, after_special=True)]
+    expected = _reference_ids(data)
     assert enc.encode_fragment_ids(data) == expected
     assert enc.encode_fragment_ids(data + b" " + data) == expected * 2  # the second copy from the cache
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.binary(max_size=60))
-def test_ids_path_equals_spans_path_on_any_bytes(data: bytes) -> None:
+def test_ids_path_equals_reference_on_any_bytes(data: bytes) -> None:
     enc = encoder()
     try:
-        expected = [tid for tid, _, _ in enc.encode_fragment(data, after_special=True)]
+        expected = _reference_ids(data)
     except TokenizeError:
         with pytest.raises(TokenizeError):
             enc.encode_fragment_ids(data)
@@ -91,10 +86,10 @@ _WORD = st.text(alphabet=st.sampled_from(list("abcxyzXYZ0189éÉöñ中日한\u0
 
 
 def _batched(enc: WpmEncoder, words: list[str]) -> list[tuple[int, ...]]:
-    """``_distinct_ids`` of ``words`` (as valid UTF-8 bytes), split back per word."""
+    """``distinct_ids`` of ``words`` (as valid UTF-8 bytes), split back per word."""
     table = enc._token_table()
     assert table is not None
-    flat, sizes = enc._distinct_ids(table, [w.encode() for w in words])
+    flat, sizes = enc.distinct_ids(table, [w.encode() for w in words])
     cuts = np.cumsum(sizes).tolist()
     return [tuple(flat[a:b].tolist()) for a, b in zip([0] + cuts[:-1], cuts)]
 
@@ -114,12 +109,15 @@ def _batched(enc: WpmEncoder, words: list[str]) -> list[tuple[int, ...]]:
     ),
     st.booleans(),
 )
-def test_batched_walk_equals_word_walk(words: list[str], upper: bool) -> None:
-    """The numpy walk of many words at once (``TokenTable.walk_words``) == llama.cpp's walk word
-    by word (``_walk_word``): whole words, words that split, unks, accents, dropped characters."""
+def test_batched_walk_equals_reference(words: list[str], upper: bool) -> None:
+    """The numpy walk of many words at once (``TokenTable.walk_words``) == the reference's walk
+    of each word: whole words, words that split, unks, accents, dropped characters (a text
+    the reference cuts into several words, such as ``0中``, is no word)."""
     words = list(dict.fromkeys(w.upper() if upper else w for w in words))
-    enc = encoder()
-    assert _batched(enc, words) == [tuple(t for t, _, _ in enc._walk_word(w)) for w in words]
+    words = [w for w in words if len(reference().words(list(map(ord, w)))) == 1]
+    if not words:
+        return
+    assert _batched(encoder(), words) == [tuple(_reference_ids(w.encode())) for w in words]
 
 
 def test_batched_walk_meets_splits_and_unks() -> None:
@@ -143,11 +141,12 @@ def test_batched_walk_follows_lowercase_flag(lowercase: bool) -> None:
     )
     enc = WpmEncoder(vocab)
     words = ["Abc", "abC", "ABC", "abx"]
-    assert _batched(enc, words) == [tuple(t for t, _, _ in enc._walk_word(w)) for w in words]
+    assert _batched(enc, words) == [tuple(_reference_ids(w.encode(), ReferenceEncoder(vocab))) for w in words]
 
 
 def test_long_tokens_take_the_word_walk() -> None:
-    """A vocab with a token longer than the table's keys has no table; encode walks per word."""
+    """A vocab with a token longer than the table's keys has no table; encode walks per word
+    (the reference's walk of each distinct word)."""
     from fixtures.simple_vocab import vocab_from_plain
 
     long = "▁" + "a" * 30
@@ -161,22 +160,4 @@ def test_long_tokens_take_the_word_walk() -> None:
     enc = WpmEncoder(vocab)
     assert enc._token_table() is None
     assert enc.encode_fragment_ids(b"a" * 33 + b" b") == [0, 2, 2, 2, 3]
-
-
-def _word_spans_reference(classes: np.ndarray) -> tuple[list[int], list[int]]:
-    """The former ``_word_spans``: gather the non-dropped, compare with shifted copies."""
-    nd = np.flatnonzero(classes != ord("d"))
-    cc = classes[nd]
-    kept = cc == ord("k")
-    prev_kept, next_kept = np.zeros_like(kept), np.zeros_like(kept)
-    prev_kept[1:], next_kept[:-1] = kept[:-1], kept[1:]
-    alone = cc == ord("i")
-    return nd[alone | (kept & ~prev_kept)].tolist(), (nd[alone | (kept & ~next_kept)] + 1).tolist()
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.text(alphabet=" dik", max_size=40))
-def test_word_spans_equal_reference(classes: str) -> None:
-    arr = np.frombuffer(classes.encode(), dtype=np.uint8)
-    starts, ends = _word_spans(arr)
-    assert (starts.tolist(), ends.tolist()) == _word_spans_reference(arr)
+    assert enc.encode_fragment(b"a" * 31 + b" a", after_special=True) == [(0, 0, 30), (2, 30, 31), (1, 32, 33)]

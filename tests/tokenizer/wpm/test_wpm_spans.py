@@ -1,4 +1,5 @@
-"""WPM spans in whole arrays (``wpm/spans.py``) == the plain word walk's (``encode_fragment``):
+"""WPM spans in whole arrays (``wpm/spans.py``) and word by word (``encode_fragment``) == the
+reference's (``wpm/reference.py``):
 same ids, same byte spans, on bert-bge and on tiny vocabularies (no unk, a lone ``▁`` token,
 each normaliser option), and through ``Tokenizer.tokenize`` / ``tokenize_arrays``."""
 
@@ -16,6 +17,7 @@ from tui_tok.loader import load_tokenizer
 from tui_tok.tokenizer.core.paths import AUTO
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.tokenizer.wpm.encoder import WpmEncoder
+from tui_tok.tokenizer.wpm.reference import ReferenceEncoder
 from tui_tok.tokenizer.wpm.spans import fragment_arrays
 
 ARRAYS_FROM = AUTO.wpm_arrays_from
@@ -42,32 +44,35 @@ def bert() -> WpmEncoder:
 
 
 def plain_columns(enc: WpmEncoder, data: bytes) -> list[list[int]]:
-    pieces = enc.encode_fragment(data, after_special=True)
+    pieces = ReferenceEncoder(enc.vocab).encode_fragment(data, after_special=True)
     return [list(c) for c in zip(*pieces)] if pieces else [[], [], []]
 
 
 def check(enc: WpmEncoder, text: str) -> None:
     data = text.encode("utf-8", "surrogatepass")
     got = fragment_arrays(enc, data)
+    want = plain_columns(enc, data)
+    pieces = enc.encode_fragment(data, after_special=True)  # word by word (or the reference's)
+    assert ([list(c) for c in zip(*pieces)] if pieces else [[], [], []]) == want
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
-        assert got is None  # lenient decoding: the plain path
+        assert got is None  # lenient decoding: the reference
         return
     assert got is not None
     assert all(c.dtype == np.int64 for c in got)
-    assert [c.tolist() for c in got] == plain_columns(enc, data)
+    assert [c.tolist() for c in got] == want
 
 
 @SETTINGS
 @given(TEXT)
-def test_arrays_equal_the_word_walk(text: str) -> None:
+def test_arrays_equal_the_reference(text: str) -> None:
     check(bert(), text)
 
 
 @SETTINGS
 @given(TEXT)
-def test_arrays_equal_the_word_walk_on_a_cold_encoder(text: str) -> None:
+def test_arrays_equal_the_reference_on_a_cold_encoder(text: str) -> None:
     """Nothing learnt or cached before: the characters' normalised lengths are learnt here."""
     check(WpmEncoder(bert().vocab), text)
 

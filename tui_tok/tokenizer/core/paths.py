@@ -10,7 +10,7 @@ every encoder, so one switch, ``Tokenizer(vocab, paths=...)``, chooses:
 - ``"eager"``: every fast path from the smallest input it can take (thresholds at 0, 1 or
   never), so that short test inputs run the big-input code;
 - ``"reference"``: no fast path at all; ``Tokenizer`` then runs the family's named reference
-  (``<family>/reference.py``) where it has one, else its encoder with these thresholds.
+  (``<family>/reference.py``).
 
 The environment variable ``TUI_TOK_PATHS`` sets the default mode (CI runs the tests in each).
 Limits that bound memory or a cache (``_CACHE_LIMIT``, ``_FRAGMENT_MAX``, block sizes) are no
@@ -103,7 +103,7 @@ REFERENCE = replace(
     ugm_batch_from=NEVER, ugm_whole_from=NEVER,
     plamo2_split_from=NEVER, wpm_tail_max=NEVER, rwkv_python_max=NEVER, wpm_arrays_from=NEVER,
 )  # fmt: skip
-"""No fast path: each algorithm as llama.cpp loops (where a family has no ``reference.py``)."""
+"""No fast path (``Tokenizer`` runs each family's ``reference.py`` in this mode)."""
 
 _BY_MODE: dict[str, Paths] = {"auto": AUTO, "eager": EAGER, "reference": REFERENCE}
 

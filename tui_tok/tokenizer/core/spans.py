@@ -4,9 +4,8 @@ Token spans are byte offsets into the user's UTF-8 input, but the algorithms wor
 points (decoded leniently, as ``unicode_cpts_from_utf8`` does) or on chunks of the text. These helpers keep
 the map between the two:
 
-* ``decode_spans`` / ``decode_with_offsets``: llama.cpp's lenient decode plus each code point's
-  start byte; ``utf8_lens`` / ``utf8_offsets``: the same offsets from code points that decoded
-  cleanly (vectorised).
+* ``decode_spans`` (``unicode/data.py``) / ``decode_with_offsets``: llama.cpp's lenient decode
+  plus each code point's start byte; ``utf8_lens``: the UTF-8 length of code points (vectorised).
 * ``expand_pieces``: the pieces of a whole text from the pieces of its chunks, encoding each
   distinct chunk once.
 
@@ -23,6 +22,9 @@ from typing import TypeVar
 import numpy as np
 
 from tui_tok.tokenizer.core.types import Piece
+from tui_tok.tokenizer.unicode.data import decode_spans
+
+__all__ = ["decode_spans", "decode_with_offsets", "expand_pieces", "utf8_len", "utf8_lens", "utf8_symbols"]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -56,40 +58,6 @@ def utf8_lens(cps: np.ndarray) -> np.ndarray:
     return 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)
 
 
-def utf8_offsets(cps: np.ndarray) -> np.ndarray:
-    """int64 start byte of each code point in its UTF-8 encoding, plus the total at the end."""
-    offsets = np.zeros(len(cps) + 1, dtype=np.int64)
-    np.cumsum(utf8_lens(cps), out=offsets[1:])
-    return offsets
-
-
-def decode_spans(data: bytes) -> tuple[list[int], list[int]]:
-    """``unicode_cpts_from_utf8`` with where each code point starts (plus the end) in ``data``."""
-    cps: list[int] = []
-    src: list[int] = []
-    n = len(data)
-    i = 0
-    while i < n:
-        src.append(i)
-        b0 = data[i]
-        if b0 < 0x80:
-            cps.append(b0)
-            i += 1
-            continue
-        need = 1 if b0 & 0xE0 == 0xC0 else 2 if b0 & 0xF0 == 0xE0 else 3 if b0 & 0xF8 == 0xF0 else -1
-        if need < 0 or i + need >= n or any(data[i + k] & 0xC0 != 0x80 for k in range(1, need + 1)):
-            cps.append(0xFFFD)
-            i += 1
-            continue
-        cp = b0 & (0x1F, 0x0F, 0x07)[need - 1]
-        for k in range(1, need + 1):
-            cp = (cp << 6) | (data[i + k] & 0x3F)
-        cps.append(cp)
-        i += need + 1
-    src.append(n)
-    return cps, src
-
-
 def decode_with_offsets(data: bytes) -> tuple[list[int], list[int]]:
     """llama.cpp's lenient UTF-8 decode (``unicode_cpts_from_utf8``) plus each code point's start byte.
 
@@ -103,20 +71,17 @@ def decode_with_offsets(data: bytes) -> tuple[list[int], list[int]]:
     except UnicodeDecodeError:
         return decode_spans(data)
     cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
-    return cps.tolist(), utf8_offsets(cps).tolist()
+    offsets = np.zeros(len(cps) + 1, dtype=np.int64)
+    np.cumsum(utf8_lens(cps), out=offsets[1:])
+    return cps.tolist(), offsets.tolist()
 
 
-def expand_pieces(
-    chunks: list[K],
-    starts: np.ndarray,
-    encode: Callable[[K], tuple[Piece, ...]],
-    offsets: np.ndarray | None = None,
-) -> list[Piece]:
+def expand_pieces(chunks: list[K], starts: np.ndarray, encode: Callable[[K], tuple[Piece, ...]]) -> list[Piece]:
     """Pieces of a whole text from per-chunk pieces, encoding each *distinct* chunk once.
 
-    ``chunks[k]`` starts at ``starts[k]`` (in the units its pieces' spans use); ``encode`` gives
-    a chunk's pieces with spans relative to the chunk; ``offsets`` then maps those units to
-    bytes. The occurrences are expanded with numpy gathers, not a Python loop per chunk.
+    ``chunks[k]`` starts at byte ``starts[k]``; ``encode`` gives a chunk's pieces with spans
+    relative to the chunk. The occurrences are expanded with numpy gathers, not a Python loop
+    per chunk.
 
     >>> expand_pieces(["ab", "c", "ab"], np.array([0, 3, 5]), lambda w: tuple((ord(ch), i, i + 1) for i, ch in enumerate(w)))
     [(97, 0, 1), (98, 1, 2), (99, 3, 4), (97, 5, 6), (98, 6, 7)]
@@ -145,7 +110,4 @@ def expand_pieces(
     base = np.repeat(np.asarray(starts, dtype=np.int64), counts)
     lo = base + flat_arr[gidx, 1]
     hi = base + flat_arr[gidx, 2]
-    if offsets is not None:
-        lo = offsets[lo]
-        hi = offsets[hi]
     return list(zip(flat_arr[gidx, 0].tolist(), lo.tolist(), hi.tolist()))

@@ -44,11 +44,10 @@ def explain(
             continue
         raw = data[start:end]
         if focus is not None and not (start <= focus < end or (focus >= end == len(data))):
-            ids_only = enc.encode_fragment(raw, after_special=after_special)
-            frags.append(Fragment(start, end, False, tuple(t for t, _, _ in ids_only)))
+            frags.append(Fragment(start, end, False, tuple(enc.encode_fragment_ids(raw, after_special=after_special))))
             after_special = False
             continue
-        chunks = _chunks(family, enc, v, raw, after_special, k_best)
+        chunks = _chunks(family, v, raw, after_special, k_best)
         chunks = [_shift(c, start) for c in chunks]
         ids = tuple(i for c in chunks for i in c.ids)
         frags.append(Fragment(start, end, False, ids, tuple(chunks)))
@@ -62,7 +61,7 @@ def explain(
     return Explanation(data, family.value, parse_special, ids, tuple(frags), _rules(tok), _notes(tok))
 
 
-def _chunks(family: VocabType, enc: object, v: Vocab, raw: bytes, after_special: bool, k_best: int) -> list[Chunk]:
+def _chunks(family: VocabType, v: Vocab, raw: bytes, after_special: bool, k_best: int) -> list[Chunk]:
     if family is VocabType.BPE:
         return bpe.explain_fragment(reference(v), raw)
     if family is VocabType.SPM:
@@ -74,8 +73,8 @@ def _chunks(family: VocabType, enc: object, v: Vocab, raw: bytes, after_special:
     if family is VocabType.RWKV:
         return rwkv.explain_fragment(reference(v), raw)
     if family is VocabType.PLAMO2:
-        return plamo2.explain_fragment(enc, raw)
-    return plamo2.explain_test(enc, raw)
+        return plamo2.explain_fragment(reference(v), raw)
+    return plamo2.explain_test(reference(v), raw)
 
 
 def _shift(c: Chunk, by: int) -> Chunk:

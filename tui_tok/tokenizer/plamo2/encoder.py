@@ -1,31 +1,17 @@
-"""PLaMo2 as llama.cpp runs it: a best-cost path over code points, byte tokens for the rest.
+"""PLaMo2 as llama.cpp runs it (``plamo2/reference.py`` states it, suffix table and all): a
+best-cost path over code points, byte tokens for the rest.
 
-llama.cpp's ``llm_tokenizer_plamo2`` (llama-vocab.cpp:1367-1646)
-builds a suffix table only to list, at each position, the tokens that are prefixes of the rest
-of the text. This module lists them with a code-point trie instead and keeps the rest exactly:
+llama.cpp's ``llm_tokenizer_plamo2`` (llama-vocab.cpp:1367-1646) builds its suffix table only to
+list, at each position, the tokens that are prefixes of the rest of the text (seconds for a
+real vocabulary). This module lists them with a code-point trie instead and keeps the rest
+exactly: the integer scores (``int_score``), the strictly-smaller rule, the unknown step and a
+token scoring exactly -10,000,000 ending the candidates, the byte tokens and spans
+(``path_pieces``). A token text that is not valid UTF-8 (or that re-encodes differently) never
+matches, as in llama.cpp, whose table is keyed by re-encoded strings. Does not split special
+tokens: see ``tokenizer.py``.
 
-* BYTE tokens ``<0xHH>`` (either hex case) fill a 256-entry table; a missing byte, or a byte
-  whose token is id 0 (llama.cpp tests ``bytes_[i] == 0``), is a load error (``VocabError``).
-* Every other token is a candidate, CONTROL and UNUSED included, with the integer score
-  ``R(score * 1e4)``: ``std::round`` (half away from zero) in double, then a cast to int32
-  (out of range -> INT32_MIN on x86). Non-finite scores and scores <= -20,000,000 never match.
-* The text is decoded leniently (``unicode_cpts_from_utf8``) and one leading U+FEFF is dropped. From the end,
-  ``cost[i] = min(cost[i + len(t)] - score(t))`` over matching tokens, longest first, replacing
-  only when strictly smaller; then an unknown one-code-point step costing +10,000,000.
-  A token whose score is exactly -10,000,000 (e.g. the ``[PADn]`` padding tokens, score
-  -1000.0) is taken for the unknown step: nothing shorter, not even the step, is tried after it.
-* Unknown code points come out as the byte tokens of their UTF-8 (an invalid input byte,
-  decoded as U+FFFD, gives the three byte tokens of EF BF BD).
-
-A token text that is not valid UTF-8 (or that re-encodes differently) never matches, as in
-llama.cpp, whose table is keyed by re-encoded strings.
-
-Spans: a token covers the input bytes of its code points; the byte tokens of one code point
-share that code point's bytes one by one when the counts agree, else the first takes them all.
-The dropped BOM is a gap. Does not split special tokens: see ``tokenizer.py``.
-
-Equal to ``plamo2/reference.py``, llama.cpp's suffix table and DP written once, line by line
-(``tests/tokenizer/plamo2/test_plamo2.py``, ``tests/tokenizer/test_reference.py``).
+Equal to ``plamo2/reference.py`` (``tests/tokenizer/plamo2/test_plamo2.py``,
+``tests/tokenizer/test_reference.py``).
 """
 
 from __future__ import annotations
@@ -40,7 +26,7 @@ from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.spans import decode_with_offsets, expand_pieces
 from tui_tok.tokenizer.core.types import Piece, TokenAttr
 from tui_tok.tokenizer.core.vocab import Vocab
-from tui_tok.tokenizer.plamo2.reference import INVALID_SCORE, UNKNOWN_SCORE, byte_pieces, byte_table, int_score
+from tui_tok.tokenizer.plamo2.reference import INVALID_SCORE, UNKNOWN_SCORE, byte_table, int_score, path_pieces
 from tui_tok.tokenizer.unicode.data import MAX_CODEPOINTS, cpt_to_utf8
 
 __all__ = ["INVALID_SCORE", "UNKNOWN_SCORE", "Plamo2Encoder", "byte_table", "int_score"]
@@ -145,8 +131,7 @@ class Plamo2Encoder(Encoder):
         root = self._trie()
         cost = [_INF] * (n + 1)
         cost[n] = 0
-        step_len = [0] * (n + 1)
-        step_id = [-1] * (n + 1)
+        path = [(0, -1, 0)] * (n + 1)  # (length, token id or -1, score) of the step from i
         for i in range(n - 1, -1, -1):
             matches: list[tuple[int, int, int]] = []  # (length, id, score), shortest first
             node = root.get(cps[i])
@@ -160,36 +145,18 @@ class Plamo2Encoder(Encoder):
                 node = node.get(cps[j])
                 j += 1
             best = _INF
-            blen = 0
-            bid = -1
-            stopped = False
-            for length, tid, score in reversed(matches):
+            step = (0, -1, 0)
+            for match in reversed(matches):
+                length, _, score = match
                 c = cost[i + length] - score
                 if c < best:
-                    best, blen, bid = c, length, tid
+                    best, step = c, match
                 if score == UNKNOWN_SCORE:
-                    stopped = True
                     break
-            if not stopped:
+            else:
                 c = cost[i + 1] - UNKNOWN_SCORE
                 if c < best:
-                    best, blen, bid = c, 1, -1
+                    best, step = c, (1, -1, UNKNOWN_SCORE)
             cost[i] = best
-            step_len[i] = blen
-            step_id[i] = bid
-        return self._backtrack(cps, offsets, step_len, step_id)
-
-    def _backtrack(self, cps: list[int], offsets: list[int], step_len: list[int], step_id: list[int]) -> list[Piece]:
-        out: list[Piece] = []
-        n = len(cps)
-        pos = 0
-        while pos < n:
-            length = step_len[pos]
-            tid = step_id[pos]
-            start, end = offsets[pos], offsets[pos + length]
-            if tid >= 0:
-                out.append((tid, start, end))
-            else:
-                out.extend(byte_pieces(self.bytes, cps[pos], start, end))
-            pos += length
-        return out
+            path[i] = step
+        return path_pieces(self.bytes, cps, offsets, path, None)

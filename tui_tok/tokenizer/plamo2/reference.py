@@ -17,12 +17,14 @@
 
 Spans: a token covers the input bytes of its code points; the byte tokens of one code point
 share that code point's bytes one by one when the counts agree, else the first takes them all.
-The dropped BOM is a gap. Slow (the table costs seconds for a large vocab): a test oracle.
+The dropped BOM is a gap. Slow (the table costs seconds for a large vocab): a test oracle, and
+what ``explain`` traces (hook ``on_step``, once per step of the best path).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from tui_tok.errors import VocabError
 from tui_tok.tokenizer.core.spans import decode_with_offsets
@@ -33,6 +35,10 @@ from tui_tok.tokenizer.unicode.data import cpt_to_utf8, cpts_from_utf8
 INVALID_SCORE = -20_000_000
 UNKNOWN_SCORE = -10_000_000
 _HEXDIGITS = frozenset(b"0123456789abcdefABCDEF")
+OnStep = Callable[[int, tuple[int, ...], int, int, int], None]
+"""``on_step(token_id, ids, start, end, score)`` per step of the best path, in order: a token
+(``ids == (token_id,)``) or an unknown code point (token_id -1, score ``UNKNOWN_SCORE``, ``ids``
+its byte tokens), ``text[start:end]``."""
 
 
 def int_score(score: float) -> int:
@@ -135,7 +141,7 @@ class ReferenceEncoder:
                 self.table.append((k, token_to_id.get(piece, -1), score, suffix_to_id[piece]))
             self.table.append((1, -1, UNKNOWN_SCORE, 0))
 
-    def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
+    def encode_fragment(self, text: bytes, *, after_special: bool, on_step: OnStep | None = None) -> list[Piece]:
         """Pieces of one raw fragment, spans in its bytes (``after_special`` does not matter)."""
         del after_special
         data, offsets = decode_with_offsets(text)
@@ -146,7 +152,7 @@ class ReferenceEncoder:
             return []
         scores = [1 << 60] * (n + 1)
         scores[n] = 0
-        path = [(0, 0)] * (n + 1)  # (token length, token id)
+        path = [(0, 0, 0)] * (n + 1)  # (token length, token id, score)
         table = self.table
         suffix_id = 0
         for i in range(n - 1, -1, -1):
@@ -161,14 +167,26 @@ class ReferenceEncoder:
                     s = scores[i + length] - score
                     if s < scores[i]:
                         scores[i] = s
-                        path[i] = (length, tid)
+                        path[i] = (length, tid, score)
                 if score == UNKNOWN_SCORE:
                     break
-        out: list[Piece] = []
-        pos = 0
-        while pos < n:
-            length, tid = path[pos]
-            start, end = offsets[pos], offsets[pos + length]
-            out += [(tid, start, end)] if tid >= 0 else byte_pieces(self.bytes, data[pos], start, end)
-            pos += length
-        return out
+        return path_pieces(self.bytes, data, offsets, path, on_step)
+
+
+def path_pieces(
+    bytes_ids: list[int], cps: list[int], offsets: list[int], path: list[tuple[int, int, int]], on_step: OnStep | None
+) -> list[Piece]:
+    """The tokens of the best path from code point 0 (V:1572-1602): ``path[i]`` is the step from
+    code point i (length, token id or -1, score); an unknown step (-1) is its code point's UTF-8
+    as byte tokens. ``plamo2/encoder.py`` backtracks with it too."""
+    out: list[Piece] = []
+    pos = 0
+    while pos < len(cps):
+        length, tid, score = path[pos]
+        start, end = offsets[pos], offsets[pos + length]
+        got = [(tid, start, end)] if tid >= 0 else byte_pieces(bytes_ids, cps[pos], start, end)
+        if on_step is not None:
+            on_step(tid, tuple(t for t, _, _ in got), start, end, score)
+        out += got
+        pos += length
+    return out

@@ -1,14 +1,6 @@
-r"""RWKV "world" tokenizer as llama.cpp runs it: escaped token texts, greedy longest match.
-
-llama.cpp (llama-vocab.cpp:1258-1365) stores RWKV tokens as escaped
-text and unescapes them at load (``unescape_token``). Every token, CONTROL ones included, goes
-into one byte trie (a later id with the same bytes wins). Encoding takes, from each offset, the
-longest token that is a prefix of the rest; a byte that starts no token at all becomes the unk
-id (-1 = NULL unless the file sets one) and consumes one byte.
-
-llama.cpp has one more case, which never arises with a vocab holding all 256 single bytes: if
-the byte starts some token's path but no token is a prefix of the text there, it emits id 0 and
-restarts *from offset 0*, looping forever. We raise ``TokenizeError`` instead.
+r"""RWKV "world" tokenizer as llama.cpp runs it (``rwkv/reference.py`` states the algorithm: greedy
+longest match in a trie of the unescaped tokens, the unk id for a byte no token starts, and
+``TokenizeError`` where llama.cpp would loop forever): fast paths.
 
 The longest match is found without a trie: a token of 3 bytes or more that is a prefix of the
 text begins with the text's first 3 bytes, so the longest one is at most the longest token with
@@ -17,9 +9,8 @@ the token dict. Same answer as the trie; no trie to build at load. ``encode`` (i
 looks every chunk up whole at once and matches the distinct others together in numpy
 (``rwkv/greedy.py``). The escaped texts are decoded in bulk (``rwkv/unescape.py``).
 
-Every path here is equal to ``rwkv/reference.py``, the algorithm written once as llama.cpp runs
-it (``tests/tokenizer/test_reference.py``). Does not split special tokens or add BOS/EOS (RWKV
-never adds them): see ``tokenizer.py``.
+Every path here is equal to ``rwkv/reference.py`` (``tests/tokenizer/test_reference.py``). Does
+not split special tokens or add BOS/EOS (RWKV never adds them): see ``tokenizer.py``.
 
 >>> unescape_token(r"\x41\n\\")
 b'A\n\\'
@@ -35,7 +26,6 @@ from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.arrays.chunks import chain_flat, word_view
 from tui_tok.tokenizer.core.encoder import Encoder
 from tui_tok.tokenizer.core.paths import AUTO, Paths
-from tui_tok.tokenizer.core.spans import expand_pieces
 from tui_tok.tokenizer.core.types import Piece, PieceArrays, piece_arrays
 from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.rwkv.distinct import distinct_misses
@@ -45,7 +35,6 @@ from tui_tok.tokenizer.rwkv.unescape import unescape_all, unescape_token
 
 __all__ = ["RwkvEncoder", "unescape_token"]
 
-_CACHE_LIMIT = 1 << 17
 _BLOCK = 1 << 15
 """``_bounds`` looks the byte pairs up this many at a time (``take`` turns its indices into an
 intp array: 8 bytes per text byte, 4.5 MB for the 0.56 MB benchmark text, in one go), and
@@ -89,8 +78,6 @@ class _Tables:
     """Raw bytes -> id; a later id with the same bytes wins, as in llama.cpp's trie."""
     longest3: dict[bytes, int]
     """First 3 bytes -> the byte length of the longest token (of 3 bytes or more) starting so."""
-    first_bytes: frozenset[int]
-    """Bytes that start some token (a byte that starts none is the unk id)."""
     cuts: np.ndarray
     """``_inner_cuts``: the byte pairs a match never crosses."""
     greedy: TokenTable
@@ -103,7 +90,7 @@ class _Tables:
     """int64[n + 1]: the byte length of each id's token (and 1 last, for the unk id -1), so the
     spans of ``encode_fragment`` follow from the ids: every token consumes its own bytes, the
     unk id one byte. None where an id's length would not say what it consumed (the unk id is
-    a token of another length, or ``id_objects`` is None)."""
+    a token of another length, or ``id_objects`` is None): ``RwkvEncoder._walk`` then."""
 
 
 def _build_tables(vocab: Vocab) -> _Tables:
@@ -115,8 +102,6 @@ def _build_tables(vocab: Vocab) -> _Tables:
     sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
     offsets = np.cumsum(sizes) - sizes
     data = np.frombuffer(blob + b"\0\0\0", dtype=np.uint8)
-    starting = np.zeros(256, dtype=bool)
-    starting[data[offsets[sizes > 0]]] = True
     n = len(texts)
     unk = vocab.unk_id
     lengths = None
@@ -127,7 +112,6 @@ def _build_tables(vocab: Vocab) -> _Tables:
     return _Tables(
         token_ids=token_ids,
         longest3=_longest3(raws, data, offsets, sizes),
-        first_bytes=frozenset(np.flatnonzero(starting).tolist()),
         cuts=_inner_cuts(blob, sizes),
         greedy=TokenTable.from_packed(blob, sizes, np.fromiter(token_ids.values(), dtype=np.int64, count=len(raws))),
         id_objects=np.append(np.arange(n), -1).astype(object) if -1 <= unk < n else None,
@@ -142,12 +126,9 @@ class RwkvEncoder(Encoder):
     the text is first cut wherever the pair occurs in no token (every ~4 bytes of prose with
     rwkv-world). The pieces are independent. ``encode_fragment_ids`` works in whole arrays:
     every chunk looked up whole in ``rwkv/table.py``, the distinct misses matched together by
-    ``rwkv/greedy.py``;
-    ``encode_fragment`` takes those ids and their spans from the token lengths (where an
-    unknown token longer than a byte makes them ambiguous: each distinct chunk walked once,
-    cached). The tables
-    are built on first use (all in bulk: ``rwkv/unescape.py``, numpy)
-    or by ``prepare``.
+    ``rwkv/greedy.py``; ``encode_fragment`` takes those ids and their spans from the token
+    lengths (where an unknown token longer than a byte makes them ambiguous: ``_walk``). The
+    tables are built on first use (all in bulk: ``rwkv/unescape.py``, numpy) or by ``prepare``.
     """
 
     FRESH_IDS = True
@@ -161,7 +142,6 @@ class RwkvEncoder(Encoder):
         self.paths = paths
         self.unk_id = vocab.unk_id
         self._built: _Tables | None = None
-        self._cache: dict[bytes, tuple[Piece, ...]] = {}
 
     def prepare(self) -> None:
         """Build the tables now (otherwise on first use), as llama.cpp builds its trie at load."""
@@ -187,15 +167,13 @@ class RwkvEncoder(Encoder):
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Tokenize one raw fragment; ``after_special`` does not matter for RWKV."""
-        if len(text) < 2:
+        spans = self._length_spans(text)
+        if spans is None:
             return self._walk(text)
-        tables = self._tables()
-        if tables.id_objects is not None:
-            spans = self._length_spans(text)
-            if spans is not None:
-                found, starts, ends = spans
-                return list(zip(tables.id_objects.take(found).tolist(), starts.tolist(), ends.tolist()))
-        return self._chunk_path(text)
+        found, starts, ends = spans
+        objects = self._tables().id_objects
+        assert objects is not None  # as lengths
+        return list(zip(objects.take(found).tolist(), starts.tolist(), ends.tolist()))
 
     def encode_fragments_arrays(self, fragments: list[tuple[bytes, bool]]) -> list[PieceArrays]:
         """``encode_fragment`` of each fragment as int64 columns (``Tokenizer.tokenize_arrays``),
@@ -204,17 +182,18 @@ class RwkvEncoder(Encoder):
 
     def encode_fragment_arrays(self, text: bytes) -> PieceArrays:
         """``encode_fragment(text)`` as int64 columns (ids, starts, ends)."""
-        spans = self._length_spans(text) if len(text) >= 2 else None
-        return piece_arrays(self.encode_fragment(text, after_special=True)) if spans is None else spans
+        spans = self._length_spans(text)
+        return piece_arrays(self._walk(text)) if spans is None else spans
 
     def _length_spans(self, text: bytes) -> PieceArrays | None:
         """The ids' fast path with spans from the token lengths: every token consumes its own
         bytes, the unk id one (a list of distinct chunks and a tuple per chunk occurrence cost
-        4x the ids). None where the lengths do not say what was consumed (``_Tables.lengths``),
-        where the ids path raises (the chunk path raises again, with the offset in the whole
-        fragment), or where the lengths do not sum to the text's (never, if the ids are right)."""
+        4x the ids). None for a text of less than 2 bytes, where the lengths do not say what was
+        consumed (``_Tables.lengths``: then the walk, a rare vocab), where the ids path raises
+        (the walk raises again, with the offset in the whole fragment), or where the lengths do
+        not sum to the text's (never, if the ids are right)."""
         lengths = self._tables().lengths
-        if lengths is None:
+        if lengths is None or len(text) < 2:
             return None
         try:
             found = self._ids(text)
@@ -228,16 +207,6 @@ class RwkvEncoder(Encoder):
         starts[0] = 0
         starts[1:] = ends[:-1]
         return found, starts, ends
-
-    def _chunk_path(self, text: bytes) -> list[Piece]:
-        """Spans without the token lengths: each distinct chunk walked once (cached)."""
-        bounds = self._bounds(text)
-        edges = bounds.tolist()
-        chunks = [text[a:b] for a, b in zip(edges[:-1], edges[1:])]
-        try:
-            return expand_pieces(chunks, bounds[:-1], self._chunk_pieces)
-        except TokenizeError:
-            return self._walk(text)  # raises again, with the offset in the whole fragment
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
         """``encode_fragment``'s ids without spans, in whole arrays: every chunk of up to 15
@@ -338,14 +307,6 @@ class RwkvEncoder(Encoder):
     def _walk_ids(self, text: bytes) -> list[int]:
         return [tid for tid, _, _ in self._walk(text)]
 
-    def _chunk_pieces(self, chunk: bytes) -> tuple[Piece, ...]:
-        pieces = self._cache.get(chunk)
-        if pieces is None:
-            if len(self._cache) >= _CACHE_LIMIT:
-                self._cache.clear()
-            pieces = self._cache[chunk] = tuple(self._walk(chunk))
-        return pieces
-
     def _walk(self, text: bytes) -> list[Piece]:
         """llama.cpp's loop: from each offset the longest token that is a prefix of the rest
         (the longest candidate first, module docstring), else the unk id for one byte."""
@@ -363,7 +324,7 @@ class RwkvEncoder(Encoder):
                     break
                 end -= 1
             else:
-                if text[pos] in tables.first_bytes:
+                if tables.greedy.starts[text[pos]]:
                     raise TokenizeError(
                         f"byte offset {pos}: byte 0x{text[pos]:02X} starts a token but no token matches here; "
                         "llama.cpp's RWKV tokenizer would restart from offset 0 and never finish"

@@ -135,12 +135,6 @@ def category_class(flag: int) -> str:
     return "".join(parts)
 
 
-@cache
-def whitespace_class() -> str:
-    """A regex character-class body of llama.cpp's whitespace set."""
-    return "".join(_range(cp, cp) for cp in sorted(WHITESPACE_CPS))
-
-
 def _range(lo: int, hi: int) -> str:
     return f"\\U{lo:08X}" if lo == hi else f"\\U{lo:08X}-\\U{hi:08X}"
 
@@ -158,46 +152,34 @@ def cpts_from_utf8(data: bytes) -> list[int]:
     try:
         return list(map(ord, data.decode("utf-8")))
     except UnicodeDecodeError:
-        return _cpts_slow(data)
+        return decode_spans(data)[0]
 
 
-def _cpts_slow(data: bytes) -> list[int]:
-    out: list[int] = []
+def decode_spans(data: bytes) -> tuple[list[int], list[int]]:
+    """``cpts_from_utf8`` with where each code point starts (plus the end) in ``data``."""
+    cps: list[int] = []
+    src: list[int] = []
     n = len(data)
     i = 0
     while i < n:
+        src.append(i)
         b0 = data[i]
         if b0 < 0x80:
-            out.append(b0)
+            cps.append(b0)
             i += 1
             continue
-        if b0 & 0x40 == 0:  # 10xxxxxx: continuation byte in lead position
-            need = -1
-        elif b0 & 0x20 == 0:
-            need = 1
-        elif b0 & 0x10 == 0:
-            need = 2
-        elif b0 & 0x08 == 0:
-            need = 3
-        else:
-            need = -1
-        if need < 0 or i + need >= n:  # bad lead byte or truncated sequence
-            out.append(0xFFFD)
+        need = 1 if b0 & 0xE0 == 0xC0 else 2 if b0 & 0xF0 == 0xE0 else 3 if b0 & 0xF8 == 0xF0 else -1
+        if need < 0 or i + need >= n or any(data[i + k] & 0xC0 != 0x80 for k in range(1, need + 1)):
+            cps.append(0xFFFD)  # a bad lead byte or a truncated sequence
             i += 1
             continue
-        if any(data[i + k] & 0xC0 != 0x80 for k in range(1, need + 1)):
-            out.append(0xFFFD)
-            i += 1
-            continue
-        if need == 1:
-            cp = ((b0 & 0x1F) << 6) | (data[i + 1] & 0x3F)
-        elif need == 2:
-            cp = ((b0 & 0x0F) << 12) | ((data[i + 1] & 0x3F) << 6) | (data[i + 2] & 0x3F)
-        else:
-            cp = ((b0 & 0x07) << 18) | ((data[i + 1] & 0x3F) << 12) | ((data[i + 2] & 0x3F) << 6) | (data[i + 3] & 0x3F)
-        out.append(cp)
+        cp = b0 & (0x1F, 0x0F, 0x07)[need - 1]
+        for k in range(1, need + 1):
+            cp = (cp << 6) | (data[i + k] & 0x3F)
+        cps.append(cp)
         i += need + 1
-    return out
+    src.append(n)
+    return cps, src
 
 
 def cpt_to_utf8(cp: int) -> bytes:

@@ -2,7 +2,7 @@
 
 llama.cpp's ``llm_tokenizer_wpm_session::preprocess`` gives each code point one of four
 outcomes (``_SPACE`` ends the word, ``_DROP`` vanishes, ``_ALONE`` is a word by itself,
-``_KEEP`` is appended); see ``encoder.py`` for the rules. A class is computed from the flags
+``_KEEP`` is appended); see ``reference.py`` for the rules. A class is computed from the flags
 table only for the code points a text holds (``classes_of``): a table of all 1.1M code points
 cost longer at load than llama.cpp's whole load, and ASCII text needs 256 entries.
 
@@ -29,12 +29,10 @@ import numpy as np
 from tui_tok.tokenizer.unicode.data import (
     ACCENT_MARK,
     CONTROL,
-    MAX_CODEPOINTS,
     PUNCTUATION,
     SYMBOL,
     WHITESPACE,
     flags_table,
-    nfd_first,
     nfd_ranges,
 )
 from tui_tok.tokenizer.wpm.reference import CJK_RANGES  # llama.cpp's is_chinese_char: one copy
@@ -46,23 +44,10 @@ _ALONE = ord("i")  # a word by itself
 _KEEP = ord("k")  # appended to the current word
 
 
-@cache
-def nfd_first_table() -> np.ndarray:
-    """int32 map cp -> first cp of its NFD for every cp (llama.cpp's unicode_cpts_normalize_nfd):
-    the reference ``nfd_first_of`` is tested against (encoding uses that, not this table)."""
-    table = np.arange(MAX_CODEPOINTS, dtype=np.int32)
-    firsts, lasts, values = nfd_ranges()
-    sizes = (lasts - firsts + 1).astype(np.int64)
-    if sizes.size:
-        where = np.repeat(firsts.astype(np.int64) - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
-        table[where] = np.repeat(values.astype(np.int32), sizes)  # later ranges win, as the loop did
-    return table
-
-
 def nfd_first_of(cps: np.ndarray) -> np.ndarray:
-    """``nfd_first_table()[cps]`` (as int64) without that 1.1M-entry table: a binary search in
-    llama.cpp's 1,828 sorted, disjoint ranges. The table held 4.4 MB for as long as the process
-    lived (its build is cheap, ~0.4 ms); a text's non-ASCII characters are few."""
+    """The first code point of each one's NFD (``unicode.data.nfd_first``), as int64: a binary
+    search in llama.cpp's 1,828 sorted, disjoint ranges (a table of every code point held 4.4 MB
+    for as long as the process lived; a text's non-ASCII characters are few)."""
     firsts, lasts, values = nfd_ranges()
     points = cps.astype(np.int64)
     at = np.searchsorted(firsts, points, side="right") - 1
@@ -95,26 +80,6 @@ def classes_of(cps: np.ndarray, strip_accents: bool) -> np.ndarray:
     return out
 
 
-def class_of(cp: int, strip_accents: bool) -> int:
-    """``classes_of`` for one code point in plain Python (a 1-element numpy call costs its whole
-    overhead: the per-word walk meets new characters one at a time). Same rules, same priority."""
-    mapped = nfd_first(cp) if strip_accents else cp
-    flags = int(flags_table()[mapped])
-    if flags & WHITESPACE:
-        return _SPACE
-    if mapped in (0, 0xFFFD) or flags & CONTROL or (strip_accents and flags & ACCENT_MARK):
-        return _DROP
-    if flags & PUNCTUATION or (flags & SYMBOL and mapped < 0x7F) or any(lo <= mapped <= hi for lo, hi in CJK_RANGES):
-        return _ALONE
-    return _KEEP
-
-
-@cache
-def class_table(strip_accents: bool) -> np.ndarray:
-    """``classes_of`` every code point (for callers that want the whole table)."""
-    return classes_of(np.arange(MAX_CODEPOINTS, dtype=np.int32), strip_accents)
-
-
 @cache
 def ascii_classes(strip_accents: bool) -> bytes:
     """``bytes.translate`` table giving a byte its class: ASCII bytes their own; continuation
@@ -123,26 +88,16 @@ def ascii_classes(strip_accents: bool) -> bytes:
     return low + bytes([_SPACE]) * 64 + bytes([_KEEP]) * 64
 
 
-def char_classes(cps: np.ndarray, strip_accents: bool) -> np.ndarray:
-    """``classes_of`` with ASCII through the small table (most characters of most texts)."""
-    table = np.frombuffer(ascii_classes(strip_accents), dtype=np.uint8)
-    out = table[np.minimum(cps, 0x7F)]
-    high = np.flatnonzero(cps >= 0x80)
-    if len(high):
-        out[high] = classes_of(cps[high], strip_accents)
-    return out
-
-
 def word_classes(text: str, *, strip_accents: bool = True) -> str:
     """One class letter per character: ' ' space, 'd' dropped, 'i' alone, 'k' kept (for tests/UI)."""
     cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    return char_classes(cps, strip_accents).tobytes().decode("ascii")
+    return classes_of(cps, strip_accents).tobytes().decode("ascii")
 
 
 def loose_word_spans(text: bytes, strip_accents: bool = True) -> tuple[np.ndarray, np.ndarray, bool]:
     """Start and end byte of every word of valid UTF-8 ``text``, without decoding the text; a
-    word may take in dropped characters at its edges (``word_spans`` leaves them out), which
-    changes no id: normalising drops them again. Also whether an ASCII character is dropped
+    word may take in dropped characters at its end, which changes no token: normalising drops
+    them again. Also whether an ASCII character is dropped
     (then an ASCII word may need normalising).
 
     Every byte gets a class: a kept or dropped character's continuation bytes share its class,
@@ -206,41 +161,3 @@ def loose_word_spans(text: bytes, strip_accents: bool = True) -> tuple[np.ndarra
             last[lead_alone] = False
             last[lead_alone + size[multi] - 1] = True
     return starts, np.flatnonzero(last) + 1, ascii_drop
-
-
-def word_spans(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end character of every word: each 'alone' char, and each run of kept chars
-    that only dropped chars interrupt (from its first kept char to its last)."""
-    drop = classes == _DROP
-    nd = np.flatnonzero(~drop) if drop.any() else None  # text without dropped chars: no gather
-    cc = classes if nd is None else classes[nd]
-    kept = cc == _KEEP
-    alone = cc == _ALONE
-    first = alone.copy()
-    last = alone.copy()
-    if len(kept):
-        first[0] |= kept[0]
-        last[-1] |= kept[-1]
-        edge = kept[1:] != kept[:-1]  # a kept run begins or ends between these two
-        first[1:] |= kept[1:] & edge
-        last[:-1] |= kept[:-1] & edge
-    starts = np.flatnonzero(first)
-    ends = np.flatnonzero(last) + 1
-    if nd is not None:
-        starts, ends = nd[starts], nd[ends - 1] + 1
-    return starts, ends
-
-
-def words_of(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
-    """The words as strings, built in one pass: join them with ' ' (never inside a word) and split."""
-    slots = ends - starts + 1  # the word's characters, then a separator
-    total = int(slots.sum())
-    within = np.arange(total) - np.repeat(np.cumsum(slots) - slots, slots)
-    idx = np.repeat(starts, slots) + within
-    idx[np.cumsum(slots) - 1] = len(cps)  # separator slot -> the appended ' '
-    out = np.append(cps, np.array([ord(" ")], dtype=cps.dtype))[idx]
-    if cps.dtype == np.uint8:
-        joined = out.tobytes().decode("ascii")
-    else:
-        joined = out.astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
-    return joined.split(" ")[:-1]

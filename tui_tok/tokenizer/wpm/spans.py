@@ -1,22 +1,19 @@
 """WPM tokens with byte spans in whole arrays: the ids path's words and walk, spans from lengths.
 
-``WpmEncoder.encode_fragment`` (the plain path) walks word by word and maps each token to the
-characters whose first normalised byte it holds: ~0.2 s for the 0.56 MB benchmark text, where
-the ids path (``encode_fragment_ids``) takes ~0.02 s, so the explorer's ``tokenize_arrays`` ran
-at a quarter of llama.cpp's encode speed. Here the spans come from the ids path itself:
+A tuple per token from a word-by-word walk cost ~0.2 s for the 0.56 MB benchmark text, where
+the ids path (``encode_fragment_ids``) takes ~0.02 s. Here the spans come from the ids path itself:
 
-1. the text is cut into byte-range words as for the ids (``loose_word_spans``); a plain ASCII
+1. the text is cut into byte-range words as for the ids (``WpmEncoder.plan``); a plain ASCII
    word that is one token whole (most words of prose) covers its own bytes;
-2. the distinct other words are walked together (``WpmEncoder._distinct_ids``), in one buffer
+2. the distinct other words are walked together (``WpmEncoder.distinct_ids``), in one buffer
    ``▁w0▁w1...`` of the normalised words; each character's normalised length (0 if dropped)
    places it in that buffer, each token's byte length places its end, and a ``searchsorted``
    gives each token the kept characters whose first normalised byte it holds; a word that is
    one token (an unknown word included) covers its characters up to its last kept one;
 3. the per-word spans are chained back to every occurrence, as the ids are (``chain_flat``).
 
-Same ids and spans as ``encode_fragment`` (``tests/tokenizer/wpm/test_wpm_spans.py``).
-Returns None where the ids path takes its per-word fallback (invalid UTF-8, a token too long
-for ``TokenTable``): the caller takes the plain path then.
+Same ids and spans as ``wpm/reference.py`` (``tests/tokenizer/wpm/test_wpm_spans.py``).
+Returns None where ``plan`` does (invalid UTF-8, a token too long for ``TokenTable``).
 """
 
 from __future__ import annotations
@@ -25,67 +22,41 @@ from typing import Protocol
 
 import numpy as np
 
-from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_chunks
+from tui_tok.tokenizer.arrays.chunks import chain_flat
 from tui_tok.tokenizer.core.spans import utf8_lens
 from tui_tok.tokenizer.core.types import PieceArrays
-from tui_tok.tokenizer.wpm.classify import loose_word_spans
 from tui_tok.tokenizer.wpm.table import TokenTable
 
 _PHANTOM = "\u2581".encode()
+
+Plan = tuple[TokenTable, np.ndarray, np.ndarray, np.ndarray, list[bytes], np.ndarray, np.ndarray]
+"""``WpmEncoder.plan``: the table, each word's start and end byte, its chunk (an index into the
+distinct words to walk, then one per whole-token word), those distinct words, the whole-token
+words and their ids."""
 
 
 class WpmEncoder(Protocol):
     """What this module uses of ``wpm/encoder.py``'s ``WpmEncoder`` (which imports this module)."""
 
-    strip_accents: bool
-    lowercase: bool
     _norm: dict[int, str | None]
+    _lengths: np.ndarray | None
 
-    def _token_table(self) -> TokenTable | None: ...
+    def plan(self, text: bytes) -> Plan | None: ...
 
-    def _distinct_ids(self, table: TokenTable, words: list[bytes]) -> tuple[np.ndarray, np.ndarray]: ...
+    def distinct_ids(self, table: TokenTable, words: list[bytes]) -> tuple[np.ndarray, np.ndarray]: ...
 
-    def _token_lengths(self) -> np.ndarray: ...
-
-    def _learn(self, cps: set[int] | list[int]) -> None: ...
-
-
-def _empty() -> PieceArrays:
-    none = np.zeros(0, dtype=np.int64)
-    return none, none.copy(), none.copy()
+    def learn(self, cps: set[int] | list[int]) -> None: ...
 
 
 def fragment_arrays(enc: WpmEncoder, text: bytes) -> PieceArrays | None:
     """``enc.encode_fragment(text)`` as int64 columns (ids, starts, ends), or None (module doc)."""
-    if not text:
-        return _empty()
-    n_chars = len(text)
-    if not text.isascii():
-        try:
-            n_chars = len(text.decode("utf-8"))
-        except UnicodeDecodeError:
-            return None
-    table = enc._token_table()
-    if table is None:
+    plan = enc.plan(text)
+    if plan is None:
         return None
-    starts, ends, ascii_drop = loose_word_spans(text, enc.strip_accents)
-    if len(starts) == 0:
-        return _empty()
-    foreign = len(text) - n_chars > len(starts)  # as in encode_fragment_ids: most words need normalising
-    data = text.lower() if enc.lowercase else text
-    if ascii_drop or foreign:
-        occ, distinct = distinct_chunks(data, starts, ends)
-        flat, rel_starts, rel_ends, sizes = _distinct_spans(enc, table, distinct)
-    else:
-        whole = table.whole_words(data, starts, ends, _PHANTOM)
-        miss = np.flatnonzero(whole < 0)
-        hit = np.flatnonzero(whole >= 0)
-        occ_miss, distinct = distinct_chunks(data, starts[miss], ends[miss])
-        flat, rel_starts, rel_ends, sizes = _distinct_spans(enc, table, distinct)
-        occ = np.empty(len(starts), dtype=np.int64)  # a hit is its own one-token word
-        occ[miss] = occ_miss
-        occ[hit] = np.arange(len(distinct), len(distinct) + len(hit), dtype=np.int64)
-        flat = np.concatenate([flat, whole[hit]])
+    table, starts, ends, occ, distinct, hit, hit_ids = plan
+    flat, rel_starts, rel_ends, sizes = _distinct_spans(enc, table, distinct)
+    if len(hit):  # a whole-token word covers its own bytes
+        flat = np.concatenate([flat, hit_ids])
         rel_starts = np.concatenate([rel_starts, np.zeros(len(hit), dtype=np.int64)])
         rel_ends = np.concatenate([rel_ends, ends[hit] - starts[hit]])
         sizes = np.concatenate([sizes, np.ones(len(hit), dtype=np.int64)])
@@ -103,7 +74,7 @@ def _distinct_spans(enc: WpmEncoder, table: TokenTable, words: list[bytes]) -> t
     if not words:
         none = np.zeros(0, dtype=np.int64)
         return none, none, none, none
-    flat, sizes = enc._distinct_ids(table, words)
+    flat, sizes = enc.distinct_ids(table, words)
     # every character of " w0 w1 ...": a space stands for the ▁ before each word (3 normalised
     # bytes, 1 byte of the joined text), so positions in the walked buffer and in the joined
     # bytes are cumulative sums of the two lengths
@@ -124,7 +95,8 @@ def _distinct_spans(enc: WpmEncoder, table: TokenTable, words: list[bytes]) -> t
     # it in that word (per word: an unknown word's one token has no meaningful length)
     word_of = np.repeat(np.arange(len(words), dtype=np.int64), sizes)
     first = np.cumsum(sizes) - sizes
-    lengths = enc._token_lengths().take(flat)
+    assert enc._lengths is not None  # built with the table
+    lengths = enc._lengths.take(flat)
     run = np.cumsum(lengths)
     run -= np.repeat(run[first] - lengths[first] - norm_at[slot], sizes)
     k_end = np.searchsorted(kept_at, run, side="left")  # the kept characters before each token's end
@@ -154,6 +126,6 @@ def _normalised_lengths(enc: WpmEncoder, cps: np.ndarray) -> np.ndarray:
     norm = enc._norm
     new = [cp for cp in points if cp not in norm]
     if new:
-        enc._learn(new)
+        enc.learn(new)
     lens = [0 if norm[cp] is None else len(norm[cp].encode("utf-8", "surrogatepass")) for cp in points]  # type: ignore[union-attr]
     return np.array(lens, dtype=np.int64)[inverse.reshape(-1)]

@@ -147,10 +147,6 @@ class TokenTable:
             todo, pos = todo[more], pos[more] + 1
         return out
 
-    def lookup_bytes(self, data: bytes, at: np.ndarray, lens: np.ndarray) -> np.ndarray:
-        """``lookup`` of the substrings ``data[at[k] : at[k] + lens[k]]`` (lens <= MAX_KEY)."""
-        return self.lookup(*_keys(_view(data), at, lens), lens)
-
     def whole_words(self, data: bytes, starts: np.ndarray, ends: np.ndarray, prefix: bytes) -> np.ndarray:
         """The id of ``prefix + data[starts[w] : ends[w]]`` for each word that is plain ASCII;
         -1 where that is no token, or the word has a byte >= 0x80 (it needs normalising), or

@@ -1,0 +1,1 @@
+"""llama.cpp's TEST vocabulary type: a dummy tokenizer for tests (``reference.py``)."""
