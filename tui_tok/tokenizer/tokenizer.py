@@ -48,7 +48,6 @@ from tui_tok.tokenizer.core.paths import Paths, PathsMode, paths_for
 from tui_tok.tokenizer.core.stream import StreamDecoder
 from tui_tok.tokenizer.core.tokens import Tokens
 from tui_tok.tokenizer.core.types import (
-    Piece,
     PieceArrays,
     TokenAttr,
     TokenKind,

@@ -49,9 +49,6 @@ class WpmEncoder(Encoder):
 
     FRESH_IDS = True
     """``encode_fragment_ids`` returns a new list on every call (``Encoder``)."""
-    TOKENIZE_FROM_ARRAYS = True
-    """``Tokenizer.tokenize`` builds its tokens from ``encode_fragments_arrays``' columns (faster
-    here than a tuple per piece from ``encode_fragment``; same tokens)."""
 
     def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
