@@ -55,7 +55,7 @@ SHARP_ATOMS = ["a", "b", "ab", " ", "pq", "x", "qp", "p", "q", "\u3000"]
 def _sharp() -> tuple[Tokenizer, CutTable]:
     tok = _ugm(SHARP_TOKENS, SHARP_SCORES)
     table = table_for(tok)
-    assert table is not None and table.max_bytes is not None and table.max_bytes < 40
+    assert table is not None and table.max_bytes is not None and table.max_bytes < 40 and table.sums is not None
     return tok, table
 
 
