@@ -189,7 +189,8 @@ def encode_in_pieces(
     families of ``tokenizer.cuts`` give their spans as one tuple per token). A stretch that
     cannot be encoded apart is given as None (the caller tokenizes the whole text instead); so
     is the stretch that takes a UGM text past ``max_bytes`` over its weight cap (the stretches
-    before it were right only if the whole text's sums are exact)."""
+    before it were right only if the whole text's sums are exact): a caller that lets it past
+    ``max_bytes`` must take a None at any point."""
     a, n = 0, len(data)
     sums = table.sums if table.max_bytes is not None and n > table.max_bytes else None
     weight = 0
@@ -205,3 +206,5 @@ def encode_in_pieces(
         shift = np.int64(a)
         yield ids, starts + shift, ends + shift
         a = b
+    if sums is not None:  # the first edit of this text finds its weight (``_old_weight``)
+        _WEIGHTS[sums] = (data, parse_special, weight)

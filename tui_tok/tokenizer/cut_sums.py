@@ -60,33 +60,35 @@ def _unknown_score(vocab: Vocab) -> float:
 
 @dataclass(frozen=True, eq=False)
 class UgmSums:
-    """Proof (5) for one text of any length, from the weight of its own tokens (all search
-    scores <= 0 needed).
+    """Proof (5) for one text of any length, from the weight of its own tokens (every search
+    score <= 0 needed).
 
     llama.cpp's search (V:996-1049) sets ``best[0] = 0`` and offers ``best[i] + s`` at each step
     start i (steps of ``unicode_len_utf8``), s a trie token's search score or the unknown
     score; with every s <= 0, every offer is <= 0. Let P be the best path under exact sums, T
     its total. A step start i lies in an edge [u, v) of P: ``best[u] >= T`` (the rest of P only
-    adds scores <= 0), and from u single steps reach i (a one-character token or the unknown
-    edge each, each >= -M, M the largest |score|), fewer than L (the most bytes of a token). So
-    every offer is >= T - L*M. Scores are multiples of ``2**e`` and a double holds each such
-    multiple up to ``2**(53 + e)``: by induction over the search no sum rounds when
-    ``|T| + L*M < 2**(53 + e)``. The search's output is a path, so ``T >= `` its exact sum, and
-    ``|T| <= weight(output) * 2**e``: ``weight <= cap`` proves the text after its encode, even
-    one whose sums rounded. An edit between cuts changes the weight by the new stretch's minus
-    the old one's (``explore/cut_edit.py``); raw fragments of one text are searched apart, each
-    lighter than the sum.
+    adds scores <= 0), and single steps lead from u to i (a one-character token or the unknown
+    edge each, each >= -M, M the largest |score|), fewer than L of them (L: 4 bytes per
+    character of the longest trie token; a step takes a byte at least). So every offer is
+    >= T - L*M. Scores are multiples of ``2**e`` and a double holds each such multiple up to
+    ``2**(53 + e)``: by induction over the search no sum rounds when ``|T| + L*M < 2**(53 + e)``.
+    The search's output is a path, so T >= its exact sum and ``|T| <= weight(output) * 2**e``:
+    ``weight <= cap`` proves the text after its encode, even one whose sums rounded. An edit
+    between cuts changes the weight by the new stretch's minus the old one's
+    (``explore/cut_edit.py``); raw fragments of one text are searched apart, each lighter.
 
     ``weight`` counts a token's |score| / ``2**e``. An unknown token (unknown edges merged,
     V:1052-1062) has one edge per step of its normalised bytes. The normaliser (V:1078-1122,
     1171-1248) cuts the input into chunks (a user-defined prefix, a charsmap key or one
-    character); a chunk's output takes at most its replacement's steps plus one inserted space,
-    at most ``per_byte`` per input byte, ``per_token`` in all; and a boundary inside a chunk's
-    output maps to the chunk's start or end (``ugm/normalize.py``). So a token over input bytes
-    ``[s, e)`` holds the chunks inside ``[s, e)``, the rest of the one whose end is s, and an
-    inserted space of the one starting at e: at most ``per_byte * (e - s) + per_token`` steps.
-    Counting per chunk needs whole steps in each output: user-defined texts must be ASCII (a
-    prefix of one is copied) and charsmap replacements whole steps (``charsmap_ends``).
+    character); a chunk's output has at most its replacement's steps plus one (a space in it
+    becomes one space string, or none and one is inserted before the next character; one
+    more may be inserted before its first), at most ``per_byte`` per input byte and
+    ``per_token`` in all; and a boundary inside a chunk's output maps to the chunk's start or
+    end (``ugm/normalize.py``). So a token over input bytes ``[s, e)`` holds the chunks inside
+    them, the rest of the one ending at s and an inserted space of the one starting at e: at
+    most ``per_byte * (e - s) + per_token`` steps. Counting per chunk needs whole steps in each
+    output: user-defined texts in ASCII (a prefix of one is copied) and charsmap replacements
+    of whole steps (``charsmap_ends``).
     """
 
     weights: np.ndarray
