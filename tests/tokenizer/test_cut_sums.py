@@ -188,3 +188,23 @@ def test_every_offer_of_the_search_is_within_the_weight(text: str, sharp: bool) 
     assert -Fraction(best) * scale <= weight
     low = Fraction(best) * scale - (2**53 - 1 - sums.cap)  # T - L*M, in units of 2**e
     assert all(low <= Fraction(total) * scale <= 0 for _, total, _ in offers), "an offer below T - L*M"
+
+
+def test_the_proof_needs_whole_steps_in_the_normalised_text() -> None:
+    """Unknown runs are bounded per normaliser chunk, which needs each chunk's output in whole
+    search steps: a charsmap replacement ending inside a character, or a user-defined text
+    beyond ASCII (a prefix of it is copied), leaves the vocabulary without the proof."""
+    from tui_tok.tokenizer.ugm.charsmap import build_charsmap
+
+    def sums(charsmap: dict[bytes, bytes], user: str) -> object:
+        meta = {"tokenizer.ggml.precompiled_charsmap": np.frombuffer(build_charsmap(charsmap), dtype=np.uint8)}
+        meta["tokenizer.ggml.token_type"] = [3, 3, 2] + [1] * (len(SHARP_TOKENS) - 3) + [4]  # 4: user-defined
+        tok = _ugm([*SHARP_TOKENS, user], [*SHARP_SCORES, 0.0], meta)
+        table = table_for(tok)
+        assert table is not None and table.max_bytes is not None
+        return table.sums
+
+    whole, cut = {"é".encode(): "e\u0301".encode()}, {"é".encode(): b"e\xcc"}
+    assert sums(whole, "zz") is not None
+    assert sums(cut, "zz") is None
+    assert sums(whole, "zé") is None
