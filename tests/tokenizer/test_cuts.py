@@ -204,3 +204,19 @@ def test_charsmap_ends_match_every_key(v) -> None:
         assert np.array_equal(mine, want)
     assert got[5] == grow
     assert got[6] == (per_byte, per_chunk)
+
+
+def test_an_edit_next_to_a_grown_character_is_spliced() -> None:
+    """A character the charsmap grows into several tokens (ﬁ -> f i, ﷺ -> 18 letters) puts
+    tokens with empty spans on the cut after it: the splice takes the next cut instead."""
+    tok, table = _loaded(str(ASSETS / "t5-botchan-en-unigram-1000.gguf"))
+    assert table is not None
+    text = "Ligatures ﬁ and ﷺ, then prose: the quick brown fox jumps over the lazy dog.\n" * 40
+    data = text.encode()
+    old_tokens = tok.tokenize_arrays(data, add_special=False)
+    for at in (text.index("ﬁ") + 1, text.index("ﷺ") + 1, text.rindex("ﬁ"), text.rindex("ﷺ") + 1):
+        new = (text[:at] + "x" + text[at:]).encode()
+        splice = plan_cut_edit(tok, table, data, old_tokens, new, parse_special=False)
+        assert splice is not None, text[at - 5 : at + 5]
+        want = tok.tokenize_arrays(new, add_special=False)
+        assert all(np.array_equal(g, w) for g, w in zip(splice.tokens(old_tokens), want))

@@ -7,6 +7,8 @@ prefix of the old and new text and the common suffix after it:
   prefix, so it is a cut of both texts; old tokens before it are kept (0: the text start);
 - ``b``: the first allowed cut whose neighbours lie in the common suffix; old tokens from it on
   are kept, shifted;
+- a cut with an old token of empty span on it (a character the normaliser grew into several
+  tokens: which side that token belongs to cannot be told) gives way to the next one out;
 - ``new[a:b]`` is encoded as the *middle* of a fragment: with the character before ``a`` and
   the one after ``b`` in view (so no fragment start or end rule, SPM's space prefix or UGM's
   dummy prefix, applies at ``a`` or ``b``), whose tokens are dropped again.
@@ -35,6 +37,8 @@ from tui_tok.tokenizer.tokenizer import Tokenizer
 _NEAR = 4
 """Bytes a cut test may read on each side (one UTF-8 character)."""
 _FIRST_WINDOW = 256
+_TRIES = 4
+"""Cuts tried on each side when a token with an empty span sits on one (``_empty_at``)."""
 _WEIGHTS: weakref.WeakKeyDictionary[UgmSums, tuple[bytes, bool, int]] = weakref.WeakKeyDictionary()
 """Per vocab, the last text planned (the same object, by ``is``), parse_special, and its weight."""
 
@@ -67,6 +71,22 @@ def cut_from(table: CutTable, data: bytes, start: int) -> int:
             return int(found[0])
         lo, size = hi - 1, size * 4
     return len(data)
+
+
+def _clear_cut(
+    table: CutTable, new: bytes, starts: np.ndarray, ends: np.ndarray, k: int, shift: int, *, forward: bool
+) -> tuple[int, int] | None:
+    """The cut ``k`` of ``new``, or when an old token with an empty span sits on it one of the
+    ``_TRIES`` cuts beyond it (after it when ``forward``, else before), with the index of the
+    first old token from it (old offsets are ``new``'s minus ``shift``); None when each has one."""
+    for _ in range(_TRIES):
+        if forward and k >= len(new) or not forward and k <= 0:
+            return (len(new), len(starts)) if forward else (0, 0)
+        i = int(np.searchsorted(starts, starts.dtype.type(k - shift), side="left"))
+        if not _empty_at(starts[max(0, i - 8) : i + 8], ends[max(0, i - 8) : i + 8], (k - shift,)):
+            return k, i
+        k = cut_from(table, new, k + 1) if forward else cut_before(table, new, k - 1)
+    return None
 
 
 def _empty_at(starts: np.ndarray, ends: np.ndarray, cuts: tuple[int, ...]) -> bool:
@@ -108,22 +128,18 @@ def plan_cut_edit(
         return None
     p = _common_prefix(old, new)
     q = _common_prefix(old, new, from_end=True, limit=min(len(old), len(new)) - p)
-    a = cut_before(table, new, p - _NEAR)
-    b = cut_from(table, new, len(new) - q + _NEAR)
-    b_old = b - (len(new) - len(old))
+    _, starts, ends = old_tokens
+    shift = len(new) - len(old)
+    start = _clear_cut(table, new, starts, ends, cut_before(table, new, p - _NEAR), 0, forward=False)
+    end = _clear_cut(table, new, starts, ends, cut_from(table, new, len(new) - q + _NEAR), shift, forward=True)
+    if start is None or end is None:
+        return None
+    (a, first), (b, stop) = start, end
+    b_old = b - shift
     if max_bytes is not None and b - a > max_bytes:
         return None
-    _, starts, ends = old_tokens
-    first = int(np.searchsorted(starts, starts.dtype.type(a), side="left")) if a else 0
-    stop = int(np.searchsorted(starts, starts.dtype.type(b_old), side="left")) if b < len(new) else len(starts)
     if first and int(ends[:first].max()) > a or stop < first or stop and int(ends[:stop].max()) > b_old:
         return None  # an old token crosses a cut: not the tokens of `old` after all
-    if _empty_at(
-        starts[max(0, first - 8) : first + 8], ends[max(0, first - 8) : first + 8], (a,) if a else ()
-    ) or _empty_at(
-        starts[max(0, stop - 8) : stop + 8], ends[max(0, stop - 8) : stop + 8], (b_old,) if b_old < len(old) else ()
-    ):
-        return None
     weight = 0 if sums is None else _old_weight(sums, old, old_tokens, parse_special)
     if sums is not None and weight > sums.cap:
         return None
