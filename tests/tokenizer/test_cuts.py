@@ -167,6 +167,8 @@ def test_gemma3_table_is_cheap() -> None:
 )
 def test_charsmap_ends_match_every_key(v) -> None:
     """The vectorised walk of ``charsmap_ends`` against ``Charsmap.mapping`` (every key listed)."""
+    from fractions import Fraction
+
     from tui_tok.tokenizer.cuts import charsmap_ends
     from tui_tok.tokenizer.ugm.charsmap import parse_charsmap
 
@@ -177,8 +179,14 @@ def test_charsmap_ends_match_every_key(v) -> None:
     cross = np.zeros((256, 256), dtype=bool)
     last, first = np.eye(256, dtype=bool), np.eye(256, dtype=bool)
     bad_last, bad_first = np.zeros(256, dtype=bool), np.zeros(256, dtype=bool)
-    grow = 1
+    grow, per_byte, per_chunk = 1, Fraction(0), 0
     for key, value in mapping.items():
+        steps, at = 0, 0  # llama.cpp's search steps (unicode_len_utf8) through the replacement
+        while at < len(value):
+            at += 1 if value[at] < 0xC0 else 2 if value[at] < 0xE0 else 3 if value[at] < 0xF0 else 4
+            steps += 1
+        assert at == len(value)  # t5's and nomic's replacements are whole characters
+        per_byte, per_chunk = max(per_byte, Fraction(steps + 1, len(key))), max(per_chunk, steps + 1)
         for i in range(len(key) - 1):
             cross[key[i], key[i + 1]] = True
         if not value or value[-1] == 0x20:
@@ -195,3 +203,20 @@ def test_charsmap_ends_match_every_key(v) -> None:
     for mine, want in zip(got[:5], (cross, last, first, bad_last, bad_first)):
         assert np.array_equal(mine, want)
     assert got[5] == grow
+    assert got[6] == (per_byte, per_chunk)
+
+
+def test_an_edit_next_to_a_grown_character_is_spliced() -> None:
+    """A character the charsmap grows into several tokens (ﬁ -> f i, ﷺ -> 18 letters) puts
+    tokens with empty spans on the cut after it: the splice takes the next cut instead."""
+    tok, table = _loaded(str(ASSETS / "t5-botchan-en-unigram-1000.gguf"))
+    assert table is not None
+    text = "Ligatures ﬁ and ﷺ, then prose: the quick brown fox jumps over the lazy dog.\n" * 40
+    data = text.encode()
+    old_tokens = tok.tokenize_arrays(data, add_special=False)
+    for at in (text.index("ﬁ") + 1, text.index("ﷺ") + 1, text.rindex("ﬁ"), text.rindex("ﷺ") + 1):
+        new = (text[:at] + "x" + text[at:]).encode()
+        splice = plan_cut_edit(tok, table, data, old_tokens, new, parse_special=False)
+        assert splice is not None, text[at - 5 : at + 5]
+        want = tok.tokenize_arrays(new, add_special=False)
+        assert all(np.array_equal(g, w) for g, w in zip(splice.tokens(old_tokens), want))

@@ -235,7 +235,9 @@ class TokenizeEngine:
         (``Tokenizer.tokenize_arrays_pieces``), or stretches between proven cuts for the families
         of ``tokenizer.cuts`` (``explore.cut_edit.encode_in_pieces``); else one piece."""
         table = self._planner.table(tok)
-        usable = table is not None and (table.max_bytes is None or len(data) <= table.max_bytes)
+        usable = table is not None and (
+            table.max_bytes is None or len(data) <= table.max_bytes or table.sums is not None
+        )
         if tok.vocab.type is VocabType.BPE or table is None or not usable or len(data) <= PIECE_CHARS:
             yield from tok.tokenize_arrays_pieces(
                 data, add_special=request.add_special, parse_special=request.parse_special, piece_chars=PIECE_CHARS

@@ -45,8 +45,10 @@ Why each cut is exact (x: the character before the cut, y: the one after; X, Y t
   that can end the left normalisation and one that can start the right (every lattice path goes
   through the cut); (4) the normalised character on one side has a one-character token (no
   unknown edge on that side: the backtrack merges consecutive unknown ids, V:1052-1062); (5) all
-  score sums are exact in double (``exact_sums``): the right side's comparisons are then those
-  of the whole shifted by one constant, so the same ties and the same winners.
+  score sums are exact in double, in the whole text and in the stretch encoded apart: the right
+  side's comparisons are then those of the whole shifted by one constant, so the same ties and
+  the same winners. Proven either for every text up to ``max_bytes`` (``cut_sums.exact_sums``), or
+  per text from the weight of its own tokens (``cut_sums.UgmSums``, for longer texts).
 
 Tables are built once per vocab with numpy (t5's and nomic's charsmaps walked in bulk,
 ``charsmap_ends``).
@@ -54,14 +56,15 @@ Tables are built once per vocab with numpy (t5's and nomic's charsmaps walked in
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 from tui_tok.tokenizer.core.types import TokenAttr, VocabType
 from tui_tok.tokenizer.core.vocab import Vocab
+from tui_tok.tokenizer.cut_sums import Spread, UgmSums, exact_sums
 from tui_tok.tokenizer.ugm.charsmap import Charsmap, parse_charsmap
 
 _ESC = 0x2581
@@ -105,11 +108,14 @@ class CutTable:
     """UGM: the longest fragment whose score sums are exact (None: any)."""
     special: SpecialCuts | None = None
     """Where special and user-defined tokens allow a cut (``SpecialCuts``)."""
+    sums: UgmSums | None = None
+    """UGM: the per-text proof of (5) for texts past ``max_bytes`` (None: none for this vocab)."""
 
     def allowed(self, data: bytes, lo: int, hi: int) -> np.ndarray:
-        """Allowed cut positions k, ``lo < k < hi``, ascending (byte offsets into ``data``)."""
+        """Allowed cut positions k, ``lo < k < hi``, ascending (byte offsets into ``data``). Past
+        ``max_bytes``, none unless ``sums`` can prove the text: its user checks its weights then."""
         lo, hi = max(lo, 0), min(hi, len(data))
-        if hi - lo < 2 or self.max_bytes is not None and len(data) > self.max_bytes:
+        if hi - lo < 2 or self.max_bytes is not None and len(data) > self.max_bytes and self.sums is None:
             return np.zeros(0, dtype=np.int64)
         view = np.frombuffer(data, dtype=np.uint8, count=hi - lo, offset=lo)
         k = np.flatnonzero((view[1:] & 0xC0) != 0x80) + 1  # character starts inside the window
@@ -224,7 +230,7 @@ def cut_table(vocab: Vocab, charsmap: Charsmap | None = None, regexes: tuple[str
         )
     if table is None:
         return None
-    return CutTable(table.kind, table.bytes_ok, table.pairs, table.max_bytes, SpecialCuts.of(vocab))
+    return CutTable(table.kind, table.bytes_ok, table.pairs, table.max_bytes, SpecialCuts.of(vocab), table.sums)
 
 
 def _merge_pairs(merges: list[str]) -> np.ndarray:
@@ -244,7 +250,7 @@ def _ugm_table(vocab: Vocab, charsmap: Charsmap | None) -> CutTable | None:
     summary = charsmap_ends(charsmap) if charsmap is not None else _NO_CHARSMAP
     if summary is None:
         return None
-    keys_cross, last, first, bad_last, bad_first, grow = summary
+    keys_cross, last, first, bad_last, bad_first, grow, spread = summary
     user = [
         vocab.tokens[int(i)].encode("utf-8", "surrogateescape")
         for i in np.flatnonzero(vocab.attrs & int(TokenAttr.USER_DEFINED))
@@ -266,30 +272,35 @@ def _ugm_table(vocab: Vocab, charsmap: Charsmap | None) -> CutTable | None:
     ok &= safe_last[:, None] | safe_first[None, :]
     # a byte becomes at most `grow` characters of normalised text, plus one inserted ▁ (the lattice
     # has a node per character)
-    limit = exact_sums(vocab, search_scores(vocab))
-    return CutTable("ugm", bytes_ok=ok, max_bytes=None if limit is None else limit // (grow + 1) - 1)
+    scores32 = search_scores(vocab)
+    limit = exact_sums(vocab, scores32)
+    max_bytes = None if limit is None else limit // (grow + 1) - 1
+    sums = None if max_bytes is None else UgmSums.of(vocab, scores32, spread, user)
+    return CutTable("ugm", bytes_ok=ok, max_bytes=max_bytes, sums=sums)
 
 
-CharsmapEnds = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]
+CharsmapEnds = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, Spread]
 _NO_CHARSMAP: CharsmapEnds = (
     np.zeros((256, 256), dtype=bool), np.eye(256, dtype=bool), np.eye(256, dtype=bool),
-    np.zeros(256, dtype=bool), np.zeros(256, dtype=bool), 1,
+    np.zeros(256, dtype=bool), np.zeros(256, dtype=bool), 1, (Fraction(0), 0),
 )  # fmt: skip
 
 
 def charsmap_ends(charsmap: Charsmap) -> CharsmapEnds | None:
     """What the cuts need of a charsmap, by a breadth-first walk of its XCDA (as
     ``Charsmap._enumerate``, without building the keys): ``(cross, last, first, bad_last,
-    bad_first, grow)``: ``cross[i, j]``: some key holds bytes i j side by side; ``last[x, b]``: a
-    character ending in byte x normalises to something ending in b (itself when no key matches);
-    ``first`` likewise for starts; ``bad_*``: a key ending (starting) in that byte has an empty
-    replacement, or one ending (starting) with a space; ``grow``: the most replacement bytes per
-    key byte. None when a walk could fail (llama.cpp would throw): then no UGM cuts."""
+    bad_first, grow, spread)``: ``cross[i, j]``: some key holds bytes i j side by side; ``last[x,
+    b]``: a character ending in byte x normalises to something ending in b (itself when no key
+    matches); ``first`` likewise for starts; ``bad_*``: a key ending (starting) in that byte has
+    an empty replacement, or one ending (starting) with a space; ``grow``: the most replacement
+    bytes per key byte; ``spread``: the most (search steps + 1) per key byte and the most search
+    steps + 1 of one replacement (``UgmSums``), None when a replacement is not whole steps of
+    ``unicode_len_utf8``. None when a walk could fail (llama.cpp would throw): then no UGM cuts."""
     cross = np.zeros((256, 256), dtype=bool)
     last, first = np.eye(256, dtype=bool), np.eye(256, dtype=bool)
     bad_last, bad_first = np.zeros(256, dtype=bool), np.zeros(256, dtype=bool)
     if not charsmap.xcda:
-        return cross, last, first, bad_last, bad_first, 1
+        return cross, last, first, bad_last, bad_first, 1, (Fraction(0), 0)
     x = charsmap.array().astype(np.uint64)
     size = x.shape[0]
     base = (x >> np.uint64(10)) << np.where(x & np.uint64(0x200), 8, 0).astype(np.uint64)
@@ -309,6 +320,7 @@ def charsmap_ends(charsmap: Charsmap) -> CharsmapEnds | None:
     firsts = np.zeros(1, dtype=np.int64)  # first byte of each state's key
     lasts = np.full(1, -1, dtype=np.int64)  # last byte (-1: the root)
     grow, depth = 1, 0
+    spread: Spread = (Fraction(0), 0)
     while states.size:
         if bool(((states | np.uint64(0xFF)) >= size).any()):
             return None  # a byte could index past the array: llama.cpp throws
@@ -341,38 +353,31 @@ def charsmap_ends(charsmap: Charsmap) -> CharsmapEnds | None:
         last[k_last[ok_l], r_last[ok_l]] = True
         if len(off):
             grow = max(grow, int(np.max(-(-(end - off) // (depth + 1)))))
+            steps = _steps(pool, off, end)
+            if steps is None or spread is None:
+                spread = None
+            else:
+                most = int(steps.max()) + 1
+                spread = max(spread[0], Fraction(most, depth + 1)), max(spread[1], most)
         states, firsts, lasts = new_states, new_first, label
         depth += 1
         if depth > 1024:  # a cycle: only a corrupt array has one
             return None
-    return cross, last, first, bad_last, bad_first, grow
+    return cross, last, first, bad_last, bad_first, grow, spread
 
 
-def exact_sums(vocab: Vocab, scores32: np.ndarray) -> int | None:
-    """The longest normalised text (bytes) on which every Viterbi score sum is exact in double.
-
-    Every search score (float32, 0 for user-defined, and the unknown score) is a multiple of
-    ``2**e`` (``e`` the smallest exponent of a last mantissa bit); a path has at most one edge per
-    byte of normalised text, so its sum is at most ``n * max|score|``. A double holds every
-    multiple of ``2**e`` up to ``2**(53 + e)`` exactly, so with ``n * max|score| < 2**(53 + e)``
-    no sum rounds (the caller divides by how much the normalisation can grow a text). Returns
-    None for "any length" only when all scores are 0.
-    """
-    normal = (vocab.attrs & int(TokenAttr.NORMAL)) != 0
-    s = scores32[np.isfinite(scores32)].astype(np.float32)
-    if normal.any():
-        ns = vocab.scores.astype(np.float32)[normal]
-        ns = ns[~np.isnan(ns)]
-        if ns.size:
-            s = np.append(s, np.float32(ns.min() - np.float32(10.0)))
-    if not np.all(np.isfinite(scores32)) or not s.size:
-        return 0
-    nz = s[s != 0].astype(np.float64)
-    if not nz.size:
-        return None
-    mant, exp = np.frexp(nz)  # nz = mant * 2**exp, 0.5 <= |mant| < 1, 24 significant bits
-    scaled = np.abs(mant) * 2.0**24  # an integer
-    trailing = np.array([(int(v) & -int(v)).bit_length() - 1 for v in scaled.tolist()])
-    e = int((exp - 24 + trailing).min())
-    top = float(np.abs(nz).max())
-    return max(0, int(math.ldexp(1.0, 53 + e) / top) - 2)
+def _steps(pool: np.ndarray, off: np.ndarray, end: np.ndarray) -> np.ndarray | None:
+    """How many steps of ``unicode_len_utf8`` (the search's, V:1003) each replacement
+    ``pool[off:end]`` takes, or None when one does not end on a step's end (the next chunk's
+    output would then be stepped out of line)."""
+    pos, count = off.astype(np.int64), np.zeros(len(off), dtype=np.int64)
+    active = pos < end
+    while active.any():
+        lead = pool[pos[active]]
+        size = np.where(lead < 0xC0, 1, np.where(lead < 0xE0, 2, np.where(lead < 0xF0, 3, 4)))
+        if bool((pos[active] + size > end[active]).any()):
+            return None
+        pos[active] += size
+        count[active] += 1
+        active = pos < end
+    return count
