@@ -64,6 +64,8 @@ class Alphabet:
     reach: np.ndarray | None
     """Int16 per ``a * (size + 1) + b``: the longest token starting with letters ``a b``, 0
     if none (None: a big alphabet; ``TokenHash.reach`` instead)."""
+    space: int
+    """The letter of 0x20 (``ugm/textids.py`` marks it as a separator in ``code``)."""
 
     @property
     def pair_index(self) -> type[np.integer]:
@@ -76,6 +78,13 @@ class Alphabet:
         """The narrowest type that holds every letter and one more value, ``LETTER_MAX`` of it
         (what ``ugm/textids.py`` stores a separator as, before it drops them)."""
         return np.uint8 if self.size < 0xFF else np.uint16 if self.size < 0xFFFF else np.int32
+
+    def letters(self, cps: np.ndarray, text: str) -> np.ndarray:
+        """The letters of the code points ``cps`` of a normalised ``text`` (0: in no token)."""
+        letters = (self.code[cps] >> 2).astype(self.letter_type)
+        if " " in text:
+            letters[cps == 0x20] = self.space
+        return letters
 
     def pair_reach(self, letters: np.ndarray) -> np.ndarray | None:
         """``TokenHash.reach`` of the text of ``letters`` (int64; None: no table)."""
@@ -150,4 +159,4 @@ def build_alphabet(tables: UgmTables, token_hash: TokenHash, unk_id: int) -> Alp
             bits = np.zeros(((size + 1) * (size + 1) + 7) >> 3, dtype=np.uint8)
             np.bitwise_or.at(bits, index >> 3, np.left_shift(1, index & 7).astype(np.uint8))
     return Alphabet(code=code, chars=np.append(0, chars), single=single, pairs=pairs, pair_bits=bits, size=size,
-                    found=one, reach=reach)  # fmt: skip
+                    found=one, reach=reach, space=int(code[0x20] >> 2))  # fmt: skip

@@ -140,22 +140,8 @@ class Charsmap:
         llama.cpp throws). If the byte after ``unit`` is not in it, ``longest_match`` on the
         longer input gives the same first item.
         """
-        size = len(self.xcda)
-        if not size:
-            return None, frozenset()
-        node = self._base(0)
-        best: tuple[int, bytes] | None = None
-        for i, c in enumerate(unit):
-            if c == 0:
-                return best, frozenset()
-            node ^= c
-            e = self._node(node)
-            if e & 0x800000FF != c:
-                return best, frozenset()
-            node ^= (e >> 10) << (8 if e & 0x200 else 0)
-            if (e >> 8) & 1:
-                best = (i + 1, self.replacement(self._node(node) & 0x7FFFFFFF))
-        return best, self._continuations(node)
+        best, node = self.walk_unit(unit)
+        return best, frozenset() if node < 0 else self._continuations(node)
 
     def _continuations(self, node: int) -> frozenset[int]:
         """The bytes 1-255 whose step from ``node`` goes on (or would index out of bounds), in
@@ -205,10 +191,6 @@ class Charsmap:
             values, counts = np.unique(x, return_counts=True)
             self._cache["label_counts"] = dict(zip(values.tolist(), counts.tolist()))
         return self._cache["label_counts"].get(byte, 0)  # type: ignore[attr-defined]
-
-    def may_step_on(self, byte: int) -> bool:
-        """Whether any walk could consume ``byte``: some entry's LCHECK equals it."""
-        return self.label_count(byte) > 0
 
     # -- every key at once -----------------------------------------------------------------
 

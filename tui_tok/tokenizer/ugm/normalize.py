@@ -94,7 +94,6 @@ class UgmNormalizer:
     _ud_first: frozenset[int] = field(init=False, repr=False)
     _memo: dict[bytes, tuple[bytes, int, frozenset[int]]] = field(init=False, repr=False)
     _plain: re.Pattern[bytes] = field(init=False, repr=False)
-    _plain_ascii: bytes = field(init=False, repr=False)
     _pair_memo: dict[bytes, tuple[tuple[int, bytes] | None, int]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -103,35 +102,12 @@ class UgmNormalizer:
         object.__setattr__(self, "_ud_first", frozenset(p[0] for p in prefixes))
         object.__setattr__(self, "_memo", {})
         object.__setattr__(self, "_plain", self._plain_pattern())
-        object.__setattr__(self, "_plain_ascii", self._plain_ascii_bytes())
         object.__setattr__(self, "_pair_memo", {})
-
-    def _plain_ascii_bytes(self) -> bytes:
-        """ASCII bytes that are their own chunk, copied unchanged, not a space, whatever ASCII
-        byte follows (no user-defined token starts with one; a charsmap walk from one can only
-        go on with a non-ASCII byte)."""
-        found = []
-        for b in range(0x80):
-            if b == 0x20 or b in self._ud_first:
-                continue
-            try:
-                rep, used, cont = self.isolated_chunk(bytes((b,)))
-            except VocabError:
-                continue
-            if used == 1 and rep == bytes((b,)) and all(c >= 0x80 for c in cont):
-                found.append(b)
-        return bytes(found)
 
     @property
     def ud_first(self) -> frozenset[int]:
         """First bytes of the user-defined tokens (a walk of their trie can start there)."""
         return self._ud_first
-
-    @property
-    def plain_ascii_bytes(self) -> bytes:
-        """ASCII bytes that normalise to themselves byte for byte (each its own chunk, no space,
-        no charsmap change) when an ASCII byte or nothing follows (``_plain_ascii_bytes``)."""
-        return self._plain_ascii
 
     def _plain_pattern(self) -> re.Pattern[bytes]:
         """Runs of ASCII bytes that are each their own chunk, copied unchanged, not spaces.
@@ -234,21 +210,6 @@ class UgmNormalizer:
         if n == 0:
             return _FFFD, 1
         return data[pos : pos + n], n
-
-    def chunk_text(self, data: bytes) -> bytes:
-        """The outputs of llama.cpp's chunks of ``data`` joined, before the whitespace rules
-        (for a stretch of text that starts and ends at chunk boundaries).
-
-        >>> UgmNormalizer(charsmap=None, user_defined=(), prepend=True, merge=True).chunk_text(b"a \\xff")
-        b'a \\xef\\xbf\\xbd'
-        """
-        out = bytearray()
-        pos = 0
-        while pos < len(data):
-            rep, used = self.chunk(data, pos)
-            out += rep
-            pos += used
-        return bytes(out)
 
     def normalize(self, data: bytes, *, space_prepended: bool = False) -> Normalized:
         """Normalise one fragment (``space_prepended`` lets a caller continue a fragment).

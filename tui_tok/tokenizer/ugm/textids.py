@@ -19,7 +19,7 @@ this module normalises the whole text at once and searches it by pieces:
    overlapping or touching covers merge into regions. A region starts at a chunk boundary (a
    chunk reaching into it would start at a dirty character whose cover holds its start) and
    ends at one (every chunk starting inside ends within its start's cover), and no walk
-   inside it goes past it: its chunk outputs (``UgmNormalizer.chunk_text``, remembered per
+   inside it goes past it: its chunk outputs (``UgmNormalizer.chunk``, remembered per
    region text) are the ones in context. Every other character is its own chunk, copied. (A
    charsmap key ending inside a character could leave a chunk boundary off a character
    start: then this path gives up.);
@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from itertools import repeat
 
 import numpy as np
 
@@ -49,7 +48,7 @@ from tui_tok.tokenizer.ugm.alphabet import CODE_POINTS, Alphabet, build_alphabet
 from tui_tok.tokenizer.ugm.charwalk import CharWalk
 from tui_tok.tokenizer.ugm.hash import TokenHash
 from tui_tok.tokenizer.ugm.normalize import ESCAPED_SPACE, UgmNormalizer
-from tui_tok.tokenizer.ugm.pieces import letter_ids
+from tui_tok.tokenizer.ugm.pieces import letter_search
 from tui_tok.tokenizer.ugm.tables import UgmTables
 
 _UNSEEN, _CLEAN, _GUARDED, _CHANGED = 0, 1, 2, 3
@@ -74,8 +73,8 @@ class TextIds:
     """Per guarded code point: the charsmap node its walk reached."""
     _walk: CharWalk | None = field(default=None, repr=False)
     """The charsmap's walks over many characters (None: no charsmap)."""
-    _regions: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
-    """Dirty region text -> code points of its chunk outputs."""
+    _regions: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
+    """Dirty region text -> ``_region`` of it."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def usable(self) -> bool:
@@ -96,10 +95,11 @@ class TextIds:
                 found = self._alphabet
                 if found is None:
                     found = build_alphabet(tables, token_hash, unk_id)
-                    self._node = np.zeros(CODE_POINTS, dtype=np.int32)
-                    # a separator: its own chunk (condition 1), and letter -1 marks it
-                    found.code[0x20] = _SPACE_CODE
-                    self._walk_new(found, np.arange(0x100, dtype=np.int64))  # ASCII and Latin-1 now
+                    if self.usable():  # (else 0x20 may be a letter of the normalised text)
+                        self._node = np.zeros(CODE_POINTS, dtype=np.int32)
+                        # a separator: its own chunk (condition 1), and letter -1 marks it
+                        found.code[0x20] = _SPACE_CODE
+                        self._walk_new(found, np.arange(0x100, dtype=np.int64))  # ASCII and Latin-1 now
                     self._alphabet = found
         return found
 
@@ -136,15 +136,30 @@ class TextIds:
                 dirty = np.sort(np.concatenate((dirty, at[ext])))
         return dirty
 
-    def _region(self, text: str, alphabet: Alphabet) -> np.ndarray | None:
-        """Letters of a dirty region's chunk outputs (None: not valid UTF-8)."""
+    def _region(self, text: str, alphabet: Alphabet) -> tuple[np.ndarray, np.ndarray] | None:
+        """Letters of a dirty region's chunk outputs, and for each the input offsets (from the
+        region's start) of the boundaries before and after it as ``UgmNormalizer.normalize``
+        maps them: after, the chunk's end; before, the chunk's start while only spaces precede
+        it in the chunk's output, else its end (None: not valid UTF-8)."""
         hit = self._regions.get(text)
         if hit is None:
-            try:
-                out = self.normalizer.chunk_text(text.encode("utf-8")).decode("utf-8")
-            except UnicodeDecodeError:
-                return None
-            hit = self._regions[text] = _narrow(alphabet.code[_code_points(out)] >> 2, alphabet.letter_type)
+            data = text.encode("utf-8")
+            out: list[str] = []
+            bounds: list[tuple[int, int]] = []
+            pos = 0
+            while pos < len(data):
+                rep, used = self.normalizer.chunk(data, pos)
+                end = pos + used
+                try:
+                    chars = rep.decode("utf-8")
+                except UnicodeDecodeError:
+                    return None
+                real = len(chars) - len(chars.lstrip(" "))  # the chars up to the first non-space
+                bounds += [(pos, end)] * min(real + 1, len(chars)) + [(end, end)] * (len(chars) - real - 1)
+                out.append(chars)
+                pos = end
+            letters = _narrow(alphabet.code[_code_points("".join(out))] >> 2, alphabet.letter_type)
+            hit = self._regions[text] = (letters, np.array(bounds, dtype=np.int64).reshape(-1, 2))
         return hit
 
     def regions(self, s: str, cps: np.ndarray, dirty: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -171,29 +186,31 @@ class TextIds:
         first = np.flatnonzero(new)
         return dirty[first], reach[np.append(first[1:] - 1, dirty.size - 1)]
 
-    def outputs(self, s: str, starts: np.ndarray, ends: np.ndarray, alphabet: Alphabet) -> list[np.ndarray] | None:
-        """Letters of each region's chunk outputs, looked up by region text (most regions
-        repeat: 1,428 regions, 29 distinct texts in the benchmark's corpus); None: one is not
-        valid UTF-8."""
+    def outputs(
+        self, s: str, starts: np.ndarray, ends: np.ndarray, alphabet: Alphabet
+    ) -> list[tuple[np.ndarray, np.ndarray]] | None:
+        """``_region`` of each region, looked up by region text (most regions repeat: 1,428
+        regions, 29 distinct texts in the benchmark's corpus); None: one is not valid UTF-8."""
         texts = list(map(s.__getitem__, map(slice, starts.tolist(), ends.tolist())))
         known = self._regions
-        found = list(map(known.get, texts))
-        if not all(map(isinstance, found, repeat(np.ndarray))):
+        if not known.keys() >= set(texts):
             for text in set(texts).difference(known):  # each new text once, not each region
                 if self._region(text, alphabet) is None:
                     return None
-            found = list(map(known.get, texts))
-        return found  # type: ignore[return-value]
+        return list(map(known.__getitem__, texts))
 
-    def encode(self, text: bytes, tables: UgmTables, token_hash: TokenHash, *, unk_id: int) -> list[int] | None:
-        """Token ids of one raw fragment, or None (use another path). Full-length temporaries
-        are few and small (uint8 kinds, bool masks, one array of codes (``Alphabet.code``'s type) changed in
+    def encode(
+        self, text: bytes, tables: UgmTables, token_hash: TokenHash, *, unk_id: int, spans: bool = False
+    ) -> tuple[np.ndarray, np.ndarray | None] | None:
+        """Token ids of one raw fragment, and with ``spans`` each token's end offset in ``text``
+        (a token starts where the one before it ends); None: use another path. Full-length
+        temporaries are few and small (uint8 kinds, bool masks, one array of codes changed in
         place), and the text's copies are dropped before the search: on a first encode, fresh
         memory costs a page fault per 4 KB."""
         if not self.usable():
             return None
         if not text:
-            return []
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64) if spans else None
         # a 0x20 first: kept as the space string before a non-space, dropped before a space,
         # exactly the one space that ``merge`` puts first (step 3)
         spaced = b" " + (text if tables.separators is None else text.translate(tables.separators))
@@ -201,8 +218,18 @@ class TextIds:
             s = spaced.decode("utf-8")
         except UnicodeDecodeError:
             return None
-        del spaced
         cps = _code_points(s)
+        offs = None  # with ``spans``: per character, the input offsets of its start and end
+        if spans:
+            offs = np.empty((cps.size, 2), dtype=np.int64 if len(text) >> 31 else np.int32)
+            if cps.size == len(spaced):
+                offs[:, 1] = np.arange(cps.size)
+            else:
+                np.cumsum(utf8_widths(cps), dtype=offs.dtype, out=offs[:, 1])
+                offs[:, 1] -= 1
+            offs[0, 0] = -1
+            offs[1:, 0] = offs[:-1, 1]
+        del spaced
         alphabet = self.alphabet(tables, token_hash, unk_id)
         code = alphabet.code[cps]
         kind = np.bitwise_and(code, 3, out=np.empty(code.size, dtype=np.uint8), casting="unsafe")
@@ -228,38 +255,55 @@ class TextIds:
             del s
             if bounds is None or reps is None:
                 return None
-            norm = _replace_and_merge(letters, *bounds, reps, space)
+            norm, end_at = _replace_and_merge(letters, *bounds, reps, space, offs)
         else:
             del cps, s
-            norm = _merge_spaces(letters, None, None, space)
-        del letters
+            norm, end_at = _merge_spaces(letters, None, None, space, offs)
+        del letters, offs
         if 4 * norm.size > tables.max_exact_bytes:  # condition 3, on a bound of the UTF-8 length
             chars = alphabet.chars[norm]  # unknown characters (letter 0) may be 4 bytes each
             width = 1 + (chars >= 0x80).astype(np.int64) + (chars >= 0x800) + ((chars >= 0x10000) | (norm == 0))
             if int(width.sum()) > tables.max_exact_bytes:
                 return None
-        return letter_ids(norm, alphabet, tables, token_hash, unk_id=unk_id).tolist()
+        ids, ends = letter_search(norm, alphabet, tables, token_hash, unk_id=unk_id, ends=spans)
+        return ids, None if ends is None or end_at is None else end_at[ends - 1]
+
+
+def utf8_widths(cps: np.ndarray) -> np.ndarray:
+    """UTF-8 length of each code point (uint8)."""
+    width = (cps >= 0x80).view(np.uint8) + np.uint8(1)
+    width += cps >= 0x800
+    width += cps >= 0x10000
+    return width
 
 
 def _replace_and_merge(
     letters: np.ndarray,
     starts: np.ndarray,
     ends: np.ndarray,
-    reps: list[np.ndarray],
+    reps: list[tuple[np.ndarray, np.ndarray]],
     space: int,
-) -> np.ndarray:
-    """``_merge_spaces`` of ``letters`` with region ``k`` (``[starts[k], ends[k])``) replaced by
-    ``reps[k]``, with no copy of the text where no output is longer than its region: the
-    output is written in place at its region's end and the positions before it are dropped
-    by the merge. Regions that grow (NFKC: "½" -> "1⁄2", Thai "ำ") cost one copy of the text."""
-    out_len = np.fromiter(map(len, reps), dtype=np.int64, count=len(reps))
+    offs: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``_merge_spaces`` of ``letters`` (and ``offs``) with region ``k`` (``[starts[k],
+    ends[k])``) replaced by ``reps[k]`` (letters, offsets from the region's start), with no
+    copy of the text where no output is longer than its region: the output is written in place
+    at its region's end and the positions before it are dropped by the merge. Regions that
+    grow (NFKC: "½" -> "1⁄2", Thai "ำ") cost one copy of the text."""
+    out_len = np.fromiter((len(r[0]) for r in reps), dtype=np.int64, count=len(reps))
+    at_offs: list[np.ndarray] = []
+    if offs is not None:  # each region's offsets from the input's start
+        at_offs = [r[1] + b for r, b in zip(reps, offs[starts, 0].tolist())]
     size = ends - starts
     grows = out_len > size
     fits = np.flatnonzero(~grows)
     f_len = out_len[fits]
     f_end = ends[fits]
     if f_len.any():
-        letters[_ragged(f_end - f_len, f_len)] = np.concatenate([reps[k] for k in fits.tolist()])
+        at = _ragged(f_end - f_len, f_len)
+        letters[at] = np.concatenate([reps[k][0] for k in fits.tolist()])
+        if offs is not None:
+            offs[at] = np.concatenate([at_offs[k] for k in fits.tolist()])
     gone = size[fits] - f_len
     some = gone > 0
     dropped = _ragged(starts[fits][some], gone[some])
@@ -269,14 +313,21 @@ def _replace_and_merge(
         g_end = ends[at]
         bounds = np.append(0, np.stack((starts[at], g_end), axis=1).ravel()).tolist()
         bounds.append(letters.size)
-        parts: list[np.ndarray] = [letters[0:0]] * (2 * at.size + 1)
-        parts[::2] = map(letters.__getitem__, map(slice, bounds[::2], bounds[1::2]))
-        parts[1::2] = map(reps.__getitem__, at.tolist())
-        letters = np.concatenate(parts)
+        letters = _join(letters, bounds, [reps[k][0] for k in at.tolist()])
+        if offs is not None:
+            offs = _join(offs, bounds, [at_offs[k] for k in at.tolist()])
         shift = np.append(0, np.cumsum(out_len[at] - size[at]))  # growth before a position
         dropped += shift[np.searchsorted(g_end, dropped, side="right")]
         follow += shift[np.searchsorted(g_end, follow, side="right")]
-    return _merge_spaces(letters, dropped, follow, space)
+    return _merge_spaces(letters, dropped, follow, space, offs)
+
+
+def _join(rows: np.ndarray, bounds: list[int], inserts: list[np.ndarray]) -> np.ndarray:
+    """``rows`` with ``rows[bounds[2k+1] : bounds[2k+2]]`` replaced by ``inserts[k]``."""
+    parts: list[np.ndarray] = [rows[0:0]] * (2 * len(inserts) + 1)
+    parts[::2] = map(rows.__getitem__, map(slice, bounds[::2], bounds[1::2]))
+    parts[1::2] = inserts
+    return np.concatenate(parts)
 
 
 def _ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -290,14 +341,19 @@ def _merge_spaces(
     dropped: np.ndarray | None,
     follow: np.ndarray | None,
     space: int,
-) -> np.ndarray:
+    offs: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """The letters after llama.cpp's whitespace rules with ``merge``: every 0x20 (letter -1)
     dropped, the space string (letter ``space``) before each run of other characters (the
     rules act on bytes; a run of characters is a run of bytes): a space is kept, as the space
     string, where a non-space follows it (the caller puts one more space first). The
     positions ``dropped`` are not part of the text: each takes the kind of the position
     ``follow`` gives it (the first one after its run, which is not dropped; ``n``: the end),
-    and is left out. ``letters`` (of ``_narrow``) may be overwritten."""
+    and is left out. ``letters`` (of ``_narrow``) may be overwritten.
+
+    With ``offs`` (each position's input offsets before and after it), also the input offset
+    of the boundary after each letter left: a space string's is the one before the letter
+    after it (``UgmNormalizer.normalize`` writes the space string with the word it opens)."""
     n = letters.size
     word = letters != _separator(letters.dtype)
     if dropped is not None and dropped.size:
@@ -316,8 +372,15 @@ def _merge_spaces(
     # the spaces left become the space string, on the shorter array, without branches: a
     # masked copy costs a mispredicted branch per scattered separator
     sep = _separator(out.dtype)
-    out -= (out == sep) * out.dtype.type(sep - space)
-    return out
+    spaces = out == sep
+    end_at = None
+    if offs is not None:
+        kept = offs[keep]
+        end_at = kept[:, 1].copy()
+        at = np.flatnonzero(spaces)
+        end_at[at] = kept[at + 1, 0]
+    out -= spaces * out.dtype.type(sep - space)
+    return out, end_at
 
 
 def _narrow(letters: np.ndarray, letter_type: type[np.integer]) -> np.ndarray:
