@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from test_ugm import PIECES, encoder, flag_encoder
+from test_ugm import PIECES, encoder, flag_encoder, t5_vocab
 
-from tui_tok.tokenizer.ugm.hash import build_token_hash, text_code_points
+from tui_tok.tokenizer.ugm.encoder import UgmEncoder
+from tui_tok.tokenizer.ugm.hash import text_code_points
 from tui_tok.tokenizer.ugm.reference import ReferenceEncoder
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -87,14 +88,13 @@ def test_batch_search_equals_the_reference_search(name: str, texts: list[str]) -
 @given(tokens=st.sets(st.text(min_size=1, max_size=7), min_size=1, max_size=40), text=st.text(max_size=30))
 @settings(max_examples=150, deadline=None)
 def test_token_hash_finds_exactly_the_tokens(tokens: set[str], text: str) -> None:
-    texts = sorted(tokens)
-    table = build_token_hash(texts, list(range(len(texts))))
-    index = {t: i for i, t in enumerate(texts)}
+    texts = sorted(tokens - {"<pad>", "</s>", "<unk>"})
+    table = UgmEncoder(t5_vocab([(t, -1.0, 1) for t in texts])).token_hash
+    index = {t: i + 3 for i, t in enumerate(texts)}  # after the three special tokens
     probe = text + "".join(texts)  # every token occurs, plus near misses around them
-    pairs = [(i, n) for i in range(len(probe)) for n in range(1, min(8, len(probe) - i) + 1)]
-    pos, length = (np.array(column, dtype=np.int64) for column in zip(*pairs))
-    got = table.lookup(text_code_points(probe), pos, length)
-    assert got.tolist() == [index.get(probe[i : i + n], -1) for i, n in pairs]
+    groups = [(n, np.arange(len(probe) - n + 1)) for n in range(1, min(8, len(probe)) + 1)]
+    for (n, pos), got in zip(groups, table.find(text_code_points(probe), groups)):
+        assert got.tolist() == [index.get(probe[i : i + n], -1) for i in pos.tolist()]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -51,15 +51,16 @@ def _edges(
     tables: UgmTables,
     token_hash: TokenHash,
     unk_id: int,
-    known: tuple[np.ndarray, np.ndarray] | None = None,
+    single: np.ndarray,
+    reach: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every lattice edge of the joined text (code points ``cps``): (start position, length,
-    token id, score). ``rem`` is the number of characters from each position to its text's end.
-    ``known``: ``token_hash.reach(cps)`` and the single-character tokens (-1: none), when the
-    caller has them by table (``ugm/alphabet.py``).
+    token id, score). ``rem`` is the number of characters from each position to its text's end;
+    ``single`` the single-character trie token at each position (-1: none) and ``reach``
+    ``token_hash.reach(cps)``, when the caller has them by table (``ugm/alphabet.py``).
     """
     n = cps.size
-    bound = token_hash.reach(cps) if known is None else known[0]  # longest token worth trying at each position
+    bound = token_hash.reach(cps) if reach is None else reach  # longest token worth trying at each position
     np.minimum(bound, rem, out=bound)
     groups = [(1, np.arange(n, dtype=np.int64))]
     sel = np.flatnonzero(bound >= 2)
@@ -68,10 +69,7 @@ def _edges(
         groups.append((length, sel))
         length += 1
         sel = sel[bound[sel] >= length]
-    if known is None:
-        found = token_hash.find(cps, groups)
-    else:
-        found = [known[1], *token_hash.find(cps, groups[1:])]
+    found = [single, *token_hash.find(cps, groups[1:])]
     one = found[0]
     ok = one >= 0
     starts = [groups[0][1]]

@@ -111,26 +111,7 @@ class Charsmap:
 
         A NUL byte ends the walk (V:1185-1188).
         """
-        if not self.xcda:
-            return None
-        node = self._base(0)
-        best_len = 0
-        best_value = 0
-        for i in range(pos, len(data)):
-            c = data[i]
-            if c == 0:
-                break
-            node ^= c
-            e = self._node(node)
-            if e & 0x800000FF != c:
-                break
-            node ^= (e >> 10) << (8 if e & 0x200 else 0)
-            if (e >> 8) & 1:
-                best_len = i - pos + 1
-                best_value = self._node(node) & 0x7FFFFFFF
-        if best_len == 0:
-            return None
-        return best_len, self.replacement(best_value)
+        return self.walk_unit(data, pos)[0]
 
     def match_unit(self, unit: bytes) -> tuple[tuple[int, bytes] | None, frozenset[int]]:
         """Walk ``unit`` alone: (longest match inside it or None, bytes that could extend the walk).
@@ -154,17 +135,18 @@ class Charsmap:
         goes[inside] = (entries[step[inside]] & 0x800000FF) == _BYTES[inside]
         return frozenset(_BYTES[goes].tolist())
 
-    def walk_unit(self, unit: bytes) -> tuple[tuple[int, bytes] | None, int]:
-        """Walk ``unit`` alone: (longest match inside it or None, the node reached, or -1 if
-        the walk ended inside ``unit``). ``extends(node, b)`` then says whether a following
+    def walk_unit(self, data: bytes, pos: int = 0) -> tuple[tuple[int, bytes] | None, int]:
+        """Walk ``data[pos:]``: (longest match or None, the node reached at the end of ``data``,
+        or -1 if the walk ended before). ``extends(node, b)`` then says whether a following
         byte ``b`` would go on; if not, ``longest_match`` on the longer input gives the same
-        first item. Raises ``VocabError`` as ``match_unit`` does.
+        first item. Raises ``VocabError`` where llama.cpp throws (V:1195-1236).
         """
         if not self.xcda:
             return None, -1
         node = self._base(0)
         best: tuple[int, bytes] | None = None
-        for i, c in enumerate(unit):
+        for i in range(pos, len(data)):
+            c = data[i]
             if c == 0:
                 return best, -1
             node ^= c
@@ -173,7 +155,7 @@ class Charsmap:
                 return best, -1
             node ^= (e >> 10) << (8 if e & 0x200 else 0)
             if (e >> 8) & 1:
-                best = (i + 1, self.replacement(self._node(node) & 0x7FFFFFFF))
+                best = (i - pos + 1, self.replacement(self._node(node) & 0x7FFFFFFF))
         return best, node
 
     def extends(self, node: int, byte: int) -> bool:

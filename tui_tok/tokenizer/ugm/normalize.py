@@ -259,7 +259,7 @@ class UgmNormalizer:
                 pos = end
                 continue
             if 0x20 in rep:
-                in_word, space_prepended = self._spaced_chunk(rep, pos, end, out, offsets, in_word, space_prepended)
+                in_word, space_prepended = self._whitespace(rep, pos, end, out, offsets, in_word, space_prepended)
                 pos = end
                 continue
             if not in_word:
@@ -278,7 +278,7 @@ class UgmNormalizer:
             offsets.append(n)
         return Normalized(text=bytes(out), offsets=offsets, space_prepended=space_prepended)
 
-    def _spaced_chunk(
+    def _whitespace(
         self,
         rep: bytes,
         pos: int,
@@ -288,7 +288,8 @@ class UgmNormalizer:
         in_word: bool,
         space_prepended: bool,
     ) -> tuple[bool, bool]:
-        """The byte-by-byte whitespace rules for one chunk whose output holds a 0x20."""
+        """llama.cpp's whitespace rules (in V:1078-1122), byte by byte, over one chunk's output;
+        boundaries inside it map to its start until a real byte, then to its end."""
         space = self.space
         at = pos
         for c in rep:
@@ -309,9 +310,6 @@ class UgmNormalizer:
 
     def normalize_reference(self, data: bytes, *, space_prepended: bool = False) -> Normalized:
         """``normalize`` written as llama.cpp's loop, byte by byte (the oracle for tests)."""
-        space = self.space
-        prepend = self.prepend
-        merge = self.merge
         out = bytearray()
         offsets: list[int] = []
         in_word = False  # llama.cpp's processing_non_ws
@@ -322,21 +320,7 @@ class UgmNormalizer:
             end = pos + used
             if len(offsets) == len(out):
                 offsets.append(pos)
-            at = pos  # where boundaries inside this chunk map: start until a real byte
-            for c in rep:
-                if c != 0x20:
-                    if not in_word:
-                        in_word = True
-                        if (prepend and not space_prepended) or merge:
-                            _emit(out, offsets, space, at)
-                            space_prepended = True
-                    _emit(out, offsets, bytes((c,)), at)
-                    at = end
-                else:
-                    in_word = False
-                    if not merge:
-                        _emit(out, offsets, space, at)
-                        at = end
+            in_word, space_prepended = self._whitespace(rep, pos, end, out, offsets, in_word, space_prepended)
             pos = end
         if len(offsets) == len(out):
             offsets.append(n)

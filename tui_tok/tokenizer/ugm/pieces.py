@@ -68,10 +68,12 @@ def letter_search(
     if not n:
         return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64) if ends else None
     index = np.int32 if n < INDEX32_MAX else np.int64
-    cut = np.zeros(n, dtype=bool)
+    cut = np.empty(n, dtype=bool)
     cut[0] = True
     if exact:
         np.logical_not(alphabet.joined(letters, token_hash), out=cut[1:])
+    else:
+        cut[1:] = False
     starts = np.flatnonzero(cut).astype(index)
     del cut
     pieces = starts.size
@@ -91,10 +93,9 @@ def letter_search(
         d_letters = letters[_ragged(m_starts[rep].astype(np.int64), d_sizes)]
         del m_starts, m_sizes
         d_cps = alphabet.chars[d_letters]
-        d_reach = alphabet.pair_reach(d_letters)  # a small alphabet's tables: no hash probes
-        known = None if d_reach is None else (d_reach, alphabet.found[d_letters])
         rem = _ragged(d_sizes, d_sizes, -1)
-        start, length, tid, score = _edges(d_cps, rem, tables, token_hash, unk_id, known)
+        reach = alphabet.pair_reach(d_letters)  # a small alphabet's table: no hash probes
+        start, length, tid, score = _edges(d_cps, rem, tables, token_hash, unk_id, alphabet.found[d_letters], reach)
         ids, d_ends, owner = _search(d_first, d_sizes, start, length, tid, score, unk_id)
         tok_count = np.bincount(owner, minlength=d_sizes.size)
         tok_first = np.cumsum(tok_count)

@@ -1,37 +1,31 @@
-"""UGM token ids of a long fragment in whole-text numpy passes (no per-unit Python work).
+"""UGM tokens of a fragment in whole-text numpy passes (no per-unit Python work).
 
-``ugm/encoder.py`` cuts a fragment into units and handles each distinct unit in Python: about a
-microsecond each, 14k distinct units in 0.56 MB of mixed text. For a long fragment (ids only)
-this module normalises the whole text at once and searches it by pieces:
+The whole text is normalised at once and searched by pieces:
 
 1. **characters**: each new character is walked alone through the charsmap, all at once
    (``CharWalk.kinds``), and its kind remembered per vocab (``ugm/alphabet.py``): *clean*
    (the walk dies inside it: its own chunk, unchanged, whatever follows), *guarded* (unchanged
-   unless the walk goes on into the next character; checked per position, in bulk, through all
-   the bytes of a non-ASCII next character (``CharWalk.enters``); a walk that an ASCII byte
-   extends counts as changed) or *changed*. A separator
-   (0x20, and the bytes ``tables.separators`` turns into it first) is always its own chunk
-   whose output is 0x20 (condition 1 of ``ugm/encoder.py``);
+   unless the walk goes on through all the bytes of the next character, ``CharWalk.enters``,
+   checked per position in bulk; a walk that an ASCII byte extends counts as changed) or
+   *changed*. A separator (0x20, and the bytes ``tables.separators`` turns into it first) is
+   always its own chunk whose output is 0x20 (condition 1 of ``ugm/encoder.py``);
 2. **dirty regions**: a chunk longer than one character starts at a *dirty* character
    (changed, or guarded and extended) and ends within the characters its charsmap walk
-   enters (``CharWalk.reach``, all dirty positions walked at once), never past a separator.
-   So each dirty position ``p`` *covers* ``[p, p + entered)`` (clipped at the next separator);
-   overlapping or touching covers merge into regions. A region starts at a chunk boundary (a
-   chunk reaching into it would start at a dirty character whose cover holds its start) and
-   ends at one (every chunk starting inside ends within its start's cover), and no walk
-   inside it goes past it: its chunk outputs (``UgmNormalizer.chunk``, remembered per
-   region text) are the ones in context. Every other character is its own chunk, copied. (A
-   charsmap key ending inside a character could leave a chunk boundary off a character
-   start: then this path gives up.);
-3. **whitespace**: with ``merge`` (remove_extra_whitespaces), llama.cpp's rules over the chunk
-   outputs drop every 0x20 and put the space string before each run of other bytes, whatever
-   ``prepend`` says; applied once to the whole text in numpy, on letters (``ugm/alphabet.py``),
-   after one 0x20 put before the text (the space string goes first iff a non-space follows);
-4. **search**: ``pieces.letter_ids``, exact under condition 3 (checked on the normalised length).
+   enters (``CharWalk.reach``), never past a separator. So each dirty position ``p`` *covers*
+   ``[p, p + entered)``; overlapping or touching covers merge into regions. A region starts and
+   ends at chunk boundaries and no walk inside it goes past it: its chunk outputs
+   (``UgmNormalizer.chunk``, remembered per region text) are the ones in context. Every other
+   character is its own chunk, copied. (A charsmap key ending inside a character could leave a
+   chunk boundary off a character start: then this path gives up.);
+3. **whitespace**: with ``merge`` (remove_extra_whitespaces), llama.cpp's rules drop every 0x20
+   and put the space string before each run of other bytes, whatever ``prepend`` says; applied
+   once in numpy, on letters, after one 0x20 put before the text (the space string goes first
+   iff a non-space follows). Spans follow each letter's input offsets through steps 2 and 3;
+4. **search**: ``pieces.letter_search``, exact under condition 3 (checked on the normalised length).
 
-Same ids as ``UgmEncoder.encode_whole`` (tested). ``encode`` returns None, for the caller's
-other paths, when a condition fails: no ``merge``, user-defined tokens, space not escaped, a
-corrupt charsmap, the text or a region's output not valid UTF-8, or too long for condition 3.
+``encode`` returns None, for the caller's other paths, when a condition fails: no ``merge``,
+user-defined tokens, space not escaped, a corrupt charsmap, the text or a region's output not
+valid UTF-8, or too long for condition 3.
 
 A fast path: what it computes equals ``ugm/reference.py`` (llama.cpp's algorithm written once;
 ``tests/tokenizer/test_reference.py`` compares them on long texts too).
