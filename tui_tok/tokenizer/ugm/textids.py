@@ -49,6 +49,8 @@ _UNSEEN, _CLEAN, _GUARDED, _CHANGED = 0, 1, 2, 3
 _SPACE_CODE = -4 | _CLEAN
 """Code of 0x20: clean, letter -1 (``_merge_spaces`` finds the separators by it)."""
 _ASCII = np.arange(1, 0x80, dtype=np.int64)
+Region = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""A dirty region's letters, and the input offsets before and after each (``TextIds._region``)."""
 
 
 def _code_points(s: str) -> np.ndarray:
@@ -67,7 +69,7 @@ class TextIds:
     """Per guarded code point: the charsmap node its walk reached."""
     _walk: CharWalk | None = field(default=None, repr=False)
     """The charsmap's walks over many characters (None: no charsmap)."""
-    _regions: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
+    _regions: dict[str, Region] = field(default_factory=dict, repr=False)
     """Dirty region text -> ``_region`` of it."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -130,7 +132,7 @@ class TextIds:
                 dirty = np.sort(np.concatenate((dirty, at[ext])))
         return dirty
 
-    def _region(self, text: str, alphabet: Alphabet) -> tuple[np.ndarray, np.ndarray] | None:
+    def _region(self, text: str, alphabet: Alphabet) -> Region | None:
         """Letters of a dirty region's chunk outputs, and for each the input offsets (from the
         region's start) of the boundaries before and after it as ``UgmNormalizer.normalize``
         maps them: after, the chunk's end; before, the chunk's start while only spaces precede
@@ -153,7 +155,8 @@ class TextIds:
                 out.append(chars)
                 pos = end
             letters = _narrow(alphabet.code[_code_points("".join(out))] >> 2, alphabet.letter_type)
-            hit = self._regions[text] = (letters, np.array(bounds, dtype=np.int64).reshape(-1, 2))
+            pairs = np.array(bounds, dtype=np.int32).reshape(-1, 2)
+            hit = self._regions[text] = (letters, pairs[:, 0].copy(), pairs[:, 1].copy())
         return hit
 
     def regions(self, s: str, cps: np.ndarray, dirty: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -180,9 +183,7 @@ class TextIds:
         first = np.flatnonzero(new)
         return dirty[first], reach[np.append(first[1:] - 1, dirty.size - 1)]
 
-    def outputs(
-        self, s: str, starts: np.ndarray, ends: np.ndarray, alphabet: Alphabet
-    ) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    def outputs(self, s: str, starts: np.ndarray, ends: np.ndarray, alphabet: Alphabet) -> list[Region] | None:
         """``_region`` of each region, looked up by region text (most regions repeat: 1,428
         regions, 29 distinct texts in the benchmark's corpus); None: one is not valid UTF-8."""
         texts = list(map(s.__getitem__, map(slice, starts.tolist(), ends.tolist())))
@@ -213,16 +214,16 @@ class TextIds:
         except UnicodeDecodeError:
             return None
         cps = _code_points(s)
-        offs = None  # with ``spans``: per character, the input offsets of its start and end
+        offs = None  # with ``spans``: per character, the input offsets of its start (row 0) and end
         if spans:
-            offs = np.empty((cps.size, 2), dtype=np.int64 if len(text) >> 31 else np.int32)
+            offs = np.empty((2, cps.size), dtype=np.int64 if len(text) >> 31 else np.int32)
             if cps.size == len(spaced):
-                offs[:, 1] = np.arange(cps.size)
+                offs[1] = np.arange(cps.size)
             else:
-                np.cumsum(utf8_widths(cps), dtype=offs.dtype, out=offs[:, 1])
-                offs[:, 1] -= 1
+                np.cumsum(utf8_widths(cps), dtype=offs.dtype, out=offs[1])
+                offs[1] -= 1
             offs[0, 0] = -1
-            offs[1:, 0] = offs[:-1, 1]
+            offs[0, 1:] = offs[1, :-1]
         del spaced
         alphabet = self.alphabet(tables, token_hash, unk_id)
         code = alphabet.code[cps]
@@ -275,19 +276,16 @@ def _replace_and_merge(
     letters: np.ndarray,
     starts: np.ndarray,
     ends: np.ndarray,
-    reps: list[tuple[np.ndarray, np.ndarray]],
+    reps: list[Region],
     space: int,
     offs: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """``_merge_spaces`` of ``letters`` (and ``offs``) with region ``k`` (``[starts[k],
-    ends[k])``) replaced by ``reps[k]`` (letters, offsets from the region's start), with no
-    copy of the text where no output is longer than its region: the output is written in place
-    at its region's end and the positions before it are dropped by the merge. Regions that
-    grow (NFKC: "½" -> "1⁄2", Thai "ำ") cost one copy of the text."""
+    ends[k])``) replaced by ``reps[k]``, with no copy of the text where no output is longer
+    than its region: the output is written in place at its region's end and the positions
+    before it are dropped by the merge. Regions that grow (NFKC: "½" -> "1⁄2", Thai "ำ") cost
+    one copy of the text."""
     out_len = np.fromiter((len(r[0]) for r in reps), dtype=np.int64, count=len(reps))
-    at_offs: list[np.ndarray] = []
-    if offs is not None:  # each region's offsets from the input's start
-        at_offs = [r[1] + b for r, b in zip(reps, offs[starts, 0].tolist())]
     size = ends - starts
     grows = out_len > size
     fits = np.flatnonzero(~grows)
@@ -295,9 +293,12 @@ def _replace_and_merge(
     f_end = ends[fits]
     if f_len.any():
         at = _ragged(f_end - f_len, f_len)
-        letters[at] = np.concatenate([reps[k][0] for k in fits.tolist()])
-        if offs is not None:
-            offs[at] = np.concatenate([at_offs[k] for k in fits.tolist()])
+        keys = fits.tolist()
+        letters[at] = np.concatenate([reps[k][0] for k in keys])
+        if offs is not None:  # each region's offsets from its input start
+            shift = np.repeat(offs[0, starts[fits]], f_len)
+            for row in (0, 1):
+                offs[row, at] = np.concatenate([reps[k][1 + row] for k in keys]) + shift
     gone = size[fits] - f_len
     some = gone > 0
     dropped = _ragged(starts[fits][some], gone[some])
@@ -307,9 +308,13 @@ def _replace_and_merge(
         g_end = ends[at]
         bounds = np.append(0, np.stack((starts[at], g_end), axis=1).ravel()).tolist()
         bounds.append(letters.size)
-        letters = _join(letters, bounds, [reps[k][0] for k in at.tolist()])
+        keys = at.tolist()
+        letters = _join(letters, bounds, [reps[k][0] for k in keys])
         if offs is not None:
-            offs = _join(offs, bounds, [at_offs[k] for k in at.tolist()])
+            base = offs[0, starts[at]].tolist()
+            offs = np.stack(
+                [_join(offs[row], bounds, [reps[k][1 + row] + b for k, b in zip(keys, base)]) for row in (0, 1)]
+            )
         shift = np.append(0, np.cumsum(out_len[at] - size[at]))  # growth before a position
         dropped += shift[np.searchsorted(g_end, dropped, side="right")]
         follow += shift[np.searchsorted(g_end, follow, side="right")]
@@ -321,7 +326,7 @@ def _join(rows: np.ndarray, bounds: list[int], inserts: list[np.ndarray]) -> np.
     parts: list[np.ndarray] = [rows[0:0]] * (2 * len(inserts) + 1)
     parts[::2] = map(rows.__getitem__, map(slice, bounds[::2], bounds[1::2]))
     parts[1::2] = inserts
-    return np.concatenate(parts)
+    return np.concatenate(parts).astype(rows.dtype, copy=False)
 
 
 def _ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -369,10 +374,9 @@ def _merge_spaces(
     spaces = out == sep
     end_at = None
     if offs is not None:
-        kept = offs[keep]
-        end_at = kept[:, 1].copy()
+        end_at = offs[1][keep]
         at = np.flatnonzero(spaces)
-        end_at[at] = kept[at + 1, 0]
+        end_at[at] = offs[0][keep][at + 1]
     out -= spaces * out.dtype.type(sep - space)
     return out, end_at
 
