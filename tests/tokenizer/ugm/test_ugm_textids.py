@@ -185,9 +185,25 @@ def test_int64_indices_past_the_int32_bound(monkeypatch: pytest.MonkeyPatch, nam
     assert want is not None and fast_ids(enc, data) == want == whole_ids(enc, data)
 
 
-@pytest.mark.parametrize(("merge", "user"), [(False, False), (True, True)])
-def test_conditions_not_met_leave_it_to_the_other_paths(merge: bool, user: bool) -> None:
-    enc = small_encoder(True, merge=merge, user=user)
+@pytest.mark.parametrize("prepend", [False, True])
+@given(
+    data=st.lists(st.sampled_from([*SMALL, "<u>", "<", "<u", "u>", "<<u>>", "<\u3000u>", "x<u>"]), max_size=30).map(
+        "".join
+    )
+)
+@settings(max_examples=150, deadline=None)
+def test_user_defined_tokens_are_regions_of_their_own(prepend: bool, data: str) -> None:
+    """A user-defined token's trie path is copied raw before any charsmap key (T5's
+    ``<extra_id_N>``): each character that may start one is a region, covering its longest token."""
+    enc = small_encoder(prepend, merge=True, user=True)
+    raw = data.encode()
+    got = fast_ids(enc, raw)
+    assert got is not None
+    assert got == whole_ids(enc, raw) == [p[0] for p in enc.encode_reference(raw)]
+
+
+def test_conditions_not_met_leave_it_to_the_other_paths() -> None:
+    enc = small_encoder(True, merge=False)
     raw = ("ab ｂ e\u0301 ① " * 3000).encode()
     assert fast_ids(enc, raw) is None
     assert enc.encode_fragment_ids(raw, after_special=False) == whole_ids(enc, raw)

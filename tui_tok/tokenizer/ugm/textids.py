@@ -74,10 +74,10 @@ class TextIds:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def usable(self) -> bool:
-        """Whether the vocab meets the conditions of this path (``merge``, no user-defined
-        tokens, space escaped, a charsmap whose deepest walk is known)."""
+        """Whether the vocab meets the conditions of this path (``merge``, space escaped, a
+        charsmap whose deepest walk is known)."""
         n = self.normalizer
-        if not (n.merge and not n.ud_first and n.space == ESCAPED_SPACE):
+        if not (n.merge and n.space == ESCAPED_SPACE):
             return False
         if n.charsmap is not None and self._walk is None:
             self._walk = CharWalk.of(n.charsmap)
@@ -106,17 +106,27 @@ class TextIds:
         assert node_of is not None
         new = new[(alphabet.code[new] & 3) == _UNSEEN]
         walk = self._walk
-        if walk is None:
-            alphabet.code[new] |= _CLEAN
-            return
-        got, node = walk.kinds(new)
-        kind = got.astype(np.int32) + 1  # CharWalk.kinds: 0 clean, 1 guarded, 2 changed
-        guarded = np.flatnonzero(kind == _GUARDED)
-        if guarded.size:  # a walk that an ASCII byte extends: changed (rare; checked per position otherwise)
-            ext = walk.extends(node[guarded][:, None], _ASCII[None, :]).any(axis=1)
-            kind[guarded[ext]] = _CHANGED
-        node_of[new] = node  # before the kinds: another thread reads a node once it sees GUARDED
+        kind = np.full(new.size, _CLEAN, dtype=np.int32)
+        if walk is not None:
+            got, node = walk.kinds(new)
+            kind += got  # CharWalk.kinds: 0 clean, 1 guarded, 2 changed
+            guarded = np.flatnonzero(kind == _GUARDED)
+            if guarded.size:  # a walk that an ASCII byte extends: changed (rare; checked per position otherwise)
+                ext = walk.extends(node[guarded][:, None], _ASCII[None, :]).any(axis=1)
+                kind[guarded[ext]] = _CHANGED
+            node_of[new] = node  # before the kinds: another thread reads a node once it sees GUARDED
+        kind[self._ud_start(new)] = _CHANGED  # a user-defined token may start there: a region
         alphabet.code[new] |= kind
+
+    def _ud_start(self, cps: np.ndarray) -> np.ndarray:
+        """Whether each character's first byte starts a user-defined token (its own region:
+        ``UgmNormalizer.chunk`` copies the deepest path of their trie first)."""
+        first = self.normalizer.ud_first
+        if not first:
+            return np.zeros(cps.size, dtype=bool)
+        lead = np.where(cps < 0x80, cps, np.where(cps < 0x800, 0xC0 | cps >> 6, 0xE0 | cps >> 12))
+        lead = np.where(cps < 0x10000, lead, 0xF0 | cps >> 18)
+        return np.isin(lead, sorted(first))
 
     def _dirty(self, cps: np.ndarray, kind: np.ndarray) -> np.ndarray:
         """Positions whose character may not be its own unchanged chunk (``kind``: uint8 per
@@ -168,7 +178,10 @@ class TextIds:
             entered, off_start = self._walk.reach(cps, dirty)
             if off_start:  # a key ends inside a character: let the unit path do it
                 return None
-            np.minimum(entered, n - dirty, out=entered)
+        if self.normalizer.ud_first:  # a user-defined token's path: up to its longest token
+            ud = self._ud_start(cps[dirty])
+            entered[ud] = np.maximum(entered[ud], max(map(len, self.normalizer.user_defined)))
+        np.minimum(entered, n - dirty, out=entered)
         # a cover stops before the first separator it enters (a few steps over the dirty
         # positions, not a search over every separator of the text)
         for j in range(1, int(entered.max()) if entered.size else 0):
