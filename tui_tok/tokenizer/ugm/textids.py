@@ -74,10 +74,10 @@ class TextIds:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def usable(self) -> bool:
-        """Whether the vocab meets the conditions of this path (``merge``, space escaped, a
-        charsmap whose deepest walk is known)."""
+        """Whether the vocab meets the conditions of this path (space escaped, a charsmap whose
+        deepest walk is known)."""
         n = self.normalizer
-        if not (n.merge and n.space == ESCAPED_SPACE):
+        if n.space != ESCAPED_SPACE:
             return False
         if n.charsmap is not None and self._walk is None:
             self._walk = CharWalk.of(n.charsmap)
@@ -256,6 +256,7 @@ class TextIds:
         letters = _narrow(np.right_shift(code, 2, out=code), alphabet.letter_type)
         del code
         space = int(alphabet.code[0x2581] >> 2)
+        rules = (self.normalizer.merge, self.normalizer.prepend)
         if dirty.size:
             bounds = self.regions(s, cps, dirty)
             del cps
@@ -263,10 +264,10 @@ class TextIds:
             del s
             if bounds is None or reps is None:
                 return None
-            norm, end_at = _replace_and_merge(letters, *bounds, reps, space, offs)
+            norm, end_at = _replace_and_merge(letters, *bounds, reps, space, offs, rules)
         else:
             del cps, s
-            norm, end_at = _merge_spaces(letters, None, None, space, offs)
+            norm, end_at = _merge_spaces(letters, None, None, space, offs, rules)
         del letters, offs
         if 4 * norm.size > tables.max_exact_bytes:  # condition 3, on a bound of the UTF-8 length
             chars = alphabet.chars[norm]  # unknown characters (letter 0) may be 4 bytes each
@@ -292,6 +293,7 @@ def _replace_and_merge(
     reps: list[Region],
     space: int,
     offs: np.ndarray | None,
+    rules: tuple[bool, bool],
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """``_merge_spaces`` of ``letters`` (and ``offs``) with region ``k`` (``[starts[k],
     ends[k])``) replaced by ``reps[k]``, with no copy of the text where no output is longer
@@ -331,7 +333,7 @@ def _replace_and_merge(
         shift = np.append(0, np.cumsum(out_len[at] - size[at]))  # growth before a position
         dropped += shift[np.searchsorted(g_end, dropped, side="right")]
         follow += shift[np.searchsorted(g_end, follow, side="right")]
-    return _merge_spaces(letters, dropped, follow, space, offs)
+    return _merge_spaces(letters, dropped, follow, space, offs, rules)
 
 
 def _join(rows: np.ndarray, bounds: list[int], inserts: list[np.ndarray]) -> np.ndarray:
@@ -353,31 +355,40 @@ def _merge_spaces(
     dropped: np.ndarray | None,
     follow: np.ndarray | None,
     space: int,
-    offs: np.ndarray | None = None,
+    offs: np.ndarray | None,
+    rules: tuple[bool, bool],
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """The letters after llama.cpp's whitespace rules with ``merge``: every 0x20 (letter -1)
-    dropped, the space string (letter ``space``) before each run of other characters (the
-    rules act on bytes; a run of characters is a run of bytes): a space is kept, as the space
-    string, where a non-space follows it (the caller puts one more space first). The
-    positions ``dropped`` are not part of the text: each takes the kind of the position
-    ``follow`` gives it (the first one after its run, which is not dropped; ``n``: the end),
-    and is left out. ``letters`` (of ``_narrow``) may be overwritten.
+    """The letters after llama.cpp's whitespace rules (the caller puts one 0x20 first; they act
+    on bytes, and a run of characters is a run of bytes). ``rules``: (merge, prepend). With
+    merge every 0x20 (letter -1) is dropped and the space string (letter ``space``) goes before
+    each run of other characters: a space is kept, as the space string, where a non-space
+    follows it. Without, the first 0x20 goes, each other one becomes the space string, and with
+    prepend one more goes before the first other character. The positions ``dropped`` are not
+    part of the text: each takes the kind of the position ``follow`` gives it (the first one
+    after its run, which is not dropped; ``n``: the end), and is left out. ``letters`` (of
+    ``_narrow``) may be overwritten.
 
     With ``offs`` (each position's input offsets before and after it), also the input offset
-    of the boundary after each letter left: a space string's is the one before the letter
-    after it (``UgmNormalizer.normalize`` writes the space string with the word it opens)."""
+    of the boundary after each letter left: an inserted space string's is the one before the
+    letter after it (``UgmNormalizer.normalize`` writes it with the word it opens)."""
+    merge, prepend = rules
     n = letters.size
     word = letters != _separator(letters.dtype)
-    if dropped is not None and dropped.size:
+    has_dropped = dropped is not None and dropped.size
+    if merge and has_dropped:
         assert follow is not None
         follows = np.zeros(dropped.size, dtype=bool)
         real = follow < n
         follows[real] = word[follow[real]]
         word[dropped] = follows
     keep = np.empty(n, dtype=bool)
-    np.logical_or(word[:-1], word[1:], out=keep[:-1])  # not a space, or a space before a non-space
-    keep[-1] = word[-1]
-    if dropped is not None and dropped.size:
+    if merge:
+        np.logical_or(word[:-1], word[1:], out=keep[:-1])  # not a space, or a space before a non-space
+        keep[-1] = word[-1]
+    else:
+        keep[:] = True
+        keep[0] = False
+    if has_dropped:
         keep[dropped] = False
     del word
     out = letters[keep]
@@ -385,12 +396,14 @@ def _merge_spaces(
     # masked copy costs a mispredicted branch per scattered separator
     sep = _separator(out.dtype)
     spaces = out == sep
-    end_at = None
-    if offs is not None:
-        end_at = offs[1][keep]
-        at = np.flatnonzero(spaces)
-        end_at[at] = offs[0][keep][at + 1]
     out -= spaces * out.dtype.type(sep - space)
+    end_at = None if offs is None else offs[1][keep]
+    inserted = np.flatnonzero(spaces) if merge else np.flatnonzero(~spaces)[:1] if prepend else spaces[:0]
+    if not merge and inserted.size:
+        out = np.insert(out, inserted[0], out.dtype.type(space))
+        end_at = None if end_at is None else np.insert(end_at, inserted[0], 0)
+    if end_at is not None and offs is not None:
+        end_at[inserted] = offs[0][keep][inserted + merge]
     return out, end_at
 
 
