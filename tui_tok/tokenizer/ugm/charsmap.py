@@ -137,9 +137,7 @@ class Charsmap:
 
     def walk_unit(self, data: bytes, pos: int = 0) -> tuple[tuple[int, bytes] | None, int]:
         """Walk ``data[pos:]``: (longest match or None, the node reached at the end of ``data``,
-        or -1 if the walk ended before). ``extends(node, b)`` then says whether a following
-        byte ``b`` would go on; if not, ``longest_match`` on the longer input gives the same
-        first item. Raises ``VocabError`` where llama.cpp throws (V:1195-1236).
+        or -1 if the walk ended before). Raises ``VocabError`` where llama.cpp throws (V:1195-1236).
         """
         if not self.xcda:
             return None, -1
@@ -157,14 +155,6 @@ class Charsmap:
             if (e >> 8) & 1:
                 best = (i - pos + 1, self.replacement(self._node(node) & 0x7FFFFFFF))
         return best, node
-
-    def extends(self, node: int, byte: int) -> bool:
-        """Whether the walk at ``node`` (from ``walk_unit``) would step on ``byte`` (an index
-        out of bounds counts: a real walk then raises, as llama.cpp throws)."""
-        if byte == 0 or node < 0:
-            return False
-        at = node ^ byte
-        return at >= len(self.xcda) or self.xcda[at] & 0x800000FF == byte
 
     def label_count(self, byte: int) -> int:
         """How many entries carry LCHECK ``byte`` (1 means only the root can step on it)."""
