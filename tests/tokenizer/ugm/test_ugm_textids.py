@@ -1,5 +1,5 @@
-"""The whole-text ids path (ugm/textids.py, alphabet.py, charwalk.py, pieces.py) against the
-exact paths: ``encode_whole`` (llama.cpp's computation) and the batched unit search."""
+"""The whole-text path (ugm/textids.py, alphabet.py, charwalk.py, pieces.py), ids and spans,
+against the exact paths: ``encode_whole`` (llama.cpp's computation) and the reference."""
 
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ def test_codes_and_letters_in_every_width(code16: bool, letter_type: type[np.int
 
 @pytest.mark.parametrize("name", NAMES)
 def test_int64_indices_past_the_int32_bound(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """The int64 path of ``pieces.letter_ids`` (texts of 2**29 letters or more), forced by a
+    """The int64 path of ``pieces.letter_search`` (texts of 2**29 letters or more), forced by a
     lowered bound, gives the int32 path's ids on the benchmark's mix."""
     from tui_tok.tokenizer.ugm import pieces
 
