@@ -374,8 +374,9 @@ def _merge_spaces(
     merge, prepend = rules
     n = letters.size
     word = letters != _separator(letters.dtype)
-    has_dropped = dropped is not None and dropped.size
-    if merge and has_dropped:
+    if dropped is None or not dropped.size:
+        dropped = None
+    if merge and dropped is not None:
         assert follow is not None
         follows = np.zeros(dropped.size, dtype=bool)
         real = follow < n
@@ -388,7 +389,7 @@ def _merge_spaces(
     else:
         keep[:] = True
         keep[0] = False
-    if has_dropped:
+    if dropped is not None:
         keep[dropped] = False
     del word
     out = letters[keep]
