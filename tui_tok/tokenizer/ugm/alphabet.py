@@ -35,8 +35,8 @@ _BITS_MAX = 8191
 at most, of which a text touches the pages of the pairs it holds)."""
 _CODE16_MAX = 0x1FFF
 """Alphabets below this size keep their codes in int16."""
-_REACH_MAX = 4096
-"""Alphabets up to this size get a matrix of pair reaches, (A+1)**2 bytes (16 MB at most, of which a
+_REACH_MAX = 2500
+"""Alphabets up to this size get a matrix of pair reaches, (A+1)**2 bytes (6 MB at most, of which a
 text touches the pages of the pairs it holds; a hash probe per position was a third of the search
 of a Japanese vocab of 2,078 letters)."""
 

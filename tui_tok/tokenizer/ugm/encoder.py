@@ -148,10 +148,7 @@ class UgmEncoder(Encoder):
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Token ids with input byte spans for one raw fragment (``after_special`` is unused:
         llama.cpp normalises every fragment afresh)."""
-        ids, ends = self._encode(text, spans=True)
-        assert ends is not None
-        end_list = ends.tolist()
-        return list(zip(ids.tolist(), [0, *end_list[:-1]], end_list))
+        return _pieces(self._encode(text, spans=True))
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool) -> list[int]:
         """``[p[0] for p in encode_fragment(text)]`` without computing the spans."""
@@ -190,10 +187,7 @@ class UgmEncoder(Encoder):
     def encode_whole(self, text: bytes) -> list[Piece]:
         """Normalise and search the whole fragment at once: llama.cpp's exact computation (same
         additions in the same order), with no condition."""
-        ids, ends = self._encode_whole(text)
-        assert ends is not None
-        end_list = ends.tolist()
-        return list(zip(ids.tolist(), [0, *end_list[:-1]], end_list))
+        return _pieces(self._encode_whole(text))
 
     def _encode_whole(self, text: bytes) -> Found:
         """``encode_whole`` as arrays: the reference when the normalised text is not valid UTF-8."""
@@ -308,3 +302,11 @@ class UgmEncoder(Encoder):
             self._cache[key] = hit
             self._cache_bytes += hit[3]
         return hit
+
+
+def _pieces(found: Found) -> list[Piece]:
+    """Ids and token ends as (id, start, end) per token: a token starts where the one before ends."""
+    ids, ends = found
+    assert ends is not None
+    end_list = ends.tolist()
+    return list(zip(ids.tolist(), [0, *end_list[:-1]], end_list))
