@@ -264,11 +264,14 @@ class TextIds:
             del s
             if bounds is None or reps is None:
                 return None
-            norm, end_at = _replace_and_merge(letters, *bounds, reps, space, offs, rules)
+            box = [offs]  # the callee holds the only reference: a grown copy replaces them in memory
+            del offs
+            norm, end_at = _replace_and_merge(letters, *bounds, reps, space, box, rules)
         else:
             del cps, s
             norm, end_at = _merge_spaces(letters, None, None, space, offs, rules)
-        del letters, offs
+            del offs
+        del letters
         if 4 * norm.size > tables.max_exact_bytes:  # condition 3, on a bound of the UTF-8 length
             chars = alphabet.chars[norm]  # unknown characters (letter 0) may be 4 bytes each
             width = 1 + (chars >= 0x80).astype(np.int64) + (chars >= 0x800) + ((chars >= 0x10000) | (norm == 0))
@@ -292,14 +295,15 @@ def _replace_and_merge(
     ends: np.ndarray,
     reps: list[Region],
     space: int,
-    offs: np.ndarray | None,
+    box: list[np.ndarray | None],
     rules: tuple[bool, bool],
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """``_merge_spaces`` of ``letters`` (and ``offs``) with region ``k`` (``[starts[k],
-    ends[k])``) replaced by ``reps[k]``, with no copy of the text where no output is longer
+    """``_merge_spaces`` of ``letters`` (and of ``offs``, taken out of ``box``) with region ``k``
+    (``[starts[k], ends[k])``) replaced by ``reps[k]``, with no copy of the text where no output is longer
     than its region: the output is written in place at its region's end and the positions
     before it are dropped by the merge. Regions that grow (NFKC: "½" -> "1⁄2", Thai "ำ") cost
     one copy of the text."""
+    offs = box.pop()
     out_len = np.fromiter((len(r[0]) for r in reps), dtype=np.int64, count=len(reps))
     size = ends - starts
     grows = out_len > size
@@ -325,23 +329,26 @@ def _replace_and_merge(
         bounds.append(letters.size)
         keys = at.tolist()
         letters = _join(letters, bounds, [reps[k][0] for k in keys])
-        if offs is not None:
+        if offs is not None:  # row by row into one new array (a 10 MB text's rows: 36 MB each)
             base = offs[0, starts[at]].tolist()
-            offs = np.stack(
-                [_join(offs[row], bounds, [reps[k][1 + row] + b for k, b in zip(keys, base)]) for row in (0, 1)]
-            )
+            grown = np.empty((2, letters.size), dtype=offs.dtype)
+            for row in (0, 1):
+                _join(offs[row], bounds, [reps[k][1 + row] + b for k, b in zip(keys, base)], out=grown[row])
+            offs = grown
         shift = np.append(0, np.cumsum(out_len[at] - size[at]))  # growth before a position
         dropped += shift[np.searchsorted(g_end, dropped, side="right")]
         follow += shift[np.searchsorted(g_end, follow, side="right")]
     return _merge_spaces(letters, dropped, follow, space, offs, rules)
 
 
-def _join(rows: np.ndarray, bounds: list[int], inserts: list[np.ndarray]) -> np.ndarray:
-    """``rows`` with ``rows[bounds[2k+1] : bounds[2k+2]]`` replaced by ``inserts[k]``."""
+def _join(rows: np.ndarray, bounds: list[int], inserts: list[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
+    """``rows`` with ``rows[bounds[2k+1] : bounds[2k+2]]`` replaced by ``inserts[k]`` (into ``out``)."""
     parts: list[np.ndarray] = [rows[0:0]] * (2 * len(inserts) + 1)
     parts[::2] = map(rows.__getitem__, map(slice, bounds[::2], bounds[1::2]))
     parts[1::2] = inserts
-    return np.concatenate(parts).astype(rows.dtype, copy=False)
+    if out is None:
+        return np.concatenate(parts, dtype=rows.dtype, casting="unsafe")
+    return np.concatenate(parts, out=out, casting="unsafe")
 
 
 def _ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
