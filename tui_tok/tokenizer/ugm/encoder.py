@@ -9,9 +9,9 @@ previous one ended, so input that vanished, like merged spaces, belongs to the t
 Four ways to the same answer, fastest first:
 
 * **whole text** (``ugm/textids.py``, fragments from ``whole_from`` bytes, or with
-  ``batch_from`` units the cache does not hold): normalised in numpy passes
-  (only the few regions the charsmap changes go through the normaliser) and searched by
-  pieces, each distinct piece once; ids and spans, no Python work per unit;
+  ``batch_from`` units the cache does not hold): normalised in numpy passes (only the
+  few regions that the charsmap or a user-defined token changes go through the normaliser)
+  and searched by pieces, each distinct piece once; ids and spans, no Python work per unit;
 * **units** (``_encode_units``): the fragment is cut before every *separator* byte (0x20, and
   any ASCII byte the charsmap turns into exactly 0x20, e.g. \\n for XLM-R) into units: the
   first word, then each separator with the word after it. Each distinct unit is normalised

@@ -10,22 +10,22 @@ The whole text is normalised at once and searched by pieces:
    *changed*. A separator (0x20, and the bytes ``tables.separators`` turns into it first) is
    always its own chunk whose output is 0x20 (condition 1 of ``ugm/encoder.py``);
 2. **dirty regions**: a chunk longer than one character starts at a *dirty* character
-   (changed, or guarded and extended) and ends within the characters its charsmap walk
-   enters (``CharWalk.reach``), never past a separator. So each dirty position ``p`` *covers*
-   ``[p, p + entered)``; overlapping or touching covers merge into regions. A region starts and
-   ends at chunk boundaries and no walk inside it goes past it: its chunk outputs
+   (changed, guarded and extended, or one whose first byte may start a user-defined token)
+   and ends within the characters its charsmap walk enters (``CharWalk.reach``; a user-defined
+   token's path: its longest token), never past a separator. So each dirty position ``p``
+   *covers* ``[p, p + entered)``; overlapping or touching covers merge into regions. A region
+   starts and ends at chunk boundaries and no walk inside it goes past it: its chunk outputs
    (``UgmNormalizer.chunk``, remembered per region text) are the ones in context. Every other
    character is its own chunk, copied. (A charsmap key ending inside a character could leave a
    chunk boundary off a character start: then this path gives up.);
-3. **whitespace**: with ``merge`` (remove_extra_whitespaces), llama.cpp's rules drop every 0x20
-   and put the space string before each run of other bytes, whatever ``prepend`` says; applied
-   once in numpy, on letters, after one 0x20 put before the text (the space string goes first
-   iff a non-space follows). Spans follow each letter's input offsets through steps 2 and 3;
+3. **whitespace** (``_merge_spaces``): llama.cpp's rules, applied once in numpy on letters,
+   after one 0x20 put before the text. Spans follow each letter's input offsets through steps
+   2 and 3;
 4. **search**: ``pieces.letter_search``, exact under condition 3 (checked on the normalised length).
 
-``encode`` returns None, for the caller's other paths, when a condition fails: no ``merge``,
-user-defined tokens, space not escaped, a corrupt charsmap, the text or a region's output not
-valid UTF-8, or too long for condition 3.
+``encode`` returns None, for the caller's other paths, when a condition fails: space not
+escaped, a corrupt charsmap, the text or a region's output not valid UTF-8, or too long for
+condition 3.
 
 A fast path: what it computes equals ``ugm/reference.py`` (llama.cpp's algorithm written once;
 ``tests/tokenizer/test_reference.py`` compares them on long texts too).
