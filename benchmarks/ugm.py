@@ -1,8 +1,8 @@
 """UGM (T5 / XLM-R unigram) speed: ``python -m benchmarks ugm [--size MB] [--file F] [--repeat N] [vocab.gguf ...]``.
 
-Prints, per vocab: load time, search-table build, cold encode (a fresh encoder: empty unit
-cache, its search tables and the bulk-lookup hash built inside the timing), warm encode
-(same text again) and the faithful byte path on a 20 KB slice, in MB/s of input. Cold and
+Prints, per vocab: load time, search-table build, cold encode (a fresh encoder: its search
+tables, the bulk-lookup hash and the letters built inside the timing), warm encode (same text
+again) and the faithful byte path on a 20 KB slice, in MB/s of input. Cold and
 warm are shown with spans (``encode_fragment``, what ``tokenize`` uses) and ids only
 (``encode_fragment_ids``, what ``encode`` uses); cold figures are the median of ``--repeat``
 fresh encoders. CPU times (``time.process_time``), so a busy machine skews them less. Default

@@ -27,7 +27,6 @@ from tui_tok.tokenizer.core.encoder import Encoder, Wrapped
 from tui_tok.tokenizer.core.paths import AUTO, EAGER, ENV, MODES, NEVER, REFERENCE, Paths, paths_for
 from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 from tui_tok.tokenizer.tokenizer import Tokenizer
-from tui_tok.tokenizer.ugm import encoder as ugm_encoder
 from tui_tok.tokenizer.ugm.textids import TextIds
 from tui_tok.tokenizer.wpm.table import TokenTable
 
@@ -104,8 +103,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
 
     counting(SymbolMerger, "merge_flat")  # BPE/SPM: many words merged together
     counting(SymbolMerger, "merge_rounds_array")  # BPE/SPM: a huge word in whole-array rounds
-    counting(TextIds, "encode")  # UGM: whole-text ids
-    counting(ugm_encoder, "encode_units")  # UGM: units searched together
+    counting(TextIds, "encode")  # UGM: the whole text at once (ids and spans)
     counting(TokenTable, "_longest")  # WPM: the walk's numpy rounds
     yield seen
 
@@ -115,7 +113,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
     [
         ("qwen3-vocab.gguf", ("merge_flat", "merge_rounds_array")),
         ("ggml-vocab-phi-3.gguf", ("merge_flat", "merge_rounds_array")),
-        ("t5-botchan-en-unigram-1000.gguf", ("encode_units", "encode")),
+        ("t5-botchan-en-unigram-1000.gguf", ("encode",)),
         ("ggml-vocab-bert-bge.gguf", ("_longest",)),
     ],
 )

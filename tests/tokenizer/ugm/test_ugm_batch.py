@@ -1,20 +1,17 @@
-"""The batched UGM path (ugm_units + ugm_batch + ugm_hash) against the one-unit-at-a-time path
-and the faithful byte path: same ids and spans on random text, in every whitespace mode."""
+"""The UGM paths (units through the cache, the whole text at once, the numpy search of
+ugm/pieces.py, ugm/batch.py and ugm/hash.py) against the faithful byte path: same ids and
+spans on random text, in every whitespace mode."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from test_ugm import CHARSMAP, PIECES, encoder, flag_encoder
+from test_ugm import PIECES, encoder, flag_encoder, t5_vocab
 
-from tui_tok.tokenizer.ugm.batch import viterbi_batch
-from tui_tok.tokenizer.ugm.charsmap import Charsmap
-from tui_tok.tokenizer.ugm.hash import build_token_hash, text_code_points
-from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
+from tui_tok.tokenizer.ugm.encoder import UgmEncoder
+from tui_tok.tokenizer.ugm.hash import text_code_points
 from tui_tok.tokenizer.ugm.reference import ReferenceEncoder
-from tui_tok.tokenizer.ugm.tables import trie_hash
-from tui_tok.tokenizer.ugm.words import WordForms
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NAMES = ["t5-botchan-en-unigram-1000", "nomic-bert-moe"]
@@ -30,7 +27,7 @@ TEXT = st.lists(WORD, min_size=1, max_size=40).map(" ".join).map(lambda t: t.enc
 @SETTINGS
 def test_batched_units_equal_the_faithful_path(name: str, data: bytes) -> None:
     enc = encoder(name)
-    enc.batch_from = 0  # every missing unit goes through the batch
+    enc.batch_from = 0  # a missing unit: the whole text at once
     try:
         enc.clear_cache()
         cold = enc.encode_fragment(data, after_special=False)
@@ -78,75 +75,26 @@ def test_batch_search_equals_the_reference_search(name: str, texts: list[str]) -
     enc = encoder(name)
     t = enc.tables
     texts = [x.encode("utf-8", "replace").decode("utf-8") for x in texts]  # no lone surrogates
-    got = viterbi_batch(texts, t, trie_hash(t), unk_id=enc.vocab.unk_id, byte_ends=True)
     ref = ReferenceEncoder(enc.vocab)
-    want = [ref.search(x.encode("utf-8")) for x in texts]
-    assert got.counts.tolist() == [len(w) for w in want]
-    assert got.ids.tolist() == [p[0] for w in want for p in w]
-    assert got.ends.tolist() == [p[2] for w in want for p in w]
+    for x in texts:
+        data = x.encode("utf-8")
+        got = enc._search(data, list(range(len(data) + 1)), exact=bool(t.max_exact_bytes))
+        assert got is not None
+        want = ref.search(data)
+        assert got[0].tolist() == [p[0] for p in want]
+        assert got[1].tolist() == [p[2] for p in want]
 
 
 @given(tokens=st.sets(st.text(min_size=1, max_size=7), min_size=1, max_size=40), text=st.text(max_size=30))
 @settings(max_examples=150, deadline=None)
 def test_token_hash_finds_exactly_the_tokens(tokens: set[str], text: str) -> None:
-    texts = sorted(tokens)
-    table = build_token_hash(texts, list(range(len(texts))))
-    index = {t: i for i, t in enumerate(texts)}
+    texts = sorted(tokens - {"<pad>", "</s>", "<unk>"})
+    table = UgmEncoder(t5_vocab([(t, -1.0, 1) for t in texts])).token_hash
+    index = {t: i + 3 for i, t in enumerate(texts)}  # after the three special tokens
     probe = text + "".join(texts)  # every token occurs, plus near misses around them
-    pairs = [(i, n) for i in range(len(probe)) for n in range(1, min(8, len(probe) - i) + 1)]
-    pos, length = (np.array(column, dtype=np.int64) for column in zip(*pairs))
-    got = table.lookup(text_code_points(probe), pos, length)
-    assert got.tolist() == [index.get(probe[i : i + n], -1) for i, n in pairs]
-
-
-@pytest.mark.parametrize("name", NAMES)
-@given(word=WORD.map(lambda t: t.encode("utf-8", "surrogatepass")))
-@SETTINGS
-def test_identity_words_normalise_to_the_space_and_themselves(name: str, word: bytes) -> None:
-    """What ugm_units assumes of WordForms.identity_text (merge vocabs: one ▁ per unit)."""
-    n = encoder(name).normalizer
-    same = WordForms(n).identity_text(word.replace(b" ", b""))
-    if not same:  # None, or the empty word (a lone separator, handled apart)
-        return
-    unit = b" " + same.encode()
-    ref = n.normalize_reference(unit)
-    assert ref.text == n.space + same.encode()
-    assert n.normalize(unit) == ref
-    # every character boundary after the space string maps to the same boundary of the input
-    at = len(n.space)
-    for ch in same:
-        at += len(ch.encode())
-        assert ref.offsets[at] == at - len(n.space) + 1
-
-
-@pytest.mark.parametrize("prepend", [False, True])
-@pytest.mark.parametrize("merge", [False, True])
-@given(
-    word=st.lists(
-        st.sampled_from(["a", "b", "ｂ", "x", "e\u0301", "é", "①", "中文", "\t", "\xff", "ﬁ", "Ａ"]), max_size=8
-    ).map(lambda p: "".join(p).encode("utf-8", "surrogateescape"))
-)
-@settings(max_examples=80, deadline=None)
-def test_replaced_words_normalise_as_the_normaliser_says(prepend: bool, merge: bool, word: bytes) -> None:
-    """What ugm_units assumes of WordForms.replaced_text: text and end map, every mode."""
-    n = UgmNormalizer(charsmap=Charsmap.from_blob(CHARSMAP), user_defined=(), prepend=prepend, merge=merge)
-    got = WordForms(n).replaced_text(word)
-    if got is None:
-        return
-    out, ends, start = got
-    for flag in (False, True):
-        if not (merge or not (prepend and not flag)):
-            continue  # a pending prefix: ugm_units does not use the shortcut
-        ref = n.normalize_reference(b" " + word, space_prepended=flag)
-        if merge and not out:
-            assert ref.text == b""
-            continue
-        assert ref.text == n.space + out.encode()
-        at = len(n.space)
-        assert ref.offsets[at] == (start if merge else 1)
-        for ch, end in zip(out, ends):
-            at += len(ch.encode())
-            assert ref.offsets[at] == end
+    groups = [(n, np.arange(len(probe) - n + 1)) for n in range(1, min(8, len(probe)) + 1)]
+    for (n, pos), got in zip(groups, table.find(text_code_points(probe), groups)):
+        assert got.tolist() == [index.get(probe[i : i + n], -1) for i in pos.tolist()]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -170,21 +118,21 @@ LONG = st.lists(
 
 
 @pytest.mark.parametrize("name", NAMES)
-@given(texts=st.lists(st.one_of(st.text(max_size=30), LONG), max_size=8), byte_ends=st.booleans())
+@given(texts=st.lists(st.one_of(st.text(max_size=30), LONG), max_size=8))
 @SETTINGS
-def test_restarting_where_no_edge_crosses_changes_nothing(name: str, texts: list[str], byte_ends: bool) -> None:
-    """``restart=True`` (each text cut where no lattice edge crosses, pieces searched apart)
-    == the whole-text search, unknown tokens collapsed across pieces, on vocabs whose sums
-    are exact (the units path's condition 3)."""
+def test_restarting_where_no_edge_crosses_changes_nothing(name: str, texts: list[str]) -> None:
+    """The search cut where no lattice edge crosses, pieces searched apart (``exact``) == the
+    whole-text search, unknown tokens collapsed across pieces, on vocabs whose sums are exact
+    (the units path's condition 3)."""
     enc = encoder(name)
-    t = enc.tables
-    assert t.units_ok
-    texts = [x.encode("utf-8", "replace").decode("utf-8") for x in texts]
-    whole = viterbi_batch(texts, t, trie_hash(t), unk_id=enc.vocab.unk_id, byte_ends=byte_ends)
-    cut = viterbi_batch(texts, t, trie_hash(t), unk_id=enc.vocab.unk_id, byte_ends=byte_ends, restart=True)
-    assert cut.ids.tolist() == whole.ids.tolist()
-    assert cut.ends.tolist() == whole.ends.tolist()
-    assert cut.counts.tolist() == whole.counts.tolist()
+    assert enc.tables.units_ok
+    for x in texts:
+        data = x.encode("utf-8", "replace")
+        offsets = list(range(len(data) + 1))
+        whole, cut = enc._search(data, offsets, exact=False), enc._search(data, offsets, exact=True)
+        assert whole is not None and cut is not None
+        assert cut[0].tolist() == whole[0].tolist()
+        assert cut[1].tolist() == whole[1].tolist()
 
 
 @pytest.mark.parametrize("prepend", [False, True])

@@ -1,5 +1,5 @@
-"""The whole-text ids path (ugm/textids.py, alphabet.py, charwalk.py, pieces.py) against the
-exact paths: ``encode_whole`` (llama.cpp's computation) and the batched unit search."""
+"""The whole-text path (ugm/textids.py, alphabet.py, charwalk.py, pieces.py), ids and spans,
+against the exact paths: ``encode_whole`` (llama.cpp's computation) and the reference."""
 
 from __future__ import annotations
 
@@ -13,13 +13,11 @@ from test_ugm import PIECES, encoder, t5_vocab, tok
 from benchmarks.corpus import build_corpus
 from support import conformance_rows
 from tui_tok.tokenizer.core.paths import AUTO
-from tui_tok.tokenizer.ugm.batch import viterbi_batch
 from tui_tok.tokenizer.ugm.charsmap import Charsmap, build_charsmap
 from tui_tok.tokenizer.ugm.charwalk import CharWalk
 from tui_tok.tokenizer.ugm.encoder import UgmEncoder
 from tui_tok.tokenizer.ugm.hash import text_code_points
-from tui_tok.tokenizer.ugm.pieces import viterbi_pieces
-from tui_tok.tokenizer.ugm.tables import trie_hash
+from tui_tok.tokenizer.ugm.reference import ReferenceEncoder
 
 WHOLE_FROM = AUTO.ugm_whole_from
 
@@ -37,9 +35,18 @@ def whole_ids(enc: UgmEncoder, data: bytes) -> list[int]:
 
 
 def fast_ids(enc: UgmEncoder, data: bytes) -> list[int] | None:
+    """The whole-text path's ids; its spans checked against ``encode_whole``'s on the way."""
     enc.prepare()
-    assert enc._token_hash is not None
-    return enc._text_ids.encode(data, enc.tables, enc._token_hash, unk_id=enc.vocab.unk_id)
+    found = enc._text_ids.encode(data, enc.tables, enc.token_hash, unk_id=enc.vocab.unk_id, spans=True)
+    ids_only = enc._text_ids.encode(data, enc.tables, enc.token_hash, unk_id=enc.vocab.unk_id)
+    if found is None:
+        assert ids_only is None
+        return None
+    assert ids_only is not None and found[1] is not None and ids_only[1] is None
+    ids, ends = found[0].tolist(), found[1].tolist()
+    assert ids_only[0].tolist() == ids
+    assert list(zip(ids, [0, *ends[:-1]], ends)) == enc.encode_whole(data)
+    return ids
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -112,10 +119,11 @@ def small_encoder(prepend: bool, merge: bool, user: bool = False) -> UgmEncoder:
 
 
 @pytest.mark.parametrize("prepend", [False, True])
+@pytest.mark.parametrize("merge", [False, True])
 @given(data=st.lists(st.sampled_from(SMALL), max_size=30).map("".join))
 @settings(max_examples=150, deadline=None)
-def test_regions_and_whitespace_on_a_small_charsmap(prepend: bool, data: str) -> None:
-    enc = small_encoder(prepend, merge=True)
+def test_regions_and_whitespace_on_a_small_charsmap(prepend: bool, merge: bool, data: str) -> None:
+    enc = small_encoder(prepend, merge=merge)
     raw = data.encode()
     got = fast_ids(enc, raw)
     assert got is not None
@@ -167,7 +175,7 @@ def test_codes_and_letters_in_every_width(code16: bool, letter_type: type[np.int
 
 @pytest.mark.parametrize("name", NAMES)
 def test_int64_indices_past_the_int32_bound(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """The int64 path of ``pieces.letter_ids`` (texts of 2**29 letters or more), forced by a
+    """The int64 path of ``pieces.letter_search`` (texts of 2**29 letters or more), forced by a
     lowered bound, gives the int32 path's ids on the benchmark's mix."""
     from tui_tok.tokenizer.ugm import pieces
 
@@ -178,10 +186,28 @@ def test_int64_indices_past_the_int32_bound(monkeypatch: pytest.MonkeyPatch, nam
     assert want is not None and fast_ids(enc, data) == want == whole_ids(enc, data)
 
 
-@pytest.mark.parametrize(("merge", "user"), [(False, False), (True, True)])
-def test_conditions_not_met_leave_it_to_the_other_paths(merge: bool, user: bool) -> None:
-    enc = small_encoder(True, merge=merge, user=user)
-    raw = ("ab ｂ e\u0301 ① " * 3000).encode()
+@pytest.mark.parametrize("merge", [False, True])
+@pytest.mark.parametrize("prepend", [False, True])
+@given(
+    data=st.lists(st.sampled_from([*SMALL, "<u>", "<", "<u", "u>", "<<u>>", "<\u3000u>", "x<u>"]), max_size=30).map(
+        "".join
+    )
+)
+@settings(max_examples=150, deadline=None)
+def test_user_defined_tokens_are_regions_of_their_own(prepend: bool, merge: bool, data: str) -> None:
+    """A user-defined token's trie path is copied raw before any charsmap key (T5's
+    ``<extra_id_N>``): each character that may start one is a region, covering its longest token."""
+    enc = small_encoder(prepend, merge=merge, user=True)
+    raw = data.encode()
+    got = fast_ids(enc, raw)
+    assert got is not None
+    assert got == whole_ids(enc, raw) == [p[0] for p in enc.encode_reference(raw)]
+
+
+def test_conditions_not_met_leave_it_to_the_other_paths() -> None:
+    """Input that is not valid UTF-8 (llama.cpp's decoder is laxer than Python's)."""
+    enc = small_encoder(True, merge=True)
+    raw = ("ab ｂ e\u0301 ① " * 3000).encode() + b"\xc0\x80"
     assert fast_ids(enc, raw) is None
     assert enc.encode_fragment_ids(raw, after_special=False) == whole_ids(enc, raw)
 
@@ -198,18 +224,19 @@ def test_unknown_runs_collapse_across_pieces_and_units() -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("byte_ends", [False, True])
-@given(texts=st.lists(TEXT.map(lambda t: "▁" + t.replace(" ", "▁")), max_size=8))
+@pytest.mark.parametrize("exact", [False, True])
+@given(text=TEXT.map(lambda t: "▁" + t.replace(" ", "▁")))
 @SETTINGS
-def test_distinct_pieces_search_like_the_batch(name: str, byte_ends: bool, texts: list[str]) -> None:
+def test_distinct_pieces_search_like_the_reference(name: str, exact: bool, text: str) -> None:
+    """The letters' search (cut into pieces where no token crosses, or not cut) == the
+    reference's search, byte ends included."""
     enc = encoder(name)
-    t, h = enc.tables, trie_hash(enc.tables)
-    texts = [s.encode("utf-8", "replace").decode() for s in texts]
-    want = viterbi_batch(texts, t, h, unk_id=enc.vocab.unk_id, byte_ends=byte_ends, restart=True)
-    got = viterbi_pieces(texts, t, h, unk_id=enc.vocab.unk_id, byte_ends=byte_ends)
-    assert got.ids.tolist() == want.ids.tolist()
-    assert got.ends.tolist() == want.ends.tolist()
-    assert got.counts.tolist() == want.counts.tolist()
+    data = text.encode("utf-8", "replace")
+    got = enc._search(data, list(range(len(data) + 1)), exact=exact)
+    assert got is not None
+    want = ReferenceEncoder(enc.vocab).search(data)
+    assert got[0].tolist() == [p[0] for p in want]
+    assert got[1].tolist() == [p[2] for p in want]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -316,26 +343,25 @@ def test_threads_share_the_remembered_kinds_and_regions() -> None:
     assert want[0] == whole_ids(alone, texts[0])
 
 
-def test_a_text_the_unit_cache_knows_takes_the_unit_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Once ``tokenize`` (or a unit encode) cached a text's words, ``encode`` of it looks them
-    up (faster than the whole-text path, which fills no cache); a new text does not."""
+def test_only_short_texts_with_few_new_units_take_the_unit_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A short text whose units are cached, or with fewer than ``batch_from`` new ones, goes
+    unit by unit (what typing in the explorer does); a long one, or one with many new units,
+    takes the whole-text path at once (one unit at a time costs a search each)."""
     from tui_tok.tokenizer.ugm.encoder import UgmEncoder as Encoder
 
     enc = Encoder(encoder(NAMES[0]).vocab)
     enc.prepare()
-    known, new = build_corpus(40_000).encode(), ("zq xw " * 8000).encode()
     calls: list[int] = []
     real = type(enc._text_ids).encode
     monkeypatch.setattr(
         type(enc._text_ids), "encode", lambda self, t, *a, **k: calls.append(len(t)) or real(self, t, *a, **k)
     )
-    first = enc.encode_fragment_ids(known, after_special=False)
-    assert calls == [len(known)]
-    enc.encode_fragment(known, after_special=False)  # fills the unit cache, as tokenize does
-    assert enc.encode_fragment_ids(known, after_special=False) == first == whole_ids(enc, known)
-    assert calls == [len(known)]
-    enc.encode_fragment_ids(new, after_special=False)
-    assert calls == [len(known), len(new)]
+    short, many, long = b"hello world", " ".join(f"w{i}" for i in range(40)).encode(), build_corpus(40_000).encode()
+    for data in (short, short, many, long):
+        assert enc.encode_fragment(data, after_special=False) == enc.encode_reference(data)
+        assert enc.encode_fragment_ids(data, after_special=False) == whole_ids(enc, data)
+    assert calls == [len(many)] * 2 + [len(long)] * 2
+    assert (True, b"hello", False) in enc._cache
 
 
 @pytest.mark.parametrize("alphabet_size", [40, 300, 70_000])

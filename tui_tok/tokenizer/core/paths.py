@@ -70,9 +70,9 @@ class Paths:
     """Chunks shorter than this are never cut finer."""
     # --- UGM (ugm/encoder.py)
     ugm_batch_from: int = 16
-    """From this many missing units they are searched together (``ugm/units.py``); 0: always."""
+    """From this many new units a fragment is encoded whole (``ugm/textids.py``), not unit by unit; 0: always."""
     ugm_whole_from: int = 16384
-    """Fragments from this many bytes take the whole-text ids path (``ugm/textids.py``)."""
+    """Fragments from this many bytes take the whole-text path (``ugm/textids.py``), ids and spans."""
     # --- PLaMo2, WPM, RWKV
     plamo2_split_from: int = 64
     """Fragments of this many code points are cut where no token crosses, each piece solved once."""

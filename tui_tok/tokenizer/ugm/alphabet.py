@@ -35,8 +35,10 @@ _BITS_MAX = 8191
 at most, of which a text touches the pages of the pairs it holds)."""
 _CODE16_MAX = 0x1FFF
 """Alphabets below this size keep their codes in int16."""
-_REACH_MAX = 512
-"""Alphabets up to this size get a matrix of pair reaches (2 (A+1)**2 bytes: 0.5 MB at most)."""
+_REACH_MAX = 2500
+"""Alphabets up to this size get a matrix of pair reaches, (A+1)**2 bytes (6 MB at most, of which a
+text touches the pages of the pairs it holds; a hash probe per position was a third of the search
+of a Japanese vocab of 2,078 letters)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -62,8 +64,10 @@ class Alphabet:
     """Single-character trie token by letter (int64), -1 where none (``single`` without the
     unknown token)."""
     reach: np.ndarray | None
-    """Int16 per ``a * (size + 1) + b``: the longest token starting with letters ``a b``, 0
+    """uint8 per ``a * (size + 1) + b``: the longest token starting with letters ``a b``, 0
     if none (None: a big alphabet; ``TokenHash.reach`` instead)."""
+    space: int
+    """The letter of 0x20 (``ugm/textids.py`` marks it as a separator in ``code``)."""
 
     @property
     def pair_index(self) -> type[np.integer]:
@@ -76,6 +80,13 @@ class Alphabet:
         """The narrowest type that holds every letter and one more value, ``LETTER_MAX`` of it
         (what ``ugm/textids.py`` stores a separator as, before it drops them)."""
         return np.uint8 if self.size < 0xFF else np.uint16 if self.size < 0xFFFF else np.int32
+
+    def letters(self, cps: np.ndarray, text: str) -> np.ndarray:
+        """The letters of the code points ``cps`` of a normalised ``text`` (0: in no token)."""
+        letters = (self.code[cps] >> 2).astype(self.letter_type)
+        if " " in text:
+            letters[cps == 0x20] = self.space
+        return letters
 
     def pair_reach(self, letters: np.ndarray) -> np.ndarray | None:
         """``TokenHash.reach`` of the text of ``letters`` (int64; None: no table)."""
@@ -130,12 +141,12 @@ def build_alphabet(tables: UgmTables, token_hash: TokenHash, unk_id: int) -> Alp
     one = np.full(size + 1, -1, dtype=np.int64)
     one[1:] = found
     reach = None
-    if size <= _REACH_MAX:
+    if size <= _REACH_MAX and int(token_hash.pair_reach.max(initial=0)) < 0x100:
         live = np.flatnonzero(token_hash.pair_keys != 0)
         keys = token_hash.pair_keys[live]
         a = (keys & np.uint64(0x1FFFFF)).astype(np.int64) - 1
         b = ((keys >> np.uint64(21)) & np.uint64(0x1FFFFF)).astype(np.int64) - 1
-        reach = np.zeros((size + 1) * (size + 1), dtype=np.int16)
+        reach = np.zeros((size + 1) * (size + 1), dtype=np.uint8)
         reach[(code[a] >> 2).astype(np.int64) * (size + 1) + (code[b] >> 2)] = token_hash.pair_reach[live]
     pairs = bits = None
     if size <= _BITS_MAX:
@@ -150,4 +161,4 @@ def build_alphabet(tables: UgmTables, token_hash: TokenHash, unk_id: int) -> Alp
             bits = np.zeros(((size + 1) * (size + 1) + 7) >> 3, dtype=np.uint8)
             np.bitwise_or.at(bits, index >> 3, np.left_shift(1, index & 7).astype(np.uint8))
     return Alphabet(code=code, chars=np.append(0, chars), single=single, pairs=pairs, pair_bits=bits, size=size,
-                    found=one, reach=reach)  # fmt: skip
+                    found=one, reach=reach, space=int(code[0x20] >> 2))  # fmt: skip

@@ -1,71 +1,39 @@
 """The UGM Viterbi search (``ugm/reference.py``'s ``search``) for many texts at once, in numpy.
 
-A per-text search in Python spends its time in Python: a dict lookup per candidate substring and a
-comparison per lattice edge (a bulk ``map(dict.get, substrings)`` is no better: building and
-hashing the substrings dominates). Here the texts (normalised units, see ``ugm/encoder.py``) are
-joined and every step runs over all of them together:
+A per-text search in Python spends its time in Python: a dict lookup per candidate substring
+and a comparison per lattice edge. Here the texts (the distinct pieces of ``ugm/pieces.py``)
+are joined and every step runs over all of them together:
 
-1. **lattice edges**: every (position, length) pair that may be a token (lengths up to the
-   longest token starting with the position's two characters, clipped at its text's end) is
-   looked up at once in the exact hash table of ``ugm/hash.py``; a position with no
+1. **lattice edges** (``_edges``): every (position, length) pair that may be a token (lengths
+   up to the longest token starting with the position's two characters, clipped at its text's
+   end) is looked up at once in the exact hash table of ``ugm/hash.py``; a position with no
    single-character trie token gets the unknown edge instead, as in llama.cpp;
-2. **forward pass**: position ``t`` of every text advances together. The edges leaving
-   position ``t`` all end at different places (one per length, texts apart), so one fancy
-   update per ``t`` applies llama.cpp's rule: a candidate ``best[start] + score`` (the same
-   double sum of float32 scores) replaces ``best[end]`` only if strictly greater (the
-   winning edge is kept per boundary). Starts are visited in increasing order, so ties keep
-   the earliest start as in llama.cpp;
+2. **forward pass** (``_search``): position ``t`` of every text advances together. The edges
+   leaving position ``t`` all end at different places (one per length, texts apart), so one
+   fancy update per ``t`` applies llama.cpp's rule: a candidate ``best[start] + score`` (the
+   same double sum of float32 scores) replaces ``best[end]`` only if strictly greater. Starts
+   are visited in increasing order, so ties keep the earliest start as in llama.cpp;
 3. **backtracking**: every text follows its best-start links together; the token ends are
    marked in one array, and consecutive unknown tokens of a text collapse into one.
 
-Exactly the additions and comparisons of the reference's search (and so of llama.cpp), per text,
-when the texts are valid UTF-8 (then a token can only match between character boundaries: a token
-ending inside a character lands on a position no search starts from in llama.cpp either). Also the
-search of single texts (``ugm/units.search_text``).
-Does not normalise or map offsets (``ugm/units.py``) and does not merge unknown tokens across
-texts (``ugm/encoder.py`` does, when it joins units).
+Exactly the additions and comparisons of the reference's search, per text, when the texts are
+valid UTF-8 (a token can only match between character boundaries: a token ending inside a
+character lands on a position no search starts from in llama.cpp either). Does not normalise.
 
 A fast path: what it computes equals ``ugm/reference.py`` (llama.cpp's algorithm written once;
 ``tests/tokenizer/test_reference.py`` compares them on long texts too).
-
->>> from tui_tok.tokenizer.ugm.tables import build_tables, trie_hash
->>> from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
->>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
->>> v = vocab_from_metadata({"tokenizer.ggml.model": "t5",
-...     "tokenizer.ggml.tokens": ["<unk>", "▁a", "▁", "a", "b"],
-...     "tokenizer.ggml.scores": [0.0, -1.0, -2.0, -2.0, -3.0],
-...     "tokenizer.ggml.token_type": [2, 1, 1, 1, 1]})
->>> t = build_tables(v, UgmNormalizer(charsmap=None, user_defined=(), prepend=True, merge=True))
->>> r = viterbi_batch(["▁ab", "xy", ""], t, trie_hash(t), unk_id=0)
->>> r.ids.tolist(), r.ends.tolist(), r.counts.tolist()
-([1, 4, 0], [2, 3, 2], [2, 1, 0])
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from tui_tok.tokenizer.ugm.hash import TokenHash, text_code_points
+from tui_tok.tokenizer.ugm.hash import TokenHash
 from tui_tok.tokenizer.ugm.tables import UgmTables
 
 DBL_MAX = sys.float_info.max
-
-
-@dataclass(frozen=True, slots=True)
-class BatchResult:
-    """Tokens of every text, text after text."""
-
-    ids: np.ndarray
-    """Token ids (int64)."""
-    ends: np.ndarray
-    """Each token's end, in characters (or UTF-8 bytes) from its text's start (int64); a
-    token starts where the previous token of its text ended (or at 0)."""
-    counts: np.ndarray
-    """Number of tokens per text (int64), in input order."""
 
 
 def keep_one_unknown(ids: np.ndarray, unk: int) -> np.ndarray:
@@ -77,47 +45,22 @@ def keep_one_unknown(ids: np.ndarray, unk: int) -> np.ndarray:
     return keep
 
 
-def keep_one_unknown_per_text(ids: np.ndarray, owner: np.ndarray, unk: int) -> np.ndarray | None:
-    """``keep_one_unknown`` for the tokens of many texts in a row (``owner``: each token's text):
-    runs collapse within a text only; None when no two unknown tokens of a text touch."""
-    drop = np.zeros(ids.size, dtype=bool)
-    drop[:-1] = (ids[:-1] == unk) & (ids[1:] == unk) & (owner[:-1] == owner[1:])
-    return ~drop if drop.any() else None
-
-
-def utf8_ends(cps: np.ndarray, first: np.ndarray, owner: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Token ends in code points from their text's start (texts joined in ``cps``, text k from
-    ``first[k]``) as UTF-8 byte offsets from that start."""
-    widths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
-    at = np.zeros(cps.size + 1, dtype=np.int64)
-    np.cumsum(widths, out=at[1:])
-    return at[first[owner] + ends] - at[first[owner]]  # type: ignore[no-any-return]
-
-
-def collapse_unknown(ids: np.ndarray, unk: int) -> np.ndarray:
-    """``ids`` with consecutive unknown tokens collapsed into one (``ids`` itself when no two
-    unknown tokens touch)."""
-    unknown = ids == unk
-    if not (unknown[:-1] & unknown[1:]).any():
-        return ids
-    return ids[keep_one_unknown(ids, unk)]
-
-
 def _edges(
     cps: np.ndarray,
     rem: np.ndarray,
     tables: UgmTables,
     token_hash: TokenHash,
     unk_id: int,
-    known: tuple[np.ndarray, np.ndarray] | None = None,
+    single: np.ndarray,
+    reach: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every lattice edge of the joined text (code points ``cps``): (start position, length,
-    token id, score). ``rem`` is the number of characters from each position to its text's end.
-    ``known``: ``token_hash.reach(cps)`` and the single-character tokens (-1: none), when the
-    caller has them by table (``ugm/alphabet.py``).
+    token id, score). ``rem`` is the number of characters from each position to its text's end;
+    ``single`` the single-character trie token at each position (-1: none) and ``reach``
+    ``token_hash.reach(cps)``, when the caller has them by table (``ugm/alphabet.py``).
     """
     n = cps.size
-    bound = token_hash.reach(cps) if known is None else known[0]  # longest token worth trying at each position
+    bound = token_hash.reach(cps) if reach is None else reach  # longest token worth trying at each position
     np.minimum(bound, rem, out=bound)
     groups = [(1, np.arange(n, dtype=np.int64))]
     sel = np.flatnonzero(bound >= 2)
@@ -126,10 +69,7 @@ def _edges(
         groups.append((length, sel))
         length += 1
         sel = sel[bound[sel] >= length]
-    if known is None:
-        found = token_hash.find(cps, groups)
-    else:
-        found = [known[1], *token_hash.find(cps, groups[1:])]
+    found = [single, *token_hash.find(cps, groups[1:])]
     one = found[0]
     ok = one >= 0
     starts = [groups[0][1]]
@@ -143,63 +83,6 @@ def _edges(
         tids.append(got[hit])
         scores.append(tables.score_array[got[hit]])
     return np.concatenate(starts), np.concatenate(lengths), np.concatenate(tids), np.concatenate(scores)
-
-
-def _pieces(n: int, start: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """First position of every piece of the joined text between boundaries that no edge
-    crosses (every text start is one: edges stop at their text's end)."""
-    crossing = np.bincount(start + 1, minlength=n + 1) - np.bincount(start + length, minlength=n + 1)
-    return np.flatnonzero(np.cumsum(crossing[:n]) == 0)
-
-
-def viterbi_batch(
-    texts: Sequence[str],
-    tables: UgmTables,
-    token_hash: TokenHash,
-    *,
-    unk_id: int,
-    byte_ends: bool = False,
-    restart: bool = False,
-) -> BatchResult:
-    """Best tokenization of every text (each searched on its own), as llama.cpp's search.
-
-    With ``byte_ends``, token ends are counted in UTF-8 bytes instead of characters.
-
-    With ``restart``, each text is also cut at every boundary that no lattice edge crosses and
-    the pieces are searched apart: every path passes there, so when no addition rounds (the
-    caller's condition 3 of ``ugm/encoder.py``) the best values after it are the ones searched
-    from it shifted by a constant, and the winner is the same. The forward pass then takes as
-    many steps as the longest piece, not the longest text (a 1 KB line of CJK characters the
-    vocab does not hold: 1 step instead of 1000).
-    """
-    count = len(texts)
-    lens = np.fromiter(map(len, texts), dtype=np.int64, count=count)
-    s = "".join(texts)
-    n = len(s)
-    if n == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return BatchResult(ids=empty, ends=empty, counts=np.zeros(count, dtype=np.int64))
-    first = np.cumsum(lens) - lens  # each text's first position in s
-    unit = np.repeat(np.arange(count, dtype=np.int64), lens)
-    local = np.arange(n, dtype=np.int64) - first[unit]
-    rem = lens[unit] - local
-    cps = text_code_points(s)
-    start, length, tid, score = _edges(cps, rem, tables, token_hash, unk_id)
-    if restart:
-        piece_first = _pieces(n, start, length)
-        piece_lens = np.diff(piece_first, append=n)
-        ids, ends, piece = _search(piece_first, piece_lens, start, length, tid, score, unk_id)
-        owner = unit[piece_first[piece]]
-        ends = ends + (piece_first[piece] - first[owner])  # from the piece's start to the text's
-        # consecutive unknown tokens of one text collapse (pieces of a text may both end in one)
-        keep = keep_one_unknown_per_text(ids, owner, unk_id)
-        if keep is not None:
-            ids, ends, owner = ids[keep], ends[keep], owner[keep]
-    else:
-        ids, ends, owner = _search(first, lens, start, length, tid, score, unk_id)
-    if byte_ends:
-        ends = utf8_ends(cps, first, owner, ends)
-    return BatchResult(ids=ids, ends=ends, counts=np.bincount(owner, minlength=count).astype(np.int64))
 
 
 def _search(

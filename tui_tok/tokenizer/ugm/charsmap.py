@@ -111,26 +111,7 @@ class Charsmap:
 
         A NUL byte ends the walk (V:1185-1188).
         """
-        if not self.xcda:
-            return None
-        node = self._base(0)
-        best_len = 0
-        best_value = 0
-        for i in range(pos, len(data)):
-            c = data[i]
-            if c == 0:
-                break
-            node ^= c
-            e = self._node(node)
-            if e & 0x800000FF != c:
-                break
-            node ^= (e >> 10) << (8 if e & 0x200 else 0)
-            if (e >> 8) & 1:
-                best_len = i - pos + 1
-                best_value = self._node(node) & 0x7FFFFFFF
-        if best_len == 0:
-            return None
-        return best_len, self.replacement(best_value)
+        return self.walk_unit(data, pos)[0]
 
     def match_unit(self, unit: bytes) -> tuple[tuple[int, bytes] | None, frozenset[int]]:
         """Walk ``unit`` alone: (longest match inside it or None, bytes that could extend the walk).
@@ -140,22 +121,8 @@ class Charsmap:
         llama.cpp throws). If the byte after ``unit`` is not in it, ``longest_match`` on the
         longer input gives the same first item.
         """
-        size = len(self.xcda)
-        if not size:
-            return None, frozenset()
-        node = self._base(0)
-        best: tuple[int, bytes] | None = None
-        for i, c in enumerate(unit):
-            if c == 0:
-                return best, frozenset()
-            node ^= c
-            e = self._node(node)
-            if e & 0x800000FF != c:
-                return best, frozenset()
-            node ^= (e >> 10) << (8 if e & 0x200 else 0)
-            if (e >> 8) & 1:
-                best = (i + 1, self.replacement(self._node(node) & 0x7FFFFFFF))
-        return best, self._continuations(node)
+        best, node = self.walk_unit(unit)
+        return best, frozenset() if node < 0 else self._continuations(node)
 
     def _continuations(self, node: int) -> frozenset[int]:
         """The bytes 1-255 whose step from ``node`` goes on (or would index out of bounds), in
@@ -168,17 +135,16 @@ class Charsmap:
         goes[inside] = (entries[step[inside]] & 0x800000FF) == _BYTES[inside]
         return frozenset(_BYTES[goes].tolist())
 
-    def walk_unit(self, unit: bytes) -> tuple[tuple[int, bytes] | None, int]:
-        """Walk ``unit`` alone: (longest match inside it or None, the node reached, or -1 if
-        the walk ended inside ``unit``). ``extends(node, b)`` then says whether a following
-        byte ``b`` would go on; if not, ``longest_match`` on the longer input gives the same
-        first item. Raises ``VocabError`` as ``match_unit`` does.
+    def walk_unit(self, data: bytes, pos: int = 0) -> tuple[tuple[int, bytes] | None, int]:
+        """Walk ``data[pos:]``: (longest match or None, the node reached at the end of ``data``,
+        or -1 if the walk ended before). Raises ``VocabError`` where llama.cpp throws (V:1195-1236).
         """
         if not self.xcda:
             return None, -1
         node = self._base(0)
         best: tuple[int, bytes] | None = None
-        for i, c in enumerate(unit):
+        for i in range(pos, len(data)):
+            c = data[i]
             if c == 0:
                 return best, -1
             node ^= c
@@ -187,16 +153,8 @@ class Charsmap:
                 return best, -1
             node ^= (e >> 10) << (8 if e & 0x200 else 0)
             if (e >> 8) & 1:
-                best = (i + 1, self.replacement(self._node(node) & 0x7FFFFFFF))
+                best = (i - pos + 1, self.replacement(self._node(node) & 0x7FFFFFFF))
         return best, node
-
-    def extends(self, node: int, byte: int) -> bool:
-        """Whether the walk at ``node`` (from ``walk_unit``) would step on ``byte`` (an index
-        out of bounds counts: a real walk then raises, as llama.cpp throws)."""
-        if byte == 0 or node < 0:
-            return False
-        at = node ^ byte
-        return at >= len(self.xcda) or self.xcda[at] & 0x800000FF == byte
 
     def label_count(self, byte: int) -> int:
         """How many entries carry LCHECK ``byte`` (1 means only the root can step on it)."""
@@ -205,10 +163,6 @@ class Charsmap:
             values, counts = np.unique(x, return_counts=True)
             self._cache["label_counts"] = dict(zip(values.tolist(), counts.tolist()))
         return self._cache["label_counts"].get(byte, 0)  # type: ignore[attr-defined]
-
-    def may_step_on(self, byte: int) -> bool:
-        """Whether any walk could consume ``byte``: some entry's LCHECK equals it."""
-        return self.label_count(byte) > 0
 
     # -- every key at once -----------------------------------------------------------------
 

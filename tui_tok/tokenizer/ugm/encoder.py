@@ -2,28 +2,23 @@
 
 llama.cpp (V:903-1252) normalises each raw fragment (``ugm/normalize.py``: user-defined
 tokens, precompiled charsmap, whitespace rules) and runs a Viterbi search over the result
-(``ugm/batch.py``) with the tables of ``ugm/tables.py``. Spans map back through the
-normaliser's offsets; they tile the normalised text (a token starts where the previous one
-ended, so input that vanished, like merged spaces, belongs to the token after it).
+(``ugm/pieces.py`` on ``ugm/batch.py``) with the tables of ``ugm/tables.py``. Spans map back
+through the normaliser's offsets; they tile the normalised text (a token starts where the
+previous one ended, so input that vanished, like merged spaces, belongs to the token after it).
 
 Four ways to the same answer, fastest first:
 
-* **whole text, ids only** (``ugm/textids.py``, fragments from ``whole_from`` bytes whose
-  words the unit cache does not already hold): the whole fragment normalised in numpy passes
-  (only the few regions the charsmap changes go through the normaliser), then searched by
-  pieces, each distinct piece once (a piece ends where two characters sit side by side in no
-  token; ``ugm/pieces.py``). No Python work per unit: faster than the unit path on mixed text;
+* **whole text** (``ugm/textids.py``, fragments from ``whole_from`` bytes, or with
+  ``batch_from`` units the cache does not hold): normalised in numpy passes (only the
+  few regions that the charsmap or a user-defined token changes go through the normaliser)
+  and searched by pieces, each distinct piece once; ids and spans, no Python work per unit;
 * **units** (``_encode_units``): the fragment is cut before every *separator* byte (0x20, and
   any ASCII byte the charsmap turns into exactly 0x20, e.g. \\n for XLM-R) into units: the
-  first word, then each separator with the word after it. Each unit is normalised and
-  searched once and cached. Exact when the three conditions below hold (all checked). A
-  long cold text brings thousands of new units: they are encoded together
-  (``ugm/units.py``: most words normalise character by character, ``ugm/words.py``; one
-  numpy Viterbi over all of them, each distinct piece once, ``ugm/pieces.py``, its lattice
-  found in an exact hash table of the trie tokens, ``ugm/hash.py``), so the Python work per
-  unit is a few dict lookups;
-* **whole** (``encode_whole``): normalise the whole fragment, one character search: the same
-  additions in the same order as llama.cpp, so exact with no condition;
+  first word, then each separator with the word after it. Each distinct unit is normalised
+  and searched once and cached, so text typed again and again costs a few dict lookups per
+  unit. Exact when the three conditions below hold (all checked);
+* **whole** (``encode_whole``): normalise the whole fragment, one search: the same additions
+  in the same order as llama.cpp, so exact with no condition;
 * **reference** (``encode_reference``): ``ugm/reference.py``, the algorithm written once as
   llama.cpp runs it (byte by byte); used when the normalised text is not valid UTF-8
   (llama.cpp's decoder accepts overlong forms and surrogates, Python does not), and as the
@@ -55,38 +50,32 @@ Does not split specials or add BOS/EOS: see ``tokenizer.py``.
 from __future__ import annotations
 
 import threading
-from itertools import chain, compress, repeat
-from operator import itemgetter, not_
-from typing import Any, cast
+from itertools import chain, repeat
+from operator import itemgetter
+from typing import Any, ClassVar
 
 import numpy as np
 
 from tui_tok.tokenizer.arrays.chunks import chain_flat, distinct_chunks
-from tui_tok.tokenizer.core.encoder import Encoder
+from tui_tok.tokenizer.core.encoder import Encoder, Fragments
 from tui_tok.tokenizer.core.gc_pause import gc_paused
 from tui_tok.tokenizer.core.paths import AUTO, Paths
-from tui_tok.tokenizer.core.types import Piece
+from tui_tok.tokenizer.core.types import Piece, PieceArrays
 from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.ugm.batch import keep_one_unknown
 from tui_tok.tokenizer.ugm.charsmap import Charsmap
 from tui_tok.tokenizer.ugm.hash import TokenHash
+from tui_tok.tokenizer.ugm.pieces import letter_search
 from tui_tok.tokenizer.ugm.reference import ReferenceEncoder, vocab_normalizer
 from tui_tok.tokenizer.ugm.tables import UgmTables, build_tables, trie_hash
-from tui_tok.tokenizer.ugm.textids import TextIds
-from tui_tok.tokenizer.ugm.units import encode_units, search_text
-from tui_tok.tokenizer.ugm.words import WordForms
+from tui_tok.tokenizer.ugm.textids import TextIds, utf8_widths
 
 _CACHE_LIMIT = 100_000
 _CACHE_BYTES = 8 << 20  # normalised bytes of all cached units
-# The paths (core/paths.py): from ``ugm_batch_from`` missing units ``ugm/units.encode_units`` beats
-# encoding them one by one, long units included (both searches restart where no lattice edge
-# crosses, ``ugm/batch.py``; the generic normaliser is the per-unit path's cost). Fragments from ``ugm_whole_from`` bytes take the
-# whole-text ids path (``ugm/textids.py``): below, the unit cache's lookups win (and keep the
-# units of text typed again and again).
-_SAMPLE = 64
-"""Words sampled to tell whether the unit cache knows a long text (``_cache_knows``)."""
 _Unit = tuple[list[int], list[int], bool, int]
 """One encoded unit: token ids, token end offsets, is_space_prepended after it, normalised length."""
+Found = tuple[np.ndarray, np.ndarray | None]
+"""Token ids and, when spans are asked, each token's end offset in the fragment."""
 
 
 class UgmEncoder(Encoder):
@@ -103,23 +92,21 @@ class UgmEncoder(Encoder):
     [(3, 0, 4), (3, 4, 8), (2, 8, 9)]
     """
 
-    FRESH_IDS = True
-    """``encode_fragment_ids`` returns a new list on every call (``Encoder``)."""
+    TOKENIZE_FROM_ARRAYS: ClassVar[bool] = True
+    FRESH_IDS: ClassVar[bool] = True
 
     def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
-        self.paths = paths
         self.normalizer = vocab_normalizer(vocab)
         self.charsmap: Charsmap | None = self.normalizer.charsmap
         self._tables: UgmTables | None = None
         self._reference: ReferenceEncoder | None = None
         self._token_hash: TokenHash | None = None
-        self._forms = WordForms(self.normalizer)
         self._text_ids = TextIds(self.normalizer)
         self.whole_from = paths.ugm_whole_from
-        """Fragments from this many bytes take ``ugm/textids.py`` for ids (0: always, tests)."""
+        """Fragments from this many bytes take ``ugm/textids.py`` (0: always, tests)."""
         self.batch_from = paths.ugm_batch_from
-        """Missing units from which they are encoded together (``ugm/units.py``); 0 always batches (tests)."""
+        """From this many new units the whole fragment is encoded at once instead (0: always)."""
         self._cache: dict[object, _Unit] = {}
         """Unit results: key ``word`` (or ``(word, is_space_prepended)`` when prepend and not
         merge) for a separator + word, ``(True, word, False)`` for a fragment's first word."""
@@ -132,17 +119,10 @@ class UgmEncoder(Encoder):
         self._cache.clear()
         self._cache_bytes = 0
 
-    def _trim_cache(self) -> None:
-        """Empty the cache once it holds too many units or too many normalised bytes."""
-        if len(self._cache) > _CACHE_LIMIT or self._cache_bytes > _CACHE_BYTES:
-            self.clear_cache()
-
     def prepare(self) -> None:
-        """Build now the search tables and the trie's hash table (otherwise built by the first
-        encode), as llama.cpp builds its token matcher at load."""
-        token_hash = self.token_hash
-        if self.tables.units_ok and self._text_ids.usable():  # the whole-text path's tables too
-            self._text_ids.alphabet(self.tables, token_hash, self.vocab.unk_id)
+        """Build now the search tables, the trie's hash table and the letters (otherwise built by
+        the first encode), as llama.cpp builds its token matcher at load."""
+        self._text_ids.alphabet(self.tables, self.token_hash, self.vocab.unk_id)
 
     @property
     def tables(self) -> UgmTables:
@@ -168,59 +148,55 @@ class UgmEncoder(Encoder):
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Token ids with input byte spans for one raw fragment (``after_special`` is unused:
         llama.cpp normalises every fragment afresh)."""
-        if not text:
-            return []
-        tables = self.tables
-        if tables.units_ok:
-            with gc_paused(len(text)):
-                pieces = self._encode_units(text, tables)
-            if pieces is not None:
-                return pieces
-        return self.encode_whole(text)
+        return _pieces(self._encode(text, spans=True))
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool) -> list[int]:
         """``[p[0] for p in encode_fragment(text)]`` without computing the spans."""
-        if not text:
-            return []
-        tables = self.tables
-        if tables.units_ok and len(text) >= self.whole_from and tables.max_exact_bytes and not self._cache_knows(text):
-            found = self._text_ids.encode(text, tables, self.token_hash, unk_id=self.vocab.unk_id)
-            if found is not None:
-                return found
-        if tables.units_ok:
-            with gc_paused(len(text)):
-                ids = self._encode_units_ids(text, tables)
-            if ids is not None:
-                return ids
-        return [p[0] for p in self.encode_whole(text)]
+        return self._encode(text, spans=False)[0].tolist()  # type: ignore[no-any-return]
 
-    def _cache_knows(self, text: bytes) -> bool:
-        """Whether the unit cache holds most of ``text``'s words (checked on a sample): then
-        the unit path is faster than the whole-text path, which fills no cache."""
-        cache = self._cache
-        if len(cache) < _SAMPLE or len(text) < 16 * _SAMPLE or self.normalizer.prepend and not self.normalizer.merge:
-            return False  # (keyed units: the whole-text path does not apply anyway)
+    def encode_fragments_arrays(self, fragments: Fragments) -> list[PieceArrays]:
+        """``encode_fragment`` of each fragment as int64 columns, with no tuple per token."""
+        out = []
+        for text, _ in fragments:
+            ids, ends = self._encode(text, spans=True)
+            assert ends is not None
+            ends = ends.astype(np.int64)
+            starts = np.zeros_like(ends)
+            starts[1:] = ends[:-1]
+            out.append((ids.astype(np.int64), starts, ends))
+        return out
+
+    def _encode(self, text: bytes, *, spans: bool) -> Found:
+        """Ids (and token ends) of one raw fragment by the first path of the module docstring
+        that applies."""
+        if not text:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64) if spans else None
         tables = self.tables
-        spaced = text if tables.separators is None else text.translate(tables.separators)
-        step = len(spaced) // _SAMPLE
-        hits = 0
-        for at in range(0, step * _SAMPLE, step):
-            start = spaced.rfind(b" ", 0, at) + 1
-            end = spaced.find(b" ", at)
-            hits += spaced[start : end if end >= 0 else len(spaced)] in cache
-        return hits * 4 >= _SAMPLE * 3
+        if tables.units_ok:
+            if len(text) < self.whole_from:
+                with gc_paused(len(text)):
+                    found = self._encode_units(text, tables, spans=spans)
+                if found is not None:
+                    return found
+            if tables.max_exact_bytes:
+                found = self._text_ids.encode(text, tables, self.token_hash, unk_id=self.vocab.unk_id, spans=spans)
+                if found is not None:
+                    return found
+        return self._encode_whole(text)
 
     def encode_whole(self, text: bytes) -> list[Piece]:
         """Normalise and search the whole fragment at once: llama.cpp's exact computation (same
-        additions in the same order), with no condition; the character search when the
-        normalised text is valid UTF-8, else the byte search."""
-        tables = self.tables
+        additions in the same order), with no condition."""
+        return _pieces(self._encode_whole(text))
+
+    def _encode_whole(self, text: bytes) -> Found:
+        """``encode_whole`` as arrays: the reference when the normalised text is not valid UTF-8."""
         norm = self.normalizer.normalize(text)
-        hit = self._search(norm.text, norm.offsets, tables)
-        if hit is None:
-            return self.encode_reference(text)
-        ids, ends = hit
-        return [(tid, ends[k - 1] if k else 0, ends[k]) for k, tid in enumerate(ids)]
+        found = self._search(norm.text, norm.offsets, exact=len(norm.text) <= self.tables.max_exact_bytes)
+        if found is None:
+            pieces = self.encode_reference(text)
+            return np.array([p[0] for p in pieces], dtype=np.int64), np.array([p[2] for p in pieces], dtype=np.int64)
+        return found
 
     def encode_reference(self, text: bytes) -> list[Piece]:
         """``ugm/reference.py``: normalise byte by byte, search byte by byte (its trie built once)."""
@@ -229,91 +205,47 @@ class UgmEncoder(Encoder):
             ref = self._reference = ReferenceEncoder(self.vocab)
         return ref.encode_fragment(text, after_special=False)
 
-    def _encode_units(self, text: bytes, tables: UgmTables) -> list[Piece] | None:
-        """Conditions 1-3 hold: encode unit by unit through the cache (None: use the slow path).
-
-        Spans tile the normalised output (a token starts
-        where the previous one ended, input that vanished in between belongs to the next
-        token), so only ends are kept. Missing units are encoded together (``ugm/units.py``)
-        when there are enough of them, so the per-unit Python work is the lookups.
-        """
-        keyed = self.normalizer.prepend and not self.normalizer.merge
-        spaced = text if tables.separators is None else text.translate(tables.separators)
-        words = spaced.split(b" ")
-        done = []  # units encoded one at a time, in order
-        flag = False
-        k = 1
-        if keyed:  # is_space_prepended matters and only changes once: follow it to True
-            hit = self._unit((True, words[0], False), words[0], False, tables)
-            if hit is None:
-                return None
-            done.append(hit)
-            flag = hit[2]
-        while keyed and not flag and k < len(words):
-            hit = self._unit((words[k], flag), b" " + words[k], flag, tables)
-            if hit is None:
-                return None
-            done.append(hit)
-            flag = hit[2]
-            k += 1
-        rest = words[k:]
-        keys: list[Any] = list(zip(rest, repeat(True))) if keyed else rest
-        cache = self._cache
-        hits: list[_Unit | None] = list(map(cache.get, keys)) if cache else [None] * len(keys)
-        if None in hits:
-            missing = list(dict.fromkeys(compress(keys, map(not_, hits))))
-            filled: dict[Any, _Unit] = {}
-            if not self._fill(missing, [key[0] for key in missing] if keyed else missing, flag, tables, filled):
-                return None
-            hits = [filled[key] if h is None else h for key, h in zip(keys, hits)]
-            self._trim_cache()
-        if not keyed:  # the first word last: a batch above leaves the batched search ready
-            hit = self._unit((True, words[0], False), words[0], False, tables)
-            if hit is None:
-                return None
-            done.append(hit)
-        units = done + cast("list[_Unit]", hits)  # every key is cached by now: no None
-        norm_len = sum(map(itemgetter(3), units))
-        if norm_len > tables.max_exact_bytes:
+    def _search(self, text: bytes, offsets: list[int], *, exact: bool) -> tuple[np.ndarray, np.ndarray] | None:
+        """Token ids of normalised ``text`` and their ends mapped through ``offsets`` (None: not
+        valid UTF-8). ``exact``: condition 3 holds, so the search may cut where no edge crosses."""
+        try:
+            s = text.decode("utf-8")
+        except UnicodeDecodeError:
             return None
-        ids = list(chain.from_iterable(map(itemgetter(0), units)))
-        if not ids:
-            return []
-        unk = self.vocab.unk_id
-        # C-level lists first: np.array of a list is much faster than np.fromiter of a chain
-        unit_pos = np.zeros(len(words), dtype=np.int64)  # unit k > 0 starts at separator k - 1
-        unit_pos[1:] = np.flatnonzero(np.frombuffer(spaced, dtype=np.uint8) == 0x20)
-        counts = np.array(list(map(len, map(itemgetter(0), units))), dtype=np.int64)
-        end_arr = np.array(list(chain.from_iterable(map(itemgetter(1), units))), dtype=np.int64)
-        end_arr += np.repeat(unit_pos, counts)
-        if unk in ids:
-            id_arr = np.array(ids, dtype=np.int64)
-            keep = keep_one_unknown(id_arr, unk)
-            ids = id_arr[keep].tolist()
-            end_arr = end_arr[keep]
-        ends = end_arr.tolist()
-        return list(zip(ids, [0, *ends[:-1]], ends))
+        cps = np.frombuffer(s.encode("utf-32-le"), dtype="<u4")
+        alphabet = self._text_ids.alphabet(self.tables, self.token_hash, self.vocab.unk_id)
+        ids, ends = letter_search(
+            alphabet.letters(cps, s),
+            alphabet,
+            self.tables,
+            self.token_hash,
+            unk_id=self.vocab.unk_id,
+            ends=True,
+            exact=exact,
+        )
+        assert ends is not None
+        if len(s) != len(text):  # character ends -> byte ends
+            ends = np.append(0, np.cumsum(utf8_widths(cps), dtype=np.int64))[ends]
+        return ids, np.array(offsets, dtype=np.int64)[ends]
 
-    def _encode_units_ids(self, text: bytes, tables: UgmTables) -> list[int] | None:
-        """``_encode_units`` without the spans, with the units as byte ranges: the distinct ones found
-        and the ids chained in whole arrays (``arrays/chunks.py``), so the Python work is per
-        distinct unit, not per unit (123k units, 11k distinct in 0.56 MB of mixed text)."""
+    def _encode_units(self, text: bytes, tables: UgmTables, *, spans: bool) -> Found | None:
+        """Conditions 1-3 hold: encode unit by unit through the cache, the distinct units found
+        and the results chained in whole arrays (``arrays/chunks.py``), so the Python work is
+        per distinct unit (123k units, 11k distinct in 0.56 MB of mixed text). None: use a
+        slower path, or ``batch_from`` units are new (the whole text at once is faster)."""
         keyed = self.normalizer.prepend and not self.normalizer.merge
         spaced = text if tables.separators is None else text.translate(tables.separators)
         seps = np.flatnonzero(np.frombuffer(spaced, dtype=np.uint8) == 0x20)
         starts = np.concatenate(([0], seps + 1))  # word k: starts[k] to ends[k]
         ends = np.append(seps, len(spaced))
-        done = []  # units encoded one at a time, in order
-        flag = False
-        k = 1
         first = spaced[: int(ends[0])]
-        if keyed:  # is_space_prepended matters and only changes once: follow it to True
-            hit = self._unit((True, first, False), first, False, tables)
-            if hit is None:
-                return None
-            done.append(hit)
-            flag = hit[2]
-        while keyed and not flag and k < len(starts):
+        hit = self._unit((True, first, False), first, False, tables)
+        if hit is None:
+            return None
+        done = [hit]  # units encoded one at a time, in order
+        flag = hit[2]
+        k = 1
+        while keyed and not flag and k < len(starts):  # is_space_prepended matters and only changes once
             word = spaced[int(starts[k]) : int(ends[k])]
             hit = self._unit((word, flag), b" " + word, flag, tables)
             if hit is None:
@@ -324,84 +256,57 @@ class UgmEncoder(Encoder):
         occ, distinct = distinct_chunks(spaced, starts[k:], ends[k:])
         keys: list[Any] = list(zip(distinct, repeat(True))) if keyed else distinct
         cache = self._cache
-        hits: list[_Unit | None] = list(map(cache.get, keys)) if cache else [None] * len(keys)
-        if None in hits:
-            missing = list(compress(keys, map(not_, hits)))
-            filled: dict[Any, _Unit] = {}  # read from here: another thread may empty the shared cache
-            if not self._fill(missing, [key[0] for key in missing] if keyed else missing, flag, tables, filled):
-                return None
-            hits = [filled[key] if h is None else h for key, h in zip(keys, hits)]
-            self._trim_cache()
-        if not keyed:  # the first word last: a batch above leaves the batched search ready
-            hit = self._unit((True, first, False), first, False, tables)
-            if hit is None:
-                return None
-            done.append(hit)
-        units = cast("list[_Unit]", hits)  # every key is cached by now: no None
-        sizes = np.fromiter(map(len, map(itemgetter(0), units)), dtype=np.int64, count=len(units))
-        norm = np.fromiter(map(itemgetter(3), units), dtype=np.int64, count=len(units))
-        norm_len = sum(map(itemgetter(3), done)) + int(norm[occ].sum())
-        if norm_len > tables.max_exact_bytes:
+        units: list[_Unit | None] = list(map(cache.get, keys)) if cache else [None] * len(keys)
+        missing = [i for i, u in enumerate(units) if u is None]
+        if len(missing) >= max(self.batch_from, 1):
             return None
-        flat = np.fromiter(chain.from_iterable(map(itemgetter(0), units)), dtype=np.int64, count=int(sizes.sum()))
-        head = list(chain.from_iterable(map(itemgetter(0), done)))
-        id_arr = np.concatenate((np.array(head, dtype=np.int64), chain_flat(occ, flat, sizes)))
+        for i in missing:  # read from ``units``: another thread may empty the shared cache
+            units[i] = self._unit(keys[i], b" " + distinct[i], flag, tables)
+            if units[i] is None:
+                return None
+        got: list[_Unit] = units  # type: ignore[assignment]
+        sizes = np.fromiter(map(len, map(itemgetter(0), got)), dtype=np.int64, count=len(got))
+        norm = np.fromiter(map(itemgetter(3), got), dtype=np.int64, count=len(got))
+        if sum(map(itemgetter(3), done)) + int(norm[occ].sum()) > tables.max_exact_bytes:
+            return None
+        head = np.array(list(chain.from_iterable(map(itemgetter(0), done))), dtype=np.int64)
+        flat = np.fromiter(chain.from_iterable(map(itemgetter(0), got)), dtype=np.int64, count=int(sizes.sum()))
+        ids = np.concatenate((head, chain_flat(occ, flat, sizes)))
+        end_arr = None
+        if spans:  # unit k > 0 starts at separator k - 1
+            head_pos = np.repeat([0, *seps[: len(done) - 1].tolist()], [len(u[0]) for u in done])
+            head_ends = np.array(list(chain.from_iterable(map(itemgetter(1), done))), dtype=np.int64) + head_pos
+            flat = np.fromiter(chain.from_iterable(map(itemgetter(1), got)), dtype=np.int64, count=flat.size)
+            tail = chain_flat(occ, flat, sizes) + np.repeat(seps[k - 1 :], sizes[occ])
+            end_arr = np.concatenate((head_ends, tail))
         unk = self.vocab.unk_id
-        if id_arr.size and (id_arr == unk).any():
-            id_arr = id_arr[keep_one_unknown(id_arr, unk)]
-        return id_arr.tolist()
-
-    def _fill(
-        self, keys: list[Any], words: list[bytes], flag: bool, tables: UgmTables, filled: dict[Any, _Unit]
-    ) -> bool:
-        """Encode the units ``b" " + word`` into ``filled`` and the cache under ``keys`` (False: some
-        unit's normalised bytes are not valid UTF-8). The caller reads ``filled``: another thread
-        may empty the shared cache at any time."""
-        if len(keys) < self.batch_from:
-            for key, word in zip(keys, words):
-                hit = self._encode_unit(b" " + word, flag, tables)
-                if hit is None:
-                    return False
-                filled[key] = self._cache[key] = hit
-                self._cache_bytes += hit[3]
-            return True
-        results = encode_units(
-            words,
-            flag=flag,
-            forms=self._forms,
-            tables=tables,
-            token_hash=self.token_hash,
-            unk_id=self.vocab.unk_id,
-        )
-        if results is None:
-            return False
-        filled.update(zip(keys, results))
-        self._cache.update(zip(keys, results))
-        self._cache_bytes += sum(map(itemgetter(3), results))
-        return True
+        if ids.size and (ids == unk).any():
+            keep = keep_one_unknown(ids, unk)
+            ids = ids[keep]
+            end_arr = None if end_arr is None else end_arr[keep]
+        return ids, end_arr
 
     def _unit(self, key: object, unit: bytes, flag: bool, tables: UgmTables) -> _Unit | None:
-        """``_encode_unit`` through the cache (emptied when full)."""
+        """One unit through the cache (emptied when full): token ids, token end offsets in
+        ``unit``, is_space_prepended after it, normalised length; None if the normalised bytes
+        are not valid UTF-8."""
         hit = self._cache.get(key)
         if hit is None:
-            hit = self._encode_unit(unit, flag, tables)
-            if hit is not None:
-                self._trim_cache()
-                self._cache[key] = hit
-                self._cache_bytes += hit[3]
+            norm = self.normalizer.normalize(unit, space_prepended=flag)
+            found = self._search(norm.text, norm.offsets, exact=True)
+            if found is None:
+                return None
+            hit = (found[0].tolist(), found[1].tolist(), norm.space_prepended, len(norm.text))
+            if len(self._cache) > _CACHE_LIMIT or self._cache_bytes > _CACHE_BYTES:
+                self.clear_cache()
+            self._cache[key] = hit
+            self._cache_bytes += hit[3]
         return hit
 
-    def _encode_unit(self, unit: bytes, flag: bool, tables: UgmTables) -> _Unit | None:
-        """One unit: token ids, token end offsets in ``unit``, is_space_prepended after it,
-        normalised length; None if the normalised bytes are not valid UTF-8."""
-        norm = self.normalizer.normalize(unit, space_prepended=flag)
-        hit = self._search(norm.text, norm.offsets, tables, restart=True)
-        if hit is None:
-            return None
-        return hit[0], hit[1], norm.space_prepended, len(norm.text)
 
-    def _search(
-        self, text: bytes, offsets: list[int], tables: UgmTables, *, restart: bool = False
-    ) -> tuple[list[int], list[int]] | None:
-        """``units.search_text`` with this vocab's tables."""
-        return search_text(text, offsets, tables, self.token_hash, unk_id=self.vocab.unk_id, restart=restart)
+def _pieces(found: Found) -> list[Piece]:
+    """Ids and token ends as (id, start, end) per token: a token starts where the one before ends."""
+    ids, ends = found
+    assert ends is not None
+    end_list = ends.tolist()
+    return list(zip(ids.tolist(), [0, *end_list[:-1]], end_list))

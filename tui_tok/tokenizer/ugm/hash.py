@@ -28,10 +28,10 @@ cross, so ``ugm/pieces.py`` may cut).
 
 Does not search: see ``ugm/batch.py``.
 
->>> h = build_token_hash(["ab", "abcd", "x"], [5, 6, 7])
->>> cps = text_code_points("xabcd")
->>> h.lookup(cps, np.array([0, 1, 1, 2]), np.array([1, 2, 4, 2])).tolist()
-[7, 5, 6, -1]
+>>> cps = text_code_points("abx" + "abcd")  # token texts: "ab" (id 0), "x" (1), "abcd" (2)
+>>> h = build_token_hash(cps, np.array([0, 2, 3]), np.array([2, 1, 4]), np.arange(3), np.zeros(0, np.uint64), np.zeros(0))
+>>> [g.tolist() for g in h.find(text_code_points("xabcd"), [(1, np.array([0])), (2, np.array([1, 2])), (4, np.array([1]))])]
+[[1], [0, -1], [2]]
 """
 
 from __future__ import annotations
@@ -41,8 +41,6 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 import numpy as np
-
-from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 
 _FIB = np.uint64(0x9E3779B97F4A7C15)
 _RADICES = (0xA0761D6478BD642F, 0xE7037ED1A0B428DB, 0x8EBC6AF09C88C6E3, 0x589965CC75374CC3)
@@ -101,16 +99,6 @@ class TokenHash:
             hit = slot >= 0
             out[:-1][hit] = self.pair_reach[slot[hit]]
         return out
-
-    def lookup(self, cps: np.ndarray, pos: np.ndarray, length: np.ndarray) -> np.ndarray:
-        """Token id of ``text[pos:pos+length]`` for each pair (-1: no trie token), where
-        ``cps = text_code_points(text)``."""
-        found = np.full(pos.size, -1, dtype=np.int64)
-        sizes = sorted_unique(length).tolist()
-        groups = [np.flatnonzero(length == n) for n in sizes]
-        for at, got in zip(groups, self.find(cps, [(n, pos[at]) for n, at in zip(sizes, groups)])):
-            found[at] = got
-        return found
 
     def find(self, cps: np.ndarray, groups: Sequence[tuple[int, np.ndarray]]) -> list[np.ndarray]:
         """Per group ``(length, positions)``: the token id of ``text[p:p+length]`` at each
@@ -250,28 +238,7 @@ def _token_keys(cps: np.ndarray, groups: Sequence[tuple[int, np.ndarray]], radix
     return np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint64)
 
 
-def build_token_hash(texts: Sequence[str], ids: Sequence[int]) -> TokenHash:
-    """The table of the given token texts (distinct, non-empty) and their ids."""
-    count = len(texts)
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=count)
-    cps = text_code_points("".join(texts))
-    id_arr = np.asarray(ids, dtype=np.int64).reshape(-1)
-    size = int(id_arr.max()) + 1 if count else 0
-    by_id_len = np.zeros(size, dtype=np.int64)
-    by_id_start = np.zeros(size, dtype=np.int64)
-    by_id_len[id_arr] = lengths
-    by_id_start[id_arr] = np.cumsum(lengths) - lengths
-    longest: dict[int, int] = {}
-    for t in texts:
-        if len(t) >= 2:
-            key = (ord(t[0]) << 21) | ord(t[1])
-            longest[key] = max(longest.get(key, 0), len(t))
-    pairs = np.array(sorted(longest), dtype=np.uint64)
-    reach = np.array([longest[int(k)] for k in pairs], dtype=np.int64)
-    return build_token_hash_arrays(cps, by_id_start, by_id_len, id_arr, pairs, reach)
-
-
-def build_token_hash_arrays(
+def build_token_hash(
     cps: np.ndarray,
     starts: np.ndarray,
     lengths: np.ndarray,

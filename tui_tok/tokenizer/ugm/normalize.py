@@ -30,10 +30,8 @@ Does not split into tokens: see ``ugm/encoder.py``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-from tui_tok.errors import VocabError
 from tui_tok.tokenizer.ugm.charsmap import Charsmap
 
 ESCAPED_SPACE = "\u2581".encode()
@@ -93,91 +91,17 @@ class UgmNormalizer:
     _ud_prefixes: frozenset[bytes] = field(init=False, repr=False)
     _ud_first: frozenset[int] = field(init=False, repr=False)
     _memo: dict[bytes, tuple[bytes, int, frozenset[int]]] = field(init=False, repr=False)
-    _plain: re.Pattern[bytes] = field(init=False, repr=False)
-    _plain_ascii: bytes = field(init=False, repr=False)
-    _pair_memo: dict[bytes, tuple[tuple[int, bytes] | None, int]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         prefixes = _prefixes(tuple(t for t in self.user_defined if t))
         object.__setattr__(self, "_ud_prefixes", prefixes)
         object.__setattr__(self, "_ud_first", frozenset(p[0] for p in prefixes))
         object.__setattr__(self, "_memo", {})
-        object.__setattr__(self, "_plain", self._plain_pattern())
-        object.__setattr__(self, "_plain_ascii", self._plain_ascii_bytes())
-        object.__setattr__(self, "_pair_memo", {})
-
-    def _plain_ascii_bytes(self) -> bytes:
-        """ASCII bytes that are their own chunk, copied unchanged, not a space, whatever ASCII
-        byte follows (no user-defined token starts with one; a charsmap walk from one can only
-        go on with a non-ASCII byte)."""
-        found = []
-        for b in range(0x80):
-            if b == 0x20 or b in self._ud_first:
-                continue
-            try:
-                rep, used, cont = self.isolated_chunk(bytes((b,)))
-            except VocabError:
-                continue
-            if used == 1 and rep == bytes((b,)) and all(c >= 0x80 for c in cont):
-                found.append(b)
-        return bytes(found)
 
     @property
     def ud_first(self) -> frozenset[int]:
         """First bytes of the user-defined tokens (a walk of their trie can start there)."""
         return self._ud_first
-
-    @property
-    def plain_ascii_bytes(self) -> bytes:
-        """ASCII bytes that normalise to themselves byte for byte (each its own chunk, no space,
-        no charsmap change) when an ASCII byte or nothing follows (``_plain_ascii_bytes``)."""
-        return self._plain_ascii
-
-    def _plain_pattern(self) -> re.Pattern[bytes]:
-        """Runs of ASCII bytes that are each their own chunk, copied unchanged, not spaces.
-
-        A byte qualifies if no user-defined token starts with it and the charsmap has no key
-        for it alone; if some key starts with it, the next byte must not extend the walk.
-        """
-        free: list[int] = []
-        guarded: list[int] = []
-        extend: set[int] = set()
-        for b in range(0x80):
-            if b == 0x20 or b in self._ud_first:
-                continue
-            try:
-                rep, used, cont = self.isolated_chunk(bytes((b,)))
-            except VocabError:  # a corrupt charsmap: only text holding b raises (as llama.cpp)
-                continue
-            if used != 1 or rep != bytes((b,)):
-                continue
-            if cont:
-                guarded.append(b)
-                extend |= cont
-            else:
-                free.append(b)
-        alts = []
-        if free:
-            alts.append(b"[" + _byte_class(free) + b"]")
-        if guarded:
-            guard = b"(?![" + _byte_class(sorted(extend)) + b"])" if extend else b""
-            alts.append(b"[" + _byte_class(guarded) + b"]" + guard)
-        if not alts:
-            return re.compile(b"(?!)")
-        return re.compile(b"(?:" + b"|".join(alts) + b")+")
-
-    def walk_pair(self, pair: bytes) -> tuple[tuple[int, bytes] | None, int]:
-        """``Charsmap.walk_unit`` of two characters, memoised; node -2 if the walk raised (a
-        corrupt charsmap: the caller walks for real, to raise only where llama.cpp would)."""
-        walk = self._pair_memo.get(pair)
-        if walk is None:
-            assert self.charsmap is not None
-            try:
-                walk = self.charsmap.walk_unit(pair)
-            except VocabError:  # let the real walk decide whether llama.cpp gets that far
-                walk = (None, -2)
-            self._pair_memo[pair] = walk
-        return walk
 
     def isolated_chunk(self, unit: bytes) -> tuple[bytes, int, frozenset[int]]:
         """Chunk for a character (or a lone invalid byte) when what follows cannot extend the
@@ -204,22 +128,6 @@ class UgmNormalizer:
             k += 1
         return k
 
-    def _chunk_across(self, data: bytes, pos: int, size: int) -> tuple[bytes, int]:
-        """``chunk(data, pos)`` when the charsmap walk from the character at ``pos`` (``size``
-        bytes, no user-defined prefix) may go on into the next one: the walk over the two
-        characters is memoised, and valid while the byte after them cannot extend it."""
-        charsmap = self.charsmap
-        assert charsmap is not None  # only a charsmap walk has bytes that extend it
-        step = utf8_char_len(data, pos + size) or 1
-        end = pos + size + step
-        match, node = self.walk_pair(data[pos:end])
-        if node == -2 or (end < len(data) and charsmap.extends(node, data[end])):
-            return self.chunk(data, pos)
-        if match is not None:
-            return match[1], match[0]
-        n = utf8_char_len(data, pos)
-        return (_FFFD, 1) if n == 0 else (data[pos : pos + n], n)
-
     def chunk(self, data: bytes, pos: int) -> tuple[bytes, int]:
         """One step of llama.cpp's ``normalize_prefix``: (output bytes, input bytes consumed)."""
         if self._ud_first:
@@ -235,89 +143,7 @@ class UgmNormalizer:
             return _FFFD, 1
         return data[pos : pos + n], n
 
-    def chunk_text(self, data: bytes) -> bytes:
-        """The outputs of llama.cpp's chunks of ``data`` joined, before the whitespace rules
-        (for a stretch of text that starts and ends at chunk boundaries).
-
-        >>> UgmNormalizer(charsmap=None, user_defined=(), prepend=True, merge=True).chunk_text(b"a \\xff")
-        b'a \\xef\\xbf\\xbd'
-        """
-        out = bytearray()
-        pos = 0
-        while pos < len(data):
-            rep, used = self.chunk(data, pos)
-            out += rep
-            pos += used
-        return bytes(out)
-
-    def normalize(self, data: bytes, *, space_prepended: bool = False) -> Normalized:
-        """Normalise one fragment (``space_prepended`` lets a caller continue a fragment).
-
-        Same result as ``normalize_reference``; plain ASCII runs are copied in one step and
-        each character's chunk is memoised (valid while the next byte cannot extend the walk).
-        """
-        space = self.space
-        n_space = len(space)
-        prepend = self.prepend
-        merge = self.merge
-        plain = self._plain.match
-        ud_first = self._ud_first
-        memo_get = self._memo.get
-        out = bytearray()
-        offsets: list[int] = []
-        in_word = False
-        pos = 0
-        n = len(data)
-        while pos < n:
-            m = plain(data, pos)
-            if m is not None:
-                end = m.end()
-                rep = data[pos:end]
-                used = end - pos
-                per_byte = True
-            else:
-                per_byte = False
-                b = data[pos]
-                if b in ud_first:
-                    rep, used = self.chunk(data, pos)
-                else:
-                    if b < 0x80:
-                        size = 1
-                    else:
-                        size = utf8_char_len(data, pos) or 1
-                    unit = data[pos : pos + size]
-                    hit = memo_get(unit) or self.isolated_chunk(unit)
-                    if hit[2] and pos + size < n and data[pos + size] in hit[2]:
-                        rep, used = self._chunk_across(data, pos, size)
-                    else:
-                        rep, used = hit[0], hit[1]
-            end = pos + used
-            if len(offsets) == len(out):
-                offsets.append(pos)
-            if not rep:
-                pos = end
-                continue
-            if 0x20 in rep:
-                in_word, space_prepended = self._spaced_chunk(rep, pos, end, out, offsets, in_word, space_prepended)
-                pos = end
-                continue
-            if not in_word:
-                in_word = True
-                if (prepend and not space_prepended) or merge:
-                    out += space
-                    offsets.extend([pos] * n_space)
-                    space_prepended = True
-            out += rep
-            if per_byte:  # each byte was its own chunk
-                offsets.extend(range(pos + 1, end))
-            else:
-                offsets.extend([end] * (len(rep) - 1))
-            pos = end
-        if len(offsets) == len(out):
-            offsets.append(n)
-        return Normalized(text=bytes(out), offsets=offsets, space_prepended=space_prepended)
-
-    def _spaced_chunk(
+    def _whitespace(
         self,
         rep: bytes,
         pos: int,
@@ -327,7 +153,8 @@ class UgmNormalizer:
         in_word: bool,
         space_prepended: bool,
     ) -> tuple[bool, bool]:
-        """The byte-by-byte whitespace rules for one chunk whose output holds a 0x20."""
+        """llama.cpp's whitespace rules (in V:1078-1122), byte by byte, over one chunk's output;
+        boundaries inside it map to its start until a real byte, then to its end."""
         space = self.space
         at = pos
         for c in rep:
@@ -346,11 +173,9 @@ class UgmNormalizer:
                     at = end
         return in_word, space_prepended
 
-    def normalize_reference(self, data: bytes, *, space_prepended: bool = False) -> Normalized:
-        """``normalize`` written as llama.cpp's loop, byte by byte (the oracle for tests)."""
-        space = self.space
-        prepend = self.prepend
-        merge = self.merge
+    def normalize(self, data: bytes, *, space_prepended: bool = False) -> Normalized:
+        """Normalise one fragment as llama.cpp's loop does, chunk by chunk (``space_prepended``
+        lets a caller continue a fragment). Long texts take ``ugm/textids.py`` instead."""
         out = bytearray()
         offsets: list[int] = []
         in_word = False  # llama.cpp's processing_non_ws
@@ -361,29 +186,11 @@ class UgmNormalizer:
             end = pos + used
             if len(offsets) == len(out):
                 offsets.append(pos)
-            at = pos  # where boundaries inside this chunk map: start until a real byte
-            for c in rep:
-                if c != 0x20:
-                    if not in_word:
-                        in_word = True
-                        if (prepend and not space_prepended) or merge:
-                            _emit(out, offsets, space, at)
-                            space_prepended = True
-                    _emit(out, offsets, bytes((c,)), at)
-                    at = end
-                else:
-                    in_word = False
-                    if not merge:
-                        _emit(out, offsets, space, at)
-                        at = end
+            in_word, space_prepended = self._whitespace(rep, pos, end, out, offsets, in_word, space_prepended)
             pos = end
         if len(offsets) == len(out):
             offsets.append(n)
         return Normalized(text=bytes(out), offsets=offsets, space_prepended=space_prepended)
-
-
-def _byte_class(values: list[int]) -> bytes:
-    return b"".join(b"\\x%02x" % v for v in values)
 
 
 def _emit(out: bytearray, offsets: list[int], piece: bytes, at: int) -> None:

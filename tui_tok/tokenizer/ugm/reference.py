@@ -3,7 +3,7 @@
 ``llm_tokenizer_ugm_session::tokenize`` (llama-vocab.cpp:983-1067) per raw fragment:
 
 1. normalise (``normalize``, V:1078-1122; ``normalize_prefix``, V:1171-1248): the byte-by-byte
-   loop of ``UgmNormalizer.normalize_reference`` (``ugm/normalize.py``: user-defined tokens
+   loop of ``UgmNormalizer.normalize`` (``ugm/normalize.py``: user-defined tokens
    copied, the precompiled charsmap's longest match, else one character or U+FFFD, then the
    whitespace rules), which also maps each normalised byte boundary back to the input;
 2. Viterbi (V:996-1049): ``best[0] = 0``; stepping from code point start to code point start
@@ -121,7 +121,7 @@ class ReferenceEncoder:
 
     def normalize(self, text: bytes) -> Normalized:
         """Step 1: the normalised bytes and the input offset of each of their boundaries."""
-        return self.normalizer.normalize_reference(text)
+        return self.normalizer.normalize(text)
 
     def search(self, text: bytes, *, on_edge: OnEdge | None = None) -> list[Piece]:
         """Steps 2 and 3 on normalised bytes: (id, start, end) per token, in normalised byte offsets."""

@@ -18,7 +18,7 @@ import numpy as np
 
 from tui_tok.errors import VocabError
 from tui_tok.tokenizer.core.vocab import Vocab
-from tui_tok.tokenizer.ugm.hash import TokenHash, build_token_hash_arrays
+from tui_tok.tokenizer.ugm.hash import TokenHash, build_token_hash
 from tui_tok.tokenizer.ugm.normalize import UgmNormalizer
 from tui_tok.tokenizer.ugm.reference import search_scores, trie_mask, unknown_score
 
@@ -158,7 +158,7 @@ def trie_hash(tables: UgmTables) -> TokenHash:
     else:
         chosen = np.fromiter(tables.ids.values(), dtype=np.int64, count=len(tables.ids))
         chosen = chosen[tables.in_trie_mask[chosen] & (tables.token_lengths[chosen] > 0)]
-    return build_token_hash_arrays(
+    return build_token_hash(
         tables.token_cps,
         tables.token_starts,
         tables.token_lengths,
