@@ -31,6 +31,7 @@ from functools import cache
 
 import numpy as np
 
+from tui_tok.tokenizer.pretokenize import regexes as rx
 from tui_tok.tokenizer.unicode import data as ud
 
 # Markers for non-ASCII code points (all < U+0100, so the collapsed text is latin-1).
@@ -230,3 +231,8 @@ def kimi_k2() -> re.Pattern[str]:
         f"{han}+|{lead}[{c['L']}]+(?:'[{one}]|'(?:{two}))?|[{c['N']}]{{1,3}}| ?{punct}+[\\r\\n]*"
         f"|{_ws_tail(c, newlines=True)}"
     )
+
+
+SPLITTERS = {rx.GPT2: gpt2, rx.LLAMA3: llama3, rx.LLAMA3_ORIGINAL: llama3, rx.QWEN2: qwen2, rx.QWEN35: qwen35,
+             rx.K2: kimi_k2}  # fmt: skip
+"""llama.cpp's regex strings that dispatch to a custom splitter with a pattern here (K2's runs on ``collapse_k2``)."""
