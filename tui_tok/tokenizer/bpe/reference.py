@@ -30,7 +30,7 @@ both sides still live, ``left.next == right`` still holds, and ``left`` and ``ri
 exactly when their sizes are: an unchanged size means unchanged text. Hence "both live and sizes
 sum to the queued size" == "both live and the texts equal the queued text" == "both live, adjacent,
 and each the same identity/size as when queued". ``bpe/encoder.py`` (list scan),
-``spm/merge.py``, ``spm/reference.py`` and ``batch/merge.py`` each use one of these forms and point here.
+``spm/reference.py`` and ``batch/merge.py`` each use one of these forms and point here.
 
 Spans: every token keeps the byte span of the input it came from. A symbol covers the input bytes
 of its characters (one per byte-mapped character, or its UTF-8 bytes); a byte token of a

@@ -7,9 +7,8 @@ with the highest score, ties to the leftmost; finally emit each symbol's id, or 
 ``<0xHH>`` tokens (else the 1-byte token; neither -> ``TokenizeError``, where llama.cpp throws).
 
 Speed: results are cached per chunk; ``spm/chunks.py`` finds cut points that provably do not
-change the result. Once a few hundred chunks have been seen, chunks of up to 64 characters merge
-by scanning a list of pair scores (same choices as the heap, see ``spm/merge.py``); longer ones,
-and the first ones, with the heap. ``encode_fragment_ids`` (what ``Tokenizer.encode`` uses)
+change the result. Many new chunks merge together (``batch/merge.py``); a chunk alone with the
+same merger's heap, or its whole-array rounds when long. ``encode_fragment_ids`` (what ``Tokenizer.encode`` uses)
 skips spans; both cache short fragments whole. A fragment that is not valid UTF-8 takes the
 uncached reference (``spm/reference.py``: lead-byte symbols may then swallow a space, so no cut is safe).
 
@@ -47,7 +46,6 @@ from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.spm.chunks import Chunker
-from tui_tok.tokenizer.spm.merge import merge_str as _merge_str
 from tui_tok.tokenizer.spm.reference import ReferenceEncoder
 
 _ESC = "\u2581"
@@ -70,7 +68,6 @@ class SpmEncoder(Encoder):
         self._vocab = vocab
         self.paths = paths
         self._t2id = vocab.token_to_id
-        self._scores: list[float] = vocab.scores.tolist()
         self._add_space_prefix = vocab.add_space_prefix
         self._cache: dict[str, ChunkResult] = {}
         self._fragments: tuple[dict[bytes, tuple[int, ...]], ...] = ({}, {})  # [prefix space?]
@@ -358,10 +355,14 @@ class SpmEncoder(Encoder):
         space covers 1 byte (a byte-fallback run for it: the first token takes the byte, the
         other two are empty), any other character covers its UTF-8 bytes one token per byte.
         """
+        merger = self._merger()
+        if merger is None:  # a NaN score: llama.cpp's heap, plainly
+            pieces = self._reference().encode_fragment(orig.encode(), after_special=False)
+            return tuple(p[0] for p in pieces), tuple(p[2] for p in pieces)
         s = orig.replace(" ", _ESC)
-        if len(s) >= self.paths.rounds_from and (merger := self._merger()) is not None:  # whole-array rounds
+        if len(s) >= self.paths.rounds_from:  # whole-array rounds
             return self._chunk_result(orig, merger.texts(merger.merge_rounds(merger.char_symbol_array(s))))
-        return self._chunk_result(orig, [s[a:b] for a, b in _merge_str(s, self._t2id, self._scores)])
+        return self._chunk_result(orig, merger.texts(merger.merge_heap(merger.char_symbols(s))))
 
     def _chunk_result(self, orig: str, syms: list[str]) -> ChunkResult:
         """(ids, byte ends) of a chunk from its final symbols (of the escaped chunk)."""
