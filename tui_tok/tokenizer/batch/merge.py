@@ -46,7 +46,7 @@ _ID_BITS = 26
 _ID_MASK = (1 << _ID_BITS) - 1
 _NO_PAIR = NO_PRIO << _ID_BITS
 # Sizes from a ``Paths`` (core/paths.py): below ``tail_words`` unfinished words, the rest is merged
-# per word in Python (cheaper than a round of a dozen numpy calls); words of at least
+# per word with the heap (cheaper than a round of a dozen numpy calls); words of at least
 # ``rounds_from`` symbols try ``merge_rounds`` before the heap; from ``run_keys_from`` pairs,
 # ``_pairs`` first checks for runs of one key (a run of one symbol).
 _ROUND_SHARE = 64
@@ -223,7 +223,7 @@ class SymbolMerger:
         while len(lens):
             if len(lens) <= self.paths.tail_words:
                 for w, a, e in zip(word.tolist(), starts.tolist(), ends.tolist()):
-                    out[w] = self._merge_one(syms[a:e].tolist(), val[a:e].tolist())
+                    out[w] = self.merge_heap(syms[a:e].tolist())
                 break
             total = len(syms)
             best = np.minimum.reduceat((val >> _ID_BITS) * total + np.arange(total), starts)
@@ -260,23 +260,6 @@ class SymbolMerger:
             redo = np.concatenate((p[has_left] - 1, p[has_right]))
             val[redo] = self._pairs(syms[redo], syms[redo + 1])
         return out
-
-    def _merge_one(self, syms: list[int], vals: list[int]) -> list[int]:
-        """The same loop for one word in plain Python (``vals[i]``: pair value of i, i + 1)."""
-        prios = [v >> _ID_BITS for v in vals]
-        pair = self._pair
-        while True:
-            best = min(prios)
-            if best == NO_PRIO:
-                return syms
-            i = prios.index(best)
-            syms[i] = vals[i] & _ID_MASK
-            del syms[i + 1], vals[i + 1], prios[i + 1]
-            if i:
-                vals[i - 1] = v = pair(syms[i - 1], syms[i])
-                prios[i - 1] = v >> _ID_BITS
-            vals[i] = v = pair(syms[i], syms[i + 1]) if i + 1 < len(syms) else _NO_PAIR
-            prios[i] = v >> _ID_BITS
 
     def merge_long(self, syms: list[int]) -> list[int]:
         """The loop for one long word: ``merge_rounds`` from ``paths.rounds_from`` symbols (a run of

@@ -44,7 +44,7 @@ class Paths:
     rounds_from: int = 1024
     """Words (chunks) of at least this many symbols merge in whole-array rounds before the heap."""
     tail_words: int = 12
-    """Below this many unfinished words, a batch merges the rest word by word in Python."""
+    """Below this many unfinished words, a batch merges the rest word by word with the heap."""
     run_keys_from: int = 4096
     """From this many pairs, a batch round first looks up one key per run of equal keys."""
     radix_from: int = 4096
