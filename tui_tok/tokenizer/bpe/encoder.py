@@ -46,7 +46,6 @@ from tui_tok.tokenizer.core.paths import AUTO, NEVER, Paths
 from tui_tok.tokenizer.core.types import Piece, PieceArrays, piece_arrays
 from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.pretokenize.offsets import decode
-from tui_tok.tokenizer.pretokenize.spec import PreSpec
 from tui_tok.tokenizer.pretokenize.split import split_words
 from tui_tok.tokenizer.pretokenize.table import pre_spec
 
@@ -67,10 +66,10 @@ class BpeEncoder(Encoder):
     Merge ranks and the per-word cache are built lazily, so constructing one is cheap.
     """
 
-    def __init__(self, vocab: Vocab, *, spec: PreSpec | None = None, paths: Paths = AUTO) -> None:
+    def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
         self.paths = paths
-        self.spec = spec if spec is not None else pre_spec("gemma4" if vocab.model == "gemma4" else vocab.pre)
+        self.spec = pre_spec("gemma4" if vocab.model == "gemma4" else vocab.pre)
         self._token_to_id = vocab.token_to_id
         self._byte_encode = self.spec.byte_encode
         self._gemma4 = self.spec.pre_type == "GEMMA4"
@@ -80,7 +79,7 @@ class BpeEncoder(Encoder):
         self._cache: dict[str, WordResult] = {}
         self._batch: BpeBatch | None = None
         self._build_lock = threading.Lock()
-        self._reference: ReferenceEncoder | None = None  # for symbols holding ' ' (``_merge_checked``)
+        self._reference: ReferenceEncoder | None = None  # ``_merge_checked``, byte tokens (``_to_ids``)
 
     # ----------------------------------------------------------------- public
 
@@ -384,39 +383,26 @@ class BpeEncoder(Encoder):
         llama.cpp splits a merge string at its first ' ' searched from byte 1, which its
         ``bpe_ranks`` keys by pair, and the reference builds them so (unreachable with
         llama.cpp's pres, which escape or split spaces)."""
+        _, final, _ = self._get_reference().merge_word("".join(symbols).encode("utf-8", "surrogateescape"))
+        return [sym.decode("utf-8", "surrogateescape") for sym in final]
+
+    def _get_reference(self) -> ReferenceEncoder:
         ref = self._reference
         if ref is None:
             ref = self._reference = ReferenceEncoder(self.vocab)
-        _, final, _ = ref.merge_word("".join(symbols).encode("utf-8", "surrogateescape"))
-        return [sym.decode("utf-8", "surrogateescape") for sym in final]
+        return ref
 
     def _to_ids(self, symbols: list[str]) -> WordResult:
-        token_to_id = self._token_to_id
-        ids: list[int] = []
-        lens: list[int] = []
-        for sym in symbols:
-            tid = token_to_id.get(sym)
-            if self._byte_encode:
-                if tid is not None:
-                    ids.append(tid)
-                    lens.append(len(sym))  # one character per input byte
-                    continue
-                # V:718-722: each byte of the symbol's UTF-8 as a 1-byte string; a character's
-                # first byte carries its input byte, a second one an empty span
-                for ch in sym:
-                    for j, b in enumerate(ch.encode("utf-8")):
-                        ids.append(token_to_id.get(bytes((b,)).decode("utf-8", "surrogateescape"), -1))
-                        lens.append(0 if j else 1)
-            else:
-                size = len(sym.encode("utf-8", "surrogateescape"))
-                if tid is not None:
-                    ids.append(tid)
-                    lens.append(size)
-                    continue
-                for b in sym.encode("utf-8", "surrogateescape"):  # V:723-729: <0xHH>
-                    ids.append(token_to_id.get(f"<0x{b:02X}>", -1))
-                    lens.append(1)
-        return tuple(ids), tuple(lens)
+        """Final symbols -> (ids, input bytes each covers); a symbol that is no token becomes its
+        bytes' tokens as ``bpe/reference.py`` spells them (V:705-738)."""
+        ids = list(map(self._token_to_id.get, symbols))
+        if None not in ids:
+            if self._byte_encode:  # one character per input byte
+                return tuple(ids), tuple(map(len, symbols))  # type: ignore[arg-type]
+            return tuple(ids), tuple(len(s.encode("utf-8", "surrogateescape")) for s in symbols)  # type: ignore[arg-type]
+        tokens = self._get_reference().symbol_tokens
+        parts = list(chain.from_iterable(tokens(s.encode("utf-8", "surrogateescape")) for s in symbols))
+        return tuple(map(itemgetter(0), parts)), tuple(map(itemgetter(1), parts))
 
 
 # ------------------------------------------------------------------ helpers

@@ -50,11 +50,6 @@ def _step(regex_expr: str) -> Step:
     return (stdregex.compile_wide(regex_expr), "wide", True)
 
 
-def is_custom(regex_expr: str) -> bool:
-    """True when llama.cpp uses a hand-written splitter for this exact string."""
-    return not _step(regex_expr)[2]
-
-
 _VIEW_OF: dict[str, Callable[[str], str | bytes]] = {
     "text": lambda text: text,
     "collapsed": stdregex.collapse_text,
