@@ -1,25 +1,9 @@
-"""Byte-level BPE exactly as llama.cpp's ``llm_tokenizer_bpe_session`` (llama-vocab.cpp:577-774).
+"""llama.cpp's BPE (``llm_tokenizer_bpe_session``, llama-vocab.cpp:577-774), fast.
 
-Per raw fragment (``llm_tokenizer_bpe_session``, llama-vocab.cpp:577): escape ' ' -> U+2581 if the vocab says so; decode
-leniently (``unicode_cpts_from_utf8``); cut into words with the pre's regexes (``pretokenize``); map each word's bytes
-through GPT-2's byte map unless the pre works on raw UTF-8 (gemma4, sarvam-moe, whitespace);
-then per word:
-- ignore_merges and the whole word is a token -> that token; gemma4 and an all-'\\n' token -> it;
-- else merge adjacent symbols by rank (lowest first, ties -> leftmost) until no pair has a rank;
-- each final symbol -> its id, else one token per byte (a 1-byte string, or ``<0xHH>`` for raw
-  vocabs); bytes with no token are silently dropped, as llama.cpp drops them.
-
-Every token keeps the byte span of the input it came from. Invalid UTF-8 (each bad byte becomes
-U+FFFD) and the U+2581 escape change byte lengths; an offset map carries spans back, and a
-token boundary inside such a replaced character snaps to its end.
-
-Models ``hybriddna`` (DNA k-mers) and ``whitespace`` (split on whitespace first) wrap this
-path in ``bpe/models.py``; many distinct words merge together in ``bpe/batch.py``. Does not handle special tokens or BOS/EOS: see ``tokenizer.py``.
-
-Every path here (list scan, batch, whole-array rounds, caches) is a faster form of the one
-algorithm in ``bpe/reference.py`` (which merges the long words the batch does not take) and is
-tested equal to it (``tests/tokenizer/test_reference.py``); the staleness test of the list scan
-below rests on the argument written there.
+The algorithm, spans included, is stated once in ``bpe/reference.py``; every path here (word
+cache, list scan, batch, whole-array rounds, the cut before ▁) is a faster form of it, tested
+equal to it (``tests/tokenizer/test_reference.py``). Models ``hybriddna`` and ``whitespace``
+wrap this path (``bpe/models.py``); special tokens and BOS/EOS are ``tokenizer.py``'s.
 """
 
 from __future__ import annotations

@@ -1,24 +1,12 @@
-"""SentencePiece-style BPE as llama.cpp runs it (``llm_tokenizer_spm_session``, llama-vocab.cpp:115-239).
+"""llama.cpp's SPM (``llm_tokenizer_spm_session``, llama-vocab.cpp:115-239), fast.
 
-Per raw fragment: prepend a space when ``add_space_prefix`` and the fragment is the first one or
-follows a special token; turn every 0x20 into U+2581 (▁); cut into symbols by UTF-8 lead byte
-(no validation); repeatedly merge the adjacent pair whose concatenation is a token (of any type)
-with the highest score, ties to the leftmost; finally emit each symbol's id, or its bytes as
-``<0xHH>`` tokens (else the 1-byte token; neither -> ``TokenizeError``, where llama.cpp throws).
-
-Speed: results are cached per chunk; ``spm/chunks.py`` finds cut points that provably do not
-change the result. Many new chunks merge together (``batch/merge.py``); a chunk alone with the
-same merger's heap, or its whole-array rounds when long. ``encode_fragment_ids`` (what ``Tokenizer.encode`` uses)
+The algorithm, spans included, is stated once in ``spm/reference.py``; every path here is a
+faster form of it, tested equal to it (``tests/tokenizer/test_reference.py``). Results are
+cached per chunk; ``spm/chunks.py`` finds cut points that provably do not change the result.
+Many new chunks merge together (``batch/merge.py``); a chunk alone with the same merger's heap,
+or its whole-array rounds when long. ``encode_fragment_ids`` (what ``Tokenizer.encode`` uses)
 skips spans; both cache short fragments whole. A fragment that is not valid UTF-8 takes the
-uncached reference (``spm/reference.py``: lead-byte symbols may then swallow a space, so no cut is safe).
-
-Spans map to input bytes: a ▁ made from a space covers that 1 byte (a byte-fallback run for it
-gives the byte to its first token); the inserted prefix space covers nothing (the first token
-starts at 0 with no extra width).
-
-Does not split special tokens (``special/partition.py``) and never emits UNK: llama.cpp's SPM does not.
-Every path here (chunks, caches, heap, batch) is equal to ``spm/reference.py``, the
-algorithm written once (``tests/tokenizer/test_reference.py``).
+reference itself: lead-byte symbols may then swallow a space, so no cut is safe.
 
 >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 >>> v = vocab_from_metadata({"tokenizer.ggml.model": "llama",
