@@ -34,6 +34,8 @@ from tui_tok.tokenizer.pretokenize.split import split_words
 from tui_tok.tokenizer.pretokenize.table import pre_spec
 
 _NO_RANK = 1 << 62
+_WRAPPED = {"hybriddna": encode_hybriddna, "whitespace": encode_whitespace}
+"""Models that wrap the plain path (``bpe/models.py``)."""
 _CACHE_MAX = 1 << 17
 # The paths (core/paths.py): words of up to ``bpe_list_max`` symbols merge by a list scan, faster in
 # Python for short words and giving the same result, longer ones with ``bpe/reference.py``'s heap.
@@ -69,31 +71,16 @@ class BpeEncoder(Encoder):
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Tokens of one raw-text fragment with byte spans relative to it (``after_special`` is unused)."""
-        del after_special
-        if not text:
-            return []
-        if self.vocab.model == "hybriddna":
-            return encode_hybriddna(self, text)
-        if self.vocab.model == "whitespace":
-            return encode_whitespace(self, text)
-        return self._encode_raw(text)
+        return self.encode_fragments([(text, after_special)])[0]
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
         """Just the ids of ``encode_fragment`` (no spans, no offset map): the fast path for
         ``Tokenizer.encode``, which throws the spans away (``after_special`` is unused)."""
-        if not text:
-            return []
-        if self.vocab.model in ("hybriddna", "whitespace"):
-            return [tid for tid, _, _ in self.encode_fragment(text, after_special=True)]
-        decoded, _ = decode(text, escape=self.vocab.escape_whitespaces, offsets=False)
-        ids = list(chain.from_iterable(map(itemgetter(0), self._word_results(decoded))))
-        if -1 in ids:
-            ids = [tid for tid in ids if tid >= 0]
-        return ids
+        return self.encode_fragments_ids([(text, after_special)])[0]
 
     def prepare(self) -> None:
         """Build the batch tables (rank index, gemma4's cut) and compile the pre-tokenizer now."""
-        if self.vocab.model in ("hybriddna", "whitespace"):
+        if self.vocab.model in _WRAPPED:
             return
         self._words("prepare", long=self.paths.bpe_cut_from != NEVER)
         self._get_batch()
@@ -134,22 +121,21 @@ class BpeEncoder(Encoder):
 
     # ---------------------------------------------------------- one fragment
 
-    def _encode_raw(self, data: bytes) -> list[Piece]:
-        text, omap = decode(data, escape=self.vocab.escape_whitespaces)
-        pieces = self._encode_text(text)
-        if omap is None:
-            return pieces
-        m = omap.tolist()
-        return [(tid, m[a], m[b]) for tid, a, b in pieces]
-
     def encode_fragments(self, fragments: list[tuple[bytes, bool]]) -> list[list[Piece]]:
         """``encode_fragment`` of each (fragment, after_special) of one text, the distinct new
         words of all of them merged in one batch (see ``encode_fragments_ids``)."""
-        if len(fragments) < 2 or self.vocab.model in ("hybriddna", "whitespace"):
-            return [self.encode_fragment(f, after_special=a) for f, a in fragments]
-        decoded = [decode(f, escape=self.vocab.escape_whitespaces) if f else ("", None) for f, _ in fragments]
+        wrap = _WRAPPED.get(self.vocab.model)
+        if wrap is not None:
+            return [wrap(self, f) if f else [] for f, _ in fragments]
+        return self._plain_pieces([f for f, _ in fragments])
+
+    def _encode_raw(self, data: bytes) -> list[Piece]:
+        """Plain BPE of one fragment (what ``bpe/models.py`` wraps)."""
+        return self._plain_pieces([data])[0]
+
+    def _plain_pieces(self, datas: list[bytes]) -> list[list[Piece]]:
         out: list[list[Piece]] = []
-        for (_, omap), results in zip(decoded, self._fragment_results([t for t, _ in decoded])):
+        for omap, results in self._decoded_results(datas):
             pieces = _pieces(results)
             if omap is not None:
                 m = omap.tolist()
@@ -160,11 +146,10 @@ class BpeEncoder(Encoder):
     def encode_fragments_arrays(self, fragments: list[tuple[bytes, bool]]) -> list[PieceArrays]:
         """``encode_fragments`` as (ids, starts, ends) int64 arrays per fragment: no tuple per
         token (a 10 MB text has ~3M tokens), the words' results are read in C."""
-        if self.vocab.model in ("hybriddna", "whitespace"):
-            return [piece_arrays(self.encode_fragment(f, after_special=a)) for f, a in fragments]
-        decoded = [decode(f, escape=self.vocab.escape_whitespaces) if f else ("", None) for f, _ in fragments]
+        if self.vocab.model in _WRAPPED:
+            return list(map(piece_arrays, self.encode_fragments(fragments)))
         out: list[PieceArrays] = []
-        for (_, omap), results in zip(decoded, self._fragment_results([t for t, _ in decoded])):
+        for omap, results in self._decoded_results([f for f, _ in fragments]):
             ids, starts, ends = result_arrays(results)
             if omap is not None:
                 starts, ends = omap[starts].astype(np.int64), omap[ends].astype(np.int64)
@@ -174,6 +159,11 @@ class BpeEncoder(Encoder):
     def fragment_arrays_pieces(self, data: bytes, *, piece_chars: int) -> Iterator[PieceArrays]:
         """``encode_fragments_arrays([(data, True)])[0]`` in exact pieces (``bpe/arrays.py``)."""
         return fragment_arrays_pieces(self, data, piece_chars=piece_chars)
+
+    def _decoded_results(self, datas: list[bytes]) -> Iterator[tuple[np.ndarray | None, list[WordResult]]]:
+        """(offset map, words' results) of each fragment, decoded (``_fragment_results``)."""
+        decoded = [decode(f, escape=self.vocab.escape_whitespaces) if f else ("", None) for f in datas]
+        return zip([m for _, m in decoded], self._fragment_results([t for t, _ in decoded]))
 
     def _fragment_results(self, texts: list[str]) -> list[list[WordResult]]:
         """BPE of every word of each decoded fragment, all fragments looked up (and their new
@@ -190,14 +180,14 @@ class BpeEncoder(Encoder):
 
     def _encode_text(self, text: str) -> list[Piece]:
         """Tokens of decoded text, spans in bytes of llama.cpp's re-encoding of ``text``."""
-        return _pieces(self._word_results(text))
+        return _pieces(self._fragment_results([text])[0])
 
     def encode_fragments_ids(self, fragments: list[tuple[bytes, bool]]) -> list[list[int]]:
         """``encode_fragment_ids`` of each (fragment, after_special) of one text, with the
         distinct new words of all of them merged in one batch (user-defined tokens may cut a
         text into thousands of short fragments, each too short to batch on its own)."""
-        if len(fragments) < 2 or self.vocab.model in ("hybriddna", "whitespace"):
-            return [self.encode_fragment_ids(f) for f, _ in fragments]
+        if self.vocab.model in _WRAPPED:
+            return [[p[0] for p in pieces] for pieces in self.encode_fragments(fragments)]
         escape = self.vocab.escape_whitespaces
         texts = [decode(f, escape=escape, offsets=False)[0] if f else "" for f, _ in fragments]
         out: list[list[int]] = []
@@ -205,11 +195,6 @@ class BpeEncoder(Encoder):
             ids = list(chain.from_iterable(map(itemgetter(0), results)))
             out.append([tid for tid in ids if tid >= 0] if -1 in ids else ids)
         return out
-
-    def _word_results(self, text: str) -> list[WordResult]:
-        """BPE of every word of ``text``, in order."""
-        long = len(text) >= self.paths.bpe_cut_from
-        return self._lookup(self._words(text, long=long), long=long)
 
     def _words(self, text: str, *, long: bool) -> list[str]:
         """``text`` cut by the pre-tokenizer (and before ▁ where exact, ``_subword_cut``)."""
