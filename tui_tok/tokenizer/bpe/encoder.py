@@ -71,12 +71,15 @@ class BpeEncoder(Encoder):
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Tokens of one raw-text fragment with byte spans relative to it (``after_special`` is unused)."""
-        return self.encode_fragments([(text, after_special)])[0]
+        wrap = _WRAPPED.get(self.vocab.model)
+        return [] if not text else wrap(self, text) if wrap is not None else self._encode_raw(text)
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
         """Just the ids of ``encode_fragment`` (no spans, no offset map): the fast path for
         ``Tokenizer.encode``, which throws the spans away (``after_special`` is unused)."""
-        return self.encode_fragments_ids([(text, after_special)])[0]
+        if self.vocab.model in _WRAPPED:
+            return [tid for tid, _, _ in self.encode_fragment(text, after_special=True)]
+        return self._ids([decode(text, escape=self.vocab.escape_whitespaces, offsets=False)[0] if text else ""])[0]
 
     def prepare(self) -> None:
         """Build the batch tables (rank index, gemma4's cut) and compile the pre-tokenizer now."""
@@ -124,9 +127,8 @@ class BpeEncoder(Encoder):
     def encode_fragments(self, fragments: list[tuple[bytes, bool]]) -> list[list[Piece]]:
         """``encode_fragment`` of each (fragment, after_special) of one text, the distinct new
         words of all of them merged in one batch (see ``encode_fragments_ids``)."""
-        wrap = _WRAPPED.get(self.vocab.model)
-        if wrap is not None:
-            return [wrap(self, f) if f else [] for f, _ in fragments]
+        if len(fragments) < 2 or self.vocab.model in _WRAPPED:
+            return [self.encode_fragment(f, after_special=a) for f, a in fragments]
         return self._plain_pieces([f for f, _ in fragments])
 
     def _encode_raw(self, data: bytes) -> list[Piece]:
@@ -186,10 +188,13 @@ class BpeEncoder(Encoder):
         """``encode_fragment_ids`` of each (fragment, after_special) of one text, with the
         distinct new words of all of them merged in one batch (user-defined tokens may cut a
         text into thousands of short fragments, each too short to batch on its own)."""
-        if self.vocab.model in _WRAPPED:
-            return [[p[0] for p in pieces] for pieces in self.encode_fragments(fragments)]
+        if len(fragments) < 2 or self.vocab.model in _WRAPPED:
+            return [self.encode_fragment_ids(f) for f, _ in fragments]
         escape = self.vocab.escape_whitespaces
-        texts = [decode(f, escape=escape, offsets=False)[0] if f else "" for f, _ in fragments]
+        return self._ids([decode(f, escape=escape, offsets=False)[0] if f else "" for f, _ in fragments])
+
+    def _ids(self, texts: list[str]) -> list[list[int]]:
+        """The ids of each decoded fragment (bytes with no token dropped)."""
         out: list[list[int]] = []
         for results in self._fragment_results(texts):
             ids = list(chain.from_iterable(map(itemgetter(0), results)))
