@@ -195,11 +195,9 @@ def _final(regexes: tuple[str, ...], i: int, key: str) -> tuple[str, ...]:
         pattern, view, gaps = _step(regexes[i])
         if view not in views:
             views[view] = _VIEW_OF[view](key)
-        if pattern is None:
-            spans = _digit_groups(views[view], [(0, len(key))])
-            pieces = None if len(spans) == 1 else [key[a:b] for a, b in spans]
-        else:
-            pieces = stdregex.cut_texts(pattern, views[view], key, gaps=gaps)
+        whole = [(0, len(key))]
+        spans = _digit_groups(views[view], whole) if pattern is None else _cut(pattern, views[view], whole, gaps)
+        pieces = None if spans == whole else [key[a:b] for a, b in spans]
         if pieces is None:
             i += 1
         elif len(pieces) > _FEW or i + 1 == len(regexes):

@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import warnings
 from functools import cache
-from itertools import chain
 
 import numpy as np
 
@@ -224,35 +223,3 @@ def context_free(pattern: str | bytes) -> bool:
             return False
         prev = ch
     return "(?<" not in pattern
-
-
-def cut_texts(pattern: re.Pattern, subject: str | bytes, text: str, *, gaps: bool = True) -> list[str] | None:
-    """``split._cut`` of one chunk whose view is ``subject`` and whose text is ``text`` (same
-    length), as text pieces; None when that is ``text`` whole (found with one C-level search or
-    match: no match at all, or one match of everything and no empty match after it)."""
-    n = len(subject)
-    if n:
-        m = pattern.search(subject) if gaps else pattern.match(subject)
-        if m is None:
-            if gaps:
-                return None
-        elif m.end() == n and m.start() == 0 and pattern.match(subject, n) is None:
-            return None
-    spans = list(map(_SPAN, pattern.finditer(subject)))
-    if not gaps:
-        pieces = [text[a:b] for a, b in spans]
-    elif not spans:
-        return None if n else []
-    else:
-        # bounds 0, a1, b1, a2, b2, ..., n: even pieces are gaps (dropped when empty), odd are matches
-        bounds = [0, *chain.from_iterable(spans), n]
-        pieces = list(map(text.__getitem__, map(slice, bounds, bounds[1:])))
-        matches = pieces[1::2]
-        if all(matches):
-            pieces = list(filter(None, pieces))
-        else:
-            pieces = [p for k, p in enumerate(pieces) if p or k & 1]
-    return None if len(pieces) == 1 and len(pieces[0]) == n else pieces
-
-
-_SPAN = re.Match.span
