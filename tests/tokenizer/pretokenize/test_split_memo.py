@@ -1,4 +1,4 @@
-"""The memoised regex-list splitter (``split._split_keyed``) against the plain per-chunk one.
+"""The memoised regex-list splitter (``split._run``) against the plain per-chunk one.
 
 ``split_words`` runs a pre's regex list on chunk texts, memoising each distinct chunk's final
 pieces; that is exact only because every view is a per-code-point map and the patterns never

@@ -33,7 +33,7 @@ tails, which stop there); TEKKEN only before an ASCII letter or digit (its ``[\\
 can take ``\\n/``). Tested against ``split_spans`` (and llama.cpp's C++ ports) in
 ``tests/tokenizer/pretokenize/test_pretokenize_onepass.py``.
 
-Leaves out the other lists (digit splitters, DEEPSEEK3, YOUTU, ...): ``split._split_keyed`` runs them.
+Leaves out the other lists (digit splitters, DEEPSEEK3, YOUTU, ...): ``split._run`` memoises them per chunk.
 """
 
 from __future__ import annotations

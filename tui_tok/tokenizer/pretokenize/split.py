@@ -15,7 +15,7 @@ one of two faster exact forms: a list with a one-pattern form (``onepass.plan``:
 splitters, NEWLINES, a single std::regex, STARCODER, DEFAULT, FALCON, the deepseek cuts) is one
 pass over the text; any other list whose patterns never look before a chunk (no ``^``, ``\\b``,
 lookbehind) runs on chunk *texts*: a chunk's final pieces depend on its text only, so each
-distinct chunk is cut once and memoised (``_split_keyed``).
+distinct chunk is cut once and memoised (``_run``).
 """
 
 from __future__ import annotations
