@@ -37,13 +37,7 @@ _NO_RANK = 1 << 62
 _WRAPPED = {"hybriddna": encode_hybriddna, "whitespace": encode_whitespace}
 """Models that wrap the plain path (``bpe/models.py``)."""
 _CACHE_MAX = 1 << 17
-# The paths (core/paths.py): words of up to ``bpe_list_max`` symbols merge by a list scan, faster in
-# Python for short words and giving the same result, longer ones with ``bpe/reference.py``'s heap.
-# From ``bpe_batch_from`` distinct new words in one text of at least ``bpe_cut_from`` characters (or
-# once the batch exists) they merge together (``bpe/batch.py``); fewer are cheaper one by one,
-# with ranks from ``bpe/ranks.py`` until the rank dict exists. Texts shorter than ``bpe_cut_from``
-# are not cut before ▁ (``_subword_cut``) until the cut exists (it only helps the word cache, and
-# building it walks all of gemma4's merges).
+# Which path a word takes: the ``bpe_*`` sizes of ``core/paths.py``.
 
 
 class BpeEncoder(Encoder):

@@ -51,20 +51,24 @@ class Paths:
     """From this many values, ``unique_inverse`` sorts by 16-bit radix passes (numpy's below)."""
     # --- BPE (bpe/encoder.py)
     bpe_list_max: int = 150
-    """Words of up to this many symbols merge by a list scan; longer ones with llama.cpp's heap."""
+    """Words of up to this many symbols merge by a list scan (faster in Python for short words); longer
+    ones with llama.cpp's heap."""
     bpe_batch_from: int = 48
-    """From this many distinct new words in a long text (``bpe_cut_from``), they merge together."""
+    """From this many distinct new words in a long text (``bpe_cut_from``) or once the batch exists,
+    they merge together; fewer are cheaper one by one (ranks from ``bpe/ranks.py`` until the dict exists)."""
     bpe_batch_word_max: int = 128
     """Words of up to this many symbols merge in the batch loop; longer ones alone (its steps are O(length))."""
     bpe_cut_from: int = 256
-    """Texts of this many characters build the cut before ▁ (``bpe/subword_cut.py``); NEVER: no cut."""
+    """Texts of this many characters build the cut before ▁ (``bpe/subword_cut.py``: it only helps the word
+    cache, and building it walks all of gemma4's merges); NEVER: no cut."""
     # --- SPM (spm/encoder.py)
     spm_batch_from: int = 48
     """From this many distinct new chunks of a text, they merge together (``batch/merge.py``)."""
     spm_list_max: int = 64
     """Chunks of up to this many characters merge in the batch; longer ones alone, with the heap."""
     spm_fine_per_tokens: int = 16
-    """Chunks are cut finer after ``max(n_tokens // this, spm_fine_after_min)`` distinct chunks."""
+    """Chunks are cut finer after ``max(n_tokens // this, spm_fine_after_min)`` distinct chunks (2k for 32k
+    tokens): then the vocab's pair set (built over every token) pays for itself in shared sub-chunks."""
     spm_fine_after_min: int = 1000
     spm_fine_min_len: int = 3
     """Chunks shorter than this are never cut finer."""

@@ -39,10 +39,7 @@ from tui_tok.tokenizer.spm.reference import ReferenceEncoder
 _ESC = "\u2581"
 _ESC_BYTES = _ESC.encode()
 _CACHE_LIMIT = 200_000
-# The paths (core/paths.py): fine cuts start after n_tokens / ``spm_fine_per_tokens`` (16) distinct
-# chunks (2k for 32k tokens, 16k for 262k): then the vocab's pair set (built over every
-# token) pays for itself in shared sub-chunks; chunks shorter than ``spm_fine_min_len`` merge
-# whole. From ``spm_batch_from`` distinct new chunks in one fragment they merge together (``batch/merge.py``).
+# Which path a chunk takes: the ``spm_*`` sizes of ``core/paths.py``.
 _FRAGMENT_MAX = 256  # longer fragments are not cached whole (their chunks are)
 
 ChunkResult = tuple[tuple[int, ...], tuple[int, ...]]
