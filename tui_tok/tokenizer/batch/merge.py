@@ -152,7 +152,7 @@ class SymbolMerger:
             if n_runs * 4 <= len(keys):
                 vals_of_runs = self._pairs(left[head], right[head])
                 return vals_of_runs[np.cumsum(head) - 1]
-        keys, where = unique_inverse(keys, radix_from=self.paths.radix_from)
+        keys, where = unique_inverse(keys)
         vals = np.fromiter(map(self._memo.get, keys.tolist(), repeat(-1)), dtype=np.int64, count=len(keys))
         new = np.flatnonzero(vals < 0)
         if len(new):

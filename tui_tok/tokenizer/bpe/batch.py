@@ -102,9 +102,7 @@ class BpeBatch:
             merged = merger.merge_flat(syms, np.array([lens[i] for i in batch], dtype=np.int64))
             for i, result in zip(
                 batch,
-                expand_words(
-                    merged, partial(self._describe, to_ids=to_ids), ends=False, radix_from=self._paths.radix_from
-                ),
+                expand_words(merged, partial(self._describe, to_ids=to_ids), ends=False),
             ):
                 results[i] = result
         return results  # type: ignore[return-value]

@@ -47,8 +47,6 @@ class Paths:
     """Below this many unfinished words, a batch merges the rest word by word with the heap."""
     run_keys_from: int = 4096
     """From this many pairs, a batch round first looks up one key per run of equal keys."""
-    radix_from: int = 4096
-    """From this many values, ``unique_inverse`` sorts by 16-bit radix passes (numpy's below)."""
     # --- BPE (bpe/encoder.py)
     bpe_list_max: int = 150
     """Words of up to this many symbols merge by a list scan (faster in Python for short words); longer
@@ -91,7 +89,7 @@ class Paths:
 
 AUTO = Paths()
 EAGER = Paths(
-    mode="eager", rounds_from=2, tail_words=0, run_keys_from=1, radix_from=1,
+    mode="eager", rounds_from=2, tail_words=0, run_keys_from=1,
     bpe_list_max=NEVER, bpe_batch_from=1, bpe_batch_word_max=NEVER, bpe_cut_from=0,
     spm_batch_from=1, spm_list_max=NEVER, spm_fine_per_tokens=NEVER, spm_fine_after_min=-1,
     spm_fine_min_len=0,
@@ -100,7 +98,7 @@ EAGER = Paths(
 )  # fmt: skip
 """Every fast path from the smallest input it takes."""
 REFERENCE = replace(
-    AUTO, mode="reference", rounds_from=NEVER, tail_words=NEVER, run_keys_from=NEVER, radix_from=NEVER,
+    AUTO, mode="reference", rounds_from=NEVER, tail_words=NEVER, run_keys_from=NEVER,
     bpe_list_max=-1, bpe_batch_from=NEVER, bpe_batch_word_max=-1, bpe_cut_from=NEVER,
     spm_batch_from=NEVER, spm_list_max=-1, spm_fine_after_min=NEVER,
     spm_fine_min_len=NEVER,

@@ -222,7 +222,7 @@ class SpmEncoder(Encoder):
                     cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
             short = [c for c, ok in zip(short, plain) if ok]
             merged = [m for m, ok in zip(merged, plain) if ok]
-        cache.update(zip(short, expand_words(merged, self._describe, ends=True, radix_from=self.paths.radix_from)))
+        cache.update(zip(short, expand_words(merged, self._describe, ends=True)))
         if len(short) < len(new):
             for chunk in new:
                 if len(chunk) > self.paths.spm_list_max:  # the heap: O(n log n)
@@ -251,9 +251,7 @@ class SpmEncoder(Encoder):
                 out += ([sid] if sid < n_tokens else list(self._parts_of(merger.text(sid))[0])) * n
             return out
         del head, starts
-        uniq, inv = unique_inverse(
-            sids, radix_from=self.paths.radix_from
-        )  # expand each symbol to its ids in whole arrays
+        uniq, inv = unique_inverse(sids)  # expand each symbol to its ids in whole arrays
         parts = [(sid,) if sid < n_tokens else self._parts_of(merger.text(sid))[0] for sid in uniq.tolist()]
         sizes = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
         flat = np.fromiter(chain.from_iterable(parts), dtype=np.int64)
