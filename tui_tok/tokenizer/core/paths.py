@@ -54,8 +54,9 @@ class Paths:
     bpe_batch_from: int = 48
     """From this many distinct new words in a long text (``bpe_cut_from``) or once the batch exists,
     they merge together; fewer are cheaper one by one (ranks from ``bpe/ranks.py`` until the dict exists)."""
-    bpe_batch_word_max: int = 128
-    """Words of up to this many symbols merge in the batch loop; longer ones alone (its steps are O(length))."""
+    bpe_batch_word_max: int = 1023
+    """Words of up to this many symbols merge in the batch loop; longer ones alone (``merge_long``: rounds
+    from ``rounds_from``). Even words of ~1000 symbols merge faster together than one by one with the heap."""
     bpe_cut_from: int = 256
     """Texts of this many characters build the cut before ▁ (``bpe/subword_cut.py``: it only helps the word
     cache, and building it walks all of gemma4's merges); NEVER: no cut."""
