@@ -63,8 +63,8 @@ class Paths:
     # --- SPM (spm/encoder.py)
     spm_batch_from: int = 48
     """From this many distinct new chunks of a text, they merge together (``batch/merge.py``)."""
-    spm_list_max: int = 64
-    """Chunks of up to this many characters merge in the batch; longer ones alone, with the heap."""
+    spm_list_max: int = 1023
+    """Chunks of up to this many characters merge in the batch; longer ones alone (``merge_long``)."""
     spm_fine_per_tokens: int = 16
     """Chunks are cut finer after ``max(n_tokens // this, spm_fine_after_min)`` distinct chunks (2k for 32k
     tokens): then the vocab's pair set (built over every token) pays for itself in shared sub-chunks."""
