@@ -181,18 +181,9 @@ class SymbolMerger:
 
     # --- the loop ---------------------------------------------------------------------------
 
-    def merge(self, words: list[list[int]]) -> list[list[int]]:
-        """Final symbols of each word (each a non-empty list of symbol ids), in order."""
-        if not words:
-            return []
-        lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-        flat: list[int] = []
-        for w in words:
-            flat += w
-        return self.merge_flat(np.array(flat, dtype=np.int64), lens)
-
     def merge_flat(self, syms: np.ndarray, lens: np.ndarray) -> list[list[int]]:
-        """``merge`` of words given as one int64 array of symbols and each word's length (>= 1)."""
+        """Final symbols of each word, in order; the words given as one int64 array of symbols and each
+        word's length (>= 1)."""
         out: list[list[int]] = [[]] * len(lens)
         word = np.arange(len(lens))
         ends = np.cumsum(lens)
@@ -244,16 +235,12 @@ class SymbolMerger:
         return out
 
     def merge_long(self, syms: list[int]) -> list[int]:
-        """The loop for one long word: ``merge_rounds`` from ``paths.rounds_from`` symbols (a run of
+        """The loop for one long word: ``merge_rounds_array`` from ``paths.rounds_from`` symbols (a run of
         one character merges in a few whole-array rounds), else, or once its rounds stop paying,
         llama.cpp's heap (``merge_heap``)."""
         if len(syms) >= self.paths.rounds_from:
-            return self.merge_rounds(np.array(syms, dtype=np.int64))  # callers with a text: char_symbol_array
+            return self.merge_rounds_array(np.array(syms, dtype=np.int64)).tolist()  # with a text: char_symbol_array
         return self.merge_heap(syms)
-
-    def merge_rounds(self, syms: np.ndarray) -> list[int]:
-        """``merge_rounds_array`` as a list."""
-        return self.merge_rounds_array(syms).tolist()
 
     def merge_rounds_array(self, syms: np.ndarray) -> np.ndarray:
         """llama.cpp's heap loop for one word, many merges per numpy round where that is exact.

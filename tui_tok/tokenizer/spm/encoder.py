@@ -344,7 +344,9 @@ class SpmEncoder(Encoder):
             return tuple(p[0] for p in pieces), tuple(p[2] for p in pieces)
         s = orig.replace(" ", _ESC)
         if len(s) >= self.paths.rounds_from:  # whole-array rounds
-            return self._chunk_result(orig, merger.texts(merger.merge_rounds(merger.char_symbol_array(s))))
+            return self._chunk_result(
+                orig, merger.texts(merger.merge_rounds_array(merger.char_symbol_array(s)).tolist())
+            )
         return self._chunk_result(orig, merger.texts(merger.merge_heap(merger.char_symbols(s))))
 
     def _chunk_result(self, orig: str, syms: list[str]) -> ChunkResult:
