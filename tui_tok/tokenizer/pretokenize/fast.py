@@ -77,18 +77,12 @@ def collapse(text: str) -> str:
     return _collapse_table()[cps].tobytes().decode("latin-1")
 
 
-def _ascii_with(flag: int) -> str:
-    flags = ud.flags_table()
-    return "".join(re.escape(chr(cp)) for cp in range(128) if flags[cp] & flag)
-
-
-def _ascii_without_flags() -> str:
-    flags = ud.flags_table()
-    return "".join(re.escape(chr(cp)) for cp in range(128) if flags[cp] == 0)
-
-
 def _cls(flag: int, marker: str) -> str:
-    return _ascii_with(flag) + re.escape(marker)
+    """The ASCII code points with ``flag`` (with none at all for flag 0) and ``marker``, as a class body."""
+    flags = ud.flags_table()
+    return "".join(
+        re.escape(chr(cp)) for cp in range(128) if (flags[cp] & flag if flag else flags[cp] == 0)
+    ) + re.escape(marker)
 
 
 @cache
@@ -114,7 +108,7 @@ def _classes() -> dict[str, str]:
         "N": _cls(ud.NUMBER, _M_NUMBER),
         "M": _cls(ud.ACCENT_MARK, _M_MARK),
         "W": _cls(ud.WHITESPACE, _M_SPACE),
-        "Z": _ascii_without_flags() + re.escape(_M_NOFLAGS),
+        "Z": _cls(0, _M_NOFLAGS),
     }
 
 

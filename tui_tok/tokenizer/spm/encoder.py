@@ -25,7 +25,6 @@ from typing import Literal, cast
 
 import numpy as np
 
-from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.arrays.sorted_unique import unique_inverse
 from tui_tok.tokenizer.batch.merge import SymbolMerger
 from tui_tok.tokenizer.batch.results import Parts, expand_words
@@ -426,12 +425,7 @@ class SpmEncoder(Encoder):
         if table is None:
             table = self._byte_ids = [self._lookup_byte(b) for b in range(256)]
         tid = table[byte]
-        if tid is None:
-            raise TokenizeError(
-                f"byte 0x{byte:02X} has no token: the vocab has neither <0x{byte:02X}> nor a 1-byte token "
-                "for it (llama.cpp throws std::out_of_range here)"
-            )
-        return tid
+        return tid if tid is not None else self._reference().byte_to_token(byte)  # raises llama.cpp's error
 
     def _lookup_byte(self, byte: int) -> int | None:
         tid = self._t2id.get(f"<0x{byte:02X}>")
