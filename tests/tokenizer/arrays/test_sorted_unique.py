@@ -24,8 +24,8 @@ def test_equals_np_unique(values: np.ndarray, n_runs: int, runs: bool) -> None:
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 62), st.integers(0, 9000), st.integers(1, 5000), st.integers(0, 2**32 - 1))
 def test_unique_inverse_equals_np_unique(bits: int, n: int, distinct: int, seed: int) -> None:
-    """Same distinct values and inverse as ``np.unique(..., return_inverse=True)``, on both sides
-    of the radix threshold, for values of any width up to 2**62 (one to four radix passes)."""
+    """Same distinct values and inverse as ``np.unique(..., return_inverse=True)``, the inverse
+    1-D, for values of any width up to 2**62."""
     from tui_tok.tokenizer.arrays.sorted_unique import unique_inverse
 
     rng = np.random.default_rng(seed)

@@ -1,4 +1,4 @@
-"""``SymbolMerger.merge_rounds`` (whole-array rounds, chains of ties) == llama.cpp's heap loop.
+"""``SymbolMerger.merge_rounds_array`` (whole-array rounds, chains of ties) == llama.cpp's heap loop.
 
 A huge word (a run of spaces, letters, newlines) merges in numpy rounds instead of one heap step
 per merge; that is only allowed where it makes the heap's choices exactly. Checked against
@@ -66,7 +66,7 @@ def test_rounds_equal_heap_on_runs(
     merger = _merger(table)
     word = "".join(c * n for c, n in runs)
     expected = _texts(merger, merger.merge_heap(merger.char_symbols(word)))
-    assert _texts(merger, merger.merge_rounds(merger.char_symbol_array(word))) == expected
+    assert _texts(merger, merger.merge_rounds_array(merger.char_symbol_array(word)).tolist()) == expected
     assert "".join(expected) == word
 
 
@@ -75,7 +75,7 @@ def test_chain_of_ties_is_one_token_per_chain() -> None:
     table = {("a" * i, "a"): 0 for i in range(1, 8)}
     merger = _merger(table)
     for n in (2, 7, 8, 9, 15, 16, 17, 1000, 1001, 1007):
-        got = _texts(merger, merger.merge_rounds(merger.char_symbol_array("a" * n)))
+        got = _texts(merger, merger.merge_rounds_array(merger.char_symbol_array("a" * n)).tolist())
         assert got == _texts(merger, merger.merge_heap(merger.char_symbols("a" * n)))
         assert got[: n // 8] == ["a" * 8] * (n // 8)
 
@@ -113,7 +113,7 @@ def test_rounds_equal_heap_on_real_vocabs(encoder, runs: list[tuple[str, int]]) 
     merger = _real_merger(encoder)
     word = "".join(c * n for c, n in runs)
     expected = merger.merge_heap(merger.char_symbols(word))
-    assert merger.merge_rounds(merger.char_symbol_array(word)) == expected
+    assert merger.merge_rounds_array(merger.char_symbol_array(word)).tolist() == expected
 
 
 HUGE_TEXTS = [

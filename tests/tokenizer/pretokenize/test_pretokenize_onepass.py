@@ -62,7 +62,8 @@ mixed = st.lists(
 ).map("".join)
 
 ONE_PASS = sorted(name for name, regexes in REGEXES.items() if onepass.plan(regexes) is not None)
-PORTS = {rx.GPT2: reference.gpt2, rx.LLAMA3: reference.llama3, rx.QWEN2: reference.qwen2, rx.QWEN35: reference.qwen35}
+PORTS = {rx.GPT2: reference.gpt2, rx.LLAMA3: reference.llama3, rx.QWEN2: reference.qwen2, rx.QWEN35: reference.qwen35,
+         rx.K2: reference.kimi_k2}  # fmt: skip
 
 
 def _reference(text: str, regexes: tuple[str, ...]) -> list[str]:
@@ -78,7 +79,7 @@ def _reference(text: str, regexes: tuple[str, ...]) -> list[str]:
 
 def test_the_corpus_pres_have_one_pass_forms() -> None:
     for name in ("GPT2", "MPT", "LLAMA3", "QWEN2", "QWEN35", "STARCODER", "REFACT", "COMMAND_R", "DEFAULT",
-                 "FALCON", "TEKKEN", "GEMMA4", "DEEPSEEK_LLM", "DEEPSEEK_CODER"):  # fmt: skip
+                 "FALCON", "TEKKEN", "GEMMA4", "DEEPSEEK_LLM", "DEEPSEEK_CODER", "KIMI_K2"):  # fmt: skip
         assert name in ONE_PASS
 
 

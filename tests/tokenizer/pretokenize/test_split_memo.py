@@ -1,10 +1,10 @@
-"""The memoised regex-list splitter (``split._split_keyed``) against the plain per-chunk one.
+"""The memoised regex-list splitter (``split._run``) against the plain per-chunk one.
 
 ``split_words`` runs a pre's regex list on chunk texts, memoising each distinct chunk's final
 pieces; that is exact only because every view is a per-code-point map and the patterns never
-look before a chunk. Here its words are compared with ``split_spans`` run with the memo off
-(every chunk cut by ``finditer`` with pos/endpos on the whole view), for every regex list in
-``regexes.py``, on text drawn from the tricky alphabet, repeated so that memo hits happen.
+look before a chunk. Here its words are compared with ``split_spans`` (every chunk cut by
+``finditer`` with pos/endpos on the whole view), for every regex list in ``regexes.py``, on text
+drawn from the tricky alphabet, repeated so that memo hits happen.
 """
 
 from __future__ import annotations
@@ -25,9 +25,7 @@ words = st.text(alphabet=st.sampled_from(TRICKY), max_size=12)
 
 
 def _plain_words(text: str, regexes: tuple[str, ...]) -> list[str]:
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(stdregex, "_is_context_free", lambda pattern: False)
-        return [text[a:b] for a, b in split.split_spans(text, regexes)]
+    return [text[a:b] for a, b in split.split_spans(text, regexes)]
 
 
 @pytest.mark.parametrize("name", sorted(LISTS))
@@ -37,6 +35,8 @@ def test_memoised_split_equals_plain(name: str, parts: list[str]) -> None:
     regexes = LISTS[name]
     text = "".join(parts) + " ".join(parts) + "\n".join(reversed(parts))  # repeats: memo hits
     assert split.split_words(text, regexes) == _plain_words(text, regexes)
+    if split._context_free(regexes):
+        assert split._run(regexes, 0, [text]) == _plain_words(text, regexes)
 
 
 def test_context_free() -> None:
@@ -45,3 +45,6 @@ def test_context_free() -> None:
     assert not stdregex.context_free("\\[^a")
     assert not stdregex.context_free("\\bx")
     assert not stdregex.context_free("(?<=a)b")
+    assert stdregex.context_free("[\\[\\]^_]a|[]^]|[^^]")  # a ^ inside a class is a character
+    assert not stdregex.context_free("[]]^")
+    assert split._context_free(rx.DEEPSEEK3_LLM) and split._context_free(rx.AFMOE)

@@ -1,30 +1,19 @@
 """llama.cpp's pair-merge loop (BPE and SPM) run over many words at once with numpy.
 
-Both ``llm_tokenizer_bpe_session`` and ``llm_tokenizer_spm_session`` repeat one step per word:
-take the adjacent pair of symbols with the best priority (BPE: lowest merge rank; SPM: highest
-score of the concatenation, a token), ties to the leftmost, and replace it by its merge. Python
-pays the interpreter per step of one word, and a cold encode of 0.5 MB of text runs tens of
-thousands of them. Here every
-word of a batch takes its step together: one ``np.minimum.reduceat`` finds each word's best pair,
-the merges are written and the merged-away symbols dropped in whole-array operations, and only
-the (at most two) pairs beside each merge are looked up again. So the order of merges inside a
-word is exactly the sequential loop's, and the result is the same: equal to ``bpe/reference.py``
-and ``spm/reference.py`` (``tests/tokenizer/test_reference.py`` draws texts long enough to batch).
+Both sessions repeat one step per word: merge the adjacent pair of best priority (BPE: lowest
+merge rank; SPM: highest score of the concatenation), ties to the leftmost. Python pays the
+interpreter per step, and a cold encode of 0.5 MB runs tens of thousands of them. Here every
+word of a batch takes its step together: one ``np.minimum.reduceat`` finds each word's best
+pair, merges are written and merged-away symbols dropped in whole-array operations, and only the
+(at most two) pairs beside each merge are looked up again. So each word merges in the sequential
+loop's order: equal to ``bpe/reference.py`` and ``spm/reference.py`` (``tests/tokenizer/test_reference.py``).
 
-Symbols are small ints: a token's text has its token id (``token_to_id``, so duplicate texts
-share one id); any other text met on the way (a byte or character that is no token, a BPE merge
-whose result is no token) gets an id past the vocab. A pair's priority and merged symbol come
-from a caller's ``resolve(left_text, right_text)``, memoised per pair of ids.
-
-One long word (this loop's steps cost O(word length)) goes to ``merge_long``: from
-``Paths.rounds_from`` symbols ``merge_rounds`` (many merges per whole-array round where that is the
-heap's own order: a run of spaces or letters takes a few rounds), else llama.cpp's heap.
-
-A merger is shared by the threads of one tokenizer: new symbol ids are handed out under a lock,
-and the memos only gain entries whose value does not depend on the thread.
-
-Leaves out: choosing the initial symbols and turning final symbols into ids and spans (the
-callers', ``bpe/batch.py`` and ``spm/encoder.py``).
+Symbols are small ints: a token's text has its token id (duplicate texts share one); any other
+text met on the way gets an id past the vocab. A pair's priority and merged symbol come from
+the caller's ``resolve``, memoised per pair of ids. One long word (this loop's steps cost
+O(word length)) goes to ``merge_long``: whole-array rounds where that is the heap's own order,
+else llama.cpp's heap. A merger is shared by the threads of one tokenizer: new symbol ids are
+handed out under a lock, and the memos only gain entries whose value does not depend on the thread.
 """
 
 from __future__ import annotations
@@ -45,10 +34,6 @@ NO_PRIO = 1 << 30
 _ID_BITS = 26
 _ID_MASK = (1 << _ID_BITS) - 1
 _NO_PAIR = NO_PRIO << _ID_BITS
-# Sizes from a ``Paths`` (core/paths.py): below ``tail_words`` unfinished words, the rest is merged
-# per word in Python (cheaper than a round of a dozen numpy calls); words of at least
-# ``rounds_from`` symbols try ``merge_rounds`` before the heap; from ``run_keys_from`` pairs,
-# ``_pairs`` first checks for runs of one key (a run of one symbol).
 _ROUND_SHARE = 64
 """A round costs O(word length) in numpy, a heap step a Python step: rounds go on while they
 merge at least 1/64 of the symbols."""
@@ -126,7 +111,8 @@ class SymbolMerger:
 
     def char_symbols(self, text: str) -> list[int]:
         """One symbol per character of ``text``."""
-        return list(map(self._char_table(text).__getitem__, text))
+        table = {c: self.symbol(c) for c in set(text)}
+        return list(map(table.__getitem__, text))
 
     def char_symbol_array(self, text: str) -> np.ndarray:
         """``char_symbols`` as an int64 array, by code point from a table kept across calls (not
@@ -144,10 +130,6 @@ class SymbolMerger:
                 table[cp] = self.symbol(chr(cp)) + 1
             sids = table[cps]
         return sids.astype(np.int64) - 1
-
-    def _char_table(self, text: str) -> dict[str, int]:
-        """Character -> symbol id for the distinct characters of ``text``."""
-        return {c: self.symbol(c) for c in set(text)}
 
     # --- pairs ------------------------------------------------------------------------------
 
@@ -170,7 +152,7 @@ class SymbolMerger:
             if n_runs * 4 <= len(keys):
                 vals_of_runs = self._pairs(left[head], right[head])
                 return vals_of_runs[np.cumsum(head) - 1]
-        keys, where = unique_inverse(keys, radix_from=self.paths.radix_from)
+        keys, where = unique_inverse(keys)
         vals = np.fromiter(map(self._memo.get, keys.tolist(), repeat(-1)), dtype=np.int64, count=len(keys))
         new = np.flatnonzero(vals < 0)
         if len(new):
@@ -199,18 +181,9 @@ class SymbolMerger:
 
     # --- the loop ---------------------------------------------------------------------------
 
-    def merge(self, words: list[list[int]]) -> list[list[int]]:
-        """Final symbols of each word (each a non-empty list of symbol ids), in order."""
-        if not words:
-            return []
-        lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-        flat: list[int] = []
-        for w in words:
-            flat += w
-        return self.merge_flat(np.array(flat, dtype=np.int64), lens)
-
     def merge_flat(self, syms: np.ndarray, lens: np.ndarray) -> list[list[int]]:
-        """``merge`` of words given as one int64 array of symbols and each word's length (>= 1)."""
+        """Final symbols of each word, in order; the words given as one int64 array of symbols and each
+        word's length (>= 1)."""
         out: list[list[int]] = [[]] * len(lens)
         word = np.arange(len(lens))
         ends = np.cumsum(lens)
@@ -223,7 +196,7 @@ class SymbolMerger:
         while len(lens):
             if len(lens) <= self.paths.tail_words:
                 for w, a, e in zip(word.tolist(), starts.tolist(), ends.tolist()):
-                    out[w] = self._merge_one(syms[a:e].tolist(), val[a:e].tolist())
+                    out[w] = self.merge_heap(syms[a:e].tolist())
                 break
             total = len(syms)
             best = np.minimum.reduceat((val >> _ID_BITS) * total + np.arange(total), starts)
@@ -261,34 +234,13 @@ class SymbolMerger:
             val[redo] = self._pairs(syms[redo], syms[redo + 1])
         return out
 
-    def _merge_one(self, syms: list[int], vals: list[int]) -> list[int]:
-        """The same loop for one word in plain Python (``vals[i]``: pair value of i, i + 1)."""
-        prios = [v >> _ID_BITS for v in vals]
-        pair = self._pair
-        while True:
-            best = min(prios)
-            if best == NO_PRIO:
-                return syms
-            i = prios.index(best)
-            syms[i] = vals[i] & _ID_MASK
-            del syms[i + 1], vals[i + 1], prios[i + 1]
-            if i:
-                vals[i - 1] = v = pair(syms[i - 1], syms[i])
-                prios[i - 1] = v >> _ID_BITS
-            vals[i] = v = pair(syms[i], syms[i + 1]) if i + 1 < len(syms) else _NO_PAIR
-            prios[i] = v >> _ID_BITS
-
     def merge_long(self, syms: list[int]) -> list[int]:
-        """The loop for one long word: ``merge_rounds`` from ``paths.rounds_from`` symbols (a run of
+        """The loop for one long word: ``merge_rounds_array`` from ``paths.rounds_from`` symbols (a run of
         one character merges in a few whole-array rounds), else, or once its rounds stop paying,
         llama.cpp's heap (``merge_heap``)."""
         if len(syms) >= self.paths.rounds_from:
-            return self.merge_rounds(np.array(syms, dtype=np.int64))  # callers with a text: char_symbol_array
+            return self.merge_rounds_array(np.array(syms, dtype=np.int64)).tolist()  # with a text: char_symbol_array
         return self.merge_heap(syms)
-
-    def merge_rounds(self, syms: np.ndarray) -> list[int]:
-        """``merge_rounds_array`` as a list."""
-        return self.merge_rounds_array(syms).tolist()
 
     def merge_rounds_array(self, syms: np.ndarray) -> np.ndarray:
         """llama.cpp's heap loop for one word, many merges per numpy round where that is exact.

@@ -22,16 +22,14 @@ Parts = tuple[tuple[int, ...], tuple[int, ...]]
 """One symbol's token ids and the input bytes each covers (equal lengths, at least one each)."""
 
 
-def expand_words(
-    merged: list[list[int]], parts: Callable[[list[int]], list[Parts]], *, ends: bool, radix_from: int = 4096
-) -> list[Parts]:
+def expand_words(merged: list[list[int]], parts: Callable[[list[int]], list[Parts]], *, ends: bool) -> list[Parts]:
     """Per word: its symbols' token ids concatenated, and their byte sizes (``ends``: the running
     byte ends inside the word instead). ``parts(symbol_ids)`` describes distinct symbols."""
     if not merged:
         return []
     flat = np.array(list(chain.from_iterable(merged)), dtype=np.int64)
     per_word = np.fromiter(map(len, merged), dtype=np.int64, count=len(merged))
-    uniq, inv = unique_inverse(flat, radix_from=radix_from)
+    uniq, inv = unique_inverse(flat)
     described = parts(uniq.tolist())
     n_parts = np.fromiter(map(len, map(itemgetter(0), described)), dtype=np.int64, count=len(described))
     part_ids = np.array(list(chain.from_iterable(map(itemgetter(0), described))), dtype=np.int64)

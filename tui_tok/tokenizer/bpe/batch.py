@@ -1,20 +1,16 @@
 """BPE of many distinct words at once: ``batch/merge.py``'s loop with merge ranks as priorities.
 
 A cold encode of real text meets thousands of distinct words; merging them one by one in Python
-is most of its time (``bpe/encoder.py``). Here each word becomes symbol ids (one per byte through GPT-2's
-byte map, or one per character for raw vocabs like gemma4), all merge together, and the final
-symbols become ids and byte lengths with whole-list operations.
+is most of its time. Here each word becomes symbol ids (one per byte through GPT-2's byte map,
+or one per character for raw vocabs like gemma4), all merge together, and the final symbols
+become ids and byte lengths with whole-list operations. A pair's rank is looked up the first
+time the pair is met (all new pairs of a round at once: ``bpe/hashed_ranks.py``, or the rank
+dict when it exists), then remembered by symbol ids.
 
-A pair's rank is looked up the first time the pair is met (for all new pairs of a round at once:
-``bpe/hashed_ranks.py``, or the rank dict when it exists), then remembered by symbol ids.
-
-Words the batch leaves to ``bpe/encoder.py``'s per-word path (same answers): the ``ignore_merges`` and
-gemma4 whole-word shortcuts (``bpe/encoder.py`` keeps them out) and raw words holding surrogates. Words
-longer than ``Paths.bpe_batch_word_max`` merge alone with llama.cpp's heap. Final symbols that are no token
-(byte fallback) are turned into ids by ``bpe/encoder.py``.
-
-A fast path: what it computes equals ``bpe/reference.py`` (llama.cpp's algorithm written once;
-``tests/tokenizer/test_reference.py`` compares them on long texts too).
+Left to ``bpe/encoder.py``'s per-word path: the whole-word shortcuts (ignore_merges, gemma4's
+newlines), raw words holding surrogates, and final symbols that are no token (byte tokens).
+Words longer than ``Paths.bpe_batch_word_max`` merge alone (``merge_long``). Equal to
+``bpe/reference.py`` (``tests/tokenizer/test_reference.py``).
 """
 
 from __future__ import annotations
@@ -70,19 +66,11 @@ class BpeBatch:
         self._byte_symbols = np.array([merger.symbol(BYTE_TO_CHAR[b]) for b in range(256)], dtype=np.int64)
 
     def encode(
-        self,
-        words: Sequence[str],
-        fallback: Callable[[str], WordResult],
-        to_ids: Callable[[list[str]], WordResult],
+        self, words: Sequence[str], fallback: Callable[[str], WordResult], to_ids: Callable[[list[str]], WordResult]
     ) -> list[WordResult]:
         """BPE results of ``words`` (distinct, non-empty, already cut by the pre-tokenizer);
         ``fallback(word)`` answers the words the batch leaves out (module docstring), and
         ``to_ids(symbol_texts)`` the words whose final symbols include a non-token."""
-        return self._encode(words, fallback, to_ids)
-
-    def _encode(
-        self, words: Sequence[str], fallback: Callable[[str], WordResult], to_ids: Callable[[list[str]], WordResult]
-    ) -> list[WordResult]:
         results: list[WordResult | None] = [None] * len(words)
         merger = self._merger
         long_word = self._paths.bpe_batch_word_max
@@ -114,9 +102,7 @@ class BpeBatch:
             merged = merger.merge_flat(syms, np.array([lens[i] for i in batch], dtype=np.int64))
             for i, result in zip(
                 batch,
-                expand_words(
-                    merged, partial(self._describe, to_ids=to_ids), ends=False, radix_from=self._paths.radix_from
-                ),
+                expand_words(merged, partial(self._describe, to_ids=to_ids), ends=False),
             ):
                 results[i] = result
         return results  # type: ignore[return-value]

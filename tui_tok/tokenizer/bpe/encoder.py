@@ -1,25 +1,9 @@
-"""Byte-level BPE exactly as llama.cpp's ``llm_tokenizer_bpe_session`` (llama-vocab.cpp:577-774).
+"""llama.cpp's BPE (``llm_tokenizer_bpe_session``, llama-vocab.cpp:577-774), fast.
 
-Per raw fragment (``llm_tokenizer_bpe_session``, llama-vocab.cpp:577): escape ' ' -> U+2581 if the vocab says so; decode
-leniently (``unicode_cpts_from_utf8``); cut into words with the pre's regexes (``pretokenize``); map each word's bytes
-through GPT-2's byte map unless the pre works on raw UTF-8 (gemma4, sarvam-moe, whitespace);
-then per word:
-- ignore_merges and the whole word is a token -> that token; gemma4 and an all-'\\n' token -> it;
-- else merge adjacent symbols by rank (lowest first, ties -> leftmost) until no pair has a rank;
-- each final symbol -> its id, else one token per byte (a 1-byte string, or ``<0xHH>`` for raw
-  vocabs); bytes with no token are silently dropped, as llama.cpp drops them.
-
-Every token keeps the byte span of the input it came from. Invalid UTF-8 (each bad byte becomes
-U+FFFD) and the U+2581 escape change byte lengths; an offset map carries spans back, and a
-token boundary inside such a replaced character snaps to its end.
-
-Models ``hybriddna`` (DNA k-mers) and ``whitespace`` (split on whitespace first) wrap this
-path in ``bpe/models.py``; many distinct words merge together in ``bpe/batch.py``. Does not handle special tokens or BOS/EOS: see ``tokenizer.py``.
-
-Every path here (list scan, batch, whole-array rounds, caches) is a faster form of the one
-algorithm in ``bpe/reference.py`` (which merges the long words the batch does not take) and is
-tested equal to it (``tests/tokenizer/test_reference.py``); the staleness test of the list scan
-below rests on the argument written there.
+The algorithm, spans included, is stated once in ``bpe/reference.py``; every path here (word
+cache, list scan, batch, whole-array rounds, the cut before ▁) is a faster form of it, tested
+equal to it (``tests/tokenizer/test_reference.py``). Models ``hybriddna`` and ``whitespace``
+wrap this path (``bpe/models.py``); special tokens and BOS/EOS are ``tokenizer.py``'s.
 """
 
 from __future__ import annotations
@@ -46,19 +30,14 @@ from tui_tok.tokenizer.core.paths import AUTO, NEVER, Paths
 from tui_tok.tokenizer.core.types import Piece, PieceArrays, piece_arrays
 from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.pretokenize.offsets import decode
-from tui_tok.tokenizer.pretokenize.spec import PreSpec
 from tui_tok.tokenizer.pretokenize.split import split_words
 from tui_tok.tokenizer.pretokenize.table import pre_spec
 
 _NO_RANK = 1 << 62
+_WRAPPED = {"hybriddna": encode_hybriddna, "whitespace": encode_whitespace}
+"""Models that wrap the plain path (``bpe/models.py``)."""
 _CACHE_MAX = 1 << 17
-# The paths (core/paths.py): words of up to ``bpe_list_max`` symbols merge by a list scan, faster in
-# Python for short words and giving the same result, longer ones with ``bpe/reference.py``'s heap.
-# From ``bpe_batch_from`` distinct new words in one text of at least ``bpe_cut_from`` characters (or
-# once the batch exists) they merge together (``bpe/batch.py``); fewer are cheaper one by one,
-# with ranks from ``bpe/ranks.py`` until the rank dict exists. Texts shorter than ``bpe_cut_from``
-# are not cut before ▁ (``_subword_cut``) until the cut exists (it only helps the word cache, and
-# building it walks all of gemma4's merges).
+# Which path a word takes: the ``bpe_*`` sizes of ``core/paths.py``.
 
 
 class BpeEncoder(Encoder):
@@ -67,10 +46,10 @@ class BpeEncoder(Encoder):
     Merge ranks and the per-word cache are built lazily, so constructing one is cheap.
     """
 
-    def __init__(self, vocab: Vocab, *, spec: PreSpec | None = None, paths: Paths = AUTO) -> None:
+    def __init__(self, vocab: Vocab, *, paths: Paths = AUTO) -> None:
         self.vocab = vocab
         self.paths = paths
-        self.spec = spec if spec is not None else pre_spec("gemma4" if vocab.model == "gemma4" else vocab.pre)
+        self.spec = pre_spec("gemma4" if vocab.model == "gemma4" else vocab.pre)
         self._token_to_id = vocab.token_to_id
         self._byte_encode = self.spec.byte_encode
         self._gemma4 = self.spec.pre_type == "GEMMA4"
@@ -80,37 +59,25 @@ class BpeEncoder(Encoder):
         self._cache: dict[str, WordResult] = {}
         self._batch: BpeBatch | None = None
         self._build_lock = threading.Lock()
-        self._reference: ReferenceEncoder | None = None  # for symbols holding ' ' (``_merge_checked``)
+        self._reference: ReferenceEncoder | None = None  # ``_merge_checked``, byte tokens (``_to_ids``)
 
     # ----------------------------------------------------------------- public
 
     def encode_fragment(self, text: bytes, *, after_special: bool) -> list[Piece]:
         """Tokens of one raw-text fragment with byte spans relative to it (``after_special`` is unused)."""
-        del after_special
-        if not text:
-            return []
-        if self.vocab.model == "hybriddna":
-            return encode_hybriddna(self, text)
-        if self.vocab.model == "whitespace":
-            return encode_whitespace(self, text)
-        return self._encode_raw(text)
+        wrap = _WRAPPED.get(self.vocab.model)
+        return [] if not text else wrap(self, text) if wrap is not None else self._encode_raw(text)
 
     def encode_fragment_ids(self, text: bytes, *, after_special: bool = True) -> list[int]:
         """Just the ids of ``encode_fragment`` (no spans, no offset map): the fast path for
         ``Tokenizer.encode``, which throws the spans away (``after_special`` is unused)."""
-        if not text:
-            return []
-        if self.vocab.model in ("hybriddna", "whitespace"):
+        if self.vocab.model in _WRAPPED:
             return [tid for tid, _, _ in self.encode_fragment(text, after_special=True)]
-        decoded, _ = decode(text, escape=self.vocab.escape_whitespaces, offsets=False)
-        ids = list(chain.from_iterable(map(itemgetter(0), self._word_results(decoded))))
-        if -1 in ids:
-            ids = [tid for tid in ids if tid >= 0]
-        return ids
+        return self._ids([decode(text, escape=self.vocab.escape_whitespaces, offsets=False)[0] if text else ""])[0]
 
     def prepare(self) -> None:
         """Build the batch tables (rank index, gemma4's cut) and compile the pre-tokenizer now."""
-        if self.vocab.model in ("hybriddna", "whitespace"):
+        if self.vocab.model in _WRAPPED:
             return
         self._words("prepare", long=self.paths.bpe_cut_from != NEVER)
         self._get_batch()
@@ -151,22 +118,20 @@ class BpeEncoder(Encoder):
 
     # ---------------------------------------------------------- one fragment
 
-    def _encode_raw(self, data: bytes) -> list[Piece]:
-        text, omap = decode(data, escape=self.vocab.escape_whitespaces)
-        pieces = self._encode_text(text)
-        if omap is None:
-            return pieces
-        m = omap.tolist()
-        return [(tid, m[a], m[b]) for tid, a, b in pieces]
-
     def encode_fragments(self, fragments: list[tuple[bytes, bool]]) -> list[list[Piece]]:
         """``encode_fragment`` of each (fragment, after_special) of one text, the distinct new
         words of all of them merged in one batch (see ``encode_fragments_ids``)."""
-        if len(fragments) < 2 or self.vocab.model in ("hybriddna", "whitespace"):
+        if len(fragments) < 2 or self.vocab.model in _WRAPPED:
             return [self.encode_fragment(f, after_special=a) for f, a in fragments]
-        decoded = [decode(f, escape=self.vocab.escape_whitespaces) if f else ("", None) for f, _ in fragments]
+        return self._plain_pieces([f for f, _ in fragments])
+
+    def _encode_raw(self, data: bytes) -> list[Piece]:
+        """Plain BPE of one fragment (what ``bpe/models.py`` wraps)."""
+        return self._plain_pieces([data])[0]
+
+    def _plain_pieces(self, datas: list[bytes]) -> list[list[Piece]]:
         out: list[list[Piece]] = []
-        for (_, omap), results in zip(decoded, self._fragment_results([t for t, _ in decoded])):
+        for omap, results in self._decoded_results(datas):
             pieces = _pieces(results)
             if omap is not None:
                 m = omap.tolist()
@@ -177,11 +142,10 @@ class BpeEncoder(Encoder):
     def encode_fragments_arrays(self, fragments: list[tuple[bytes, bool]]) -> list[PieceArrays]:
         """``encode_fragments`` as (ids, starts, ends) int64 arrays per fragment: no tuple per
         token (a 10 MB text has ~3M tokens), the words' results are read in C."""
-        if self.vocab.model in ("hybriddna", "whitespace"):
-            return [piece_arrays(self.encode_fragment(f, after_special=a)) for f, a in fragments]
-        decoded = [decode(f, escape=self.vocab.escape_whitespaces) if f else ("", None) for f, _ in fragments]
+        if self.vocab.model in _WRAPPED:
+            return list(map(piece_arrays, self.encode_fragments(fragments)))
         out: list[PieceArrays] = []
-        for (_, omap), results in zip(decoded, self._fragment_results([t for t, _ in decoded])):
+        for omap, results in self._decoded_results([f for f, _ in fragments]):
             ids, starts, ends = result_arrays(results)
             if omap is not None:
                 starts, ends = omap[starts].astype(np.int64), omap[ends].astype(np.int64)
@@ -191,6 +155,11 @@ class BpeEncoder(Encoder):
     def fragment_arrays_pieces(self, data: bytes, *, piece_chars: int) -> Iterator[PieceArrays]:
         """``encode_fragments_arrays([(data, True)])[0]`` in exact pieces (``bpe/arrays.py``)."""
         return fragment_arrays_pieces(self, data, piece_chars=piece_chars)
+
+    def _decoded_results(self, datas: list[bytes]) -> Iterator[tuple[np.ndarray | None, list[WordResult]]]:
+        """(offset map, words' results) of each fragment, decoded (``_fragment_results``)."""
+        decoded = [decode(f, escape=self.vocab.escape_whitespaces) if f else ("", None) for f in datas]
+        return zip([m for _, m in decoded], self._fragment_results([t for t, _ in decoded]))
 
     def _fragment_results(self, texts: list[str]) -> list[list[WordResult]]:
         """BPE of every word of each decoded fragment, all fragments looked up (and their new
@@ -207,26 +176,24 @@ class BpeEncoder(Encoder):
 
     def _encode_text(self, text: str) -> list[Piece]:
         """Tokens of decoded text, spans in bytes of llama.cpp's re-encoding of ``text``."""
-        return _pieces(self._word_results(text))
+        return _pieces(self._fragment_results([text])[0])
 
     def encode_fragments_ids(self, fragments: list[tuple[bytes, bool]]) -> list[list[int]]:
         """``encode_fragment_ids`` of each (fragment, after_special) of one text, with the
         distinct new words of all of them merged in one batch (user-defined tokens may cut a
         text into thousands of short fragments, each too short to batch on its own)."""
-        if len(fragments) < 2 or self.vocab.model in ("hybriddna", "whitespace"):
+        if len(fragments) < 2 or self.vocab.model in _WRAPPED:
             return [self.encode_fragment_ids(f) for f, _ in fragments]
         escape = self.vocab.escape_whitespaces
-        texts = [decode(f, escape=escape, offsets=False)[0] if f else "" for f, _ in fragments]
+        return self._ids([decode(f, escape=escape, offsets=False)[0] if f else "" for f, _ in fragments])
+
+    def _ids(self, texts: list[str]) -> list[list[int]]:
+        """The ids of each decoded fragment (bytes with no token dropped)."""
         out: list[list[int]] = []
         for results in self._fragment_results(texts):
             ids = list(chain.from_iterable(map(itemgetter(0), results)))
             out.append([tid for tid in ids if tid >= 0] if -1 in ids else ids)
         return out
-
-    def _word_results(self, text: str) -> list[WordResult]:
-        """BPE of every word of ``text``, in order."""
-        long = len(text) >= self.paths.bpe_cut_from
-        return self._lookup(self._words(text, long=long), long=long)
 
     def _words(self, text: str, *, long: bool) -> list[str]:
         """``text`` cut by the pre-tokenizer (and before ▁ where exact, ``_subword_cut``)."""
@@ -384,39 +351,26 @@ class BpeEncoder(Encoder):
         llama.cpp splits a merge string at its first ' ' searched from byte 1, which its
         ``bpe_ranks`` keys by pair, and the reference builds them so (unreachable with
         llama.cpp's pres, which escape or split spaces)."""
+        _, final, _ = self._get_reference().merge_word("".join(symbols).encode("utf-8", "surrogateescape"))
+        return [sym.decode("utf-8", "surrogateescape") for sym in final]
+
+    def _get_reference(self) -> ReferenceEncoder:
         ref = self._reference
         if ref is None:
             ref = self._reference = ReferenceEncoder(self.vocab)
-        _, final, _ = ref.merge_word("".join(symbols).encode("utf-8", "surrogateescape"))
-        return [sym.decode("utf-8", "surrogateescape") for sym in final]
+        return ref
 
     def _to_ids(self, symbols: list[str]) -> WordResult:
-        token_to_id = self._token_to_id
-        ids: list[int] = []
-        lens: list[int] = []
-        for sym in symbols:
-            tid = token_to_id.get(sym)
-            if self._byte_encode:
-                if tid is not None:
-                    ids.append(tid)
-                    lens.append(len(sym))  # one character per input byte
-                    continue
-                # V:718-722: each byte of the symbol's UTF-8 as a 1-byte string; a character's
-                # first byte carries its input byte, a second one an empty span
-                for ch in sym:
-                    for j, b in enumerate(ch.encode("utf-8")):
-                        ids.append(token_to_id.get(bytes((b,)).decode("utf-8", "surrogateescape"), -1))
-                        lens.append(0 if j else 1)
-            else:
-                size = len(sym.encode("utf-8", "surrogateescape"))
-                if tid is not None:
-                    ids.append(tid)
-                    lens.append(size)
-                    continue
-                for b in sym.encode("utf-8", "surrogateescape"):  # V:723-729: <0xHH>
-                    ids.append(token_to_id.get(f"<0x{b:02X}>", -1))
-                    lens.append(1)
-        return tuple(ids), tuple(lens)
+        """Final symbols -> (ids, input bytes each covers); a symbol that is no token becomes its
+        bytes' tokens as ``bpe/reference.py`` spells them (V:705-738)."""
+        ids = list(map(self._token_to_id.get, symbols))
+        if None not in ids:
+            if self._byte_encode:  # one character per input byte
+                return tuple(ids), tuple(map(len, symbols))  # type: ignore[arg-type]
+            return tuple(ids), tuple(len(s.encode("utf-8", "surrogateescape")) for s in symbols)  # type: ignore[arg-type]
+        tokens = self._get_reference().symbol_tokens
+        parts = list(chain.from_iterable(tokens(s.encode("utf-8", "surrogateescape")) for s in symbols))
+        return tuple(map(itemgetter(0), parts)), tuple(map(itemgetter(1), parts))
 
 
 # ------------------------------------------------------------------ helpers

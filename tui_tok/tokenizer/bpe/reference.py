@@ -30,7 +30,7 @@ both sides still live, ``left.next == right`` still holds, and ``left`` and ``ri
 exactly when their sizes are: an unchanged size means unchanged text. Hence "both live and sizes
 sum to the queued size" == "both live and the texts equal the queued text" == "both live, adjacent,
 and each the same identity/size as when queued". ``bpe/encoder.py`` (list scan),
-``spm/merge.py``, ``spm/reference.py`` and ``batch/merge.py`` each use one of these forms and point here.
+``spm/reference.py`` and ``batch/merge.py`` each use one of these forms and point here.
 
 Spans: every token keeps the byte span of the input it came from. A symbol covers the input bytes
 of its characters (one per byte-mapped character, or its UTF-8 bytes); a byte token of a
@@ -151,7 +151,7 @@ class ReferenceEncoder:
             start = pos
             word_pieces: list[Piece] = []
             for sym in final:
-                for tid, size in self._symbol_tokens(sym):
+                for tid, size in self.symbol_tokens(sym):
                     word_pieces.append((tid, pos, pos + size))
                     pos += size
             if omap is not None:
@@ -209,7 +209,7 @@ class ReferenceEncoder:
         final = [word[a : a + k] for a, k in zip(starts, size) if k]
         return initial, final, ""
 
-    def _symbol_tokens(self, sym: bytes) -> list[tuple[int, int]]:
+    def symbol_tokens(self, sym: bytes) -> list[tuple[int, int]]:
         """(id, input bytes covered) of one final symbol: its token, else one per byte (V:705-738);
         id -1 for a byte with no token (dropped by the caller, as llama.cpp drops it)."""
         t2id = self._token_to_id

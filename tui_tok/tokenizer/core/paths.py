@@ -44,27 +44,30 @@ class Paths:
     rounds_from: int = 1024
     """Words (chunks) of at least this many symbols merge in whole-array rounds before the heap."""
     tail_words: int = 12
-    """Below this many unfinished words, a batch merges the rest word by word in Python."""
+    """Below this many unfinished words, a batch merges the rest word by word with the heap."""
     run_keys_from: int = 4096
     """From this many pairs, a batch round first looks up one key per run of equal keys."""
-    radix_from: int = 4096
-    """From this many values, ``unique_inverse`` sorts by 16-bit radix passes (numpy's below)."""
     # --- BPE (bpe/encoder.py)
     bpe_list_max: int = 150
-    """Words of up to this many symbols merge by a list scan; longer ones with llama.cpp's heap."""
+    """Words of up to this many symbols merge by a list scan (faster in Python for short words); longer
+    ones with llama.cpp's heap."""
     bpe_batch_from: int = 48
-    """From this many distinct new words in a long text (``bpe_cut_from``), they merge together."""
-    bpe_batch_word_max: int = 128
-    """Words of up to this many symbols merge in the batch loop; longer ones alone (its steps are O(length))."""
+    """From this many distinct new words in a long text (``bpe_cut_from``) or once the batch exists,
+    they merge together; fewer are cheaper one by one (ranks from ``bpe/ranks.py`` until the dict exists)."""
+    bpe_batch_word_max: int = 1023
+    """Words of up to this many symbols merge in the batch loop; longer ones alone (``merge_long``: rounds
+    from ``rounds_from``). Even words of ~1000 symbols merge faster together than one by one with the heap."""
     bpe_cut_from: int = 256
-    """Texts of this many characters build the cut before ▁ (``bpe/subword_cut.py``); NEVER: no cut."""
+    """Texts of this many characters build the cut before ▁ (``bpe/subword_cut.py``: it only helps the word
+    cache, and building it walks all of gemma4's merges); NEVER: no cut."""
     # --- SPM (spm/encoder.py)
     spm_batch_from: int = 48
     """From this many distinct new chunks of a text, they merge together (``batch/merge.py``)."""
-    spm_list_max: int = 64
-    """Chunks of up to this many characters merge in the batch; longer ones alone, with the heap."""
+    spm_list_max: int = 1023
+    """Chunks of up to this many characters merge in the batch; longer ones alone (``merge_long``)."""
     spm_fine_per_tokens: int = 16
-    """Chunks are cut finer after ``max(n_tokens // this, spm_fine_after_min)`` distinct chunks."""
+    """Chunks are cut finer after ``max(n_tokens // this, spm_fine_after_min)`` distinct chunks (2k for 32k
+    tokens): then the vocab's pair set (built over every token) pays for itself in shared sub-chunks."""
     spm_fine_after_min: int = 1000
     spm_fine_min_len: int = 3
     """Chunks shorter than this are never cut finer."""
@@ -87,7 +90,7 @@ class Paths:
 
 AUTO = Paths()
 EAGER = Paths(
-    mode="eager", rounds_from=2, tail_words=0, run_keys_from=1, radix_from=1,
+    mode="eager", rounds_from=2, tail_words=0, run_keys_from=1,
     bpe_list_max=NEVER, bpe_batch_from=1, bpe_batch_word_max=NEVER, bpe_cut_from=0,
     spm_batch_from=1, spm_list_max=NEVER, spm_fine_per_tokens=NEVER, spm_fine_after_min=-1,
     spm_fine_min_len=0,
@@ -96,7 +99,7 @@ EAGER = Paths(
 )  # fmt: skip
 """Every fast path from the smallest input it takes."""
 REFERENCE = replace(
-    AUTO, mode="reference", rounds_from=NEVER, tail_words=NEVER, run_keys_from=NEVER, radix_from=NEVER,
+    AUTO, mode="reference", rounds_from=NEVER, tail_words=NEVER, run_keys_from=NEVER,
     bpe_list_max=-1, bpe_batch_from=NEVER, bpe_batch_word_max=-1, bpe_cut_from=NEVER,
     spm_batch_from=NEVER, spm_list_max=-1, spm_fine_after_min=NEVER,
     spm_fine_min_len=NEVER,

@@ -31,6 +31,7 @@ from functools import cache
 
 import numpy as np
 
+from tui_tok.tokenizer.pretokenize import regexes as rx
 from tui_tok.tokenizer.unicode import data as ud
 
 # Markers for non-ASCII code points (all < U+0100, so the collapsed text is latin-1).
@@ -76,18 +77,12 @@ def collapse(text: str) -> str:
     return _collapse_table()[cps].tobytes().decode("latin-1")
 
 
-def _ascii_with(flag: int) -> str:
-    flags = ud.flags_table()
-    return "".join(re.escape(chr(cp)) for cp in range(128) if flags[cp] & flag)
-
-
-def _ascii_without_flags() -> str:
-    flags = ud.flags_table()
-    return "".join(re.escape(chr(cp)) for cp in range(128) if flags[cp] == 0)
-
-
 def _cls(flag: int, marker: str) -> str:
-    return _ascii_with(flag) + re.escape(marker)
+    """The ASCII code points with ``flag`` (with none at all for flag 0) and ``marker``, as a class body."""
+    flags = ud.flags_table()
+    return "".join(
+        re.escape(chr(cp)) for cp in range(128) if (flags[cp] & flag if flag else flags[cp] == 0)
+    ) + re.escape(marker)
 
 
 @cache
@@ -113,7 +108,7 @@ def _classes() -> dict[str, str]:
         "N": _cls(ud.NUMBER, _M_NUMBER),
         "M": _cls(ud.ACCENT_MARK, _M_MARK),
         "W": _cls(ud.WHITESPACE, _M_SPACE),
-        "Z": _ascii_without_flags() + re.escape(_M_NOFLAGS),
+        "Z": _cls(0, _M_NOFLAGS),
     }
 
 
@@ -230,3 +225,8 @@ def kimi_k2() -> re.Pattern[str]:
         f"{han}+|{lead}[{c['L']}]+(?:'[{one}]|'(?:{two}))?|[{c['N']}]{{1,3}}| ?{punct}+[\\r\\n]*"
         f"|{_ws_tail(c, newlines=True)}"
     )
+
+
+SPLITTERS = {rx.GPT2: gpt2, rx.LLAMA3: llama3, rx.LLAMA3_ORIGINAL: llama3, rx.QWEN2: qwen2, rx.QWEN35: qwen35,
+             rx.K2: kimi_k2}  # fmt: skip
+"""llama.cpp's regex strings that dispatch to a custom splitter with a pattern here (K2's runs on ``collapse_k2``)."""

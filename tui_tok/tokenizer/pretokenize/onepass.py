@@ -4,7 +4,7 @@
 previous ones left; in Python that is work per chunk. Where the whole list has an exact one-pattern
 form, the words come from a single ``findall`` instead:
 
-- one custom splitter (GPT2, LLAMA3, QWEN2, QWEN35): its ``fast.py`` pattern;
+- one custom splitter (GPT2, LLAMA3, QWEN2, QWEN35, Kimi-K2): its ``fast.py`` pattern;
 - NEWLINES (gemma4): ``\\n+|[^\\n]+`` on the text itself;
 - one std::regex ``P`` that can never match empty and never looks before its start:
   ``P|(?:(?!P).)+`` on llama.cpp's collapsed text (the second branch is exactly a gap: the
@@ -33,7 +33,7 @@ tails, which stop there); TEKKEN only before an ASCII letter or digit (its ``[\\
 can take ``\\n/``). Tested against ``split_spans`` (and llama.cpp's C++ ports) in
 ``tests/tokenizer/pretokenize/test_pretokenize_onepass.py``.
 
-Leaves out the other lists (digit splitters, DEEPSEEK3, YOUTU, ...): ``split._split_keyed`` runs them.
+Leaves out the other lists (digit splitters, DEEPSEEK3, YOUTU, ...): ``split._run`` memoises them per chunk.
 """
 
 from __future__ import annotations
@@ -71,10 +71,6 @@ class OnePass:
         return findall_tiled(self.pattern, text, self.view, boundary=self.boundary, ascii_marker=self.ascii_marker)
 
 
-_FAST = {rx.GPT2: fast.gpt2, rx.LLAMA3: fast.llama3, rx.LLAMA3_ORIGINAL: fast.llama3, rx.QWEN2: fast.qwen2,
-         rx.QWEN35: fast.qwen35}  # fmt: skip
-
-
 @cache
 def plan(regexes: tuple[str, ...]) -> OnePass | cuts.DeepseekCuts | None:
     """The one-pass form of ``regexes`` (a pre's list), or None when there is none here
@@ -83,8 +79,9 @@ def plan(regexes: tuple[str, ...]) -> OnePass | cuts.DeepseekCuts | None:
         return deepseek
     if len(regexes) == 1:
         (regex_expr,) = regexes
-        if regex_expr in _FAST:
-            return OnePass(_FAST[regex_expr](), fast.collapse, NEWLINE_BEFORE_NON_SPACE)
+        if regex_expr in fast.SPLITTERS:
+            view = fast.collapse_k2 if regex_expr == rx.K2 else fast.collapse
+            return OnePass(fast.SPLITTERS[regex_expr](), view, NEWLINE_BEFORE_NON_SPACE)
         if regex_expr == rx.NEWLINES:
             return OnePass(re.compile(r"\n+|[^\n]+"), None, None)
         return _single_std(regex_expr)
@@ -103,7 +100,7 @@ appears in ``[\\r\\n/]*`` tails and whitespace runs, neither of which takes a le
 
 
 def _single_std(regex_expr: str) -> OnePass | None:
-    if regex_expr in (rx.K2, rx.AFMOE_DIGITS, rx.TINY_AYA_DIGITS):
+    if regex_expr in (rx.AFMOE_DIGITS, rx.TINY_AYA_DIGITS):
         return None  # custom splitters without a one-pass form here
     if stdregex.uses_collapsed(regex_expr):
         try:

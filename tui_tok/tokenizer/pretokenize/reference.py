@@ -1,9 +1,9 @@
 """Literal ports of llama.cpp's custom splitters (unicode.cpp:215-1048), one code point at a time.
 
 These are the oracles the fast forms are tested against (``fast.py`` patterns for GPT2, LLAMA3,
-QWEN2, QWEN35 and Kimi-K2; ``split._digit_groups`` for the digit splitter). They are slow (a
-Python loop per code point) and mirror the C++ line by line, not cleverly; production code
-does not call them.
+QWEN2, QWEN35 and Kimi-K2; ``split._digit_groups`` for the digit splitter; NEWLINES needs none:
+it is ``\\n+|[^\\n]+``). They are slow (a Python loop per code point) and mirror the C++ line by
+line, not cleverly; production code does not call them.
 
 Each takes the code points of the whole text and the chunk lengths, and returns piece lengths,
 like the C++ ``std::vector<size_t>`` offsets.
@@ -300,19 +300,3 @@ def digits(cps: Sequence[int], offsets: Sequence[int]) -> list[int]:
             c.add(c.end)
 
     return _run(cps, offsets, body)
-
-
-def newlines(cps: Sequence[int], offsets: Sequence[int]) -> list[int]:
-    """``unicode_regex_split_custom_newlines``: runs of '\\n' and runs of anything else."""
-    out: list[int] = []
-    start = 0
-    for offset in offsets:
-        pos, end = start, start + offset
-        while pos < end:
-            is_nl = cps[pos] == 0x0A
-            run = pos
-            while pos < end and (cps[pos] == 0x0A) == is_nl:
-                pos += 1
-            out.append(pos - run)
-        start = end
-    return out

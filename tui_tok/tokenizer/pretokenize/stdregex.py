@@ -19,9 +19,6 @@ from __future__ import annotations
 import re
 import warnings
 from functools import cache
-from itertools import chain, compress, count, repeat
-from operator import is_, is_not
-from typing import cast
 
 import numpy as np
 
@@ -198,146 +195,31 @@ def wide_text(text: str) -> str:
     return _WIDE_WS.sub("\x0b", text)
 
 
-_MEMO_LEN = 64
-"""Chunks up to this many code points have their cut memoised (most are words, and repeat)."""
-_MEMO_MAX = 1 << 16
-"""Entries per pattern before its memo is dropped (bounds memory on long, varied input)."""
-_ONE: tuple[tuple[int, int], ...] = ((-1, -1),)
-"""Memo value (compared by identity) for "the chunk stays one piece" (the usual case once words are cut)."""
-
-
-def context_free(pattern: str) -> bool:
+def context_free(pattern: str | bytes) -> bool:
     """True when a match inside a chunk cannot depend on text before the chunk start.
 
     Python's ``re`` with ``pos`` still lets ``^``, ``\\A``, ``\\b``, ``\\B`` and lookbehinds see
     the real string start and the characters before ``pos``; without them, a chunk's pieces are
     a function of its own characters (``endpos`` already hides what follows), so they can be
-    memoised per chunk text. Conservative: any unescaped ``^`` not opening a negated class, or
-    any of the escapes (even inside a class), says no.
+    memoised per chunk text. Conservative: a ``^`` outside a class, or any of the escapes (even
+    inside a class), says no.
     """
-    escaped = opened = False  # opened: the previous character is an unescaped "["
+    if isinstance(pattern, bytes):
+        pattern = pattern.decode("latin-1")
+    escaped = inside = False
+    prev = ""
     for ch in pattern:
         if escaped:
             if ch in "AbB":
                 return False
-            escaped = opened = False
+            escaped = False
         elif ch == "\\":
-            escaped, opened = True, False
-        elif ch == "^" and not opened:
+            escaped = True
+        elif inside:
+            inside = ch != "]" or prev == "["
+        elif ch == "[":
+            inside = True
+        elif ch == "^":
             return False
-        else:
-            opened = ch == "["
+        prev = ch
     return "(?<" not in pattern
-
-
-def split_chunks(
-    pattern: re.Pattern, subject: str | bytes, chunks: list[tuple[int, int]], *, gaps: bool = True
-) -> list[tuple[int, int]]:
-    """``unicode_regex_split_stl``: per chunk, [gap][match]...[tail gap] as (start, end) pairs.
-
-    With ``gaps=False`` the matches alone (for custom splitters, whose matches tile the chunk).
-    Short chunks of a context-free pattern (``context_free``) are looked up in a per-pattern
-    memo of their text: the same pieces, without a ``finditer`` per chunk.
-    """
-    if not _is_context_free(pattern):
-        out: list[tuple[int, int]] = []
-        for start, end in chunks:
-            _cut_into(out, pattern, subject, start, end, gaps)
-        return out
-    memo = _memo(pattern, gaps, texts=False)
-    if len(memo) > _MEMO_MAX:
-        memo.clear()
-    keys = [subject[a:b] for a, b in chunks]
-    rels = list(map(memo.get, keys))
-    for i in list(compress(count(), map(is_, rels, repeat(None)))):
-        key = keys[i]
-        rel = memo.get(key)  # an earlier miss may have stored it
-        if rel is None:
-            cut: list[tuple[int, int]] = []
-            _cut_into(cut, pattern, key, 0, len(key), gaps)
-            rel = _ONE if cut == [(0, len(key))] else tuple(cut)
-            if len(key) <= _MEMO_LEN:
-                memo[key] = rel
-        rels[i] = rel
-    spans = cast("list[tuple[tuple[int, int], ...]]", rels)  # no None left: each miss was cut above
-    changed = list(compress(count(), map(is_not, spans, repeat(_ONE))))
-    if not changed:
-        return list(chunks)
-    out = []
-    prev = 0
-    for i in changed:
-        out += chunks[prev:i]
-        start = chunks[i][0]
-        out += [(start + a, start + b) for a, b in spans[i]] if start else spans[i]
-        prev = i + 1
-    out += chunks[prev:]
-    return out
-
-
-def cut_texts(pattern: re.Pattern, subject: str | bytes, text: str, *, gaps: bool = True) -> list[str] | None:
-    """``split_chunks`` of one chunk whose view is ``subject`` and whose text is ``text`` (same
-    length), as text pieces; None when that is ``text`` whole (found with one C-level search or
-    match: no match at all, or one match of everything and no empty match after it)."""
-    n = len(subject)
-    if n:
-        m = pattern.search(subject) if gaps else pattern.match(subject)
-        if m is None:
-            if gaps:
-                return None
-        elif m.end() == n and m.start() == 0 and pattern.match(subject, n) is None:
-            return None
-    spans = list(map(_SPAN, pattern.finditer(subject)))
-    if not gaps:
-        pieces = [text[a:b] for a, b in spans]
-    elif not spans:
-        return None if n else []
-    else:
-        # bounds 0, a1, b1, a2, b2, ..., n: even pieces are gaps (dropped when empty), odd are matches
-        bounds = [0, *chain.from_iterable(spans), n]
-        pieces = list(map(text.__getitem__, map(slice, bounds, bounds[1:])))
-        matches = pieces[1::2]
-        if all(matches):
-            pieces = list(filter(None, pieces))
-        else:
-            pieces = [p for k, p in enumerate(pieces) if p or k & 1]
-    return None if len(pieces) == 1 and len(pieces[0]) == n else pieces
-
-
-_SPAN = re.Match.span
-
-
-def is_context_free(pattern: re.Pattern) -> bool:
-    """``context_free`` of a compiled pattern (cached)."""
-    return _is_context_free(pattern)
-
-
-def _cut_into(
-    out: list[tuple[int, int]], pattern: re.Pattern, subject: str | bytes, start: int, end: int, gaps: bool
-) -> None:
-    prev = start
-    append = out.append
-    for m in pattern.finditer(subject, start, end):
-        a, b = m.span()
-        if gaps and a > prev:
-            append((prev, a))
-        append((a, b))
-        prev = b
-    if gaps and prev < end:
-        append((prev, end))
-
-
-_MEMOS: dict[tuple[re.Pattern, bool, bool], dict] = {}
-
-
-def _memo(pattern: re.Pattern, gaps: bool, *, texts: bool) -> dict:
-    """The memo of one pattern (relative spans per chunk text)."""
-    memo = _MEMOS.get((pattern, gaps, texts))
-    if memo is None:
-        memo = _MEMOS[(pattern, gaps, texts)] = {}
-    return memo
-
-
-@cache
-def _is_context_free(pattern: re.Pattern) -> bool:
-    source = pattern.pattern
-    return context_free(source.decode("latin-1") if isinstance(source, bytes) else source)

@@ -178,31 +178,17 @@ class SpecialPartitioner:
 
     def _resolve(self, text: bytes, m: _Matcher, parse_special: bool, start: int, end: int,
                  longest: list[bytes]) -> list[Fragment]:  # fmt: skip
-        """llama.cpp's loop, verbatim, on one group of overlapping occurrences (no strip flags)."""
-        ids: set[int] = set()
-        for t in longest:
-            ids.update(self._prefix_ids(m, parse_special, t))
+        """llama.cpp's loop (``_split``) on one group of overlapping occurrences (no strip flags)."""
+        ids = {tid for t in longest for tid in self._prefix_ids(m, parse_special, t)}
         frags: list[Fragment] = [(start, end, RAW)]
         for tid in sorted(ids, key=m.rank.__getitem__):
             tb = self._vocab.token_bytes(tid)
-            n = len(tb)
-            new: list[Fragment] = []
-            for s, e, kind in frags:
-                if kind != RAW or e - s < n:
-                    new.append((s, e, kind))
-                    continue
-                pos = s
-                while True:
-                    p = text.find(tb, pos, e)
-                    if p < 0:
-                        break
-                    if p > pos:
-                        new.append((pos, p, RAW))
-                    new.append((p, p + n, tid))
-                    pos = p + n
-                if pos < e:
-                    new.append((pos, e, RAW))
-            frags = new
+            positions = []
+            p = text.find(tb, start, end)
+            while p >= 0:
+                positions.append(p)
+                p = text.find(tb, p + 1, end)
+            frags = self._split(text, frags, tid, positions)
         return frags
 
     def _partition_global(self, text: bytes, m: _Matcher, parse_special: bool) -> list[Fragment]:

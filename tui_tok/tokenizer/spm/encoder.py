@@ -1,25 +1,12 @@
-"""SentencePiece-style BPE as llama.cpp runs it (``llm_tokenizer_spm_session``, llama-vocab.cpp:115-239).
+"""llama.cpp's SPM (``llm_tokenizer_spm_session``, llama-vocab.cpp:115-239), fast.
 
-Per raw fragment: prepend a space when ``add_space_prefix`` and the fragment is the first one or
-follows a special token; turn every 0x20 into U+2581 (▁); cut into symbols by UTF-8 lead byte
-(no validation); repeatedly merge the adjacent pair whose concatenation is a token (of any type)
-with the highest score, ties to the leftmost; finally emit each symbol's id, or its bytes as
-``<0xHH>`` tokens (else the 1-byte token; neither -> ``TokenizeError``, where llama.cpp throws).
-
-Speed: results are cached per chunk; ``spm/chunks.py`` finds cut points that provably do not
-change the result. Once a few hundred chunks have been seen, chunks of up to 64 characters merge
-by scanning a list of pair scores (same choices as the heap, see ``spm/merge.py``); longer ones,
-and the first ones, with the heap. ``encode_fragment_ids`` (what ``Tokenizer.encode`` uses)
+The algorithm, spans included, is stated once in ``spm/reference.py``; every path here is a
+faster form of it, tested equal to it (``tests/tokenizer/test_reference.py``). Results are
+cached per chunk; ``spm/chunks.py`` finds cut points that provably do not change the result.
+Many new chunks merge together (``batch/merge.py``); a chunk alone with the same merger's heap,
+or its whole-array rounds when long. ``encode_fragment_ids`` (what ``Tokenizer.encode`` uses)
 skips spans; both cache short fragments whole. A fragment that is not valid UTF-8 takes the
-uncached reference (``spm/reference.py``: lead-byte symbols may then swallow a space, so no cut is safe).
-
-Spans map to input bytes: a ▁ made from a space covers that 1 byte (a byte-fallback run for it
-gives the byte to its first token); the inserted prefix space covers nothing (the first token
-starts at 0 with no extra width).
-
-Does not split special tokens (``special/partition.py``) and never emits UNK: llama.cpp's SPM does not.
-Every path here (chunks, caches, heap, batch) is equal to ``spm/reference.py``, the
-algorithm written once (``tests/tokenizer/test_reference.py``).
+reference itself: lead-byte symbols may then swallow a space, so no cut is safe.
 
 >>> from tui_tok.tokenizer.core.vocab import vocab_from_metadata
 >>> v = vocab_from_metadata({"tokenizer.ggml.model": "llama",
@@ -38,7 +25,6 @@ from typing import Literal, cast
 
 import numpy as np
 
-from tui_tok.errors import TokenizeError
 from tui_tok.tokenizer.arrays.sorted_unique import unique_inverse
 from tui_tok.tokenizer.batch.merge import SymbolMerger
 from tui_tok.tokenizer.batch.results import Parts, expand_words
@@ -47,16 +33,12 @@ from tui_tok.tokenizer.core.paths import AUTO, Paths
 from tui_tok.tokenizer.core.types import Piece
 from tui_tok.tokenizer.core.vocab import Vocab
 from tui_tok.tokenizer.spm.chunks import Chunker
-from tui_tok.tokenizer.spm.merge import merge_str as _merge_str
 from tui_tok.tokenizer.spm.reference import ReferenceEncoder
 
 _ESC = "\u2581"
 _ESC_BYTES = _ESC.encode()
 _CACHE_LIMIT = 200_000
-# The paths (core/paths.py): fine cuts start after n_tokens / ``spm_fine_per_tokens`` (16) distinct
-# chunks (2k for 32k tokens, 16k for 262k): then the vocab's pair set (built over every
-# token) pays for itself in shared sub-chunks; chunks shorter than ``spm_fine_min_len`` merge
-# whole. From ``spm_batch_from`` distinct new chunks in one fragment they merge together (``batch/merge.py``).
+# Which path a chunk takes: the ``spm_*`` sizes of ``core/paths.py``.
 _FRAGMENT_MAX = 256  # longer fragments are not cached whole (their chunks are)
 
 ChunkResult = tuple[tuple[int, ...], tuple[int, ...]]
@@ -70,7 +52,6 @@ class SpmEncoder(Encoder):
         self._vocab = vocab
         self.paths = paths
         self._t2id = vocab.token_to_id
-        self._scores: list[float] = vocab.scores.tolist()
         self._add_space_prefix = vocab.add_space_prefix
         self._cache: dict[str, ChunkResult] = {}
         self._fragments: tuple[dict[bytes, tuple[int, ...]], ...] = ({}, {})  # [prefix space?]
@@ -240,7 +221,7 @@ class SpmEncoder(Encoder):
                     cache[chunk] = self._chunk_result(chunk, merger.texts(sids))
             short = [c for c, ok in zip(short, plain) if ok]
             merged = [m for m, ok in zip(merged, plain) if ok]
-        cache.update(zip(short, expand_words(merged, self._describe, ends=True, radix_from=self.paths.radix_from)))
+        cache.update(zip(short, expand_words(merged, self._describe, ends=True)))
         if len(short) < len(new):
             for chunk in new:
                 if len(chunk) > self.paths.spm_list_max:  # the heap: O(n log n)
@@ -269,9 +250,7 @@ class SpmEncoder(Encoder):
                 out += ([sid] if sid < n_tokens else list(self._parts_of(merger.text(sid))[0])) * n
             return out
         del head, starts
-        uniq, inv = unique_inverse(
-            sids, radix_from=self.paths.radix_from
-        )  # expand each symbol to its ids in whole arrays
+        uniq, inv = unique_inverse(sids)  # expand each symbol to its ids in whole arrays
         parts = [(sid,) if sid < n_tokens else self._parts_of(merger.text(sid))[0] for sid in uniq.tolist()]
         sizes = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
         flat = np.fromiter(chain.from_iterable(parts), dtype=np.int64)
@@ -358,10 +337,16 @@ class SpmEncoder(Encoder):
         space covers 1 byte (a byte-fallback run for it: the first token takes the byte, the
         other two are empty), any other character covers its UTF-8 bytes one token per byte.
         """
+        merger = self._merger()
+        if merger is None:  # a NaN score: llama.cpp's heap, plainly
+            pieces = self._reference().encode_fragment(orig.encode(), after_special=False)
+            return tuple(p[0] for p in pieces), tuple(p[2] for p in pieces)
         s = orig.replace(" ", _ESC)
-        if len(s) >= self.paths.rounds_from and (merger := self._merger()) is not None:  # whole-array rounds
-            return self._chunk_result(orig, merger.texts(merger.merge_rounds(merger.char_symbol_array(s))))
-        return self._chunk_result(orig, [s[a:b] for a, b in _merge_str(s, self._t2id, self._scores)])
+        if len(s) >= self.paths.rounds_from:  # whole-array rounds
+            return self._chunk_result(
+                orig, merger.texts(merger.merge_rounds_array(merger.char_symbol_array(s)).tolist())
+            )
+        return self._chunk_result(orig, merger.texts(merger.merge_heap(merger.char_symbols(s))))
 
     def _chunk_result(self, orig: str, syms: list[str]) -> ChunkResult:
         """(ids, byte ends) of a chunk from its final symbols (of the escaped chunk)."""
@@ -440,12 +425,7 @@ class SpmEncoder(Encoder):
         if table is None:
             table = self._byte_ids = [self._lookup_byte(b) for b in range(256)]
         tid = table[byte]
-        if tid is None:
-            raise TokenizeError(
-                f"byte 0x{byte:02X} has no token: the vocab has neither <0x{byte:02X}> nor a 1-byte token "
-                "for it (llama.cpp throws std::out_of_range here)"
-            )
-        return tid
+        return tid if tid is not None else self._reference().byte_to_token(byte)  # raises llama.cpp's error
 
     def _lookup_byte(self, byte: int) -> int | None:
         tid = self._t2id.get(f"<0x{byte:02X}>")
