@@ -46,6 +46,9 @@ class ExplorerHost(Protocol):
     pending_metadata_key: tuple[str, int | None, int | None] | None
     """A metadata key (and template line) the metadata view should show when it next shows."""
 
+    def note_activity(self) -> None:
+        """Someone typed, or a long text's result was shown: the background builds wait for a pause."""
+
     def show_token_in_vocab(self, token_id: int) -> None:
         """Switch to the vocabulary view with ``token_id`` under the cursor."""
 
