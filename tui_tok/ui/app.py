@@ -211,7 +211,8 @@ class TuiTokApp(BackgroundBuilds, DataActions, TextBoxActions, App[int]):
         """The second file of ``--compare`` (the compare view, F7)."""
         self.compare_label: str | None = None
         """The name to show for it (None: its file name)."""
-        self.initial_text = text
+        self._first_text: str | None = text
+        """The text to open on when ``opening`` gives none (the sample); dropped once opened."""
         self.opening = opening
         # before the views are made: the tokenize view's check box starts from it
         self.set_reactive(TuiTokApp.keep_cr_in_pastes, load_settings().get("keep_cr_in_pastes") is True)
@@ -255,8 +256,9 @@ class TuiTokApp(BackgroundBuilds, DataActions, TextBoxActions, App[int]):
             bindings = key_bindings(self)
             if "f7" in bindings:
                 bindings["f7"] = [replace(b, show=True) for b in bindings["f7"]]
-        text = self.initial_text if opened.text is None else opened.text
-        self.initial_text = text
+        text = (self._first_text or "") if opened.text is None else opened.text
+        # not kept: after a key in a 10 MB text the text it started with (36 MB as a str with one emoji) stayed alive
+        self._first_text = None
         self.set_reactive(TuiTokApp.text, text)
         self.sub_title = visible(self.session.name)
 

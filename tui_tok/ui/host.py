@@ -29,8 +29,6 @@ class ExplorerHost(Protocol):
     """Searchable vocabulary (None while it is being built)."""
     ids: Sequence[int]
     """Ids of the text in the tokenize view (the stream view replays them)."""
-    initial_text: str
-    """The text the app started with."""
     text: str
     """The text, as last typed in the tokenize view or the compare view (a reactive: views that
     show it watch it, and set it when it is edited in them)."""
