@@ -90,3 +90,14 @@ def test_long_text_reports_count_then_progress_and_stops(name: str) -> None:
     calls: list[int] = []
     stopped = TokenizeEngine().layout(tok, _request(0, text), stop=lambda: calls.append(1) or True)
     assert stopped is None and len(calls) == 1
+
+
+@pytest.mark.parametrize("at_fraction", [0.0, 0.001, 0.3, 0.5, 0.7, 0.999, 1.0])
+def test_characters_before_a_byte_counted_on_either_side(at_fraction: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui_tok.explore import tokenize_engine
+
+    monkeypatch.setattr(tokenize_engine, "CHAR_SLICE", 1000)  # several slices
+    text = ("aé日🙂\n" * 3000)[:-1]
+    data = text.encode()
+    at = len(text[: int(len(text) * at_fraction)].encode())  # a character boundary
+    assert tokenize_engine._chars_upto(data, len(text), at) == len(data[:at].decode())

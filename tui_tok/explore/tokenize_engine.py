@@ -55,6 +55,8 @@ PIECE_CHARS = 100_000
 a short stretch of work (benchmarks/NOTES.md), after which the UI thread gets the interpreter back."""
 CUT_PIECES = 16
 """A long text of a family with proven cuts is tokenized in about this many stretches (``_pieces``)."""
+CHAR_SLICE = 1 << 20
+"""Bytes counted at a time by ``_chars``."""
 MOSTLY_NEW = 4
 """A provisional request whose line cache lacks more than 1/``MOSTLY_NEW`` of the text (a paste)
 is tokenized exactly at once: line by line would cost as much, and then be done again."""
@@ -76,11 +78,22 @@ class _Exact:
 
 def _chars(data: bytes, a: int, b: int) -> int:
     """Characters in ``data[a:b]`` (valid UTF-8: ``_splice`` encodes strictly): its bytes that do
-    not continue a character, counted with numpy (decoding a 10 MB tail took ~20 ms a key)."""
+    not continue a character, counted with numpy (decoding a 10 MB tail took ~20 ms a key), in
+    slices of ``CHAR_SLICE`` bytes (whole, its two 10 MB temporaries were fresh pages each key)."""
     if b - a < 4096:
         return len(data[a:b].decode("utf-8"))
-    view = np.frombuffer(data, dtype=np.uint8)[a:b]
-    return b - a - int(np.count_nonzero((view & 0xC0) == 0x80))
+    view = np.frombuffer(data, dtype=np.uint8)
+    follow = 0
+    for at in range(a, b, CHAR_SLICE):
+        part = view[at : min(b, at + CHAR_SLICE)]
+        follow += int(np.count_nonzero((part & 0xC0) == 0x80))
+    return b - a - follow
+
+
+def _chars_upto(data: bytes, n_chars: int, at: int) -> int:
+    """Characters in ``data[:at]`` when ``data`` holds ``n_chars``: counted on the shorter side
+    of ``at`` (a key near the end of a 10 MB text counts its few last bytes, not the 10 MB before)."""
+    return _chars(data, 0, at) if at <= len(data) - at else n_chars - _chars(data, at, len(data))
 
 
 def _compact(tokens: PieceArrays) -> PieceArrays:
@@ -287,8 +300,8 @@ class TokenizeEngine:
         )
         if splice is None:
             return None
-        char_a = _chars(new, 0, splice.a)
-        char_b_old = len(last.layout.text) - _chars(new, splice.b, len(new))
+        char_a = _chars_upto(new, len(text), splice.a)
+        char_b_old = len(last.layout.text) - (len(text) - _chars_upto(new, len(text), splice.b))
         mid_ids, mid_starts, mid_ends = splice.mid
         layout = splice_layout(
             last.layout, text, char_a=char_a, char_b_old=char_b_old, first=splice.first + last.n_bos,
