@@ -45,9 +45,10 @@ def copies(screen: Screen[Any]) -> list[Copy]:
     """What ``screen`` can copy, its main thing (``ctrl+c``) first. A view whose module is not
     imported yet cannot be the screen: none is imported here (the footer asks on the first frame,
     and importing every view then held the UI thread while a long ``--text`` was being counted)."""
-    ChatScreen, CompareScreen, DiagnosticsScreen = _loaded("chat"), _loaded("compare"), _loaded("diagnostics")
-    ExplainScreen, MetadataScreen, StreamScreen = _loaded("explain"), _loaded("metadata"), _loaded("stream")
-    TokenizeScreen, VocabScreen = _loaded("tokenize"), _loaded("vocab")
+    ChatScreen, CompareScreen = _loaded("chat", "ChatScreen"), _loaded("compare", "CompareScreen")
+    DiagnosticsScreen, ExplainScreen = _loaded("diagnostics", "DiagnosticsScreen"), _loaded("explain", "ExplainScreen")
+    MetadataScreen, StreamScreen = _loaded("metadata", "MetadataScreen"), _loaded("stream", "StreamScreen")
+    TokenizeScreen, VocabScreen = _loaded("tokenize", "TokenizeScreen"), _loaded("vocab", "VocabScreen")
 
     if isinstance(screen, TokenizeScreen):
         return _tokenize_copies(screen)
@@ -98,13 +99,11 @@ def copy_commands(screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield SystemCommand(copy[0], f"To the clipboard ({key})", lambda c=copy: run_copy(screen.app, c))
 
 
-def _loaded(module: str) -> Any:
-    """The screen class of ``tui_tok.ui.screens.<module>`` if that module is imported, else a class
+def _loaded(module: str, name: str) -> Any:
+    """Class ``name`` of ``tui_tok.ui.screens.<module>`` if that module is imported, else a class
     no screen is an instance of."""
-    from tui_tok.ui.app import SCREENS
-
     found = sys.modules.get(f"tui_tok.ui.screens.{module}")
-    return getattr(found, SCREENS[module]) if found is not None else _NotLoaded
+    return getattr(found, name) if found is not None else _NotLoaded
 
 
 class _NotLoaded:
