@@ -90,3 +90,44 @@ def test_long_text_reports_count_then_progress_and_stops(name: str) -> None:
     calls: list[int] = []
     stopped = TokenizeEngine().layout(tok, _request(0, text), stop=lambda: calls.append(1) or True)
     assert stopped is None and len(calls) == 1
+
+
+@pytest.mark.parametrize("at_fraction", [0.0, 0.001, 0.3, 0.5, 0.7, 0.999, 1.0])
+def test_characters_before_a_byte_counted_on_either_side(at_fraction: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui_tok.explore import tokenize_engine
+
+    monkeypatch.setattr(tokenize_engine, "CHAR_SLICE", 1000)  # several slices
+    text = ("aé日🙂\n" * 3000)[:-1]
+    data = text.encode()
+    at = len(text[: int(len(text) * at_fraction)].encode())  # a character boundary
+    assert tokenize_engine._chars_upto(data, len(text), at) == len(data[:at].decode())
+
+
+@pytest.mark.parametrize("name", [DEFAULT_SAMPLE, "ggml-vocab-bert-bge.gguf", "rwkv-world-vocab.gguf"])
+def test_spliced_byte_offsets_are_moved_in_their_own_buffers_and_stay_exact(name: str) -> None:
+    # a key makes no new full-length offset columns (10 MB of text: 2 x 12 MB a key), and every
+    # insertion, deletion and replacement leaves them those of a fresh tokenization
+    import random
+
+    tok = load_tokenizer(ASSETS / name)
+    engine = TokenizeEngine()
+    text = TEXT * 40
+    assert engine.layout(tok, _request(0, text)) is not None
+    rng = random.Random(7)
+    buffers: set[int] = set()
+    for generation in range(1, 13):
+        at = rng.randrange(len(text))
+        cut = rng.choice([0, 0, 1, 5, 40])
+        text = text[:at] + rng.choice(["", "x", "zq 7", "日本 ", "\n"]) + text[at + cut :]
+        got = engine.layout(tok, _request(generation, text))
+        assert got is not None and not got[1]
+        ids, starts, ends = tok.tokenize_arrays(text, add_special=False, parse_special=True)
+        exact = engine._exact
+        assert exact is not None
+        assert [c.tolist() for c in exact.inner] == [ids.tolist(), starts.tolist(), ends.tolist()]
+        assert got[0].ids.tolist() == tok.encode(text, add_special=True, parse_special=True)
+        if generation > 1:
+            assert exact.inner[1].base is not None
+            buffers.add(id(exact.inner[1].base))
+    assert engine.spliced == 12
+    assert len(buffers) == 1  # the same buffer, key after key

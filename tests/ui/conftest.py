@@ -25,7 +25,7 @@ _ran = [0]
 
 @pytest.fixture(autouse=True)
 def _unfreeze_the_heap() -> Iterator[None]:
-    """The app freezes what is alive once its views are built (``app._freeze_heap``: the collector
+    """The app freezes what is alive once its views are built (``ui.builds.freeze_heap``: the collector
     then skips it); the apps of finished tests go back to the collector every few tests (a full
     collection after every test made the UI tests half again as slow), and what survives is
     frozen again. Without this, every app of the run stayed in memory (a worker reached 12 GB)."""

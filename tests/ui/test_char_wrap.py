@@ -98,3 +98,27 @@ def test_document_text_and_line_starts_kept_across_edits(text: str, insert: str,
         0,
         *[i + 1 for i, c in enumerate(expected) if c == "\n"],
     ]
+
+
+WIDE_PARTS = ["a", "日", "🙂", "\u200b", "\ufe0f", "\u0301", "\x01", "é", "x" * 7, "\u3000"]
+
+
+@SETTINGS
+@given(lines=st.lists(st.lists(st.sampled_from(WIDE_PARTS), max_size=40).map("".join), max_size=8),
+       width=st.integers(1, 12))  # fmt: skip
+def test_rows_of_many_lines_at_once_as_one_by_one(lines: list[str], width: int) -> None:
+    # the numpy wrap of lines without tabs (a character wider than the row, zero-width ones at a row's start)
+    want = [len(char_wrap.char_wrap_offsets(editor_text(line), width, 4)) + 1 for line in lines]
+    assert char_wrap.greedy_rows(lines, width).tolist() == want
+
+
+def test_a_wrap_at_the_same_width_counts_no_rows_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = wrapped("日本語 " * 40 + "\nplain\n" + "🙂" * 30, 9)
+    rows = doc._rows.tolist()
+    calls: list[int] = []
+    count = AdaptiveWrappedDocument._count_rows
+    monkeypatch.setattr(AdaptiveWrappedDocument, "_count_rows", lambda self, *a: calls.append(1) or count(self, *a))
+    doc.wrap(9, 4)  # TextArea wraps again at the width it has when shown
+    assert calls == [] and doc._rows.tolist() == rows
+    doc.wrap(7, 4)
+    assert calls == [1] and doc._rows.tolist() == wrapped(doc.document.text, 7)._rows.tolist()

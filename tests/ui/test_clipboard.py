@@ -4,6 +4,8 @@ checked on the app's clipboard (what ``App.copy_to_clipboard`` was given), with 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from textual.widgets import DataTable
@@ -199,3 +201,16 @@ async def test_clicking_a_chat_id_selects_its_token() -> None:
         await pilot.click(strip, offset=(x + strip.gutter.left, strip.gutter.top))
         await pilot.pause()
         assert app.screen.query_one("#chat-view", TokenView).cursor == 2 and strip.cursor == 2
+
+
+def test_asking_what_a_view_copies_imports_no_other_view() -> None:
+    # the footer asks on the first frame: importing every view then held the UI thread (10 MB --text)
+    code = (
+        "import sys\n"
+        "from textual.screen import Screen\n"
+        "from tui_tok.ui.clipboard import copies\n"
+        "assert copies(Screen()) == []\n"
+        "print(sorted(m for m in sys.modules if m.startswith('tui_tok.ui.screens.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

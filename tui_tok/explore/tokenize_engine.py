@@ -27,7 +27,7 @@ from tui_tok.explore.incremental import (
     tokenize_chunked,
 )
 from tui_tok.explore.layout import KIND_NAMES, TokenLayout, kind_codes, layout_arrays
-from tui_tok.explore.layout_splice import join_shifted, splice_layout
+from tui_tok.explore.layout_splice import splice_layout
 from tui_tok.explore.token_info import token_rows
 from tui_tok.explore.vocab_index import VocabIndex, token_facts
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
@@ -55,6 +55,10 @@ PIECE_CHARS = 100_000
 a short stretch of work (benchmarks/NOTES.md), after which the UI thread gets the interpreter back."""
 CUT_PIECES = 16
 """A long text of a family with proven cuts is tokenized in about this many stretches (``_pieces``)."""
+CHAR_SLICE = 1 << 20
+"""Bytes counted at a time by ``_chars``."""
+SPARE_TOKENS = 1 << 16
+"""Room for tokens a spliced result's byte offsets get beyond its own (``_spliced_offsets``)."""
 MOSTLY_NEW = 4
 """A provisional request whose line cache lacks more than 1/``MOSTLY_NEW`` of the text (a paste)
 is tokenized exactly at once: line by line would cost as much, and then be done again."""
@@ -76,11 +80,22 @@ class _Exact:
 
 def _chars(data: bytes, a: int, b: int) -> int:
     """Characters in ``data[a:b]`` (valid UTF-8: ``_splice`` encodes strictly): its bytes that do
-    not continue a character, counted with numpy (decoding a 10 MB tail took ~20 ms a key)."""
+    not continue a character, counted with numpy (decoding a 10 MB tail took ~20 ms a key), in
+    slices of ``CHAR_SLICE`` bytes (whole, its two 10 MB temporaries were fresh pages each key)."""
     if b - a < 4096:
         return len(data[a:b].decode("utf-8"))
-    view = np.frombuffer(data, dtype=np.uint8)[a:b]
-    return b - a - int(np.count_nonzero((view & 0xC0) == 0x80))
+    view = np.frombuffer(data, dtype=np.uint8)
+    follow = 0
+    for at in range(a, b, CHAR_SLICE):
+        part = view[at : min(b, at + CHAR_SLICE)]
+        follow += int(np.count_nonzero((part & 0xC0) == 0x80))
+    return b - a - follow
+
+
+def _chars_upto(data: bytes, n_chars: int, at: int) -> int:
+    """Characters in ``data[:at]`` when ``data`` holds ``n_chars``: counted on the shorter side
+    of ``at`` (a key near the end of a 10 MB text counts its few last bytes, not the 10 MB before)."""
+    return _chars(data, 0, at) if at <= len(data) - at else n_chars - _chars(data, at, len(data))
 
 
 def _compact(tokens: PieceArrays) -> PieceArrays:
@@ -103,6 +118,8 @@ class TokenizeEngine:
         self._chunks: tuple[Tokenizer, ChunkCache | None] | None = None
         self._exact: _Exact | None = None
         self.spliced = 0
+        self._buffers: tuple[np.ndarray | None, ...] = ()
+        """The buffers of the last exact result's byte offsets (``_spliced_offsets``)."""
         self._planner = EditPlanner()
         """Exact results made by splicing an edit into the last one (tests check the fast path ran)."""
 
@@ -261,6 +278,7 @@ class TokenizeEngine:
     def _remember(
         self, tok: Tokenizer, request: TokenizeRequest, layout: TokenLayout, data: bytes, tokens: PieceArrays
     ) -> None:
+        self._buffers = ()  # the last splice's: no longer the exact result's
         added = len(tok.tokenize_arrays(b"", add_special=request.add_special)[0])
         n_bos = int(request.add_special and tok.vocab.add_bos)
         n = len(tokens[0])
@@ -289,33 +307,53 @@ class TokenizeEngine:
         )
         if splice is None:
             return None
-        char_a = _chars(new, 0, splice.a)
-        char_b_old = len(last.layout.text) - _chars(new, splice.b, len(new))
+        char_a = _chars_upto(new, len(text), splice.a)
+        char_b_old = len(last.layout.text) - (len(text) - _chars_upto(new, len(text), splice.b))
+        old_layout, n_bos = last.layout, last.n_bos
+        starts, ends = self._spliced_offsets(last, splice, len(new))
+        # the old text's bytes and offsets go before the new layout's columns are made (a lower peak)
+        self._exact = last = None
         mid_ids, mid_starts, mid_ends = splice.mid
         layout = splice_layout(
-            last.layout, text, char_a=char_a, char_b_old=char_b_old, first=splice.first + last.n_bos,
-            stop=splice.stop + last.n_bos, mid_ids=mid_ids, mid_starts=mid_starts, mid_ends=mid_ends,
+            old_layout, text, char_a=char_a, char_b_old=char_b_old, first=splice.first + n_bos,
+            stop=splice.stop + n_bos, mid_ids=mid_ids, mid_starts=mid_starts, mid_ends=mid_ends,
             kinds_by_id=kinds, n_bytes=len(new),
         )  # fmt: skip
-        inner = self._spliced_inner(last, splice, layout)
-        self._exact = _Exact(tok, request.add_special, request.parse_special, new, inner, last.n_bos, layout)
+        inner = (layout.ids[n_bos : n_bos + len(starts)], starts, ends)  # the layout's ids between BOS and EOS
+        self._exact = _Exact(tok, request.add_special, request.parse_special, new, inner, n_bos, layout)
         self.spliced += 1
         return layout
 
-    @staticmethod
-    def _spliced_inner(last: _Exact, splice: Splice, layout: TokenLayout) -> PieceArrays:
-        """``_compact(splice.tokens(last.inner))`` without its full-length temporaries: the ids are
-        a view of the new layout's (which hold them between the BOS and EOS), the byte offsets are
-        written shifted straight into int32 columns (10 MB of text: 3M tokens, ~70 MB less per key)."""
-        old_ids, old_starts, old_ends = last.inner
+    def _spliced_offsets(self, last: _Exact, splice: Splice, n_new_bytes: int) -> tuple[np.ndarray, np.ndarray]:
+        """The byte offsets of ``splice.tokens(last.inner)``, written into the old columns' own buffers
+        when they have room (the tail moved and shifted in place), else into new ones with
+        ``SPARE_TOKENS`` to spare: a key in a 10 MB text (3M tokens) makes no new 12 MB columns."""
+        _, old_starts, old_ends = last.inner
         mid_ids, mid_starts, mid_ends = splice.mid
         first, stop, shift = splice.first, splice.stop, splice.b - splice.b_old
-        n = first + len(mid_ids) + len(old_ids) - stop
-        ids = layout.ids[last.n_bos : last.n_bos + n]
-        dtype = np.int32 if len(last.data) + shift < 2**31 else np.int64  # len(last.data) + shift: the new length
-        starts = join_shifted([(old_starts[:first], 0), (mid_starts, splice.a), (old_starts[stop:], shift)], dtype)
-        ends = join_shifted([(old_ends[:first], 0), (mid_ends, splice.a), (old_ends[stop:], shift)], dtype)
-        return ids, starts, ends
+        n_old = len(old_starts)
+        n = first + len(mid_ids) + n_old - stop
+        dtype = np.int32 if n_new_bytes < 2**31 else np.int64
+        out = []
+        for old, mid in ((old_starts, mid_starts), (old_ends, mid_ends)):
+            buf = old.base if old.base is not None and self._owned(old) else None
+            if buf is None or buf.dtype != dtype or len(buf) < n:
+                buf = np.empty(n + SPARE_TOKENS, dtype=dtype)
+                buf[:first] = old[:first]
+            at = first + len(mid_ids)
+            tail = buf[at : at + n_old - stop]
+            tail[...] = old[stop:]  # an overlapping move: numpy copies through a buffer
+            if shift:
+                tail += shift
+            buf[first:at] = mid
+            buf[first:at] += splice.a
+            out.append(buf[:n])
+        self._buffers = (out[0].base, out[1].base)
+        return out[0], out[1]
+
+    def _owned(self, column: np.ndarray) -> bool:
+        """Is ``column`` a view of a buffer of ``_spliced_offsets``'s (written in place by the next key)?"""
+        return any(column.base is b for b in self._buffers)
 
     def kinds_by_id(self, tok: Tokenizer) -> np.ndarray:
         # once per tokenizer: a kind code per id, so a layout never reads Token.kind

@@ -12,8 +12,8 @@ this module imports only Textual. A file that cannot be read ends the app, and `
 raises its one-line error on the shell. An app given a file read already opens on its views.
 The chosen colour theme is remembered between runs (``ui/settings.py``).
 The tokenizer, the vocabulary index and the lint report are built in background workers, one
-after the other; views watch ``tokenizer`` / ``vocab_index`` / ``lint_report`` and fill in when
-they arrive.
+after the other (``ui/builds.py``; with a long text the last two wait for pauses in typing);
+views watch ``tokenizer`` / ``vocab_index`` / ``lint_report`` and fill in when they arrive.
 """
 
 from __future__ import annotations
@@ -39,11 +39,11 @@ from textual.widgets import Static
 
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.visible import visible
+from tui_tok.ui.builds import BackgroundBuilds
 from tui_tok.ui.data_actions import DataActions
 from tui_tok.ui.data_keys import BINDINGS as DATA_BINDINGS
 from tui_tok.ui.drop_controls import DROP_CONTROLS
 from tui_tok.ui.gc_pacing import GcPacer
-from tui_tok.ui.messages import LintDone, TokenizerLoaded, VocabIndexBuilt
 from tui_tok.ui.session import Session
 from tui_tok.ui.settings import load_settings, save_setting
 from tui_tok.ui.textual_compat import compat_ok, key_bindings, plain_requested, status
@@ -62,9 +62,6 @@ if TYPE_CHECKING:
 
 SAMPLE_TEXT = "Hello world! The tokenizer splits text into pieces.\n日本語 🙂 naïve café\n\tx = 42  # tab, spaces"
 """What the tokenize view shows first."""
-
-TEXT_WAIT_S = 60.0
-"""The longest the index and lint builds wait for a long text's tokenization (``TuiTokApp._after_text``)."""
 
 VIEWS = (("tokenize", "Tokenize"), ("stream", "Stream"), ("vocab", "Vocab"), ("metadata", "Metadata"), ("chat", "Chat"),
          ("diagnostics", "Lint"))  # fmt: skip
@@ -143,7 +140,7 @@ class LoadingScreen(Screen[None]):
         loading.update(f"loading {self.file_name}… {line}" if line else f"loading {self.file_name}…")
 
 
-class TuiTokApp(DataActions, TextBoxActions, App[int]):
+class TuiTokApp(BackgroundBuilds, DataActions, TextBoxActions, App[int]):
     """Explore the tokenizer of one GGUF file."""
 
     CSS_PATH = "app.tcss"
@@ -214,7 +211,8 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
         """The second file of ``--compare`` (the compare view, F7)."""
         self.compare_label: str | None = None
         """The name to show for it (None: its file name)."""
-        self.initial_text = text
+        self._first_text: str | None = text
+        """The text to open on when ``opening`` gives none (the sample); dropped once opened."""
         self.opening = opening
         # before the views are made: the tokenize view's check box starts from it
         self.set_reactive(TuiTokApp.keep_cr_in_pastes, load_settings().get("keep_cr_in_pastes") is True)
@@ -236,7 +234,7 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
         self.pending_metadata_key: tuple[str, int | None, int | None] | None = None
         """A metadata key (and template line) the metadata view should show when it next shows."""
         self.text_idle = threading.Event()
-        """Clear while the tokenize view tokenizes a long text whole: the index and lint wait (``_after_text``)."""
+        """Clear while the tokenize view tokenizes a long text whole: the index and lint wait (``BackgroundBuilds.wait_quiet``)."""
         self.text_idle.set()
         self.gc_pacer = GcPacer(self)
         """Collects garbage between frames (automatic collection is off while the app runs)."""
@@ -258,8 +256,9 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
             bindings = key_bindings(self)
             if "f7" in bindings:
                 bindings["f7"] = [replace(b, show=True) for b in bindings["f7"]]
-        text = self.initial_text if opened.text is None else opened.text
-        self.initial_text = text
+        text = (self._first_text or "") if opened.text is None else opened.text
+        # not kept: after a key in a 10 MB text the text it started with (36 MB as a str with one emoji) stayed alive
+        self._first_text = None
         self.set_reactive(TuiTokApp.text, text)
         self.sub_title = visible(self.session.name)
 
@@ -331,6 +330,7 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
         return [*super().get_line_filters(), DROP_CONTROLS]
 
     async def on_event(self, event: events.Event) -> None:
+        self.activity_from(event)  # the background builds wait for pauses in typing (``ui/builds.py``)
         if isinstance(event, events.Key) and type_to_search(self, event):
             return
         await super().on_event(event)
@@ -342,68 +342,6 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
             self.build_tokenizer()
         else:
             self.build_index()
-
-    @work(thread=True, exclusive=True, group="load", description="building the tokenizer")
-    def build_tokenizer(self) -> None:
-        from tui_tok.errors import TuiTokError
-        from tui_tok.loader import load_tokenizer
-
-        start = time.perf_counter()
-        try:
-            with self.session.lock:
-                tok = load_tokenizer(self.session.gguf)
-                # without BOS/EOS: a vocab that wants one it lacks (llama.cpp asserts) still
-                # tokenizes with add special off; the tokenize view shows that error itself
-                tok.tokenize("warm up: Hello 1, 日本 🙂\n", add_special=False, parse_special=True)
-        except TuiTokError as exc:
-            self.post_message(TokenizerLoaded(None, str(exc), time.perf_counter() - start))
-        except Exception as exc:  # a bug in the engine: still show the file
-            self.post_message(TokenizerLoaded(None, f"internal error: {type(exc).__name__}: {exc}", 0.0))
-        else:
-            self.post_message(TokenizerLoaded(tok, None, time.perf_counter() - start))
-
-    @work(thread=True, exclusive=True, group="index", description="indexing the vocabulary")
-    def build_index(self) -> None:
-        from tui_tok.explore.vocab_index import build_vocab_index
-
-        self._after_text()
-        start = time.perf_counter()
-        index = build_vocab_index(self.session.metadata)
-        self.post_message(VocabIndexBuilt(index, time.perf_counter() - start))
-
-    def on_tokenizer_loaded(self, message: TokenizerLoaded) -> None:
-        from tui_tok.ui.screens.tokenize import WORKER_ONLY_CHARS
-
-        if message.tokenizer is not None and len(self.text) > WORKER_ONLY_CHARS and self.current_mode == "tokenize":
-            self.text_idle.clear()  # the tokenize view's worker sets it again (``_after_text``)
-        self.tokenizer_ready_at = time.perf_counter()
-        self.tokenizer_error = message.error
-        self.tokenizer = message.tokenizer
-        if self.text_idle.is_set():  # else once the long text is tokenized (the index waits for it, then freezes)
-            _freeze_heap()
-        self.build_index()  # one build at a time: two threads would starve the UI of the GIL
-
-    def on_vocab_index_built(self, message: VocabIndexBuilt) -> None:
-        self.vocab_index = message.index
-        _freeze_heap()
-        self.run_lint()  # last: the views a user looks at first are ready before it
-
-    @work(thread=True, exclusive=True, group="lint", description="linting the tokenizer")
-    def run_lint(self) -> None:
-        from tui_tok.explore.lint import lint_gguf
-
-        self._after_text()
-        # the lock only around each tokenizer call: typing in the tokenize view waits for one call, not the lint
-        report = lint_gguf(self.session.gguf, tokenizer=self.tokenizer, lock=self.session.lock)
-        self.post_message(LintDone(report))
-
-    def _after_text(self) -> None:
-        """In a build's worker: wait (``TEXT_WAIT_S`` at most) while a long text is tokenized whole
-        (``text_idle``): run beside it, the index and lint made its count come much later."""
-        self.text_idle.wait(TEXT_WAIT_S)
-
-    def on_lint_done(self, message: LintDone) -> None:
-        self.lint_report = message.report
 
     def watch_keep_cr_in_pastes(self, value: bool) -> None:
         save_setting("keep_cr_in_pastes", value)
@@ -455,17 +393,6 @@ class TuiTokApp(DataActions, TextBoxActions, App[int]):
         yield from self.data_commands(screen)
 
 
-def _freeze_heap() -> None:
-    """Exempt what is alive now (the vocabulary, tables, widgets) from the garbage collector.
-
-    A full collection walks every tracked object: with a loaded vocabulary it came every few
-    dozen keystrokes and was the slowest keystroke. The vocabulary and index live
-    as long as the app, so freezing them loses nothing; later garbage is collected as usual.
-    """
-    gc.collect()
-    gc.freeze()
-
-
 def open_model(model_path: str | Path) -> GGUFFile:
     """Read ``model_path`` as the explorer does: with the merges' text kept (``Vocab.merges_text``),
     which the BPE encoder searches and cuts instead of joining 150k-515k strings again."""
@@ -492,7 +419,7 @@ def run_app(opening: Opening, *, session: SessionState | None = None) -> int:
     if app.load_error is not None:
         raise app.load_error
     while app.relaunch is not None:  # "Open model…" / "Compare with…": the same state on the new file(s)
-        gc.unfreeze()  # the model left behind was frozen (``_freeze_heap``): back to the collector
+        gc.unfreeze()  # the model left behind was frozen (``builds.freeze_heap``): back to the collector
         app = relaunched_app(app.relaunch)
         result = app.run()
     return int(result or 0)

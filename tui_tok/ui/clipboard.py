@@ -10,6 +10,7 @@ instead of being cut short. The text forms are ``explore/copy_forms.py``'s.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -41,15 +42,13 @@ def copy_text(app: App[Any], text: str, what: str) -> bool:
 
 
 def copies(screen: Screen[Any]) -> list[Copy]:
-    """What ``screen`` can copy, its main thing (``ctrl+c``) first."""
-    from tui_tok.ui.screens.chat import ChatScreen
-    from tui_tok.ui.screens.compare import CompareScreen
-    from tui_tok.ui.screens.diagnostics import DiagnosticsScreen
-    from tui_tok.ui.screens.explain import ExplainScreen
-    from tui_tok.ui.screens.metadata import MetadataScreen
-    from tui_tok.ui.screens.stream import StreamScreen
-    from tui_tok.ui.screens.tokenize import TokenizeScreen
-    from tui_tok.ui.screens.vocab import VocabScreen
+    """What ``screen`` can copy, its main thing (``ctrl+c``) first. A view whose module is not
+    imported yet cannot be the screen: none is imported here (the footer asks on the first frame,
+    and importing every view then held the UI thread while a long ``--text`` was being counted)."""
+    ChatScreen, CompareScreen = _loaded("chat", "ChatScreen"), _loaded("compare", "CompareScreen")
+    DiagnosticsScreen, ExplainScreen = _loaded("diagnostics", "DiagnosticsScreen"), _loaded("explain", "ExplainScreen")
+    MetadataScreen, StreamScreen = _loaded("metadata", "MetadataScreen"), _loaded("stream", "StreamScreen")
+    TokenizeScreen, VocabScreen = _loaded("tokenize", "TokenizeScreen"), _loaded("vocab", "VocabScreen")
 
     if isinstance(screen, TokenizeScreen):
         return _tokenize_copies(screen)
@@ -98,6 +97,17 @@ def copy_commands(screen: Screen[Any]) -> Iterable[SystemCommand]:
     for n, copy in enumerate(copies(screen)):
         key = "ctrl+c outside text boxes" if n == 0 else "palette"
         yield SystemCommand(copy[0], f"To the clipboard ({key})", lambda c=copy: run_copy(screen.app, c))
+
+
+def _loaded(module: str, name: str) -> Any:
+    """Class ``name`` of ``tui_tok.ui.screens.<module>`` if that module is imported, else a class
+    no screen is an instance of."""
+    found = sys.modules.get(f"tui_tok.ui.screens.{module}")
+    return getattr(found, name) if found is not None else _NotLoaded
+
+
+class _NotLoaded:
+    """No screen is one (``_loaded``)."""
 
 
 def _tokenize_copies(screen: Any) -> list[Copy]:

@@ -6,8 +6,15 @@ every key: the edited text (a 9M-character ``str`` with one emoji is 36 MB), its
 the layout's columns. Each fresh page is a page fault: measured on the project's VM, splicing
 one character into that ``str`` took ~100 ms, of which ~90 were faults; with the blocks taken
 from the heap (where the last key's freed blocks are reused) ~10 ms. ``mallopt``
-(``M_MMAP_THRESHOLD``, ``M_TRIM_THRESHOLD``; glibc's ``malloc/malloc.c``) sets both thresholds
-for this process. Elsewhere (another libc, no ``mallopt``) nothing changes.
+(``M_MMAP_THRESHOLD``, ``M_TRIM_THRESHOLD``, ``M_ARENA_MAX``; glibc's ``malloc/malloc.c``) sets
+them for this process. Elsewhere (another libc, no ``mallopt``) nothing changes.
+
+One arena for every thread (``M_ARENA_MAX``): the tokenize view's workers make a key's new
+columns, the UI thread drops the old ones. With an arena per thread, blocks freed in one arena
+were not reused by the next key's worker in another, and an arena's heap (a 64 MB mapping) was
+given back whole and mapped afresh: every other key of a 10 MB text faulted in ~60 MB (0.05-0.2 s
+of system time), and the peak RSS rose with them (``python -m benchmarks big_text``). Threads
+take turns at the interpreter lock anyway, so they hardly ever wait for the one arena.
 """
 
 from __future__ import annotations
@@ -18,11 +25,15 @@ import sys
 
 M_TRIM_THRESHOLD = -1
 M_MMAP_THRESHOLD = -3
+M_ARENA_MAX = -8
+ARENAS = 1
 MMAP_FROM = 1 << 30
 """Blocks from 1 GB are still mapped (the default: from 128 KB, rising with use to 32 MB)."""
-TRIM_FROM = 32 << 20
-"""Free memory at the heap's top is given back once it exceeds 32 MB (default 128 KB): with 256 MB
-the peak RSS of a 10 MB text rose by ~190 MB over mapped blocks, with 32 MB by ~100 MB."""
+TRIM_FROM = 256 << 20
+"""Free memory at the heap's top is given back once it exceeds 256 MB (default 128 KB): a key in a
+10 MB text frees ~150 MB of old columns and text, which the next key takes again. (With an arena
+per thread, 256 MB raised the peak RSS by ~190 MB over mapped blocks; with one arena the freed
+blocks are reused and the peak fell, 10 MB of text, Qwen3: ~655 MB -> ~580 MB.)"""
 
 
 def reuse_freed_memory() -> bool:
@@ -36,4 +47,8 @@ def reuse_freed_memory() -> bool:
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
-    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_FROM)) and bool(mallopt(M_TRIM_THRESHOLD, TRIM_FROM))
+    return (
+        bool(mallopt(M_ARENA_MAX, ARENAS))
+        and bool(mallopt(M_MMAP_THRESHOLD, MMAP_FROM))
+        and bool(mallopt(M_TRIM_THRESHOLD, TRIM_FROM))
+    )

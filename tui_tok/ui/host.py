@@ -29,8 +29,6 @@ class ExplorerHost(Protocol):
     """Searchable vocabulary (None while it is being built)."""
     ids: Sequence[int]
     """Ids of the text in the tokenize view (the stream view replays them)."""
-    initial_text: str
-    """The text the app started with."""
     text: str
     """The text, as last typed in the tokenize view or the compare view (a reactive: views that
     show it watch it, and set it when it is edited in them)."""
@@ -45,6 +43,9 @@ class ExplorerHost(Protocol):
     vocabulary index and the lint wait for it, so they do not compete for the interpreter."""
     pending_metadata_key: tuple[str, int | None, int | None] | None
     """A metadata key (and template line) the metadata view should show when it next shows."""
+
+    def note_activity(self) -> None:
+        """Someone typed, or a long text's result was shown: the background builds wait for a pause."""
 
     def show_token_in_vocab(self, token_id: int) -> None:
         """Switch to the vocabulary view with ``token_id`` under the cursor."""

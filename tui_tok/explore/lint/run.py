@@ -67,12 +67,13 @@ class LintReport:
 
 
 def lint(metadata: Mapping[str, Any], *, tensors: Any = (), tokenizer: Any = UNSET, source: Any = None,
-         lock: Any = None) -> LintReport:  # fmt: skip
+         lock: Any = None, pause: Callable[[], object] | None = None) -> LintReport:  # fmt: skip
     """Lint one file's ``metadata`` (and its tensor index, for the vocabulary size).
 
     ``tokenizer``: one already built (the explorer's), None to build none (vocabulary look-ups
     only), or leave it out to build one when a check needs it. ``source``: the ``GGUFFile``, which
     builds the tokenizer faster. ``lock``: held around each call into a shared ``tokenizer``.
+    ``pause``: called before each check (the explorer waits there while someone types).
     """
     ctx = LintContext(metadata, shapes_of(tensors), given_tokenizer=tokenizer, source=source)
     if lock is not None:
@@ -80,6 +81,8 @@ def lint(metadata: Mapping[str, Any], *, tensors: Any = (), tokenizer: Any = UNS
     found: list[Finding] = []
     internal: list[str] = []
     for check in CHECKS:
+        if pause is not None:
+            pause()
         try:
             found.extend(check(ctx))
         except Exception as exc:  # a bug in a check: keep the others' findings, and say this one did not run
@@ -93,6 +96,8 @@ def lint(metadata: Mapping[str, Any], *, tensors: Any = (), tokenizer: Any = UNS
     return LintReport(tuple(found), ctx.load_error, tuple(internal))
 
 
-def lint_gguf(gguf: Any, *, tokenizer: Any = UNSET, lock: Any = None) -> LintReport:
+def lint_gguf(
+    gguf: Any, *, tokenizer: Any = UNSET, lock: Any = None, pause: Callable[[], object] | None = None
+) -> LintReport:
     """``lint`` of a ``GGUFFile``."""
-    return lint(gguf.metadata, tensors=gguf.tensors, tokenizer=tokenizer, source=gguf, lock=lock)
+    return lint(gguf.metadata, tensors=gguf.tensors, tokenizer=tokenizer, source=gguf, lock=lock, pause=pause)

@@ -361,6 +361,7 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         try:
             self._tokenize(job)
         finally:
+            self.tui.note_activity()  # the index and lint builds wait for a pause after it (``ui/builds.py``)
             self.tui.text_idle.set()  # the index and lint builds may go on (``_run``)
 
     def _tokenize(self, job: list[Any]) -> None:

@@ -108,6 +108,44 @@ def line_cells(lines: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return cells, plain, tabs
 
 
+def char_widths(lines: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Cells of every character of ``lines`` as drawn (tabs: 0), one array for all of them, and
+    where each line's characters start in it (then the total)."""
+    lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
+    bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    cps = np.frombuffer("".join(lines).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    bmp = cps < 0x10000
+    if bmp.all():
+        return bmp_widths()[cps], bounds
+    widths = np.empty(len(cps), dtype=np.int64)
+    widths[bmp] = bmp_widths()[cps[bmp]]
+    astral, where = np.unique(cps[~bmp], return_inverse=True)
+    sizes = [get_character_cell_size(editor_text(chr(cp))) for cp in astral.tolist()]
+    widths[~bmp] = np.array(sizes, dtype=np.int64)[where]
+    return widths, bounds
+
+
+def greedy_rows(lines: Sequence[str], width: int) -> np.ndarray:
+    """Rows of each of ``lines`` (without tabs) wrapped at the character as ``char_wrap_offsets``
+    wraps them, for all lines at once: each row takes the characters whose cells still fit (a
+    character wider than the row takes one of its own), found by a search in the running sum of
+    cell widths (a row holds at least one character of some width), one step per row of the longest line (a Python loop over every character of a
+    few thousand wide lines held the UI thread for ~0.25 s per wrap of a 10 MB text)."""
+    widths, bounds = char_widths(lines)
+    cum = np.concatenate(([0], np.cumsum(widths)))
+    rows = np.ones(len(lines), dtype=np.int64)
+    active = np.arange(len(lines))
+    at = bounds[:-1].copy()
+    while len(active):
+        fits = np.searchsorted(cum, cum[at] + width, side="right") - 1
+        # a row takes at least its first character of some width (with the zero-width ones before it)
+        nxt = np.maximum(fits, np.searchsorted(cum, cum[at], side="right"))
+        more = nxt < bounds[1:][active]
+        active, at = active[more], nxt[more]
+        rows[active] += 1
+    return rows
+
+
 def char_wrap_offsets(line: str, width: int, tab_width: int) -> list[int]:
     """Where ``line`` (as drawn) breaks into rows of ``width`` cells, at the character."""
     if width <= 0:
@@ -200,6 +238,8 @@ class AdaptiveWrappedDocument(WrappedDocument):
     """``line_cells`` of every line (character wrap; they do not depend on the width)."""
     _cells_of: object = None
     """The document and its version ``_cells`` were measured on."""
+    _rows_of: tuple[object, ...] | None = None
+    """The width, tab width and ``_cells`` that ``_rows`` were counted for (None: an edit changed them)."""
 
     @property
     def height(self) -> int:
@@ -217,7 +257,7 @@ class AdaptiveWrappedDocument(WrappedDocument):
         self._height = None
         if self._n_chars() < BIG_CHARS:
             self._by_char = False
-            self._cells = None
+            self._cells = self._rows_of = None
             super().wrap(width, tab_width)
             self._height = None
             return
@@ -226,8 +266,12 @@ class AdaptiveWrappedDocument(WrappedDocument):
         lines = self._exact_lines()
         if self._cells is None or self._cells_of != self._version() or len(self._cells[0]) != len(lines):
             self._cells = line_cells(lines)
-        self._rows = self._count_rows(lines, self._cells)
-        self._changed()
+        settings = (width, tab_width, self._cells)
+        if self._rows_of is None or any(a is not b and a != b for a, b in zip(self._rows_of, settings)):
+            # (TextArea wraps again at the width it has when it is shown: the same rows)
+            self._rows = self._count_rows(lines, self._cells)
+            self._rows_of = settings
+            self._changed()
         set_wrap_tables(
             self,
             offsets=_LineWrapOffsets(self),
@@ -260,6 +304,7 @@ class AdaptiveWrappedDocument(WrappedDocument):
             )
         new_rows = self._count_rows(new_lines, new_cells)
         self._rows = np.concatenate((self._rows[:top], new_rows, self._rows[old_bottom + 1 :]))
+        self._rows_of = None
         self._changed()
 
     def _version(self) -> tuple[int, int]:
@@ -287,8 +332,12 @@ class AdaptiveWrappedDocument(WrappedDocument):
             return np.ones(len(lines), dtype=np.int64)
         cells, plain, tabs = measured
         rows = np.maximum(1, (cells + width - 1) // width)
-        # a line with tabs or wide characters that may not fit: wrapped in Python (few)
-        for i in np.flatnonzero(~plain & (cells + tabs * min(tab_width, width) > width)).tolist():
+        odd = ~plain & (cells + tabs * min(tab_width, width) > width)  # tabs or wide characters, may not fit
+        wide = np.flatnonzero(odd & (tabs == 0))
+        if len(wide):
+            rows[wide] = greedy_rows([lines[i] for i in wide.tolist()], width)
+        # a line with tabs: wrapped in Python (a tab's width depends on its column; few)
+        for i in np.flatnonzero(odd & (tabs > 0)).tolist():
             rows[i] = len(char_wrap_offsets(editor_text(lines[i]), width, tab_width)) + 1
         return rows
 
