@@ -24,7 +24,7 @@ import numpy as np
 from tui_tok.errors import TuiTokError
 from tui_tok.explore.cut_edit import plan_cut_edit, table_for
 from tui_tok.explore.edit import Splice, edit_margin, plan_edit
-from tui_tok.tokenizer.core.tokens import Tokens
+from tui_tok.tokenizer.core.tokens import token_columns
 from tui_tok.tokenizer.core.types import PieceArrays, Token
 from tui_tok.tokenizer.cuts import CutTable
 from tui_tok.tokenizer.tokenizer import Tokenizer
@@ -62,16 +62,7 @@ class TokenArrays:
     @classmethod
     def of(cls, tokens: Sequence[Token], kinds_by_id: np.ndarray) -> TokenArrays:
         """From ``Token`` values; a ``Tokens`` (what ``Tokenizer.tokenize`` returns) gives its columns."""
-        if isinstance(tokens, Tokens):
-            return cls.columns((tokens.ids, tokens.starts, tokens.ends), kinds_by_id)
-        n = len(tokens)
-        ids = np.fromiter((t.id for t in tokens), dtype=np.int64, count=n)
-        return cls(
-            ids=ids,
-            starts=np.fromiter((t.start for t in tokens), dtype=np.int64, count=n),
-            ends=np.fromiter((t.end for t in tokens), dtype=np.int64, count=n),
-            kinds=kinds_by_id[ids] if n else np.zeros(0, dtype=np.uint8),
-        )
+        return cls.columns(token_columns(tokens), kinds_by_id)
 
 
 class ChunkCache:

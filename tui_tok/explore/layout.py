@@ -32,7 +32,7 @@ import numpy as np
 
 from tui_tok.explore.display import INVISIBLE, invisible_width
 from tui_tok.explore.flow import flow_rows, reflow_rows  # noqa: F401 - re-exported: the id strip's wrapping lived here
-from tui_tok.tokenizer.core.tokens import Tokens
+from tui_tok.tokenizer.core.tokens import Tokens, token_columns
 from tui_tok.tokenizer.core.types import Token, TokenKind
 
 KIND_CODES: dict[TokenKind, int] = {
@@ -146,17 +146,13 @@ def layout_tokens(text: str, tokens: Sequence[Token], *, kinds_by_id: np.ndarray
     ``kinds_by_id`` (from ``kind_codes``) saves reading each token's ``kind``.
     """
     n = len(tokens)
-    if isinstance(tokens, Tokens):  # ``Tokenizer.tokenize``'s columns: no Token is built
-        ids, bstart, bend = tokens.ids, tokens.starts, tokens.ends
-        token_kinds = map(tokens.kind_of, ids.tolist())
-    else:  # map + attrgetter keep these loops in C: a 100 KB text has ~30k tokens
-        ids = np.fromiter(map(attrgetter("id"), tokens), dtype=np.int64, count=n)
-        bstart = np.fromiter(map(attrgetter("start"), tokens), dtype=np.int64, count=n)
-        bend = np.fromiter(map(attrgetter("end"), tokens), dtype=np.int64, count=n)
-        token_kinds = map(attrgetter("kind"), tokens)
+    ids, bstart, bend = token_columns(tokens)
     if kinds_by_id is not None:
         kinds = kinds_by_id[ids] if n else np.zeros(0, dtype=np.uint8)
-    else:
+    else:  # a ``Tokens`` reads each kind from its table, building no Token
+        token_kinds = (
+            map(tokens.kind_of, ids.tolist()) if isinstance(tokens, Tokens) else map(attrgetter("kind"), tokens)
+        )
         kinds = np.fromiter(map(KIND_CODES.__getitem__, token_kinds), dtype=np.uint8, count=n)
     return layout_arrays(text, ids=ids, starts=bstart, ends=bend, kinds=kinds)
 
