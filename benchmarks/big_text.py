@@ -125,7 +125,9 @@ def _expected(model: Path, text: str, n_keys: int) -> tuple[int, list[tuple[str,
 def _run_app(model: Path, path: Path, first_line: str, count: int, keys: list[tuple[str, int]]) -> dict[str, object]:
     session = f"bigtext-bench-{os.getpid()}"
     env = f"PYTHONPATH={ROOT}"
-    command = f"cd {ROOT} && exec env {env} {sys.executable} -m tui_tok {model} --text {path}"
+    # BIG_TEXT_RUN replaces "-m tui_tok", e.g. "-m memray run -o out.bin -m tui_tok": a profiler around the app
+    run = os.environ.get("BIG_TEXT_RUN", "-m tui_tok")
+    command = f"cd {ROOT} && exec env {env} {sys.executable} {run} {model} --text {path}"
     start = time.perf_counter()
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command], check=True)
     out: dict[str, object] = {}

@@ -30,6 +30,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from tui_tok.explore.cells import Cells
 from tui_tok.explore.display import INVISIBLE, invisible_width
 from tui_tok.explore.flow import flow_rows, reflow_rows  # noqa: F401 - re-exported: the id strip's wrapping lived here
 from tui_tok.tokenizer.core.tokens import Tokens, token_columns
@@ -83,8 +84,8 @@ class TokenLayout:
     an edit inside a line changes no other line's phases (``line_phases``)."""
     line_starts: np.ndarray
     """int64 character index where each line starts; a line includes its trailing newline."""
-    cells_before: np.ndarray
-    """int32 (int64 past 2**31) cells taken by the characters before each character (length ``len(text) + 1``)."""
+    cells: Cells
+    """The cells taken by the characters before each character (``explore.cells``)."""
     n_bytes: int
     """UTF-8 length of ``text`` as the tokenizer encodes it (a lone surrogate U+DC80-DCFF is one raw byte)."""
     edit: Spliced | None = None
@@ -170,7 +171,7 @@ def layout_arrays(
         starts = bstart
         ends = np.where(bend > bstart, np.maximum(bend - 1, 0) + 1, starts)
         line_starts = np.concatenate(([0], np.flatnonzero(raw == 0x0A) + 1)).astype(np.int64)
-        cells_before: np.ndarray = np.arange(len(text) + 1, dtype=_cells_type(len(text)))
+        cells = Cells.plain(len(text))
     else:
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         # UTF-8 length of each character as the tokenizer encodes it: a lone surrogate
@@ -191,9 +192,7 @@ def layout_arrays(
         ).tolist():  # drawn as a code (shown_text): as many cells as it has characters
             widths[pos] = invisible_width(text[pos])
         del cps  # before the spans' arrays: a 10 MB text's code points are 40 MB
-        cells_before = np.empty(len(widths) + 1, dtype=_cells_type(2 * len(widths)))
-        cells_before[0] = 0
-        np.cumsum(widths, dtype=cells_before.dtype, out=cells_before[1:])
+        cells = Cells.of_widths(widths)
         del widths
         bstart = np.clip(bstart, 0, n_bytes)
         bend = np.clip(bend, bstart, n_bytes)
@@ -222,7 +221,7 @@ def layout_arrays(
         kinds=kinds,
         phases=line_phases(starts, line_starts),
         line_starts=line_starts,
-        cells_before=cells_before,
+        cells=cells,
         n_bytes=n_bytes,
     )
 
@@ -231,7 +230,7 @@ _INVISIBLE_BMP: np.ndarray | None = None
 
 
 def _cells_type(most: int) -> type:
-    """int32 for ``cells_before`` when its values fit (10 MB of text: 40 MB instead of 80), else int64."""
+    """int32 for character positions when they fit (a 10 MB text's 3M-token columns: 12 MB instead of 24), else int64."""
     return np.int32 if most < 2**31 - 64 else np.int64
 
 
@@ -319,10 +318,10 @@ def lines_rows(
         if hi >= layout.n_lines
         else layout.line_starts[lo + 1 : hi + 1]
     )
-    cells = layout.cells_before
+    cells = layout.cells
     # a line's rows: where its last character starts, in rows of `wrap` cells
     last = np.maximum(ends - 1, starts)
-    rows = np.where(ends > starts, (cells[last] - cells[starts]) // wrap + 1, 1)
+    rows = np.where(ends > starts, (cells.take(last) - cells.take(starts)) // wrap + 1, 1)
     breaks: dict[int, np.ndarray] = {}
     if hi > lo:
         a, b = int(starts[0]), int(ends[-1])
@@ -335,31 +334,24 @@ def lines_rows(
 
 
 def _coded_chars(layout: TokenLayout, a: int = 0, b: int | None = None) -> np.ndarray:
-    """Characters of ``[a, b)`` drawn wider than two cells (``display.invisible_form``), found
-    from the cells (in slices: a 10 MB text's whole difference would be a 40 MB temporary)."""
-    b = len(layout.text) if b is None else b
-    if layout.text.isascii():
-        return np.zeros(0, dtype=np.int64)
-    cells = layout.cells_before
-    step = 1 << 20
-    found = [np.flatnonzero(np.diff(cells[at : min(at + step, b) + 1]) > 2) + at for at in range(a, b, step)]
-    return np.concatenate(found).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
+    """Characters of ``[a, b)`` drawn wider than two cells (``display.invisible_form``)."""
+    return layout.cells.coded(a, len(layout.text) if b is None else b)
 
 
 def _greedy_breaks(layout: TokenLayout, line: int, coded: np.ndarray, *, width: int, wrap: int) -> np.ndarray:
     """The first character of each row of ``line``: a row takes the characters starting in its
     first ``wrap`` cells, and ends before a code (``coded``) that would run past ``width``."""
-    cells = layout.cells_before
+    cells = layout.cells
     ls, le = int(layout.line_starts[line]), layout.line_end(line)
     out = [ls]
     s = ls
     while s < le:
-        c0 = int(cells[s])
-        e = min(le, int(np.searchsorted(cells, cells.dtype.type(c0 + wrap), side="left")))
+        c0 = cells.before(s)
+        e = min(le, cells.char_at(c0 + wrap))
         j = int(np.searchsorted(coded, s, side="left"))
         while j < len(coded) and coded[j] < e:
             at = int(coded[j])
-            if int(cells[at + 1]) > c0 + width:
+            if cells.before(at + 1) > c0 + width:
                 e = max(at, s + 1)
                 break
             j += 1
@@ -385,10 +377,9 @@ def row_span(layout: TokenLayout, rows: Rows, y: int) -> tuple[int, int]:
     if b is not None:
         k = min(max(k, 0), len(b) - 1)
         return int(b[k]), int(b[k + 1]) if k + 1 < len(b) else le
-    starts = layout.cells_before[ls:le]
-    base = int(layout.cells_before[ls])
-    start = ls + int(np.searchsorted(starts, base + k * rows.wrap, side="left"))
-    end = ls + int(np.searchsorted(starts, base + (k + 1) * rows.wrap, side="left"))
+    base = layout.cells.before(ls)
+    start, end = layout.cells.chars_at(np.array([base + k * rows.wrap, base + (k + 1) * rows.wrap])).tolist()
+    start, end = min(max(start, ls), le), min(max(end, ls), le)
     return start, max(start, end)
 
 
@@ -396,8 +387,8 @@ def row_spans(layout: TokenLayout, rows: Rows, first: int, count: int) -> tuple[
     """``row_span`` of rows ``first .. first + count - 1`` (clipped to the rows there are), as two arrays.
 
     One vectorised pass, for a view that needs every visible row's span on each keystroke.
-    Works on the whole text's ``cells_before`` (it increases strictly, so a search from a line's
-    first cell lands inside that line).
+    Searches the whole text's cells (they increase strictly, so a search from a line's first
+    cell lands inside that line).
     """
     y = np.arange(max(0, first), max(0, min(first + count, rows.n_rows)), dtype=np.int64)
     if not len(y):
@@ -406,11 +397,9 @@ def row_spans(layout: TokenLayout, rows: Rows, first: int, count: int) -> tuple[
     k = y - rows.row_starts[line]
     ls = layout.line_starts[line]
     le = np.append(layout.line_starts[1:], len(layout.text))[line]
-    base = layout.cells_before[ls]
-    cells = layout.cells_before
-    # needles of the table's type (int32 for most texts): else numpy converts the whole table per call
-    start = np.minimum(np.searchsorted(cells, (base + k * rows.wrap).astype(cells.dtype), side="left"), le)
-    end = np.minimum(np.searchsorted(cells, (base + (k + 1) * rows.wrap).astype(cells.dtype), side="left"), le)
+    base = layout.cells.take(ls)
+    start = np.minimum(layout.cells.chars_at(base + k * rows.wrap), le)
+    end = np.minimum(layout.cells.chars_at(base + (k + 1) * rows.wrap), le)
     if rows.breaks:  # the few rows of greedily wrapped lines
         for at in np.flatnonzero(np.isin(line, list(rows.breaks))).tolist():
             start[at], end[at] = row_span(layout, rows, int(y[at]))
@@ -425,7 +414,7 @@ def row_of_char(layout: TokenLayout, rows: Rows, char: int) -> int:
     b = rows.breaks.get(line)
     if b is not None:
         return int(rows.row_starts[line]) + int(np.searchsorted(b, char, side="right")) - 1
-    rel = int(layout.cells_before[char] - layout.cells_before[int(layout.line_starts[line])])
+    rel = layout.cells.before(char) - layout.cells.before(int(layout.line_starts[line]))
     return int(rows.row_starts[line]) + rel // rows.wrap
 
 

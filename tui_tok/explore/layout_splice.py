@@ -65,19 +65,12 @@ def splice_layout(
     )).astype(np.int64)  # fmt: skip
     if char_b == len(text) and len(text):  # a stretch to the end: its final line start (after a last \n) only once
         line_starts = np.unique(line_starts)
-    cells_old = old.cells_before
-    base = int(cells_old[char_a])
-    shift = base + int(mid.cells_before[-1]) - int(cells_old[char_b_old])
-    cells_type = cells_old.dtype if int(cells_old[-1]) + max(shift, 0) < 2**31 - 64 else np.int64
-    cells_before = join_shifted(
-        [(cells_old[:char_a], 0), (mid.cells_before[:-1], base), (cells_old[char_b_old:], shift)], cells_type
-    )
     phases = _phases(old, mid, first, stop, char_b_old) if at_a and (at_b or stop == len(old.ids)) else None
     if phases is None:
         phases = _phases_around(starts, line_starts, old.phases, first, first + len(mid.ids), stop)
     return TokenLayout(
         text=text, ids=ids, starts=starts, ends=ends, kinds=kinds, phases=phases,
-        line_starts=line_starts, cells_before=cells_before, n_bytes=n_bytes,
+        line_starts=line_starts, cells=old.cells.splice(mid.cells, char_a, char_b_old), n_bytes=n_bytes,
         edit=Spliced(weakref.ref(old), char_a, char_b_old, first, stop),
     )  # fmt: skip
 

@@ -342,9 +342,9 @@ class TokenView(PaintClock, RowCache, CachedStyles, ScrollView, can_focus=True):
         if row >= self.rows.n_rows:
             return
         start, end = row_span(self.token_layout, self.rows, row)
-        # the character whose cells hold column x (cells_before counts wide and coded characters)
-        cells = self.token_layout.cells_before
-        char = int(np.searchsorted(cells[start : end + 1], int(cells[start]) + offset.x, side="right")) - 1 + start
+        # the character whose cells hold column x (the cells count wide and coded characters)
+        cells = self.token_layout.cells
+        char = min(max(cells.char_at(cells.before(start) + offset.x + 1) - 1, start), end)
         index = token_at(self.token_layout, min(char, max(end - 1, start)))
         if index >= 0:
             self.cursor = index
