@@ -213,7 +213,7 @@ class TokenizeEngine:
             counted(
                 np.asarray(
                     tok.encode(data, add_special=request.add_special, parse_special=request.parse_special),
-                    dtype=np.int64,
+                    dtype=np.int32,
                 )
             )
             counted = None
@@ -236,7 +236,7 @@ class TokenizeEngine:
                 time.sleep(0)  # let the UI thread run (it may be waiting for the interpreter)
         except _Restart:
             columns = [tok.tokenize_arrays(data, add_special=request.add_special, parse_special=request.parse_special)]
-        ids = np.concatenate([c[0] for c in columns]).astype(np.int64, copy=False)
+        ids = np.concatenate([c[0] for c in columns], dtype=np.int32)  # the layout's type
         starts = np.concatenate([c[1] for c in columns])
         ends = np.concatenate([c[2] for c in columns])
         byte_columns = (ids, starts, ends)

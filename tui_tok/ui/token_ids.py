@@ -14,19 +14,20 @@ import numpy as np
 
 
 class TokenIds(Sequence[int]):
-    """Read-only token ids backed by an int64 array."""
+    """Read-only token ids backed by an int32 or int64 array (a layout's own: no copy)."""
 
     __slots__ = ("_ids",)
     __hash__ = None  # type: ignore[assignment]  # equal to tuples, which hash otherwise
 
     def __init__(self, ids: np.ndarray) -> None:
-        view = np.asarray(ids, dtype=np.int64).view()
+        ids = np.asarray(ids)
+        view = (ids if ids.dtype in (np.int32, np.int64) else ids.astype(np.int64)).view()
         view.flags.writeable = False
         self._ids = view
 
     @property
     def array(self) -> np.ndarray:
-        """The ids as a read-only int64 array."""
+        """The ids as a read-only int32 or int64 array."""
         return self._ids
 
     def __len__(self) -> int:
