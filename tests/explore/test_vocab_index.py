@@ -169,6 +169,22 @@ def test_display_joins_one_line_per_piece(qwen3) -> None:
     assert np.all(np.diff(qwen3.line_starts) > 0)
 
 
+def test_display_reads_the_lines_of_joined(qwen3) -> None:
+    """``display`` (a ``JoinedLines``, no list of strings) is ``joined.split("\\n")`` by index too."""
+    import doctest
+
+    from tui_tok.explore import joined_lines
+
+    assert doctest.testmod(joined_lines).failed == 0
+    lines = qwen3.joined.split("\n")
+    assert len(qwen3.display) == len(lines) and list(qwen3.display) == lines
+    assert [qwen3.display[i] for i in range(len(lines))] == lines
+    assert qwen3.display[-1] == lines[-1] and qwen3.display[5:9] == lines[5:9]
+    with pytest.raises(IndexError):
+        qwen3.display[len(lines)]
+    assert len(build_vocab_index({"tokenizer.ggml.model": "llama"}).display) == 0
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(st.characters(blacklist_categories=()) | st.sampled_from("İΣσς ·Ġ▁\n\t\x00\udc80\u3000aA"), max_size=60),
        st.integers(0, 80))  # fmt: skip

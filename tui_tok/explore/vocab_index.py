@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
@@ -29,6 +29,7 @@ import numpy as np
 import regex
 
 from tui_tok.explore.display import PIECE_TABLE, display_piece
+from tui_tok.explore.joined_lines import JoinedLines
 from tui_tok.tokenizer.arrays.sorted_unique import sorted_unique
 from tui_tok.tokenizer.core.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, byte_encode
 from tui_tok.tokenizer.core.types import TokenType
@@ -61,8 +62,9 @@ class VocabIndex:
     model: str
     pieces: list[str]
     """Raw token texts as stored (``Ġthe``, ``▁the``, ``<0xE6>``)."""
-    display: list[str]
-    """One-line display of each piece (whitespace visible, invalid bytes as ``\\xNN``)."""
+    display: Sequence[str]
+    """One-line display of each piece (whitespace visible, invalid bytes as ``\\xNN``): lines of
+    ``joined``, read one at a time (``JoinedLines``: no list of strings)."""
     joined: str
     """``'\\n'.join(display)``: what regex searches scan."""
     folded: str
@@ -109,7 +111,8 @@ class VocabIndex:
 
 
 def _utf8_cost(cps: np.ndarray) -> np.ndarray:
-    cost = np.ones(len(cps), dtype=np.int64)
+    """UTF-8 bytes of each code point, as uint8 (one byte per character: a whole vocabulary's)."""
+    cost = np.ones(len(cps), dtype=np.uint8)
     cost += cps >= 0x80
     cost += cps >= 0x800
     cost += cps >= 0x10000
@@ -236,7 +239,7 @@ def _byte_lengths(tokens: list[str], types: np.ndarray, *, byte_level: bool) -> 
     if not tokens:
         return np.zeros(0, dtype=np.int64)
     raw = "".join(tokens)
-    cps = np.frombuffer(raw.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+    cps = np.frombuffer(raw.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     cost = _utf8_cost(cps)
     if byte_level:
         cost[cps < 0x144] = 1  # every GPT-2 byte character is below U+0144 and is one byte
@@ -244,7 +247,7 @@ def _byte_lengths(tokens: list[str], types: np.ndarray, *, byte_level: bool) -> 
         cost[cps == 0x2581] = 1  # ▁ stands for a space
     lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
     offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    sums = np.add.reduceat(cost, offsets) if len(cost) else np.zeros(len(tokens), dtype=np.int64)
+    sums = np.add.reduceat(cost, offsets, dtype=np.int64) if len(cost) else np.zeros(len(tokens), dtype=np.int64)
     sums[lengths == 0] = 0
     byte_tokens = (types == int(TokenType.BYTE)) & (lengths == 6)
     sums[byte_tokens] = 1
@@ -287,7 +290,7 @@ def build_vocab_index(metadata: Mapping[str, Any]) -> VocabIndex:
     return VocabIndex(
         model=model,
         pieces=tokens,
-        display=joined.split("\n") if n else [],
+        display=JoinedLines(joined, line_starts),
         joined=joined,
         folded=folded,
         folded_lower=_lower_same_length(folded),
