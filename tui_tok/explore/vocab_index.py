@@ -67,10 +67,6 @@ class VocabIndex:
     ``joined``, read one at a time (``JoinedLines``: no list of strings)."""
     joined: str
     """``'\\n'.join(display)``: what regex searches scan."""
-    folded: str
-    """``joined`` with every space marker (``·``, ``Ġ``, ``▁``) as a plain space: substring searches."""
-    folded_lower: str
-    """``folded`` lower-cased character by character (length kept): case-blind substring searches."""
     line_starts: np.ndarray
     """int64 offset of each piece in ``joined``."""
     types: np.ndarray
@@ -85,6 +81,19 @@ class VocabIndex:
     """Cache of ``decoded_view`` (built on first use: a pass over every piece)."""
     _decoded_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     """One build even when searches typed in a row all ask for it."""
+    _folded: dict[bool, str] = field(default_factory=dict, repr=False)
+    """Cache of ``folded``: built by the first substring search, not with the index (the index is
+    built in the background for every file; two more copies of ``joined`` held from start-up)."""
+
+    def folded(self, *, lower: bool = False) -> str:
+        """``joined`` with every space marker (``·``, ``Ġ``, ``▁``) as a plain space (substring
+        searches); ``lower``: then lower-cased character by character, length kept (case-blind)."""
+        with self._decoded_lock:
+            if False not in self._folded:
+                self._folded[False] = fold_spaces(self.joined)
+            if lower and True not in self._folded:
+                self._folded[True] = _lower_same_length(self._folded[False])
+        return self._folded[lower]
 
     def decoded_view(self) -> tuple[str, np.ndarray]:
         """What each piece decodes to, as regexes search it: ``æĹ¥æľ¬`` is ``日本``, ``Ġhello``
@@ -285,15 +294,12 @@ def build_vocab_index(metadata: Mapping[str, Any]) -> VocabIndex:
     raw_merges = metadata.get("tokenizer.ggml.merges")
     ranks = merge_ranks(tokens, _strings(raw_merges)) if raw_merges is not None else None
     joined, line_starts = _join_display(tokens)
-    folded = fold_spaces(joined)
     byte_level = model in BYTE_LEVEL_MODELS
     return VocabIndex(
         model=model,
         pieces=tokens,
         display=JoinedLines(joined, line_starts),
         joined=joined,
-        folded=folded,
-        folded_lower=_lower_same_length(folded),
         line_starts=line_starts,
         types=types,
         scores=scores,
@@ -344,8 +350,8 @@ def _compile(query: str, index: VocabIndex) -> tuple[str, Any, str]:
     # spaces match the space-folded copy, lower case matches the lower-cased copy
     text = query.translate(SPACE_FOLD)
     if any(c.isupper() for c in text):
-        return "substring", re.compile(f"{re.escape(text)}[^\\n]*"), index.folded
-    return "substring", re.compile(f"{re.escape(text)}[^\\n]*"), index.folded_lower
+        return "substring", re.compile(f"{re.escape(text)}[^\\n]*"), index.folded()
+    return "substring", re.compile(f"{re.escape(text)}[^\\n]*"), index.folded(lower=True)
 
 
 class SearchCancelled(Exception):
