@@ -11,7 +11,7 @@ from textual.expand_tabs import expand_tabs_inline
 from tui_tok.explore.display import editor_text
 from tui_tok.ui.widgets import char_wrap
 from tui_tok.ui.widgets.char_wrap import AdaptiveWrappedDocument, line_cells
-from tui_tok.ui.widgets.exact_document import ExactDocument
+from tui_tok.ui.widgets.exact_document import ExactDocument, spliced_text
 
 PARTS = ["a", "bc ", "\t", "日本", "🙂", "\u200b", "\r", "\x00", "é", " ", "x" * 30, "\u3000", "\x85"]
 LINE = st.lists(st.sampled_from(PARTS), max_size=12).map("".join)
@@ -122,3 +122,15 @@ def test_a_wrap_at_the_same_width_counts_no_rows_again(monkeypatch: pytest.Monke
     assert calls == [] and doc._rows.tolist() == rows
     doc.wrap(7, 4)
     assert calls == [1] and doc._rows.tolist() == wrapped(doc.document.text, 7)._rows.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="ab\n🙂é", max_size=30),
+    st.integers(0, 30),
+    st.integers(0, 30),
+    st.text(alphabet="ab\n🙂", max_size=4),
+)
+def test_a_spliced_text_is_the_slices_joined(old: str, i: int, j: int, text: str) -> None:
+    i, j = sorted((min(i, len(old)), min(j, len(old))))
+    assert spliced_text(old, i, j, text) == old[:i] + text + old[j:]
