@@ -88,6 +88,21 @@ def xterm_parser_base() -> type[Any]:
     return XTermParser
 
 
+def let_out_held_keys(parser: Any) -> list[Any]:
+    """What Textual's ``XTermParser`` holds back, as if its wait were over: after an ESC it waits
+    ``ESCAPE_DELAY`` for what follows (``ESC x`` may be alt+x or the start of a longer sequence)
+    and lets the keys out on the driver's next ``tick`` after that time. ``fast_paste`` calls it
+    before a paste and before the next ESC: a paste read with ``alt+x`` before it was applied
+    first (alt+x then cleared it), and ``alt+x`` followed in one read by an arrow key typed ``^x``
+    (Textual gives up a sequence cut by an ESC as plain characters). Sets the parser's deadline
+    (``Parser._timeout_time``) into the past and ticks. Fallback: nothing let out (the keys come
+    on the next tick, as in Textual)."""
+    if not overrides_on() or getattr(parser, "_timeout_time", None) is None:
+        return []
+    parser._timeout_time = float("-inf")
+    return list(parser.tick())
+
+
 def patch_linux_driver(name: str, value: object) -> bool:
     """Replace the global ``name`` that Textual's Linux driver looks up when it reads input.
 
@@ -437,8 +452,15 @@ def _driver_shape() -> bool:
     return hasattr(linux_driver, "XTermParser") and hasattr(linux_driver, "getincrementaldecoder")
 
 
+def _parser_shape() -> bool:
+    parser = xterm_parser_base()()
+    held = list(parser.feed("\x1bx")) == [] and parser._timeout_time is not None
+    parser._timeout_time = float("-inf")
+    return held and [e.key for e in parser.tick()] == ["alt+x"]
+
+
 _CHECKS: tuple[tuple[str, Callable[[], bool]], ...] = (
-    ("textual._xterm_parser.XTermParser", lambda: callable(getattr(xterm_parser_base(), "feed", None))),
+    ("textual._xterm_parser.XTermParser (feed, tick, _timeout_time)", _parser_shape),
     ("linux_driver.XTermParser/getincrementaldecoder", _driver_shape),
     ("Screen._compositor/_dirty_widgets/_on_timer_update", _screen_shape),
     ("Widget._scroll_update and its pending flags", _widget_shape),
