@@ -1,0 +1,81 @@
+"""Keys and pastes of one terminal read reach the box the cursor is in, in the order typed: a
+paste after alt+x (which clears the box) is not cleared by it, and keys typed right after Tab
+go to the box Tab moved to, not the one it left."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.app import App
+from textual.widgets import TextArea
+from ui_support import make_app, settle
+
+from support import ASSETS
+from tui_tok.ui.fast_paste import END, START, BulkPasteParser
+from tui_tok.ui.textual_compat import let_out_held_keys
+from tui_tok.ui.widgets.chat_messages import ChatMessages
+
+QWEN3 = ASSETS / "qwen3-vocab.gguf"
+SIZE = (120, 40)
+
+
+def read(app: App[object], data: str) -> None:
+    """Queue what the terminal parser makes of ``data``, one read, at once (as the Linux driver
+    does), then what it still holds as its ESC timeout would."""
+    parser = BulkPasteParser()
+    driver = app._driver  # where the terminal's keys come from
+    assert driver is not None
+    for event in [*parser.feed(data), *let_out_held_keys(parser)]:
+        event.set_sender(app)
+        driver.send_message(event)
+
+
+async def test_a_paste_after_alt_x_in_one_read_stays() -> None:
+    app = make_app(QWEN3, text="typed")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        editor = app.screen.query_one("#tok-input", TextArea)
+        assert app.focused is editor
+        read(app, "\x1bx" + START + "pasted" + END)
+        await settle(app, pilot)
+        assert editor.text == "pasted"
+        read(app, "\x01\x1bxab\t" + START + "P" + END)  # ctrl+a, alt+x, "ab", Tab (a tab here), a paste
+        await settle(app, pilot)
+        assert editor.text == "ab\tP"
+        assert list(app.ids) == app.tokenizer.encode("ab\tP")  # type: ignore[union-attr]
+
+
+async def _chat(app, pilot) -> list[TextArea]:  # type: ignore[no-untyped-def]
+    await settle(app, pilot)
+    await pilot.press("f5")
+    await settle(app, pilot)
+    editors: list[TextArea] = list(app.screen.query_one(ChatMessages).editors)
+    editors[1].focus()
+    await pilot.pause()
+    for editor in editors:
+        editor.move_cursor((0, 0))
+    return editors
+
+
+async def test_keys_right_after_tab_go_to_the_next_box() -> None:
+    app = make_app(QWEN3)
+    async with app.run_test(size=SIZE) as pilot:
+        editors = await _chat(app, pilot)
+        before = [e.text for e in editors]
+        read(app, "\tabc")
+        await settle(app, pilot)
+        assert app.focused is editors[2]
+        assert [e.text for e in editors] == [before[0], before[1], "abc" + before[2], before[3]]
+        read(app, "\x1b[Zxy")  # shift+Tab, "xy"
+        await settle(app, pilot)
+        assert app.focused is editors[1]
+        assert [e.text for e in editors] == [before[0], "xy" + before[1], "abc" + before[2], before[3]]
+
+
+async def test_tab_in_the_tokenize_box_still_types_a_tab() -> None:
+    app = make_app(QWEN3, text="")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        editor = app.screen.query_one("#tok-input", TextArea)
+        read(app, "a\tb")
+        await settle(app, pilot)
+        assert app.focused is editor and editor.text == "a\tb"
