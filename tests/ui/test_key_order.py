@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.app import App
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
 from ui_support import make_app, settle
 
 from support import ASSETS
@@ -42,6 +42,25 @@ async def test_a_paste_after_alt_x_in_one_read_stays() -> None:
         await settle(app, pilot)
         assert editor.text == "ab\tP"
         assert list(app.ids) == app.tokenizer.encode("ab\tP")  # type: ignore[union-attr]
+
+
+async def test_select_all_and_clear_act_after_the_keys_typed_before_them() -> None:
+    """ctrl+a and alt+x are the app's priority keys: they ran before the box had typed the keys read
+    with them (``xy`` ctrl+a ``z`` gave ``xyz``)."""
+    app = make_app(QWEN3, text="")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        editor = app.screen.query_one("#tok-input", TextArea)
+        for data, text in (("xy\x01z", "z"), ("ab\x1bx", ""), ("ab\x1bxcd", "cd")):
+            read(app, data)
+            await settle(app, pilot)
+            assert editor.text == text, repr(data)
+        await pilot.press("f3")  # the vocabulary table: what is typed on it goes to the search box (an Input)
+        await settle(app, pilot)
+        search = app.screen.query_one("#vocab-search", Input)
+        read(app, "ab\x1bxcd\x01e")
+        await settle(app, pilot)
+        assert app.focused is search and search.value == "e"
 
 
 async def _chat(app, pilot) -> list[TextArea]:  # type: ignore[no-untyped-def]

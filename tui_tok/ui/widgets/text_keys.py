@@ -70,19 +70,27 @@ class TextBox(TextArea, inherit_bindings=False):
 
 
 class TextBoxActions:
-    """Mixin for an app: the action of ``TEXT_BOX_BINDINGS``."""
+    """Mixin for an app: the action of ``TEXT_BOX_BINDINGS``.
+
+    The app runs a priority binding as soon as it reads the key, but hands the keys typed before
+    it to the box's own queue: in one terminal read (``xy`` ctrl+a ``z``) the box had not typed
+    ``xy`` yet when everything was selected, and ``z`` went after them. The action waits in the
+    box's queue (``call_later``), behind the keys typed before it and ahead of those after."""
 
     def action_text_box(self, what: str) -> None:
         box: Any = getattr(self, "focused", None)
-        if isinstance(box, TextArea):
-            if what == "select_all":
-                box.select_all()
-            elif not box.read_only:
-                box.clear()
-        elif isinstance(box, Input):
-            if what == "select_all":
-                box.action_select_all()
-            else:
-                box.clear()
-        else:
+        if not isinstance(box, (TextArea, Input)):
             raise SkipAction()  # not in a text box: the key is someone else's
+        box.call_later(_text_box_action, box, what)
+
+
+def _text_box_action(box: TextArea | Input, what: str) -> None:
+    if isinstance(box, TextArea):
+        if what == "select_all":
+            box.select_all()
+        elif not box.read_only:
+            box.clear()
+    elif what == "select_all":
+        box.action_select_all()
+    else:
+        box.clear()
