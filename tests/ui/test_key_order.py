@@ -4,7 +4,6 @@ go to the box Tab moved to, not the one it left."""
 
 from __future__ import annotations
 
-from textual import events
 from textual.app import App
 from textual.widgets import Input, TextArea
 from ui_support import make_app, settle
