@@ -62,6 +62,27 @@ async def test_select_all_and_clear_act_after_the_keys_typed_before_them() -> No
         assert app.focused is search and search.value == "e"
 
 
+async def test_a_boxs_own_keys_act_in_order_with_the_characters_around_them() -> None:
+    """Backspace, arrows, ctrl+w are the box's bindings, which Textual runs once the key has bubbled
+    up to the app: by then the box had typed the characters after them (``abc`` backspace ``d``
+    gave ``abc``). A busy UI thread (a long text) makes a burst of any typing."""
+    app = make_app(QWEN3, text="")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        editor = app.screen.query_one("#tok-input", TextArea)
+        for data, text in (("abc\x7fd", "abd"), ("\x01\x1bxabc\x1b[Dd", "abdc"), ("\x01\x1bxab cd\x17e", "ab e")):
+            read(app, data)
+            await settle(app, pilot)
+            assert editor.text == text, repr(data)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        message = app.screen.query_one(ChatMessages).editors[-1]
+        assert app.focused is message
+        read(app, "\x01\x1bxxy\x7fz\x1b[Dw")
+        await settle(app, pilot)
+        assert message.text == "xwz"
+
+
 async def _chat(app, pilot) -> list[TextArea]:  # type: ignore[no-untyped-def]
     await settle(app, pilot)
     await pilot.press("f5")

@@ -252,7 +252,7 @@ class TextAreaHooks(TextArea):
     after these (it calls each class's ``_on_key`` in turn until one prevents the default)."""
 
     async def _on_key(self, event: events.Key) -> None:
-        if overrides_on() and self.type_key(event):
+        if overrides_on() and (self.type_key(event) or await self.own_binding(event)):
             event.stop()
             event.prevent_default()
 
@@ -273,6 +273,17 @@ class TextAreaHooks(TextArea):
 
     def type_key(self, event: events.Key) -> bool:
         """Type ``event`` here instead of ``TextArea``; True when done."""
+        return False
+
+    async def own_binding(self, event: events.Key) -> bool:
+        """Run this box's own (not priority) binding of ``event``'s key now, in order with the
+        characters typed around it; True when one ran. Textual runs a widget's bindings only once
+        the key has bubbled up to the app, while the box types a character at once: in one
+        terminal read, ``abc`` backspace ``d`` deleted the ``d``, and left arrow ``d`` typed
+        ``d`` at the end (``KeyFirstInput`` does the same for an ``Input``)."""
+        for binding in key_bindings(self).get(event.key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
         return False
 
     async def take_paste(self, event: events.Paste) -> None:
