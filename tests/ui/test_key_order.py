@@ -81,6 +81,12 @@ async def test_a_boxs_own_keys_act_in_order_with_the_characters_around_them() ->
         read(app, "\x01\x1bxxy\x7fz\x1b[Dw")
         await settle(app, pilot)
         assert message.text == "xwz"
+        tools = app.screen.query_one("#chat-tools", TextArea)
+        tools.focus()
+        await pilot.pause()
+        read(app, "[x\x7f]")
+        await settle(app, pilot)
+        assert tools.text == "[]"
 
 
 async def _chat(app, pilot) -> list[TextArea]:  # type: ignore[no-untyped-def]

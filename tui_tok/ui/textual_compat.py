@@ -351,7 +351,7 @@ def cursor_state(area: TextArea) -> tuple[bool, bool, Location | None] | None:
 def has_component_styles(widget: Widget) -> bool:
     """Whether a widget still has its component styles (``_component_styles``): Textual clears them
     when the widget is removed, and a TextArea drawn after that raises ``KeyError:
-    'text-area--gutter'`` (Textual issue #6528), so ``widgets.text_keys.TextBox`` draws blank rows
+    'text-area--gutter'`` (Textual issue #6528), so ``widgets.editor.Editor`` draws blank rows
     instead. True (draw as Textual does) when the attribute is missing or overrides are off."""
     if not overrides_on():
         return True

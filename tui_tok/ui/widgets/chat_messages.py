@@ -26,15 +26,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.events import DescendantFocus
-from textual.geometry import Region
 from textual.message import Message
-from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from tui_tok.explore.chat.tool_calls import CallFields, call_fields, tool_call
 from tui_tok.explore.visible import visible
-from tui_tok.ui.textual_compat import has_component_styles
 from tui_tok.ui.widgets.chat_tool_fields import FieldInput, ToolCallRow, ToolResultRow
 from tui_tok.ui.widgets.editor import Editor
 
@@ -49,16 +46,12 @@ class MessageEditor(Editor):
     An ``Editor``: the text is the message's exactly, as loaded (a conversation file's CR, CR LF,
     U+2028 ... kept: ``TextArea``'s own document made them LF, or CR LF throughout once one line
     had it, and the prompt's tokens were not the file's), drawn one cell per character (CR as
-    ``␍``); a paste's CR becomes LF as in the Tokenize view. Tab moves on to the next field."""
+    ``␍``); a paste's CR becomes LF as in the Tokenize view. Tab moves on to the next field; once
+    removed it draws blank rows (``Editor``, Textual issue #6528)."""
 
     def __init__(self, role: str, content: str) -> None:
         super().__init__(content, soft_wrap=True, tab_behavior="focus", classes="chat-message")
         self.role = role
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        if not has_component_styles(self):  # removed: ``TextBox``'s reason (Textual issue #6528)
-            return [Strip.blank(crop.width)] * crop.height
-        return super().render_lines(crop)
 
     def retitle(self, index: int) -> None:
         self.border_title = f"{index} · {visible(self.role)}"
