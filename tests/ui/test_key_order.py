@@ -62,6 +62,19 @@ async def test_select_all_and_clear_act_after_the_keys_typed_before_them() -> No
         assert app.focused is search and search.value == "e"
 
 
+async def test_ctrl_a_then_ctrl_c_in_one_read_copies_the_text() -> None:
+    """ctrl+c copies the box's selection, else the view's ids: decided after ctrl+a has selected."""
+    app = make_app(QWEN3, text="")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        read(app, "some text\x01\x03")
+        await settle(app, pilot)
+        assert app.clipboard == "some text"
+        read(app, "\x1b[C\x03")  # right arrow: no selection, the view's ids
+        await settle(app, pilot)
+        assert app.clipboard == str(list(app.ids))
+
+
 async def test_a_boxs_own_keys_act_in_order_with_the_characters_around_them() -> None:
     """Backspace, arrows, ctrl+w are the box's bindings, which Textual runs once the key has bubbled
     up to the app: by then the box had typed the characters after them (``abc`` backspace ``d``
