@@ -73,6 +73,11 @@ SCREENS = {"tokenize": "TokenizeScreen", "stream": "StreamScreen", "vocab": "Voc
 the loading worker), not with this module, which the first paint waits for."""
 
 
+FOCUS_KEYS = frozenset({"tab", "shift+tab"})
+FOCUS_MOVES = frozenset({"app.focus_next", "app.focus_previous", "focus_next", "focus_previous"})
+"""Textual's focus keys and the actions its ``Screen`` binds them to."""
+
+
 def _view(mode: str) -> Callable[[], Screen[Any]]:
     def make() -> Screen[Any]:
         screen: Screen[Any] = getattr(importlib.import_module(f"tui_tok.ui.screens.{mode}"), SCREENS[mode])()
@@ -331,9 +336,23 @@ class TuiTokApp(BackgroundBuilds, DataActions, TextBoxActions, App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         self.activity_from(event)  # the background builds wait for pauses in typing (``ui/builds.py``)
-        if isinstance(event, events.Key) and type_to_search(self, event):
+        if isinstance(event, events.Key) and (type_to_search(self, event) or await self._move_focus_now(event)):
             return
         await super().on_event(event)
+
+    async def _move_focus_now(self, event: events.Key) -> bool:
+        """Run Tab's (shift+Tab's) focus move here, in the app's queue of keys, when the screen's
+        binding is what takes it (no box types it: a ``TextArea`` that indents consumes it, and
+        ``active_bindings`` leaves it out then). Textual hands the key to the focused box, and the
+        screen's binding moves the focus only once the key has bubbled back up to it: meanwhile the
+        app had handed the next keys of the burst (a terminal read: Tab then ``abc``) to the box
+        the cursor had left. True when moved."""
+        if event.key not in FOCUS_KEYS or event.is_forwarded:
+            return False
+        active = self.screen.active_bindings.get(event.key)
+        if active is None or not active.enabled or active.binding.action not in FOCUS_MOVES:
+            return False
+        return await self.run_action(active.binding.action, active.node)
 
     def _start_builds(self) -> None:
         if self.first_paint_at is None:

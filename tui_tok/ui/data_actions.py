@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from textual.actions import SkipAction
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 from textual.widgets import Input, TextArea
@@ -18,15 +17,23 @@ class DataActions:
 
     def action_copy_view(self) -> None:
         """ctrl+c: copy what the current view shows (``ui/clipboard.py``), unless the focused text box
-        has a selection: it copies that itself (the binding has priority, so it skips)."""
+        has a selection: then that. In a text box this is decided in the box's queue, as ctrl+a
+        selects there (``text_keys.TextBoxActions``): ctrl+a ctrl+c in one read copies the text."""
         from tui_tok.ui.clipboard import copy_main
 
         focused = self._app.focused
-        if (isinstance(focused, TextArea) and focused.selected_text) or (
-            isinstance(focused, Input) and not focused.selection.is_empty
-        ):
-            raise SkipAction()
+        if isinstance(focused, (TextArea, Input)):
+            focused.call_later(self._copy_from, focused)
+            return
         copy_main(self._app.screen)
+
+    def _copy_from(self, box: TextArea | Input) -> None:
+        from tui_tok.ui.clipboard import copy_main
+
+        if (isinstance(box, TextArea) and box.selected_text) or (isinstance(box, Input) and not box.selection.is_empty):
+            box.action_copy()  # the box's own ctrl+c
+        else:
+            copy_main(self._app.screen)
 
     def action_help_quit(self) -> None:
         """ctrl+c where nothing is to be copied (Textual's binding): say so, and how to quit."""

@@ -9,6 +9,13 @@ Everything outside a paste goes to Textual's parser unchanged. A start marker sp
 reads right after its ESC is left to Textual too (its slow path, which drops NUL and stops at
 an ESC in the paste); one split later is held until the next read.
 
+In order: Textual's parser holds keys after an ESC until it sees what follows or its wait times
+out (``ESC x`` is alt+x, or the start of a sequence). A paste found in the same read (or the
+next, before the timeout) went out at once, before them: alt+x then a paste in one burst
+cleared the pasted text. What the parser holds is let out (``textual_compat.let_out_held_keys``)
+before each paste, and before each ESC handed to it: Textual gives up a held sequence cut by a
+new ESC as plain characters (alt+x then an arrow key in one read typed ``^x``).
+
 ``use_bulk_paste`` installs it in the Linux driver (patching the name the driver looks the
 parser up by, as ``lenient_input`` does for the decoder: ``textual_compat``).
 """
@@ -21,10 +28,11 @@ from typing import Any
 from textual import events
 from textual.message import Message
 
-from tui_tok.ui.textual_compat import patch_linux_driver, xterm_parser_base
+from tui_tok.ui.textual_compat import let_out_held_keys, patch_linux_driver, xterm_parser_base
 
 XTermParser: Any = xterm_parser_base()
 
+ESC = "\x1b"
 START = "\x1b[200~"
 END = "\x1b[201~"
 
@@ -44,7 +52,7 @@ class BulkPasteParser(XTermParser):
             if self._paste is not None:
                 yield events.Paste("".join(self._paste) + self._carry)
             elif self._carry:
-                yield from super().feed(self._carry)
+                yield from self._keys(self._carry)
             self._paste, self._carry = None, ""
             yield from super().feed(data)
             return
@@ -60,10 +68,11 @@ class BulkPasteParser(XTermParser):
                     keep = keep if keep >= 2 else 0
                     self._carry = data[len(data) - keep :] if keep else ""
                     if len(data) > keep:
-                        yield from super().feed(data[: len(data) - keep])
+                        yield from self._keys(data[: len(data) - keep])
                     return
                 if i:
-                    yield from super().feed(data[:i])
+                    yield from self._keys(data[:i])
+                yield from let_out_held_keys(self)  # the keys before the paste come before it
                 self._paste = []
                 data = data[i + len(START) :]
                 continue
@@ -79,6 +88,18 @@ class BulkPasteParser(XTermParser):
             yield events.Paste("".join(self._paste))
             self._paste = None
             data = data[j + len(END) :]
+
+    def _keys(self, data: str) -> Iterable[Message]:
+        """Parse ``data`` (no paste in it) with Textual's parser, letting out what it holds
+        before each ESC (the module's docstring)."""
+        start = 0
+        while start < len(data):
+            at = data.find(ESC, start + 1)
+            end = len(data) if at < 0 else at
+            if data.startswith(ESC, start):
+                yield from let_out_held_keys(self)
+            yield from super().feed(data[start:end])
+            start = end
 
 
 def _partial_suffix(data: str, marker: str) -> int:

@@ -88,6 +88,21 @@ def xterm_parser_base() -> type[Any]:
     return XTermParser
 
 
+def let_out_held_keys(parser: Any) -> list[Any]:
+    """What Textual's ``XTermParser`` holds back, as if its wait were over: after an ESC it waits
+    ``ESCAPE_DELAY`` for what follows (``ESC x`` may be alt+x or the start of a longer sequence)
+    and lets the keys out on the driver's next ``tick`` after that time. ``fast_paste`` calls it
+    before a paste and before the next ESC: a paste read with ``alt+x`` before it was applied
+    first (alt+x then cleared it), and ``alt+x`` followed in one read by an arrow key typed ``^x``
+    (Textual gives up a sequence cut by an ESC as plain characters). Sets the parser's deadline
+    (``Parser._timeout_time``) into the past and ticks. Fallback: nothing let out (the keys come
+    on the next tick, as in Textual)."""
+    if not overrides_on() or getattr(parser, "_timeout_time", None) is None:
+        return []
+    parser._timeout_time = float("-inf")
+    return list(parser.tick())
+
+
 def patch_linux_driver(name: str, value: object) -> bool:
     """Replace the global ``name`` that Textual's Linux driver looks up when it reads input.
 
@@ -237,7 +252,7 @@ class TextAreaHooks(TextArea):
     after these (it calls each class's ``_on_key`` in turn until one prevents the default)."""
 
     async def _on_key(self, event: events.Key) -> None:
-        if overrides_on() and self.type_key(event):
+        if overrides_on() and (self.type_key(event) or await self.own_binding(event)):
             event.stop()
             event.prevent_default()
 
@@ -258,6 +273,17 @@ class TextAreaHooks(TextArea):
 
     def type_key(self, event: events.Key) -> bool:
         """Type ``event`` here instead of ``TextArea``; True when done."""
+        return False
+
+    async def own_binding(self, event: events.Key) -> bool:
+        """Run this box's own (not priority) binding of ``event``'s key now, in order with the
+        characters typed around it; True when one ran. Textual runs a widget's bindings only once
+        the key has bubbled up to the app, while the box types a character at once: in one
+        terminal read, ``abc`` backspace ``d`` deleted the ``d``, and left arrow ``d`` typed
+        ``d`` at the end (``KeyFirstInput`` does the same for an ``Input``)."""
+        for binding in key_bindings(self).get(event.key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
         return False
 
     async def take_paste(self, event: events.Paste) -> None:
@@ -325,7 +351,7 @@ def cursor_state(area: TextArea) -> tuple[bool, bool, Location | None] | None:
 def has_component_styles(widget: Widget) -> bool:
     """Whether a widget still has its component styles (``_component_styles``): Textual clears them
     when the widget is removed, and a TextArea drawn after that raises ``KeyError:
-    'text-area--gutter'`` (Textual issue #6528), so ``widgets.text_keys.TextBox`` draws blank rows
+    'text-area--gutter'`` (Textual issue #6528), so ``widgets.editor.Editor`` draws blank rows
     instead. True (draw as Textual does) when the attribute is missing or overrides are off."""
     if not overrides_on():
         return True
@@ -437,8 +463,15 @@ def _driver_shape() -> bool:
     return hasattr(linux_driver, "XTermParser") and hasattr(linux_driver, "getincrementaldecoder")
 
 
+def _parser_shape() -> bool:
+    parser = xterm_parser_base()()
+    held = list(parser.feed("\x1bx")) == [] and parser._timeout_time is not None
+    parser._timeout_time = float("-inf")
+    return held and [e.key for e in parser.tick()] == ["alt+x"]
+
+
 _CHECKS: tuple[tuple[str, Callable[[], bool]], ...] = (
-    ("textual._xterm_parser.XTermParser", lambda: callable(getattr(xterm_parser_base(), "feed", None))),
+    ("textual._xterm_parser.XTermParser (feed, tick, _timeout_time)", _parser_shape),
     ("linux_driver.XTermParser/getincrementaldecoder", _driver_shape),
     ("Screen._compositor/_dirty_widgets/_on_timer_update", _screen_shape),
     ("Widget._scroll_update and its pending flags", _widget_shape),

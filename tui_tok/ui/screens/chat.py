@@ -61,11 +61,11 @@ from tui_tok.ui.widgets.chat_messages import ChatMessages
 from tui_tok.ui.widgets.chat_source import TemplateEditor
 from tui_tok.ui.widgets.chat_spans import MessageSpans
 from tui_tok.ui.widgets.check_box import CheckBox
+from tui_tok.ui.widgets.editor import Editor
 from tui_tok.ui.widgets.footer import Footer  # fitted to the width: F1-F9 at 80 columns
 from tui_tok.ui.widgets.id_strip import IdStrip
 from tui_tok.ui.widgets.info_bar import InfoBar
 from tui_tok.ui.widgets.readout import Readout
-from tui_tok.ui.widgets.text_keys import TextBox
 from tui_tok.ui.widgets.token_view import TokenView
 
 SAMPLE_CONVERSATION = (
@@ -123,7 +123,8 @@ class ChatScreen(TemplateScreen):
         with Horizontal(id="chat-main"):
             with Vertical(id="chat-left"):
                 yield ChatMessages(SAMPLE_CONVERSATION, id="chat-messages")
-                yield TextBox("", id="chat-tools", soft_wrap=True)  # the app's text keys (widgets/text_keys.py)
+                # exact, its keys in order as in the messages (widgets/editor.py); Tab moves on
+                yield Editor("", id="chat-tools", soft_wrap=True, tab_behavior="focus")
                 yield TemplateEditor(on_edit=self._source_edited, id="chat-source")
             with Vertical(id="chat-right"):
                 yield Static("", id="chat-error")

@@ -1,6 +1,6 @@
 """``ChatMessages``: the editable conversation of the Chat view, one box per message.
 
-Each message is a ``MessageBox``: a ``MessageEditor`` for its text (a ``TextArea`` whose border
+Each message is a ``MessageBox``: a ``MessageEditor`` for its text (an exact ``Editor`` whose border
 title is its index and role, and whose subtitle the screen fills with where its tokens start and how
 many there are), then, for an assistant message, its tool calls (``ToolCallRow``: name, id,
 arguments) and, for a tool message, the call it answers (``ToolResultRow``). What a message from a
@@ -33,18 +33,24 @@ from textual.widgets import Input, TextArea
 from tui_tok.explore.chat.tool_calls import CallFields, call_fields, tool_call
 from tui_tok.explore.visible import visible
 from tui_tok.ui.widgets.chat_tool_fields import FieldInput, ToolCallRow, ToolResultRow
-from tui_tok.ui.widgets.text_keys import TextBox
+from tui_tok.ui.widgets.editor import Editor
 
 ROLES = ("system", "user", "assistant", "tool")
 UNDO_DEPTH = 20
 """Removed messages and calls ``restore`` can bring back."""
 
 
-class MessageEditor(TextBox):
-    """The text of one message; ``role`` is shown in the border title."""
+class MessageEditor(Editor):
+    """The text of one message; ``role`` is shown in the border title.
+
+    An ``Editor``: the text is the message's exactly, as loaded (a conversation file's CR, CR LF,
+    U+2028 ... kept: ``TextArea``'s own document made them LF, or CR LF throughout once one line
+    had it, and the prompt's tokens were not the file's), drawn one cell per character (CR as
+    ``␍``); a paste's CR becomes LF as in the Tokenize view. Tab moves on to the next field; once
+    removed it draws blank rows (``Editor``, Textual issue #6528)."""
 
     def __init__(self, role: str, content: str) -> None:
-        super().__init__(content, soft_wrap=True, classes="chat-message")
+        super().__init__(content, soft_wrap=True, tab_behavior="focus", classes="chat-message")
         self.role = role
 
     def retitle(self, index: int) -> None:

@@ -72,6 +72,7 @@ from tui_tok.ui.textual_compat import (
     TextAreaHooks,
     cursor_state,
     editor_theme,
+    has_component_styles,
     overrides_on,
     replace_typed,
     restart_blink,
@@ -321,6 +322,8 @@ class Editor(TextAreaHooks, inherit_bindings=False):
         super().notify_style_update()
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        if not has_component_styles(self):  # removed (a message box): blank rows (Textual issue #6528)
+            return [Strip.blank(crop.width)] * crop.height
         if not overrides_on():
             return super().render_lines(crop)
         if self.soft_wrap and wrap_settings(self.wrapped_document)[0] != self.wrap_width:

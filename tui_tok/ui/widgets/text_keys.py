@@ -3,8 +3,8 @@ select-all and clear, the same in every box (each ``TextArea`` and ``Input``, th
 
 The app binds F1-F8 to its views with priority, so TextArea's F6 and F7 (select line / select
 all) never fire; but the footer still listed the app's F6 where the focused TextArea's F6 stood,
-before F1. Text boxes of tui-tok take ``TEXT_AREA_BINDINGS`` instead (``inherit_bindings=False``,
-or ``TextBox``). Textual selects all with F7 in a ``TextArea`` and ctrl+shift+a in an ``Input``
+before F1. Text boxes of tui-tok take ``TEXT_AREA_BINDINGS`` instead (``inherit_bindings=False``:
+``widgets/editor.py``). Textual selects all with F7 in a ``TextArea`` and ctrl+shift+a in an ``Input``
 (which terminals send as ctrl+a, there "go to the start"): neither works here, so
 ``TEXT_BOX_BINDINGS`` (the apps' priority bindings, ``TextBoxActions``) make ctrl+a select all and
 alt+x clear the focused box (undoable with ctrl+z in a ``TextArea``), as editors outside the
@@ -17,12 +17,8 @@ from typing import Any
 
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
-from textual.geometry import Region
 from textual.scroll_view import ScrollView
-from textual.strip import Strip
 from textual.widgets import Input, TextArea
-
-from tui_tok.ui.textual_compat import has_component_styles
 
 TAKEN_BY_APP = frozenset({"f6", "f7"})
 
@@ -55,34 +51,28 @@ TEXT_BOX_BINDINGS: list[BindingType] = [
 """Select all and clear in the focused text box (``TextBoxActions``)."""
 
 
-class TextBox(TextArea, inherit_bindings=False):
-    """A ``TextArea`` with ``TEXT_AREA_BINDINGS`` that draws blank rows while it has no component
-    styles: Textual clears them when the box is removed, and a frame drawn after that (the app
-    closing while a message is removed) raised ``KeyError: 'text-area--gutter'`` in TextArea's
-    theme (Textual issue #6528)."""
-
-    BINDINGS = TEXT_AREA_BINDINGS
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        if not has_component_styles(self):
-            return [Strip.blank(crop.width)] * crop.height
-        return super().render_lines(crop)
-
-
 class TextBoxActions:
-    """Mixin for an app: the action of ``TEXT_BOX_BINDINGS``."""
+    """Mixin for an app: the action of ``TEXT_BOX_BINDINGS``.
+
+    The app runs a priority binding as soon as it reads the key, but hands the keys typed before
+    it to the box's own queue: in one terminal read (``xy`` ctrl+a ``z``) the box had not typed
+    ``xy`` yet when everything was selected, and ``z`` went after them. The action waits in the
+    box's queue (``call_later``), behind the keys typed before it and ahead of those after."""
 
     def action_text_box(self, what: str) -> None:
         box: Any = getattr(self, "focused", None)
-        if isinstance(box, TextArea):
-            if what == "select_all":
-                box.select_all()
-            elif not box.read_only:
-                box.clear()
-        elif isinstance(box, Input):
-            if what == "select_all":
-                box.action_select_all()
-            else:
-                box.clear()
-        else:
+        if not isinstance(box, (TextArea, Input)):
             raise SkipAction()  # not in a text box: the key is someone else's
+        box.call_later(_text_box_action, box, what)
+
+
+def _text_box_action(box: TextArea | Input, what: str) -> None:
+    if isinstance(box, TextArea):
+        if what == "select_all":
+            box.select_all()
+        elif not box.read_only:
+            box.clear()
+    elif what == "select_all":
+        box.action_select_all()
+    else:
+        box.clear()
