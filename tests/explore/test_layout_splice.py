@@ -122,3 +122,25 @@ def test_spliced_rows_equal_a_fresh_wrap(
     assert got is not None
     assert got.row_starts.tolist() == want.row_starts.tolist()
     assert {k: v.tolist() for k, v in got.breaks.items()} == {k: v.tolist() for k, v in want.breaks.items()}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 30_000), st.integers(0, 30_000), st.binary(max_size=3))
+def test_common_prefix_and_suffix_across_blocks(at: int, drop: int, insert: bytes) -> None:
+    """``edit._common_prefix`` against a plain scan, with edits beyond its first 4 KB blocks."""
+    from tui_tok.explore.edit import _common_prefix
+
+    old = bytes(range(256)) * 120  # 30 KB, no long repeats near an edit
+    at = min(at, len(old))
+    new = old[:at] + insert + old[min(len(old), at + drop) :]
+
+    def plain(x: bytes, y: bytes) -> int:
+        n = 0
+        while n < min(len(x), len(y)) and x[n] == y[n]:
+            n += 1
+        return n
+
+    p = _common_prefix(old, new)
+    assert p == plain(old, new)
+    limit = min(len(old), len(new)) - p
+    assert _common_prefix(old, new, from_end=True, limit=limit) == min(plain(old[::-1], new[::-1]), limit)

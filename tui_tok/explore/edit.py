@@ -132,19 +132,23 @@ def retokenize_edit(
 
 
 def _common_prefix(x: bytes, y: bytes, *, from_end: bool = False, limit: int | None = None) -> int:
-    """Length of the common prefix (or suffix), compared in growing blocks with numpy: no copy
-    of a 10 MB text, and no single call holding the interpreter for long."""
+    """Length of the common prefix (or suffix), compared in growing blocks: no copy of a 10 MB
+    text at once, and no single call holding the interpreter for long. A block is compared as
+    bytes (memcmp) and searched only when it differs; a suffix's blocks are read forwards from
+    the end (numpy over reversed views took 4 ms for 10 MB, this 1 ms)."""
     a = np.frombuffer(x, dtype=np.uint8)
     b = np.frombuffer(y, dtype=np.uint8)
-    if from_end:
-        a, b = a[::-1], b[::-1]
     n = min(len(a), len(b), limit if limit is not None else len(a))
     pos, step = 0, 1 << 12
     while pos < n:
         end = min(n, pos + step)
-        differ = a[pos:end] != b[pos:end]
-        if differ.any():
-            return pos + int(differ.argmax())
+        if from_end:
+            pa, pb = a[len(a) - end : len(a) - pos], b[len(b) - end : len(b) - pos]
+        else:
+            pa, pb = a[pos:end], b[pos:end]
+        if pa.tobytes() != pb.tobytes():
+            differ = np.flatnonzero(pa != pb)
+            return pos + (len(pa) - 1 - int(differ[-1]) if from_end else int(differ[0]))
         pos, step = end, min(step * 4, 1 << 22)
     return n
 

@@ -125,7 +125,9 @@ class Rows:
     """int64 first row of each line, plus the total row count at the end."""
     breaks: dict[int, np.ndarray] = field(default_factory=dict)
     """Lines holding a character drawn wider than two cells (``⟨200D⟩``), wrapped greedily so
-    that no such code is cut at the row's end: the line -> the first character of each of its rows."""
+    that no such code is cut at the row's end: the line -> the first character of each of its rows,
+    counted from the line's start (so an edit above moves no array, only the keys when lines come
+    or go: ``layout_splice.splice_rows``)."""
 
     @property
     def n_rows(self) -> int:
@@ -341,8 +343,8 @@ def _coded_chars(layout: TokenLayout, a: int = 0, b: int | None = None) -> np.nd
 
 
 def _greedy_breaks(layout: TokenLayout, line: int, coded: np.ndarray, *, width: int, wrap: int) -> np.ndarray:
-    """The first character of each row of ``line``: a row takes the characters starting in its
-    first ``wrap`` cells, and ends before a code (``coded``) that would run past ``width``."""
+    """The first character of each row of ``line`` (from the line's start): a row takes the characters
+    starting in its first ``wrap`` cells, and ends before a code (``coded``) that would run past ``width``."""
     cells = layout.cells
     ls, le = int(layout.line_starts[line]), layout.line_end(line)
     out = [ls]
@@ -362,7 +364,7 @@ def _greedy_breaks(layout: TokenLayout, line: int, coded: np.ndarray, *, width: 
             break
         out.append(e)
         s = e
-    return np.asarray(out, dtype=np.int64)
+    return np.asarray(out, dtype=np.int64) - ls
 
 
 def _line_of_row(layout: TokenLayout, rows: Rows, y: int) -> int:
@@ -378,7 +380,7 @@ def row_span(layout: TokenLayout, rows: Rows, y: int) -> tuple[int, int]:
     b = rows.breaks.get(line)
     if b is not None:
         k = min(max(k, 0), len(b) - 1)
-        return int(b[k]), int(b[k + 1]) if k + 1 < len(b) else le
+        return ls + int(b[k]), ls + int(b[k + 1]) if k + 1 < len(b) else le
     base = layout.cells.before(ls)
     start, end = layout.cells.chars_at(np.array([base + k * rows.wrap, base + (k + 1) * rows.wrap])).tolist()
     start, end = min(max(start, ls), le), min(max(end, ls), le)
@@ -403,7 +405,7 @@ def row_spans(layout: TokenLayout, rows: Rows, first: int, count: int) -> tuple[
     start = np.minimum(layout.cells.chars_at(base + k * rows.wrap), le)
     end = np.minimum(layout.cells.chars_at(base + (k + 1) * rows.wrap), le)
     if rows.breaks:  # the few rows of greedily wrapped lines
-        for at in np.flatnonzero(np.isin(line, list(rows.breaks))).tolist():
+        for at in [i for i, n in enumerate(line.tolist()) if n in rows.breaks]:
             start[at], end[at] = row_span(layout, rows, int(y[at]))
     return start, np.maximum(start, end)
 
@@ -415,7 +417,9 @@ def row_of_char(layout: TokenLayout, rows: Rows, char: int) -> int:
     char = min(max(char, 0), len(layout.text))
     b = rows.breaks.get(line)
     if b is not None:
-        return int(rows.row_starts[line]) + int(np.searchsorted(b, char, side="right")) - 1
+        return (
+            int(rows.row_starts[line]) + int(np.searchsorted(b, char - int(layout.line_starts[line]), side="right")) - 1
+        )
     rel = layout.cells.before(char) - layout.cells.before(int(layout.line_starts[line]))
     return int(rows.row_starts[line]) + rel // rows.wrap
 

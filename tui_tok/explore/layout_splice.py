@@ -96,9 +96,16 @@ def splice_rows(rows: Rows, old: TokenLayout, new: TokenLayout, *, char_a: int, 
     row_starts[0] = 0
     np.cumsum(line_rows, out=row_starts[1:])
     shift = lb_new - lb_old
-    breaks = {line: b for line, b in rows.breaks.items() if line < la}
-    breaks.update(mid_breaks)
-    breaks.update({line + shift: b + delta for line, b in rows.breaks.items() if line >= lb_old})
+    # the breaks are counted from their line's start: the lines after the stretch keep theirs
+    if shift:
+        breaks = {line: b for line, b in rows.breaks.items() if line < la}
+        breaks.update(mid_breaks)
+        breaks.update({line + shift: b for line, b in rows.breaks.items() if line >= lb_old})
+    else:
+        breaks = dict(rows.breaks)
+        for line in range(la, lb_old):  # the few lines the edit touched (a splice re-encodes <= 100 KB)
+            breaks.pop(line, None)
+        breaks.update(mid_breaks)
     return Rows(width=rows.width, wrap=rows.wrap, row_starts=row_starts, breaks=breaks)
 
 
