@@ -35,6 +35,7 @@ def test_before_and_chars_at_are_the_dense_tables(widths: list[int]) -> None:
     got = cells.chars_at(probe)
     inside = want <= len(widths)
     assert got[inside].tolist() == want[inside].tolist()
+    assert [cells.char_at(int(c)) for c in probe[inside]] == want[inside].tolist()
     assert (got[~inside] > len(widths)).all()  # past the text: over n, as callers clip
 
 

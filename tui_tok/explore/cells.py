@@ -79,7 +79,7 @@ class Cells:
 
     def before(self, i: int) -> int:
         """Cells taken by characters ``[0, i)``."""
-        r = int(np.searchsorted(self.starts, i, side="left")) - 1
+        r = int(self.starts.searchsorted(i, side="left")) - 1
         if r < 0:
             return i
         s, e = int(self.starts[r]), int(self.stops[r])
@@ -112,8 +112,13 @@ class Cells:
         return np.where(r >= 0, got, cells)
 
     def char_at(self, cell: int) -> int:
-        """``chars_at`` of one cell."""
-        return int(self.chars_at(np.array([cell], dtype=np.int64))[0])
+        """``chars_at`` of one cell (scalar: the greedy wrap calls it per row)."""
+        r = int(self.cell_starts.searchsorted(cell, side="left")) - 1
+        if r < 0:
+            return cell
+        s, e, w, c0 = int(self.starts[r]), int(self.stops[r]), int(self.widths[r]), int(self.cell_starts[r])
+        run_end = c0 + (e - s) * w
+        return s + (cell - c0 + w - 1) // w if cell <= run_end else e + (cell - run_end)
 
     def coded(self, a: int, b: int) -> np.ndarray:
         """Characters of ``[a, b)`` wider than two cells (int64, increasing): drawn codes."""
