@@ -34,13 +34,13 @@ from tui_tok.explore.incremental import split_chunks
 from tui_tok.explore.layout import Rows, TokenLayout
 from tui_tok.explore.stats import text_stats
 from tui_tok.explore.token_info import token_byte_offset
-from tui_tok.explore.tokenize_engine import TokenizeEngine, TokenizeRequest, details_rows
+from tui_tok.explore.tokenize_engine import TokenizeEngine, TokenizeRequest
 from tui_tok.tokenizer.tokenizer import Tokenizer
 from tui_tok.ui.paint_now import paint_now
-from tui_tok.ui.screens.base import ViewScreen
 from tui_tok.ui.screens.toggles import CheckboxToggles
 from tui_tok.ui.screens.tokenize_cuts import ChunkCuts, CutsReady
 from tui_tok.ui.screens.tokenize_draw import DrawHint, draw_hint, drawn
+from tui_tok.ui.screens.tokenize_select import TokenSelection
 from tui_tok.ui.session_io import apply_pending_tokenize
 from tui_tok.ui.token_ids import TokenIds
 from tui_tok.ui.widgets.check_box import CheckBox as Checkbox
@@ -65,7 +65,7 @@ CHECK_BOXES = (("add_special", "add special (BOS/EOS)  ^B"), ("parse_special", "
                ("show_cuts", "chunk cuts  ^R"), ("keep_cr", "keep CR in pastes"))  # fmt: skip
 
 
-class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMNode.action_toggle is async; the palette calls ours
+class TokenizeScreen(CheckboxToggles, TokenSelection):  # type: ignore[misc]  # DOMNode.action_toggle is async; the palette calls ours
     """Live tokenizer."""
 
     VIEW = "Tokenize"
@@ -460,34 +460,6 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         else:  # no token left (the text was cleared): the panel must not show the last one
             self.query_one("#tok-details", TokenDetails).clear_rows()
 
-    # --- selection ----------------------------------------------------------------------------
-
-    @on(TextArea.SelectionChanged, "#tok-input")
-    def _editor_cursor(self, event: TextArea.SelectionChanged) -> None:
-        text_area = event.text_area
-        view = self.query_one("#tok-view", TokenView)
-        if view.token_layout.text and len(view.token_layout.text) == len(text_area.text):
-            view.select_char(cast(Document, text_area.document).get_index_from_location(event.selection.end))
-
-    @on(TokenView.Selected)
-    def _token_selected(self, event: TokenView.Selected) -> None:
-        self.query_one("#tok-ids", IdStrip).cursor = event.index
-        self._describe(event.index)
-
-    @on(IdStrip.Clicked)
-    def _id_clicked(self, event: IdStrip.Clicked) -> None:
-        self.query_one("#tok-view", TokenView).cursor = event.index  # posts Selected: the strip and details follow
-
-    @on(TokenView.OpenRequested)
-    def _open(self, event: TokenView.OpenRequested) -> None:
-        if event.token_id < 0:
-            self.notify("This token is llama.cpp's null id (-1): it has no vocabulary entry.", severity="warning")
-            return
-        self.tui.show_token_in_vocab(event.token_id)
-
-    def action_open_in_vocab(self) -> None:
-        self.query_one("#tok-view", TokenView).action_open()
-
     def explain_selection(self) -> None:
         """F8: open the Explain view on the selected token (``ui/screens/explain.py``)."""
         from tui_tok.ui.screens.explain import request_explanation
@@ -495,15 +467,6 @@ class TokenizeScreen(CheckboxToggles, ViewScreen):  # type: ignore[misc]  # DOMN
         view = self.query_one("#tok-view", TokenView)
         text = view.token_layout.text or self.query_one("#tok-input", TextArea).text
         request_explanation(self.app, text, token_byte_offset(view.token_layout, view.cursor), self.parse_special)
-
-    def action_focus_tokens(self) -> None:
-        self.query_one("#tok-view", TokenView).focus()
-
-    def _describe(self, index: int) -> None:
-        layout = self.query_one("#tok-view", TokenView).token_layout
-        if 0 <= index < layout.n_tokens:
-            rows = details_rows(layout, index, self.tui.tokenizer, self.tui.vocab_index)
-            self.query_one("#tok-details", TokenDetails).show_rows(rows)
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Toggle add special (BOS/EOS)", "ctrl+b", lambda: self.action_toggle("add_special"))
