@@ -105,3 +105,18 @@ async def test_long_text_counts_then_a_key_is_spliced_exactly(name: str, monkeyp
         flow = strip_flow(view.token_layout.ids, None, got[2], None)
         assert np.array_equal(got[0], flow[0]) and np.array_equal(got[1], flow[1])
     assert tokenize.WORKER_ONLY_CHARS < len(TEXT)
+
+
+def test_progress_is_shown_at_most_every_so_often() -> None:
+    """A long text's progress messages are throttled (each woke the UI thread to draw)."""
+    from tui_tok.ui.screens.tokenize import _every
+
+    heard: list[float] = []
+    never = _every(3600.0, heard.append)
+    for f in (0.1, 0.5, 0.9):
+        never(f)
+    assert heard == []
+    always = _every(0.0, heard.append)
+    for f in (0.1, 0.5, 0.9):
+        always(f)
+    assert heard == [0.1, 0.5, 0.9]
