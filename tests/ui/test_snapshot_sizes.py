@@ -32,6 +32,10 @@ def _keys(*keys: str):  # type: ignore[no-untyped-def]
             await settle(pilot.app, pilot)
         for box in pilot.app.screen.query("TextArea, Input"):  # a blinking cursor: on or off by timing
             box.cursor_blink = False
+            # drawn again: TextArea's line cache leaves the cursor out of its key while it does not
+            # blink, so a row cached in the blink's off phase came back without the cursor
+            box.notify_style_update()
+            box.refresh()
         # tables lay their columns out again after a render arrives (the Chat notes wrap in the room left):
         # let that refresh land too, or a loaded machine snapshots the header before it
         await settle(pilot.app, pilot)
