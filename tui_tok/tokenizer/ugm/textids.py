@@ -68,6 +68,9 @@ class TextIds:
     _node: np.ndarray | None = field(default=None, repr=False)
     """Per guarded code point: the charsmap node its walk reached."""
     _walk: CharWalk | None = field(default=None, repr=False)
+    _enter: np.ndarray = field(default_factory=lambda: np.zeros(0x80, dtype=bool), repr=False)
+    """Per code point (up to its size): whether a walk at the node of some guarded character
+    may enter it (``CharWalk.entered``): only those go to ``CharWalk.enters``."""
     """The charsmap's walks over many characters (None: no charsmap)."""
     _regions: dict[str, Region] = field(default_factory=dict, repr=False)
     """Dirty region text -> ``_region`` of it."""
@@ -95,7 +98,10 @@ class TextIds:
                         self._node = np.zeros(CODE_POINTS, dtype=np.int32)
                         # a separator: its own chunk (condition 1), and letter -1 marks it
                         found.code[0x20] = _SPACE_CODE
-                        self._walk_new(found, np.arange(0x100, dtype=np.int64))  # ASCII and Latin-1 now
+                        # ASCII, Latin-1 and the vocab's own characters now: a text in the vocab's
+                        # language then meets few unwalked ones (a Japanese text's first encode
+                        # otherwise walks and patches most of its positions)
+                        self._walk_new(found, np.union1d(np.arange(0x100, dtype=np.int64), found.chars[1:]))
                     self._alphabet = found
         return found
 
@@ -115,8 +121,24 @@ class TextIds:
                 ext = walk.extends(node[guarded][:, None], _ASCII[None, :]).any(axis=1)
                 kind[guarded[ext]] = _CHANGED
             node_of[new] = node  # before the kinds: another thread reads a node once it sees GUARDED
+            self._mark_entered(walk, node[kind == _GUARDED])
         kind[self._ud_start(new)] = _CHANGED  # a user-defined token may start there: a region
         alphabet.code[new] |= kind
+
+    def _mark_entered(self, walk: CharWalk, nodes: np.ndarray) -> None:
+        """Add to ``_enter`` the characters a walk at ``nodes`` may enter (a grown copy
+        replaces it: another thread may be reading it)."""
+        lo, hi = walk.entered(np.unique(nodes))
+        if not lo.size:
+            return
+        table = self._enter
+        top = int(hi.max())
+        if top > table.size:
+            table = np.concatenate((table, np.zeros(top - table.size, dtype=bool)))
+        else:
+            table = table.copy()
+        table[_ragged(lo, hi - lo)] = True
+        self._enter = table
 
     def _ud_start(self, cps: np.ndarray) -> np.ndarray:
         """Whether each character's first byte starts a user-defined token (its own region:
@@ -133,8 +155,15 @@ class TextIds:
         position)."""
         dirty = np.flatnonzero(kind == _CHANGED)
         guarded = kind[:-1] == _GUARDED
-        guarded &= cps[1:] >= 0x80
+        guarded &= cps[1:] >= 0x80  # (a walk that an ASCII byte extends is changed)
         at = np.flatnonzero(guarded)
+        del guarded
+        if at.size:  # only where a guarded walk may enter the next character
+            enter = self._enter
+            after = cps[at + 1]
+            maybe = after < enter.size
+            maybe[maybe] = enter[after[maybe]]
+            at = at[maybe]
         if at.size:
             assert self._walk is not None and self._node is not None
             ext = self._walk.enters(self._node[cps[at]], cps[at + 1])
