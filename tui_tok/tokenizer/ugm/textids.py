@@ -53,9 +53,41 @@ Region = tuple[np.ndarray, np.ndarray, np.ndarray]
 """A dirty region's letters, and the input offsets before and after each (``TextIds._region``)."""
 
 
+_DECODE_BLOCK = 1 << 14
+
+
 def _code_points(s: str) -> np.ndarray:
     """Code points of ``s`` (uint32, no copy of the UTF-32 buffer)."""
     return np.frombuffer(s.encode("utf-32-le"), dtype="<u4")
+
+
+def _decode(data: bytes) -> np.ndarray | None:
+    """Code points of UTF-8 ``data`` (None: not valid UTF-8): its bytes when all are ASCII,
+    else uint32 decoded a block at a time, so that the text's ``str`` and UTF-32 copies are a
+    block's (reused), not two of 4 bytes per character (fresh memory costs a page fault per
+    4 KB on a first encode). A block ends before a byte that is no continuation byte, so the
+    whole is valid exactly when each block is (a character cut by a block's end leaves it
+    invalid)."""
+    if data.isascii():
+        return np.frombuffer(data, dtype=np.uint8)
+    size = len(data)
+    view = memoryview(data)
+    out = np.empty(size, dtype=np.uint32)  # a character per byte at most: the tail stays untouched
+    count = lo = 0
+    while lo < size:
+        hi = min(lo + _DECODE_BLOCK, size)
+        for _ in range(3):  # back to a character start (valid UTF-8 has at most 3 continuation bytes)
+            if hi < size and data[hi] & 0xC0 == 0x80:
+                hi -= 1
+        try:
+            part = str(view[lo:hi], "utf-8")
+        except UnicodeDecodeError:
+            return None
+        chars = _code_points(part)
+        out[count : count + chars.size] = chars
+        count += chars.size
+        lo = hi
+    return out[:count]
 
 
 @dataclass(eq=False)
@@ -198,9 +230,9 @@ class TextIds:
             hit = self._regions[text] = (letters, pairs[:, 0].copy(), pairs[:, 1].copy())
         return hit
 
-    def regions(self, s: str, cps: np.ndarray, dirty: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-        """Starts and ends of the dirty regions of ``s`` (step 2; None: a key ends inside a
-        character)."""
+    def regions(self, cps: np.ndarray, dirty: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """Starts and ends of the dirty regions of the text of code points ``cps`` (step 2; None:
+        a key ends inside a character)."""
         n = cps.size
         entered = np.ones(dirty.size, dtype=np.int64)
         if self._walk is not None:
@@ -225,10 +257,14 @@ class TextIds:
         first = np.flatnonzero(new)
         return dirty[first], reach[np.append(first[1:] - 1, dirty.size - 1)]
 
-    def outputs(self, s: str, starts: np.ndarray, ends: np.ndarray, alphabet: Alphabet) -> list[Region] | None:
-        """``_region`` of each region, looked up by region text (most regions repeat: 1,428
-        regions, 29 distinct texts in the benchmark's corpus); None: one is not valid UTF-8."""
-        texts = list(map(s.__getitem__, map(slice, starts.tolist(), ends.tolist())))
+    def outputs(self, cps: np.ndarray, starts: np.ndarray, ends: np.ndarray, alphabet: Alphabet) -> list[Region] | None:
+        """``_region`` of each region of the text of code points ``cps``, looked up by region
+        text (most regions repeat: 1,428 regions, 29 distinct texts in the benchmark's corpus);
+        None: one is not valid UTF-8."""
+        sizes = ends - starts
+        joined = cps[_ragged(starts, sizes)].astype("<u4").tobytes().decode("utf-32-le")  # one decode
+        cut = np.cumsum(sizes).tolist()
+        texts = list(map(joined.__getitem__, map(slice, [0, *cut[:-1]], cut)))
         known = self._regions
         if not known.keys() >= set(texts):
             for text in set(texts).difference(known):  # each new text once, not each region
@@ -251,11 +287,9 @@ class TextIds:
         # a 0x20 first: kept as the space string before a non-space, dropped before a space,
         # exactly the one space that ``merge`` puts first (step 3)
         spaced = b" " + (text if tables.separators is None else text.translate(tables.separators))
-        try:
-            s = spaced.decode("utf-8")
-        except UnicodeDecodeError:
+        cps = _decode(spaced)
+        if cps is None:
             return None
-        cps = _code_points(s)
         offs = None  # with ``spans``: per character, the input offsets of its start (row 0) and end
         if spans:
             offs = np.empty((2, cps.size), dtype=np.int64 if len(text) >> 31 else np.int32)
@@ -287,17 +321,16 @@ class TextIds:
         space = int(alphabet.code[0x2581] >> 2)
         rules = (self.normalizer.merge, self.normalizer.prepend)
         if dirty.size:
-            bounds = self.regions(s, cps, dirty)
+            bounds = self.regions(cps, dirty)
+            reps = None if bounds is None else self.outputs(cps, *bounds, alphabet)
             del cps
-            reps = None if bounds is None else self.outputs(s, *bounds, alphabet)
-            del s
             if bounds is None or reps is None:
                 return None
             box = [offs]  # the callee holds the only reference: a grown copy replaces them in memory
             del offs
             norm, end_at = _replace_and_merge(letters, *bounds, reps, space, box, rules)
         else:
-            del cps, s
+            del cps
             norm, end_at = _merge_spaces(letters, None, None, space, offs, rules)
             del offs
         del letters
