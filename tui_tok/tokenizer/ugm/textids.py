@@ -65,9 +65,10 @@ def _decode(data: bytes) -> np.ndarray | None:
     """Code points of UTF-8 ``data`` (None: not valid UTF-8): its bytes when all are ASCII,
     else uint32 decoded a block at a time, so that the text's ``str`` and UTF-32 copies are a
     block's (reused), not two of 4 bytes per character (fresh memory costs a page fault per
-    4 KB on a first encode). A block ends before a byte that is no continuation byte, so the
-    whole is valid exactly when each block is (a character cut by a block's end leaves it
-    invalid)."""
+    4 KB on a first encode). The blocks join into the whole, and valid UTF-8 strings join
+    into valid UTF-8, so the whole is valid exactly when each block is, once valid input is
+    never cut inside a character: a block goes on to the next byte that is no continuation
+    byte (at most 3 more)."""
     if data.isascii():
         return np.frombuffer(data, dtype=np.uint8)
     size = len(data)
@@ -76,9 +77,9 @@ def _decode(data: bytes) -> np.ndarray | None:
     count = lo = 0
     while lo < size:
         hi = min(lo + _DECODE_BLOCK, size)
-        for _ in range(3):  # back to a character start (valid UTF-8 has at most 3 continuation bytes)
+        for _ in range(3):
             if hi < size and data[hi] & 0xC0 == 0x80:
-                hi -= 1
+                hi += 1
         try:
             part = str(view[lo:hi], "utf-8")
         except UnicodeDecodeError:
