@@ -8,14 +8,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
-from test_ugm_textids import CHARSMAP, MIXED, NAMES, SMALL, encoder, fast_ids, small_encoder, whole_ids
+from test_ugm import tok
+from test_ugm_textids import CHARSMAP, MIXED, NAMES, SMALL, fast_ids, small_encoder, whole_ids
 
 from tui_tok.tokenizer.ugm import pieces, textids
 from tui_tok.tokenizer.ugm.charsmap import Charsmap, build_charsmap
 from tui_tok.tokenizer.ugm.charwalk import CharWalk
+from tui_tok.tokenizer.ugm.encoder import UgmEncoder
 
 # kana and the voiced marks that compose with them (NFKC), full-width and half-width forms
 KANA = ["か", "\u3099", "\u309a", "は", "ハ", "ｶ", "\uff9e", "ー", "。", "？", "a", " ", "e\u0301", "中"]
+
+
+def encoder(name: str) -> UgmEncoder:
+    """The vocab's fast encoder, whatever ``TUI_TOK_PATHS`` gives the tokenizer."""
+    return UgmEncoder(tok(name).vocab)
 
 
 @pytest.mark.parametrize("block", [1, 2, 5])
