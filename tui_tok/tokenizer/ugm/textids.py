@@ -134,7 +134,10 @@ class TextIds:
                         # ASCII, Latin-1 and the vocab's own characters now: a text in the vocab's
                         # language then meets few unwalked ones (a Japanese text's first encode
                         # otherwise walks and patches most of its positions)
-                        self._walk_new(found, np.union1d(np.arange(0x100, dtype=np.int64), found.chars[1:]))
+                        first = np.zeros(max(0x100, int(found.chars[-1]) + 1), dtype=bool)
+                        first[:0x100] = True
+                        first[found.chars[1:]] = True  # (not ``np.union1d``: see ``_mark_entered``)
+                        self._walk_new(found, np.flatnonzero(first))
                     self._alphabet = found
         return found
 
@@ -161,7 +164,10 @@ class TextIds:
     def _mark_entered(self, walk: CharWalk, nodes: np.ndarray) -> None:
         """Add to ``_enter`` the characters a walk at ``nodes`` may enter (a grown copy
         replaces it: another thread may be reading it)."""
-        lo, hi = walk.entered(np.unique(nodes))
+        if not nodes.size:
+            return
+        nodes = np.sort(nodes)  # distinct (not ``np.unique``: its first call imports a module, 12 ms)
+        lo, hi = walk.entered(nodes[np.append(True, nodes[1:] != nodes[:-1])])
         if not lo.size:
             return
         table = self._enter
