@@ -166,7 +166,7 @@ class TextIds:
         replaces it: another thread may be reading it)."""
         if not nodes.size:
             return
-        nodes = np.sort(nodes)  # distinct (not ``np.unique``: its first call imports a module, 12 ms)
+        nodes = np.sort(nodes)  # distinct (not ``np.unique``: its first call imports numpy.ma, ~10 ms)
         lo, hi = walk.entered(nodes[np.append(True, nodes[1:] != nodes[:-1])])
         if not lo.size:
             return
