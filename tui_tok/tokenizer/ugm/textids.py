@@ -170,12 +170,8 @@ class TextIds:
         lo, hi = walk.entered(nodes[np.append(True, nodes[1:] != nodes[:-1])])
         if not lo.size:
             return
-        table = self._enter
-        top = int(hi.max())
-        if top > table.size:
-            table = np.concatenate((table, np.zeros(top - table.size, dtype=bool)))
-        else:
-            table = table.copy()
+        table = np.zeros(max(self._enter.size, int(hi.max())), dtype=bool)
+        table[: self._enter.size] = self._enter
         table[_ragged(lo, hi - lo)] = True
         self._enter = table
 
