@@ -136,6 +136,43 @@ class CharWalk:
         hit[going] = True
         return hit
 
+    def entered(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Code point ranges ``[lo, hi)`` holding every non-ASCII character ``c`` for which
+        ``enters(n, c)`` holds for some ``n`` of ``nodes`` (some surrogates and overlong forms
+        too: never a text's characters), by walking from the nodes every byte sequence a
+        character can have, one byte position per step, as ``enters`` walks one character.
+        A few hundred steps per node, not one walk per position of a text: most characters
+        after a guarded one (a kana after a kana) enter nothing, and a table of these ranges
+        rules them out before ``enters`` walks the few left."""
+        los: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+        his: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+        if not self.entries.size:
+            nodes = nodes[:0]
+        lead = np.arange(0xC2, 0xF5, dtype=np.int64)
+        width = np.where(lead < 0xE0, 2, np.where(lead < 0xF0, 3, 4))
+        span = np.int64(1) << (6 * (width - 1))  # code points per lead byte
+        # the walks alive: node, first code point of the range its bytes so far select, its size
+        cur = np.repeat(nodes.astype(np.int64), lead.size)
+        byte = np.tile(lead, nodes.size)
+        lo = np.tile((lead & (0xFF >> (width + 1))) * span, nodes.size)
+        size = np.tile(span, nodes.size)
+        while cur.size:
+            ok, nxt, leaf, oob = self._step(cur, byte)
+            hit = leaf | oob
+            on = ok & ~leaf
+            done = on & (size == 1)  # still going after the whole character
+            hit |= done
+            los.append(lo[hit])
+            his.append(lo[hit] + size[hit])
+            on &= ~done
+            cur, lo, size = nxt[on], lo[on], size[on] >> 6
+            count = cur.size
+            cur = np.repeat(cur, 64)  # each continuation byte 0x80..0xBF
+            byte = np.tile(np.arange(0x80, 0xC0, dtype=np.int64), count)
+            lo = np.repeat(lo, 64) + (byte & 0x3F) * np.repeat(size, 64)
+            size = np.repeat(size, 64)
+        return np.concatenate(los), np.concatenate(his)
+
     def reach(self, cps: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, bool]:
         """For walks of ``cps`` from each position in ``starts``: how many characters each walk
         enters (at least 1; a chunk starting there ends within them), and whether some key

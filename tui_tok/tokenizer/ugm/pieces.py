@@ -26,7 +26,7 @@ from numpy.typing import DTypeLike
 
 from tui_tok.tokenizer.arrays.chunks import hash_unique
 from tui_tok.tokenizer.ugm.alphabet import Alphabet
-from tui_tok.tokenizer.ugm.batch import _edges, _search, keep_one_unknown
+from tui_tok.tokenizer.ugm.batch import _edges, _search
 from tui_tok.tokenizer.ugm.hash import TokenHash, span_keys
 from tui_tok.tokenizer.ugm.tables import UgmTables
 
@@ -63,19 +63,21 @@ def letter_search(
     end in letters (int64; else None). A piece of one character takes its token from
     ``alphabet.single``; longer pieces (all of known characters, since an unknown character
     is cut on both sides) are searched once per distinct piece. Per-piece arrays are int32
-    (fresh memory costs a page fault per 4 KB on a first encode)."""
+    (fresh memory costs a page fault per 4 KB on a first encode). ``letters`` may be
+    overwritten: with ``exact``, an unknown character followed by another is dropped first
+    (each is a piece whose unknown token collapses into the next one's: a fifth of the
+    letters of the mixed corpus under a CJK vocab)."""
+    kept = None  # with ``ends`` and letters dropped: the position of each letter left
+    if exact and ends:
+        kept = _one_unknown(letters, np.arange(letters.size), 0)
+        letters = letters[kept] if kept.size < letters.size else letters
+    elif exact:
+        letters = _one_unknown(letters, letters, 0)
     n = letters.size
     if not n:
         return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64) if ends else None
     index = np.int32 if n < INDEX32_MAX else np.int64
-    cut = np.empty(n, dtype=bool)
-    cut[0] = True
-    if exact:
-        np.logical_not(alphabet.joined(letters, token_hash), out=cut[1:])
-    else:
-        cut[1:] = False
-    starts = np.flatnonzero(cut).astype(index)
-    del cut
+    starts = _piece_starts(letters, alphabet, token_hash, index) if exact else np.zeros(1, dtype=index)
     pieces = starts.size
     sizes = np.empty_like(starts)
     np.subtract(starts[1:], starts[:-1], out=sizes[:-1])
@@ -115,14 +117,70 @@ def letter_search(
     token_ends = None
     if ends:
         token_ends = np.cumsum(lengths[at], dtype=np.int64) if lengths is not None else np.arange(1, at.size + 1)
-    # in place where the types agree: no second array of the text's tokens
-    out = np.take(source, at, out=at, mode="clip") if at.dtype == source.dtype else source[at]
-    unknown = out == unk_id
-    if (unknown[:-1] & unknown[1:]).any():
-        keep = keep_one_unknown(out, unk_id)
-        out = out[keep]
-        token_ends = None if token_ends is None else token_ends[keep]
+    out = _take_into(source, at)
+    del at
+    if token_ends is None:
+        out = _one_unknown(out, out, unk_id)
+    else:
+        keep = _one_unknown(out, np.arange(out.size), unk_id)
+        out, token_ends = out[keep], token_ends[keep]
+        if kept is not None and kept.size < kept[-1] + 1:  # back to the letters given
+            token_ends = kept[token_ends - 1] + 1
     return out, token_ends
+
+
+_BLOCK = 1 << 14
+"""Elements per block of the block-wise loops: their temporaries stay small enough to be reused."""
+
+
+def _take_into(source: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``source[at]``, written over ``at`` when the types agree, a block at a time (no second
+    array of the text's tokens: fresh memory costs a page fault per 4 KB on a first encode;
+    ``np.take(source, at, out=at)`` at once is ten times slower)."""
+    if at.dtype != source.dtype:
+        return source[at]
+    for lo in range(0, at.size, _BLOCK):
+        block = at[lo : lo + _BLOCK]
+        np.take(source, block, out=block, mode="clip")
+    return at
+
+
+def _piece_starts(letters: np.ndarray, alphabet: Alphabet, token_hash: TokenHash, index: DTypeLike) -> np.ndarray:
+    """Where each piece starts (in ``index``): 0 and every boundary no token crosses, a block
+    of letters at a time into one array of the text's size whose untouched tail costs nothing
+    (the temporaries are a block's, reused: fresh memory costs a page fault per 4 KB on a first
+    encode)."""
+    n = letters.size
+    starts = np.empty(n, dtype=index)
+    starts[0] = 0
+    count = 1
+    for lo in range(0, n - 1, _BLOCK):
+        cut = alphabet.joined(letters[lo : lo + _BLOCK + 1], token_hash)  # boundaries lo+1 ..
+        np.logical_not(cut, out=cut)
+        at = np.flatnonzero(cut)
+        np.add(at, lo + 1, out=starts[count : count + at.size], casting="unsafe")
+        count += at.size
+    return starts[:count]
+
+
+def _one_unknown(ids: np.ndarray, values: np.ndarray, unk_id: int) -> np.ndarray:
+    """``values`` (one per token of ``ids``) without those of unknown tokens followed by
+    another: consecutive unknown tokens collapse into one, as in llama.cpp. Moved down in
+    place a block at a time (a vocab that lacks the Latin letters makes every letter of
+    English text an unknown token of its own: half the tokens go)."""
+    w = 0
+    for lo in range(0, ids.size, _BLOCK):
+        unknown = ids[lo : lo + _BLOCK + 1] == unk_id
+        block = values[lo : lo + _BLOCK]
+        gone = unknown[:-1] & unknown[1:]  # (the last block has no token after it)
+        if gone.any():
+            block = block[np.logical_not(gone, out=gone)] if gone.size == block.size else block[np.append(~gone, True)]
+        elif w == lo:
+            w += block.size
+            continue
+        values[w : w + block.size] = block
+        w += block.size
+    return values[:w]
 
 
 def token_sources(pieces: int, long_at: np.ndarray, count: np.ndarray, first: np.ndarray) -> np.ndarray:

@@ -53,9 +53,42 @@ Region = tuple[np.ndarray, np.ndarray, np.ndarray]
 """A dirty region's letters, and the input offsets before and after each (``TextIds._region``)."""
 
 
+_DECODE_BLOCK = 1 << 14
+
+
 def _code_points(s: str) -> np.ndarray:
     """Code points of ``s`` (uint32, no copy of the UTF-32 buffer)."""
     return np.frombuffer(s.encode("utf-32-le"), dtype="<u4")
+
+
+def _decode(data: bytes) -> np.ndarray | None:
+    """Code points of UTF-8 ``data`` (None: not valid UTF-8): its bytes when all are ASCII,
+    else uint32 decoded a block at a time, so that the text's ``str`` and UTF-32 copies are a
+    block's (reused), not two of 4 bytes per character (fresh memory costs a page fault per
+    4 KB on a first encode). The blocks join into the whole, and valid UTF-8 strings join
+    into valid UTF-8, so the whole is valid exactly when each block is, once valid input is
+    never cut inside a character: a block goes on to the next byte that is no continuation
+    byte (at most 3 more)."""
+    if data.isascii():
+        return np.frombuffer(data, dtype=np.uint8)
+    size = len(data)
+    view = memoryview(data)
+    out = np.empty(size, dtype=np.uint32)  # a character per byte at most: the tail stays untouched
+    count = lo = 0
+    while lo < size:
+        hi = min(lo + _DECODE_BLOCK, size)
+        for _ in range(3):
+            if hi < size and data[hi] & 0xC0 == 0x80:
+                hi += 1
+        try:
+            part = str(view[lo:hi], "utf-8")
+        except UnicodeDecodeError:
+            return None
+        chars = _code_points(part)
+        out[count : count + chars.size] = chars
+        count += chars.size
+        lo = hi
+    return out[:count]
 
 
 @dataclass(eq=False)
@@ -68,6 +101,9 @@ class TextIds:
     _node: np.ndarray | None = field(default=None, repr=False)
     """Per guarded code point: the charsmap node its walk reached."""
     _walk: CharWalk | None = field(default=None, repr=False)
+    _enter: np.ndarray = field(default_factory=lambda: np.zeros(0x80, dtype=bool), repr=False)
+    """Per code point (up to its size): whether a walk at the node of some guarded character
+    may enter it (``CharWalk.entered``): only those go to ``CharWalk.enters``."""
     """The charsmap's walks over many characters (None: no charsmap)."""
     _regions: dict[str, Region] = field(default_factory=dict, repr=False)
     """Dirty region text -> ``_region`` of it."""
@@ -95,7 +131,13 @@ class TextIds:
                         self._node = np.zeros(CODE_POINTS, dtype=np.int32)
                         # a separator: its own chunk (condition 1), and letter -1 marks it
                         found.code[0x20] = _SPACE_CODE
-                        self._walk_new(found, np.arange(0x100, dtype=np.int64))  # ASCII and Latin-1 now
+                        # ASCII, Latin-1 and the vocab's own characters now: a text in the vocab's
+                        # language then meets few unwalked ones (a Japanese text's first encode
+                        # otherwise walks and patches most of its positions)
+                        first = np.zeros(max(0x100, int(found.chars[-1]) + 1), dtype=bool)
+                        first[:0x100] = True
+                        first[found.chars[1:]] = True  # (not ``np.union1d``: see ``_mark_entered``)
+                        self._walk_new(found, np.flatnonzero(first))
                     self._alphabet = found
         return found
 
@@ -115,8 +157,23 @@ class TextIds:
                 ext = walk.extends(node[guarded][:, None], _ASCII[None, :]).any(axis=1)
                 kind[guarded[ext]] = _CHANGED
             node_of[new] = node  # before the kinds: another thread reads a node once it sees GUARDED
+            self._mark_entered(walk, node[kind == _GUARDED])
         kind[self._ud_start(new)] = _CHANGED  # a user-defined token may start there: a region
         alphabet.code[new] |= kind
+
+    def _mark_entered(self, walk: CharWalk, nodes: np.ndarray) -> None:
+        """Add to ``_enter`` the characters a walk at ``nodes`` may enter (a grown copy
+        replaces it: another thread may be reading it)."""
+        if not nodes.size:
+            return
+        nodes = np.sort(nodes)  # distinct (not ``np.unique``: its first call imports numpy.ma, ~10 ms)
+        lo, hi = walk.entered(nodes[np.append(True, nodes[1:] != nodes[:-1])])
+        if not lo.size:
+            return
+        table = np.zeros(max(self._enter.size, int(hi.max())), dtype=bool)
+        table[: self._enter.size] = self._enter
+        table[_ragged(lo, hi - lo)] = True
+        self._enter = table
 
     def _ud_start(self, cps: np.ndarray) -> np.ndarray:
         """Whether each character's first byte starts a user-defined token (its own region:
@@ -133,8 +190,15 @@ class TextIds:
         position)."""
         dirty = np.flatnonzero(kind == _CHANGED)
         guarded = kind[:-1] == _GUARDED
-        guarded &= cps[1:] >= 0x80
+        guarded &= cps[1:] >= 0x80  # (a walk that an ASCII byte extends is changed)
         at = np.flatnonzero(guarded)
+        del guarded
+        if at.size:  # only where a guarded walk may enter the next character
+            enter = self._enter
+            after = cps[at + 1]
+            maybe = after < enter.size
+            maybe[maybe] = enter[after[maybe]]
+            at = at[maybe]
         if at.size:
             assert self._walk is not None and self._node is not None
             ext = self._walk.enters(self._node[cps[at]], cps[at + 1])
@@ -169,9 +233,9 @@ class TextIds:
             hit = self._regions[text] = (letters, pairs[:, 0].copy(), pairs[:, 1].copy())
         return hit
 
-    def regions(self, s: str, cps: np.ndarray, dirty: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-        """Starts and ends of the dirty regions of ``s`` (step 2; None: a key ends inside a
-        character)."""
+    def regions(self, cps: np.ndarray, dirty: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """Starts and ends of the dirty regions of the text of code points ``cps`` (step 2; None:
+        a key ends inside a character)."""
         n = cps.size
         entered = np.ones(dirty.size, dtype=np.int64)
         if self._walk is not None:
@@ -196,10 +260,14 @@ class TextIds:
         first = np.flatnonzero(new)
         return dirty[first], reach[np.append(first[1:] - 1, dirty.size - 1)]
 
-    def outputs(self, s: str, starts: np.ndarray, ends: np.ndarray, alphabet: Alphabet) -> list[Region] | None:
-        """``_region`` of each region, looked up by region text (most regions repeat: 1,428
-        regions, 29 distinct texts in the benchmark's corpus); None: one is not valid UTF-8."""
-        texts = list(map(s.__getitem__, map(slice, starts.tolist(), ends.tolist())))
+    def outputs(self, cps: np.ndarray, starts: np.ndarray, ends: np.ndarray, alphabet: Alphabet) -> list[Region] | None:
+        """``_region`` of each region of the text of code points ``cps``, looked up by region
+        text (most regions repeat: 1,428 regions, 29 distinct texts in the benchmark's corpus);
+        None: one is not valid UTF-8."""
+        sizes = ends - starts
+        joined = cps[_ragged(starts, sizes)].astype("<u4").tobytes().decode("utf-32-le")  # one decode
+        cut = np.cumsum(sizes).tolist()
+        texts = list(map(joined.__getitem__, map(slice, [0, *cut[:-1]], cut)))
         known = self._regions
         if not known.keys() >= set(texts):
             for text in set(texts).difference(known):  # each new text once, not each region
@@ -222,11 +290,9 @@ class TextIds:
         # a 0x20 first: kept as the space string before a non-space, dropped before a space,
         # exactly the one space that ``merge`` puts first (step 3)
         spaced = b" " + (text if tables.separators is None else text.translate(tables.separators))
-        try:
-            s = spaced.decode("utf-8")
-        except UnicodeDecodeError:
+        cps = _decode(spaced)
+        if cps is None:
             return None
-        cps = _code_points(s)
         offs = None  # with ``spans``: per character, the input offsets of its start (row 0) and end
         if spans:
             offs = np.empty((2, cps.size), dtype=np.int64 if len(text) >> 31 else np.int32)
@@ -258,17 +324,16 @@ class TextIds:
         space = int(alphabet.code[0x2581] >> 2)
         rules = (self.normalizer.merge, self.normalizer.prepend)
         if dirty.size:
-            bounds = self.regions(s, cps, dirty)
+            bounds = self.regions(cps, dirty)
+            reps = None if bounds is None else self.outputs(cps, *bounds, alphabet)
             del cps
-            reps = None if bounds is None else self.outputs(s, *bounds, alphabet)
-            del s
             if bounds is None or reps is None:
                 return None
             box = [offs]  # the callee holds the only reference: a grown copy replaces them in memory
             del offs
             norm, end_at = _replace_and_merge(letters, *bounds, reps, space, box, rules)
         else:
-            del cps, s
+            del cps
             norm, end_at = _merge_spaces(letters, None, None, space, offs, rules)
             del offs
         del letters
