@@ -109,7 +109,7 @@ async def test_long_text_counts_then_a_key_is_spliced_exactly(name: str, monkeyp
 
 def test_progress_is_shown_at_most_every_so_often() -> None:
     """A long text's progress messages are throttled (each woke the UI thread to draw)."""
-    from tui_tok.ui.screens.tokenize import _every
+    from tui_tok.ui.screens.tokenize_draw import every as _every
 
     heard: list[float] = []
     never = _every(3600.0, heard.append)

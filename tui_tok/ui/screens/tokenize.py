@@ -13,7 +13,7 @@ is the app's (``TuiTokApp.text``): each edit sets it; one made in the compare vi
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -36,10 +36,11 @@ from tui_tok.explore.stats import text_stats
 from tui_tok.explore.token_info import token_byte_offset
 from tui_tok.explore.tokenize_engine import TokenizeEngine, TokenizeRequest
 from tui_tok.tokenizer.tokenizer import Tokenizer
+from tui_tok.ui.heap import warm_for_next_key
 from tui_tok.ui.paint_now import paint_now
 from tui_tok.ui.screens.toggles import CheckboxToggles
 from tui_tok.ui.screens.tokenize_cuts import ChunkCuts, CutsReady
-from tui_tok.ui.screens.tokenize_draw import DrawHint, draw_hint, drawn
+from tui_tok.ui.screens.tokenize_draw import DrawHint, draw_hint, drawn, every
 from tui_tok.ui.screens.tokenize_select import TokenSelection
 from tui_tok.ui.session_io import apply_pending_tokenize
 from tui_tok.ui.token_ids import TokenIds
@@ -61,8 +62,7 @@ WORKER_ONLY_CHARS = 200_000
 PROVISIONAL_CHARS = 8_000
 CONFIRM_S = 0.3
 PROGRESS_S = 0.2
-"""A long text's progress is shown at most this often: each message woke the UI thread to draw
-the stats line, and 10 MB of BPE (100 parts) spent ~0.1-0.3 s of its count time on them."""
+"""A long text's progress is shown at most this often (each message woke the UI thread: 10 MB of BPE, ~0.2 s)."""
 CHECK_BOXES = (("add_special", "add special (BOS/EOS)  ^B"), ("parse_special", "parse special  ^T"),
                ("show_whitespace", "show whitespace  ^O"), ("show_pieces", "pieces, not ids  ^G"),
                ("show_cuts", "chunk cuts  ^R"), ("keep_cr", "keep CR in pastes"))  # fmt: skip
@@ -386,7 +386,7 @@ class TokenizeScreen(CheckboxToggles, TokenSelection):  # type: ignore[misc]  # 
                     tok,
                     request,
                     stop=lambda: worker.is_cancelled,
-                    progress=_every(PROGRESS_S, lambda fraction: post(self.Progress(generation, fraction)))
+                    progress=every(PROGRESS_S, lambda fraction: post(self.Progress(generation, fraction)))
                     if big
                     else None,
                     counted=(lambda ids: post(self.Counted(generation, ids))) if big else None,
@@ -404,6 +404,8 @@ class TokenizeScreen(CheckboxToggles, TokenSelection):  # type: ignore[misc]  # 
             self.post_message(
                 self.Tokenized(generation, layout, pieces, elapsed, provisional=provisional, flowed=flowed, rows=rows)
             )
+            if big and layout.edit is None:  # a whole-text layout: the first key's blocks on mapped pages
+                warm_for_next_key(layout)
 
     def on_tokenize_screen_counted(self, message: Counted) -> None:
         """The exact count (and ids) of a long text, shown while its colours are laid out."""
@@ -483,16 +485,3 @@ class TokenizeScreen(CheckboxToggles, TokenSelection):  # type: ignore[misc]  # 
             "Toggle keep CR in pastes", "a pasted CR stays CR, not LF", lambda: self.action_toggle("keep_cr")
         )
         yield SystemCommand("Show selected token in vocabulary", "ctrl+n", self.action_open_in_vocab)
-
-
-def _every(seconds: float, call: Callable[[float], object]) -> Callable[[float], None]:
-    """``call``, skipped when the last call was less than ``seconds`` ago."""
-    last = [time.perf_counter()]
-
-    def throttled(fraction: float) -> None:
-        now = time.perf_counter()
-        if now - last[0] >= seconds:
-            last[0] = now
-            call(fraction)
-
-    return throttled

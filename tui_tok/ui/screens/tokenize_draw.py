@@ -5,12 +5,14 @@ With 10 MB of text the id strip's 3M labels are measured and flowed, and the Tok
 worker does it at the widths the widgets have when the request is made (``DrawHint``); a width
 that changed meanwhile is done again on the UI thread. After a key (a spliced layout) the
 strip measures only the new labels (``spliced_widths``) and the panel re-wraps only the lines
-around the edit itself (``TokenView.show``), so nothing is prepared for it here.
+around the edit itself (``TokenView.show``), so nothing is prepared for it here. Its progress
+reaches the UI thread at most so often (``every``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from tui_tok.explore.layout import Rows, TokenLayout, wrap_rows
@@ -39,3 +41,16 @@ def drawn(
     labels = spliced_widths(layout, pieces, hint.strip)
     flowed = tuple(strip_flow(layout.ids, pieces, width, hint.strip[1], labels) for width in hint.strip[0])
     return flowed, wrap_rows(layout, width=hint.view_width) if layout.edit is None else None
+
+
+def every(seconds: float, call: Callable[[float], object]) -> Callable[[float], None]:
+    """``call``, skipped when the last call was less than ``seconds`` ago."""
+    last = [time.perf_counter()]
+
+    def throttled(fraction: float) -> None:
+        now = time.perf_counter()
+        if now - last[0] >= seconds:
+            last[0] = now
+            call(fraction)
+
+    return throttled
