@@ -66,14 +66,14 @@ def reuse_freed_memory() -> bool:
 
 
 def warm_for_next_key(layout: TokenLayout) -> None:
-    """Touch and free as much heap as a key in ``layout``'s text allocates (its new text, UTF-8
-    bytes and layout columns), so that the first key finds those pages mapped. The whole-text
+    """Touch and free as much heap as a key in ``layout``'s text allocates for its new columns, so
+    that the first key finds those pages mapped. The whole-text
     layout's own temporaries had been taken by other blocks: the first key in a 10 MB t5 text
     spent ~50 ms of its ~70 in page faults, the second ~35 (15 ms each after; with this, ~23 and
     ~15-20). Only where freed blocks stay in the heap (``reuse_freed_memory``)."""
     if not _REUSING:
         return
     columns = (layout.ids, layout.starts, layout.ends, layout.kinds, layout.phases, layout.line_starts)
-    size = sum(c.nbytes for c in columns) + sys.getsizeof(layout.text) + layout.n_bytes
+    size = sum(c.nbytes for c in columns)
     block = np.ones(min(size, TRIM_FROM // 2), dtype=np.uint8)  # written: every page mapped
     del block

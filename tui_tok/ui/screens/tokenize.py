@@ -399,13 +399,13 @@ class TokenizeScreen(CheckboxToggles, TokenSelection):  # type: ignore[misc]  # 
             self.post_message(self.Tokenized(request.generation, None, None, 0.0, str(exc)))
             return
         flowed, rows = drawn(layout, pieces, hint) if big else ((), None)  # else the UI thread's work (tokenize_draw)
+        if big and layout.edit is None:  # a whole-text layout: the first key's blocks on mapped pages
+            warm_for_next_key(layout)  # before it is shown (the first key may come at once)
         if not worker.is_cancelled:
             elapsed = time.perf_counter() - start
             self.post_message(
                 self.Tokenized(generation, layout, pieces, elapsed, provisional=provisional, flowed=flowed, rows=rows)
             )
-            if big and layout.edit is None:  # a whole-text layout: the first key's blocks on mapped pages
-                warm_for_next_key(layout)
 
     def on_tokenize_screen_counted(self, message: Counted) -> None:
         """The exact count (and ids) of a long text, shown while its colours are laid out."""
