@@ -32,6 +32,10 @@ SCRIPT = textwrap.dedent(
     ctypes.CDLL(ctypes.util.find_library("c")).malloc_trim(0)  # the layout's freed temporaries unmapped: as in the app, taken
     if sys.argv[1] == "warm":
         heap.warm_for_next_key(layout)
+    if sys.argv[1] == "again":  # warmed, then the pages given back (as other blocks take them), then again
+        heap.warm_for_next_key(layout)
+        ctypes.CDLL(ctypes.util.find_library("c")).malloc_trim(0)
+        heap.warm_again()
     size = sum(c.nbytes for c in (layout.ids, layout.starts, layout.ends, layout.kinds, layout.phases))
     def rss():
         status = open("/proc/self/status").read()
@@ -46,7 +50,7 @@ SCRIPT = textwrap.dedent(
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc thresholds (Linux only)")
 def test_a_warmed_heap_gives_the_next_key_mapped_pages() -> None:
     out = {}
-    for mode in ("cold", "warm"):
+    for mode in ("cold", "warm", "again"):
         run = subprocess.run([sys.executable, "-c", SCRIPT, mode], capture_output=True, text=True, check=True)
         if run.stdout.strip() == "skip":
             pytest.skip("the C library took no malloc thresholds")
@@ -54,3 +58,4 @@ def test_a_warmed_heap_gives_the_next_key_mapped_pages() -> None:
         out[mode] = grown / size
     assert out["cold"] > 0.5  # fresh pages: the resident memory grew by most of the block
     assert out["warm"] < 0.1  # the pages were mapped by the warm-up
+    assert out["again"] < 0.1  # and by ``warm_again`` after the background builds

@@ -132,9 +132,12 @@ class BackgroundBuilds:
     @work(thread=True, exclusive=True, group="lint", description="linting the tokenizer")
     def run_lint(self) -> None:
         from tui_tok.explore.lint import lint_gguf
+        from tui_tok.ui.heap import warm_again
 
         # the lock only around each tokenizer call: typing in the tokenize view waits for one call, not the lint
         report = lint_gguf(self.session.gguf, tokenizer=self.tokenizer, lock=self.session.lock, pause=self.wait_quiet)
+        self.wait_quiet()
+        warm_again()  # the builds took freed blocks: the next key's columns on mapped pages again (``ui/heap.py``)
         self.post_message(LintDone(report))
 
     def on_lint_done(self, message: LintDone) -> None:

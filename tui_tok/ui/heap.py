@@ -65,15 +65,25 @@ def reuse_freed_memory() -> bool:
     return _REUSING
 
 
+_WARM = [0]
+"""Bytes the last ``warm_for_next_key`` touched (``warm_again`` touches as many)."""
+
+
 def warm_for_next_key(layout: TokenLayout) -> None:
     """Touch and free as much heap as a key in ``layout``'s text allocates for its new columns, so
-    that the first key finds those pages mapped. The whole-text
-    layout's own temporaries had been taken by other blocks: the first key in a 10 MB t5 text
-    spent ~50 ms of its ~70 in page faults, the second ~35 (15 ms each after; with this, ~23 and
-    ~15-20). Only where freed blocks stay in the heap (``reuse_freed_memory``)."""
-    if not _REUSING:
-        return
+    that the first key finds those pages mapped. The whole-text layout's own temporaries had been
+    taken by other blocks: the first key in a 10 MB t5 text spent ~50 ms of its ~70 in page
+    faults, the second ~35 (15 ms each after; with this, ~23 and ~15-20). Only where freed
+    blocks stay in the heap (``reuse_freed_memory``)."""
     columns = (layout.ids, layout.starts, layout.ends, layout.kinds, layout.phases, layout.line_starts)
-    size = sum(c.nbytes for c in columns)
-    block = np.ones(min(size, TRIM_FROM // 2), dtype=np.uint8)  # written: every page mapped
-    del block
+    _WARM[0] = min(sum(c.nbytes for c in columns), TRIM_FROM // 2)
+    warm_again()
+
+
+def warm_again() -> None:
+    """``warm_for_next_key`` of the last layout once more: the background builds (index, lint) take
+    freed blocks too, and the key after them faulted its columns in again (10 MB, Gemma 3: 63 ms
+    of splice, 15-30 ms after the other keys)."""
+    if _REUSING and _WARM[0]:
+        block = np.ones(_WARM[0], dtype=np.uint8)  # written: every page mapped
+        del block
