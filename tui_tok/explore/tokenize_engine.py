@@ -111,6 +111,27 @@ _SPANS_AS_CHEAP = frozenset({VocabType.BPE, VocabType.RWKV})
 their count comes with the spans, not from an encode of its own first."""
 
 
+def _with_spare(parts: list[np.ndarray]) -> np.ndarray:
+    """``np.concatenate(parts)``, in a buffer with ``SPARE_TOKENS`` more room: the first key's
+    offsets are moved in it (``_spliced_offsets``) rather than into new buffers (10 MB of text:
+    2 x 12 MB of fresh pages on the first key)."""
+    n = sum(len(p) for p in parts)
+    buf = np.empty(n + SPARE_TOKENS, dtype=parts[0].dtype if parts else np.int64)
+    if parts:
+        np.concatenate(parts, out=buf[:n])
+    return buf[:n]
+
+
+def _to_start(buf: np.ndarray, at: int, n: int) -> np.ndarray:
+    """``buf[at : at + n]`` moved to ``buf[:n]`` (in slices: numpy copies an overlapping move
+    through a temporary as long as the move), as a view of ``buf``."""
+    step = 1 << 16
+    for i in range(0, n, step) if at else ():
+        j = min(n, i + step)
+        buf[i:j] = buf[at + i : at + j]
+    return buf[:n]
+
+
 class _Restart(Exception):
     """A stretch between cuts could not be encoded apart (``TokenizeEngine._pieces``)."""
 
@@ -243,8 +264,7 @@ class TokenizeEngine:
         except _Restart:
             columns = [tok.tokenize_arrays(data, add_special=request.add_special, parse_special=request.parse_special)]
         ids = np.concatenate([c[0] for c in columns], dtype=np.int32)  # the layout's type
-        starts = np.concatenate([c[1] for c in columns])
-        ends = np.concatenate([c[2] for c in columns])
+        starts, ends = (_with_spare([c[k] for c in columns]) for k in (1, 2))
         byte_columns = (ids, starts, ends)
         del columns
         if counted is not None:
@@ -292,6 +312,12 @@ class TokenizeEngine:
             self._exact = None  # byte offsets would not map back to characters by decoding
             return
         inner = _compact(tuple(c[n_bos : n - (added - n_bos)] for c in tokens))  # type: ignore[arg-type]
+        bufs = (inner[1].base, inner[2].base)
+        if bufs[0] is not None and bufs[1] is not None and bufs[0] is tokens[1].base and bufs[1] is tokens[2].base:
+            # ``_with_spare``'s buffers (the layout is made: nothing else reads them): the offsets
+            # moved to their start, where the first key's are moved in place (``_spliced_offsets``)
+            inner = (inner[0], _to_start(bufs[0], n_bos, len(inner[1])), _to_start(bufs[1], n_bos, len(inner[2])))
+            self._buffers = bufs
         self._exact = _Exact(tok, request.add_special, request.parse_special, data, inner, n_bos, layout)
 
     def _splice(self, tok: Tokenizer, request: TokenizeRequest, kinds: np.ndarray) -> TokenLayout | None:
