@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from textual.widgets import Input, Static, TextArea
-from ui_support import make_app, settle
+from ui_support import answer_path_prompt, make_app, settle
 
 from support import ASSETS
 from tui_tok.explore.chat.prompt import chat_prompt
@@ -251,7 +251,6 @@ async def test_a_removed_message_box_draws_blank_instead_of_raising() -> None:
 
 async def test_a_session_with_tool_calls_and_a_runtime_reopens_identical(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from tui_tok.explore.session_file import load
-    from tui_tok.ui.screens.session_io import PathPrompt
     from tui_tok.ui.session_io import collect
 
     path = tmp_path / "s.json"
@@ -268,12 +267,7 @@ async def test_a_session_with_tool_calls_and_a_runtime_reopens_identical(tmp_pat
         await pilot.press("ctrl+g")
         await settle(app, pilot)
         ids = screen.prompt.ids  # type: ignore[union-attr]
-        await pilot.press("alt+s")
-        await pilot.pause()
-        assert isinstance(app.screen, PathPrompt)
-        app.screen.query_one(Input).value = str(path)
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await answer_path_prompt(app, pilot, "alt+s", path)
         saved = collect(app)
     assert saved.chat is not None and saved.chat.runtime == "transformers"
     assert saved.chat.messages == [*WEATHER, reasoning] and load(path) == saved
@@ -312,7 +306,6 @@ async def test_a_loaded_conversation_keeps_the_focus_in_the_conversation() -> No
 
 
 async def test_alt_l_loads_a_conversation_file_into_the_chat_view(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from tui_tok.ui.screens.session_io import PathPrompt
 
     path = tmp_path / "conversation.json"
     tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
@@ -322,12 +315,7 @@ async def test_alt_l_loads_a_conversation_file_into_the_chat_view(tmp_path) -> N
         screen = await _open(app, pilot)
         screen.query_one("#chat-runtime").value = "transformers"  # type: ignore[attr-defined]
         await settle(app, pilot)
-        await pilot.press("alt+l")
-        await pilot.pause()
-        assert isinstance(app.screen, PathPrompt)
-        app.screen.query_one(Input).value = str(path)
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await answer_path_prompt(app, pilot, "alt+l", path)
         chat = screen.query_one("#chat-messages", ChatMessages)
         assert chat.messages() == WEATHER and json.loads(screen.query_one("#chat-tools", TextArea).text) == tools
         assert app.text == "my text" and screen.query_one("#chat-runtime").value == "transformers"  # type: ignore[attr-defined]

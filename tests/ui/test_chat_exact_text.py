@@ -9,14 +9,12 @@ import json
 from pathlib import Path
 
 from textual import events
-from textual.widgets import Input
-from ui_support import make_app, settle
+from ui_support import answer_path_prompt, make_app, settle
 
 from support import ASSETS
 from tui_tok.explore.chat.prompt import chat_prompt
 from tui_tok.explore.chat.render import templates_of
 from tui_tok.ui.screens.chat import ChatScreen
-from tui_tok.ui.screens.session_io import PathPrompt
 from tui_tok.ui.widgets.chat_messages import ChatMessages
 
 QWEN3 = ASSETS / "qwen3-vocab.gguf"
@@ -40,12 +38,7 @@ async def test_a_loaded_conversation_keeps_its_crs_and_their_tokens(tmp_path: Pa
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, ChatScreen)
-        await pilot.press("alt+l")
-        await pilot.pause()
-        assert isinstance(app.screen, PathPrompt)
-        app.screen.query_one(Input).value = str(path)
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await answer_path_prompt(app, pilot, "alt+l", path)
         chat = screen.query_one("#chat-messages", ChatMessages)
         assert [e.text for e in chat.editors] == [m["content"] for m in MESSAGES]
         assert chat.messages() == MESSAGES

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from textual.widgets import Input, TextArea
-from ui_support import settle
+from ui_support import answer_path_prompt, settle
 
 from support import ASSETS
 from tui_tok import read_gguf
@@ -29,16 +29,6 @@ TOOLS = '[{"type": "function", "function": {"name": "add"}}]'
 
 def _app(text: str = "hello", compare: bool = False) -> TuiTokApp:
     return TuiTokApp(read_gguf(QWEN3), text=text, show_timings=False, compare=read_gguf(PHI3) if compare else None)
-
-
-async def _answer(app: TuiTokApp, pilot, key: str, path: Path) -> None:  # type: ignore[no-untyped-def]
-    """Press ``key``, type ``path`` into the path prompt, Enter."""
-    await pilot.press(key)
-    await pilot.pause()
-    assert isinstance(app.screen, PathPrompt)
-    app.screen.query_one(Input).value = str(path)
-    await pilot.press("enter")
-    await settle(app, pilot)
 
 
 async def _edit_chat(app: TuiTokApp, pilot) -> ChatScreen:  # type: ignore[no-untyped-def]
@@ -62,7 +52,7 @@ async def test_a_saved_session_reopens_identical(tmp_path: Path) -> None:
         await pilot.press("f1", "ctrl+t", "ctrl+g")  # parse special on, pieces shown
         await settle(app, pilot)
         await _edit_chat(app, pilot)
-        await _answer(app, pilot, "alt+s", path)
+        await answer_path_prompt(app, pilot, "alt+s", path)
         saved = collect(app)
         ids = list(app.ids)
     assert saved.toggles["parse_special"] and saved.toggles["show_pieces"] and saved.text == text
@@ -94,14 +84,14 @@ async def test_loading_a_session_in_a_running_app(tmp_path: Path) -> None:
         await settle(app, pilot)
         await pilot.press("ctrl+b")  # add special off
         await _edit_chat(app, pilot)
-        await _answer(app, pilot, "alt+s", path)
+        await answer_path_prompt(app, pilot, "alt+s", path)
         saved = collect(app)
     other = _app("another text")
     async with other.run_test(size=SIZE) as pilot:
         await settle(other, pilot)
         await pilot.press("f5")  # the Chat view exists with its sample conversation
         await settle(other, pilot)
-        await _answer(other, pilot, "alt+l", path)
+        await answer_path_prompt(other, pilot, "alt+l", path)
         assert collect(other) == saved
         assert len(other.screen.query_one("#chat-messages", ChatMessages).editors) == 5
         await pilot.press("f1")
@@ -120,12 +110,12 @@ async def test_open_save_and_export(tmp_path: Path) -> None:
         await settle(app, pilot)
         tok = app.tokenizer
         assert tok is not None
-        await _answer(app, pilot, "alt+o", src)
+        await answer_path_prompt(app, pilot, "alt+o", src)
         assert app.screen.query_one("#tok-input", TextArea).text.encode("utf-8", "surrogateescape") == RAW
         assert list(app.ids) == tok.encode(RAW)
-        await _answer(app, pilot, "alt+w", out)
+        await answer_path_prompt(app, pilot, "alt+w", out)
         assert out.read_bytes() == RAW
-        await _answer(app, pilot, "alt+e", tokens)
+        await answer_path_prompt(app, pilot, "alt+e", tokens)
         rows = [json.loads(line) for line in tokens.read_text("utf-8").splitlines()]
         expected = tok.tokenize(RAW)
         assert [(r["id"], r["start"], r["end"]) for r in rows] == [(t.id, t.start, t.end) for t in expected]
@@ -134,7 +124,7 @@ async def test_open_save_and_export(tmp_path: Path) -> None:
         ]
         await pilot.press("f5")
         await settle(app, pilot)
-        await _answer(app, pilot, "alt+p", prompt_file)
+        await answer_path_prompt(app, pilot, "alt+p", prompt_file)
         chat = app.screen
         assert isinstance(chat, ChatScreen) and chat.prompt is not None
         assert json.loads(prompt_file.read_text("ascii")) == {"text": chat.prompt.rendered, "ids": chat.prompt.ids}
@@ -148,8 +138,8 @@ async def test_errors_are_one_line_and_escape_cancels(tmp_path: Path) -> None:
     app = _app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await _answer(app, pilot, "alt+l", bad)
-        await _answer(app, pilot, "alt+o", tmp_path / "missing.txt")
+        await answer_path_prompt(app, pilot, "alt+l", bad)
+        await answer_path_prompt(app, pilot, "alt+o", tmp_path / "missing.txt")
         notes = [n.message for n in app._notifications]
         assert any(n.endswith("bad.json: text: expected a string") for n in notes), notes
         assert any("missing.txt" in n for n in notes)

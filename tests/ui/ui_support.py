@@ -18,3 +18,17 @@ async def settle(app: TuiTokApp, pilot) -> None:  # type: ignore[no-untyped-def]
     for _ in range(3):
         await app.workers.wait_for_complete()
         await pilot.pause()
+
+
+async def answer_path_prompt(app: TuiTokApp, pilot, key: str, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Press ``key`` (alt+s, alt+l ...), type ``path`` into the path prompt it opens, Enter."""
+    from textual.widgets import Input
+
+    from tui_tok.ui.screens.session_io import PathPrompt
+
+    await pilot.press(key)
+    await pilot.pause()
+    assert isinstance(app.screen, PathPrompt)
+    app.screen.query_one(Input).value = str(path)
+    await pilot.press("enter")
+    await settle(app, pilot)
