@@ -66,7 +66,7 @@ def reuse_freed_memory() -> bool:
 
 
 _WARM = [0]
-"""Bytes the last ``warm_for_next_key`` touched (``warm_again`` touches as many)."""
+"""Bytes ``warm_again`` touches once (set by ``warm_for_next_key``)."""
 
 
 def warm_for_next_key(layout: TokenLayout) -> None:
@@ -77,13 +77,19 @@ def warm_for_next_key(layout: TokenLayout) -> None:
     blocks stay in the heap (``reuse_freed_memory``)."""
     columns = (layout.ids, layout.starts, layout.ends, layout.kinds, layout.phases, layout.line_starts)
     _WARM[0] = min(sum(c.nbytes for c in columns), TRIM_FROM // 2)
-    warm_again()
+    _touch(_WARM[0])
 
 
 def warm_again() -> None:
-    """``warm_for_next_key`` of the last layout once more: the background builds (index, lint) take
-    freed blocks too, and the key after them faulted its columns in again (10 MB, Gemma 3: 63 ms
-    of splice, 15-30 ms after the other keys)."""
-    if _REUSING and _WARM[0]:
-        block = np.ones(_WARM[0], dtype=np.uint8)  # written: every page mapped
+    """``warm_for_next_key`` of the last long text once more, once: the background builds (index,
+    lint) take freed blocks too, and the key after them faulted its columns in again (10 MB,
+    Gemma 3: 63 ms of splice, 15-30 ms after the other keys). Nothing when no long text was laid
+    out since the last call (a model switched to with a short text warms nothing)."""
+    size, _WARM[0] = _WARM[0], 0
+    _touch(size)
+
+
+def _touch(size: int) -> None:
+    if _REUSING and size:
+        block = np.ones(size, dtype=np.uint8)  # written: every page mapped
         del block
